@@ -1,0 +1,39 @@
+# Two commands for everyone:  make lab   and   make test
+# Both create (or refresh) the virtual environment in .venv first.
+
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+ARGS   ?=
+PORT   ?= 8866
+# Jupyter refuses to start as root unless told; CI and containers run as root.
+ROOT_FLAG := $(shell [ "$$(id -u)" = 0 ] && echo --allow-root)
+
+.PHONY: lab test learner app bench clean venv
+
+venv: $(STAMP)
+
+# Rebuilt when pyproject.toml or this Makefile changes, or when the venv's
+# Python no longer runs (say, after a system Python upgrade).
+$(STAMP): pyproject.toml Makefile binder/overrides.json
+	@$(BIN)/python -c "" 2>/dev/null || (rm -rf $(VENV) && $(PYTHON) -m venv $(VENV))
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check --upgrade pip
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e ".[test]"
+	@# JupyterLab settings for the course: no news pop-up, no update check.
+	mkdir -p $(VENV)/share/jupyter/lab/settings
+	cp binder/overrides.json $(VENV)/share/jupyter/lab/settings/overrides.json
+	touch $(STAMP)
+
+lab: $(STAMP)
+	$(BIN)/jupyter lab --ServerApp.root_dir=notebooks \
+	    --LabApp.default_url=/lab/tree/00_start_here.ipynb $(ROOT_FLAG) $(ARGS)
+
+test: $(STAMP)
+	$(BIN)/python -m pytest $(ARGS)
+
+bench: $(STAMP)
+	$(BIN)/python benchmarks/bench.py $(ARGS)
+
+clean:
+	rm -rf $(VENV) .pytest_cache .hypothesis

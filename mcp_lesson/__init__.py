@@ -1,0 +1,69 @@
+"""mcp_lesson: build and recognise the JSON-RPC 2.0 messages that MCP speaks.
+
+The finished form of what the course's notebooks build step by step::
+
+    >>> from mcp_lesson import create_request, classify
+    >>> classify(create_request("tools/list", request_id=1))
+    ('request', None)
+
+Modules, one idea each:
+
+* ``messages``: the error codes and the builders (``create_request``,
+  ``success_response``, ``error_response``);
+* ``classification``: ``classify``, ``classify_json``, ``explain`` and the
+  replies a strict server sends (``reply_for``, ``reply_for_json``);
+* ``cases``: the shared case table every test, lesson and widget reads;
+* ``selfcheck``: ``check(fn)``, the learner's self-check.
+"""
+
+from .cases import CASES, TEXT_CASES, Case, TextCase
+from .classification import (
+    classify,
+    classify_json,
+    explain,
+    explain_json,
+    parse,
+    reply_for,
+    reply_for_json,
+)
+from .messages import (
+    ERROR_MESSAGES,
+    INTERNAL_ERROR,
+    INVALID_PARAMS,
+    INVALID_REQUEST,
+    JSONRPC_VERSION,
+    METHOD_NOT_FOUND,
+    PARSE_ERROR,
+    create_request,
+    error_response,
+    success_response,
+)
+from .selfcheck import check, run_check
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "CASES",
+    "TEXT_CASES",
+    "Case",
+    "TextCase",
+    "classify",
+    "classify_json",
+    "explain",
+    "explain_json",
+    "parse",
+    "reply_for",
+    "reply_for_json",
+    "ERROR_MESSAGES",
+    "INTERNAL_ERROR",
+    "INVALID_PARAMS",
+    "INVALID_REQUEST",
+    "JSONRPC_VERSION",
+    "METHOD_NOT_FOUND",
+    "PARSE_ERROR",
+    "create_request",
+    "error_response",
+    "success_response",
+    "check",
+    "run_check",
+]

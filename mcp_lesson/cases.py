@@ -1,0 +1,278 @@
+"""The shared case table: every example of the course, written once.
+
+The tests, the lessons, the self-checks and the widgets all read these tables,
+so a message and its verdict never drift apart between two places.
+
+* :data:`CASES`: parsed messages with their kind, code and a one-line reason.
+* :data:`TEXT_CASES`: raw wire text for ``classify_json`` (parse errors too).
+* :data:`REQUEST_BUILDS` / :data:`ERROR_BUILDS`: calls to the builders and
+  what each must return (or that it must raise ``TypeError``).
+"""
+
+from typing import Any, NamedTuple, Optional
+
+from .messages import INVALID_REQUEST as _INV
+from .messages import PARSE_ERROR as _PARSE
+
+
+class Case(NamedTuple):
+    """One labelled example: ``classify(message)`` must give ``(kind, code)``."""
+
+    name: str
+    message: Any
+    kind: str
+    code: Optional[int]
+    reason: str
+
+    @property
+    def expected(self):
+        return (self.kind, self.code)
+
+
+def _case(name, message, kind, reason):
+    return Case(name, message, kind, _INV if kind == "invalid" else None, reason)
+
+
+_V = {"jsonrpc": "2.0"}
+
+
+def _m(**members):
+    """A message with "jsonrpc": "2.0" first, then the given members."""
+    return {**_V, **members}
+
+
+_TOOL_CALL = {"name": "calculator", "arguments": {"expression": "2 + 2"}}
+_INIT = {
+    "protocolVersion": "2025-11-25",
+    "capabilities": {},
+    "clientInfo": {"name": "lesson-client", "version": "1.0"},
+}
+
+CASES = [
+    # --- requests ---------------------------------------------------------
+    _case("initialize request", _m(id=1, method="initialize", params=_INIT), "request",
+          "string method, integer id, object params"),
+    _case("tools/list with no params", _m(id=2, method="tools/list"), "request",
+          "params may be left out"),
+    _case("tools/call with arguments", _m(id=3, method="tools/call", params=_TOOL_CALL), "request",
+          "a tool call is an ordinary request"),
+    _case("string id", _m(id="abc-123", method="ping"), "request",
+          "an id may be a string"),
+    _case("id 0", _m(id=0, method="ping"), "request",
+          "0 is a valid id: presence counts, not truthiness"),
+    _case("empty string id", _m(id="", method="ping"), "request",
+          "the empty string is still a string id"),
+    _case("negative id", _m(id=-7, method="ping"), "request",
+          "a negative integer is an integer"),
+    _case("huge integer id", _m(id=2**80, method="ping"), "request",
+          "very large integers are still integers"),
+    _case("empty params object", _m(id=4, method="resources/list", params={}), "request",
+          "an empty object is an object"),
+    _case("extra member ignored", _m(id=5, method="ping", trace="x"), "request",
+          "members the rules don't mention are ignored"),
+    _case("request with stray result", _m(id=6, method="ping", result={}), "request",
+          "with a method it is judged only as a request; result is ignored"),
+    # --- notifications ----------------------------------------------------
+    _case("initialized notification", _m(method="notifications/initialized"), "notification",
+          "no id key at all makes it a notification"),
+    _case("progress notification",
+          _m(method="notifications/progress", params={"progressToken": "t1", "progress": 50}),
+          "notification", "notifications carry params too"),
+    _case("cancelled notification",
+          _m(method="notifications/cancelled", params={"requestId": 3}),
+          "notification", "a notification about a request still has no id of its own"),
+    # --- responses --------------------------------------------------------
+    _case("result response", _m(id=1, result={"tools": []}), "response",
+          "object result with the request's id"),
+    _case("empty result", _m(id=2, result={}), "response",
+          "an empty object is a fine result"),
+    _case("result with string id", _m(id="abc-123", result={}), "response",
+          "a string id is echoed back as it was"),
+    _case("error response", _m(id=3, error={"code": -32601, "message": "Method not found"}),
+          "response", "error object with integer code and string message"),
+    _case("error with id null", _m(id=None, error={"code": -32700, "message": "Parse error"}),
+          "response", "null id is allowed on an error response only"),
+    _case("error with data", _m(id=4, error={"code": -32602, "message": "Invalid params",
+                                              "data": {"field": "name"}}),
+          "response", "an error may carry extra members such as data"),
+    _case("application error code", _m(id=5, error={"code": 42, "message": "Busy"}),
+          "response", "any integer is a valid error code"),
+    # --- invalid: not a single object ---------------------------------------
+    _case("batch of one request", [_m(id=1, method="ping")], "invalid",
+          "a list is a batch, and MCP removed batching"),
+    _case("empty batch", [], "invalid", "an empty list is invalid too"),
+    _case("a string", "tools/list", "invalid", "a message must be an object"),
+    _case("a number", 42, "invalid", "a message must be an object"),
+    _case("null", None, "invalid", "a message must be an object"),
+    _case("empty object", {}, "invalid", "no jsonrpc member"),
+    # --- invalid: jsonrpc ---------------------------------------------------
+    _case("missing jsonrpc", {"id": 1, "method": "ping"}, "invalid",
+          "jsonrpc is required"),
+    _case("jsonrpc as a number", {"jsonrpc": 2.0, "id": 1, "method": "ping"}, "invalid",
+          'jsonrpc must be the string "2.0", not the number 2.0'),
+    _case("jsonrpc 2", {"jsonrpc": "2", "id": 1, "method": "ping"}, "invalid",
+          'jsonrpc must be exactly "2.0"'),
+    _case("jsonrpc 1.0", {"jsonrpc": "1.0", "id": 1, "method": "ping"}, "invalid",
+          "JSON-RPC 1.0 is a different protocol"),
+    # --- invalid: requests --------------------------------------------------
+    _case("method not a string", _m(id=1, method=42), "invalid",
+          "a method name must be a string"),
+    _case("method null", _m(id=1, method=None), "invalid",
+          "a method name must be a string"),
+    _case("params null", _m(id=1, method="ping", params=None), "invalid",
+          "params, when present, must be an object"),
+    _case("params as a list", _m(id=1, method="tools/call", params=["calculator"]), "invalid",
+          "MCP params are always an object"),
+    _case("request with id null", _m(id=None, method="ping"), "invalid",
+          "null is never a request id"),
+    _case("request with id true", _m(id=True, method="ping"), "invalid",
+          "true is a bool, not an integer"),
+    _case("request with float id", _m(id=1.5, method="ping"), "invalid",
+          "a float is not an integer"),
+    _case("request with id 1.0", _m(id=1.0, method="ping"), "invalid",
+          "even 1.0 is a float, not an integer"),
+    _case("request with object id", _m(id={"n": 1}, method="ping"), "invalid",
+          "an id must be a string or an integer"),
+    # --- invalid: responses -------------------------------------------------
+    _case("result and error both", _m(id=1, result={}, error=None), "invalid",
+          "a response has exactly one of result and error (key presence)"),
+    _case("neither result nor error", _m(id=1), "invalid",
+          "no method, no result, no error"),
+    _case("result without id", _m(result={}), "invalid",
+          "a response needs the id key"),
+    _case("error without id", _m(error={"code": -32603, "message": "Internal error"}),
+          "invalid", 'even an error response needs the id key ("id": null if unknown)'),
+    _case("result with id null", _m(id=None, result={}), "invalid",
+          "null id is allowed only on an error response"),
+    _case("result not an object", _m(id=1, result=4), "invalid",
+          "a result must be an object"),
+    _case("result null", _m(id=1, result=None), "invalid",
+          "null is not an object"),
+    _case("error code true", _m(id=1, error={"code": True, "message": "x"}), "invalid",
+          "true is a bool, not an integer code"),
+    _case("error code as a string", _m(id=1, error={"code": "-32601", "message": "x"}),
+          "invalid", "the code must be an integer, not text"),
+    _case("error code 1.0", _m(id=1, error={"code": -32600.0, "message": "x"}), "invalid",
+          "a float code is not an integer"),
+    _case("error without message", _m(id=1, error={"code": -32600}), "invalid",
+          "an error needs a string message"),
+    _case("error message not a string", _m(id=1, error={"code": -32600, "message": None}),
+          "invalid", "the message must be a string"),
+    _case("error is a string", _m(id=1, error="boom"), "invalid",
+          "an error must be an object"),
+    _case("error with bool id", _m(id=False, error={"code": -32600, "message": "x"}),
+          "invalid", "false is a bool, not an id"),
+    # --- hostile text is only text -----------------------------------
+    _case("HTML in a method name", _m(id=1, method="<img src=x onerror=alert(1)>"), "request",
+          "any string is a method name; the HTML is only text"),
+]
+
+
+class TextCase(NamedTuple):
+    """Raw wire text: ``classify_json(text)`` must give ``(kind, code)``."""
+
+    name: str
+    text: Any
+    kind: str
+    code: Optional[int]
+    reason: str
+
+    @property
+    def expected(self):
+        return (self.kind, self.code)
+
+
+def _text(name, text, kind, reason, code=None):
+    if kind == "invalid" and code is None:
+        code = _INV
+    return TextCase(name, text, kind, code, reason)
+
+
+TEXT_CASES = [
+    _text("a request as text", '{"jsonrpc": "2.0", "id": 1, "method": "tools/list"}',
+          "request", "parses, then classifies as a request"),
+    _text("a notification as bytes", b'{"jsonrpc":"2.0","method":"notifications/initialized"}',
+          "notification", "bytes off the wire are UTF-8 text"),
+    _text("an error response", '{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}',
+          "response", "null id on an error response"),
+    _text("a batch", '[{"jsonrpc":"2.0","id":1,"method":"ping"}]', "invalid",
+          "parses fine, but a list is a batch"),
+    _text("id true", '{"jsonrpc":"2.0","id":true,"method":"ping"}', "invalid",
+          "parses fine, but true is not an integer"),
+    _text("empty text", "", "invalid", "there is no JSON at all", _PARSE),
+    _text("only spaces", "   \n", "invalid", "white space is not a JSON value", _PARSE),
+    _text("cut off", '{"jsonrpc": "2.0", "id": 1, "meth', "invalid",
+          "the text stops in the middle", _PARSE),
+    _text("NaN id", '{"jsonrpc":"2.0","id":NaN,"method":"ping"}', "invalid",
+          "NaN is not a JSON literal", _PARSE),
+    _text("Infinity", "Infinity", "invalid", "Infinity is not JSON either", _PARSE),
+    _text("single quotes", "{'jsonrpc': '2.0'}", "invalid",
+          "JSON strings use double quotes", _PARSE),
+    _text("trailing comma", '{"jsonrpc":"2.0","method":"ping",}', "invalid",
+          "JSON allows no trailing comma", _PARSE),
+    _text("invalid UTF-8", b'{"jsonrpc":"2.0","method":"\xff"}', "invalid",
+          "the bytes are not UTF-8", _PARSE),
+    _text("deep nesting", "[" * 100_000 + "]" * 100_000, "invalid",
+          "too deep for the parser", _PARSE),
+    _text("two messages on one line", '{"jsonrpc":"2.0","method":"a"} {"jsonrpc":"2.0","method":"b"}',
+          "invalid", "one line holds one JSON value", _PARSE),
+]
+
+
+class Build(NamedTuple):
+    """A builder call: ``args``/``kwargs`` and the dict it must return, or TypeError."""
+
+    name: str
+    args: tuple
+    kwargs: dict
+    expected: Any  # a dict, or the TypeError class
+    reason: str
+
+
+REQUEST_BUILDS = [
+    Build("tools/list request", ("tools/list",), {"request_id": 1},
+          {"jsonrpc": "2.0", "method": "tools/list", "id": 1}, "id after method"),
+    Build("tools/call with params", ("tools/call",), {"params": _TOOL_CALL, "request_id": 2},
+          {"jsonrpc": "2.0", "method": "tools/call", "id": 2, "params": _TOOL_CALL},
+          "id before params"),
+    Build("notification", ("notifications/initialized",), {},
+          {"jsonrpc": "2.0", "method": "notifications/initialized"}, "no id: a notification"),
+    Build("notification with params", ("notifications/progress",),
+          {"params": {"progressToken": "t", "progress": 1}},
+          {"jsonrpc": "2.0", "method": "notifications/progress",
+           "params": {"progressToken": "t", "progress": 1}}, "params without id"),
+    Build("string id", ("ping",), {"request_id": "a1"},
+          {"jsonrpc": "2.0", "method": "ping", "id": "a1"}, "string ids are fine"),
+    Build("id 0", ("ping",), {"request_id": 0},
+          {"jsonrpc": "2.0", "method": "ping", "id": 0}, "0 is an id, not 'no id'"),
+    Build("positional arguments", ("tools/call", {"name": "x"}, 9), {},
+          {"jsonrpc": "2.0", "method": "tools/call", "id": 9, "params": {"name": "x"}},
+          "method, params, request_id"),
+    Build("method not a string", (42,), {"request_id": 1}, TypeError, "method must be a str"),
+    Build("bool id", ("ping",), {"request_id": True}, TypeError, "a bool is not an id"),
+    Build("float id", ("ping",), {"request_id": 1.0}, TypeError, "a float is not an id"),
+    Build("list params", ("ping",), {"params": [1, 2], "request_id": 1}, TypeError,
+          "params must be a dict"),
+]
+
+ERROR_BUILDS = [
+    Build("method not found", (1, -32601, "Method not found"), {},
+          {"jsonrpc": "2.0", "id": 1, "error": {"code": -32601, "message": "Method not found"}},
+          "the example from the spec"),
+    Build("null id", (None, -32700, "Parse error"), {},
+          {"jsonrpc": "2.0", "id": None, "error": {"code": -32700, "message": "Parse error"}},
+          "id None when the request's id is unknown"),
+    Build("with data", ("x", -32602, "Invalid params"), {"data": {"field": "name"}},
+          {"jsonrpc": "2.0", "id": "x",
+           "error": {"code": -32602, "message": "Invalid params", "data": {"field": "name"}}},
+          "data goes inside error"),
+    Build("data None is still given", (2, -32603, "Internal error"), {"data": None},
+          {"jsonrpc": "2.0", "id": 2,
+           "error": {"code": -32603, "message": "Internal error", "data": None}},
+          "data=None is a value, not 'left out'"),
+    Build("bool id", (True, -32600, "Invalid Request"), {}, TypeError, "a bool is not an id"),
+    Build("float id", (1.5, -32600, "Invalid Request"), {}, TypeError, "a float is not an id"),
+    Build("bool code", (1, True, "x"), {}, TypeError, "a bool is not a code"),
+    Build("string code", (1, "-32601", "x"), {}, TypeError, "a code is an int"),
+    Build("message not a string", (1, -32601, None), {}, TypeError, "message must be a str"),
+]

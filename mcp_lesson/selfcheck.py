@@ -1,0 +1,198 @@
+"""Self-checks: run a learner's function on the shared case table.
+
+``check(classify)`` prints a short, deterministic verdict such as
+``classify: 56/56 cases pass`` followed by the first few failures in plain
+words. Whatever the learner's function does (raise ``NotImplementedError``,
+raise anything else, return the wrong type) is reported, never re-raised, so a
+lesson always runs on to the end.
+"""
+
+import json
+from typing import List, NamedTuple
+
+from .cases import CASES, ERROR_BUILDS, REQUEST_BUILDS, TEXT_CASES
+from .messages import show_value
+
+#: What each function is checked against, by its name.
+TARGETS = ("classify", "classify_json", "create_request", "error_response")
+
+
+class Row(NamedTuple):
+    """One case of a check: its name, input, what was expected and what came back."""
+
+    name: str
+    shown_input: str
+    expected: str
+    got: str
+    ok: bool
+    reason: str
+
+
+class CheckReport(NamedTuple):
+    target: str
+    rows: List[Row]
+    not_implemented: bool
+
+    @property
+    def passed(self):
+        return sum(row.ok for row in self.rows)
+
+    @property
+    def total(self):
+        return len(self.rows)
+
+    @property
+    def failures(self):
+        return [row for row in self.rows if not row.ok]
+
+    @property
+    def all_pass(self):
+        return self.passed == self.total
+
+    def summary(self):
+        line = f"{self.target}: {self.passed}/{self.total} cases pass"
+        if self.not_implemented:
+            line += " (not implemented yet: it raises NotImplementedError)"
+        return line
+
+    def text(self, show=3):
+        """The summary, then up to ``show`` failures in plain words."""
+        lines = [self.summary()]
+        if self.not_implemented:
+            lines.append(f"  Write the body of {self.target}, then run this cell again.")
+            return "\n".join(lines)
+        for row in self.failures[:show]:
+            lines.append(f"  x {row.name}: {row.shown_input}")
+            lines.append(f"      expected {row.expected}, got {row.got}  ({row.reason})")
+        hidden = len(self.failures) - show
+        if hidden > 0:
+            lines.append(f"  ... and {hidden} more failing case{'s' * (hidden != 1)}")
+        return "\n".join(lines)
+
+
+def shown(value, limit=90):
+    """A one-line JSON-ish rendering of a case input, cut to ``limit`` characters."""
+    if isinstance(value, (bytes, bytearray)):
+        text = repr(bytes(value[: limit + 1]))
+    else:
+        try:
+            text = json.dumps(value, ensure_ascii=False)
+        except (TypeError, ValueError, RecursionError):
+            text = show_value(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _call(fn, args, kwargs):
+    """Run the learner's function; return ``(value, exception)``."""
+    try:
+        return fn(*args, **kwargs), None
+    except Exception as exc:  # reported, never re-raised (RecursionError included)
+        return None, exc
+
+
+def _describe_exception(exc):
+    text = str(exc)
+    return f"{type(exc).__name__}" + (f": {text[:80]}" if text else "")
+
+
+def _verdict_rows(fn, cases, as_text):
+    rows = []
+    for case in cases:
+        given = case.text if as_text else case.message
+        got, exc = _call(fn, (given,), {})
+        if exc is not None:
+            rows.append(Row(case.name, shown(given), repr(case.expected),
+                            f"an exception, {_describe_exception(exc)}", False, case.reason))
+            continue
+        ok = isinstance(got, tuple) and got == case.expected
+        reason = case.reason
+        if isinstance(got, list) and tuple(got) == case.expected:
+            reason = "right values, but return a tuple, not a list"
+        rows.append(Row(case.name, shown(given), repr(case.expected), shown_result(got),
+                        ok, reason))
+    return rows
+
+
+def shown_result(value):
+    try:
+        return repr(value) if len(repr(value)) <= 90 else shown(value)
+    except Exception:
+        return show_value(value)
+
+
+def _same_message(got, expected):
+    """Equal, and equal as JSON text too, so key order and 1 vs 1.0 vs True matter."""
+    if got != expected:
+        return False
+    try:
+        return json.dumps(got) == json.dumps(expected)
+    except (TypeError, ValueError):
+        return False
+
+
+def _build_rows(fn, builds):
+    rows = []
+    for build in builds:
+        call = ", ".join([*(shown(a, 40) for a in build.args),
+                          *(f"{k}={shown(v, 40)}" for k, v in build.kwargs.items())])
+        got, exc = _call(fn, build.args, build.kwargs)
+        if build.expected is TypeError:
+            want = "TypeError"
+            ok = isinstance(exc, TypeError)
+        else:
+            want = shown(build.expected)
+            ok = exc is None and _same_message(got, build.expected)
+        if exc is not None:
+            outcome = _describe_exception(exc)
+        else:
+            outcome = shown(got)
+        rows.append(Row(build.name, f"({call})", want, outcome, ok, build.reason))
+    return rows
+
+
+def _target_of(fn, target):
+    if target is not None:
+        if target not in TARGETS:
+            raise ValueError(f"target must be one of {TARGETS}, got {target!r}")
+        return target
+    name = getattr(fn, "__name__", "")
+    return name if name in TARGETS else "classify"
+
+
+def run_check(fn, target=None):
+    """Check ``fn`` against the case table and return a :class:`CheckReport`.
+
+    ``target`` says what ``fn`` is meant to be ("classify", "classify_json",
+    "create_request" or "error_response"); by default it is read from the
+    function's name, falling back to "classify".
+    """
+    target = _target_of(fn, target)
+    if target == "classify":
+        rows = _verdict_rows(fn, CASES, as_text=False)
+    elif target == "classify_json":
+        rows = _verdict_rows(fn, TEXT_CASES, as_text=True)
+    elif target == "create_request":
+        rows = _build_rows(fn, REQUEST_BUILDS)
+    else:
+        rows = _build_rows(fn, ERROR_BUILDS)
+    not_implemented = all("NotImplementedError" in row.got for row in rows)
+    return CheckReport(target, rows, not_implemented)
+
+
+def check(fn, target=None, show=3):
+    """Print how ``fn`` does on the case table, e.g. ``classify: 56/56 cases pass``."""
+    print(run_check(fn, target).text(show))
+
+
+def compare(fn, reference, cases=CASES):
+    """Print whether ``fn`` and ``reference`` agree on every message of ``cases``."""
+    disagree = []
+    for case in cases:
+        mine, exc = _call(fn, (case.message,), {})
+        theirs, _ = _call(reference, (case.message,), {})
+        if exc is not None or mine != theirs:
+            disagree.append(case.name)
+    agree = len(cases) - len(disagree)
+    print(f"{agree}/{len(cases)} messages get the same verdict from both")
+    for name in disagree[:5]:
+        print(f"  differs on: {name}")
