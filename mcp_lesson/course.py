@@ -1,0 +1,251 @@
+"""Helpers for the lesson notebooks: the table of contents and gentle checks.
+
+Everything here prints a short, deterministic verdict and never lets a
+learner's unfinished function (one that raises ``NotImplementedError``) stop a
+notebook with a traceback.
+
+* :func:`lessons` / :func:`contents`: the numbered notebooks of a folder and
+  their titles, read from the files themselves (so the index is never typed
+  twice);
+* :func:`try_it`: call a function on one example and print what came back;
+* :func:`agree`: does the learner's function give the same answers as the
+  package's on the whole case table?
+* :func:`self_check`: ``check(fn)`` followed by ``agree(fn, package version)``;
+* :func:`aim`: target practice, "write a message that this rule catches".
+"""
+
+import json
+import re
+from pathlib import Path
+from typing import NamedTuple
+
+from . import classification, messages
+from .cases import CASES, ERROR_BUILDS, REQUEST_BUILDS, TEXT_CASES
+from .classification import _judge
+from .selfcheck import check, shown
+
+NUMBERED = re.compile(r"^(\d\d)_[\w-]+\.ipynb$")
+
+
+class Lesson(NamedTuple):
+    number: int
+    filename: str
+    title: str
+
+
+def _notebook_folder(folder):
+    if folder is not None:
+        return Path(folder)
+    here = Path.cwd()
+    if any(NUMBERED.match(p.name) for p in here.glob("*.ipynb")):
+        return here
+    return Path(__file__).resolve().parent.parent / "notebooks"
+
+
+def title_of(path):
+    """The first Markdown heading of a notebook, without the leading #'s."""
+    try:
+        notebook = json.loads(Path(path).read_text(encoding="utf-8"))
+        for cell in notebook.get("cells", []):
+            if cell.get("cell_type") != "markdown":
+                continue
+            source = cell.get("source", "")
+            source = "".join(source) if isinstance(source, list) else source
+            for line in source.splitlines():
+                match = re.match(r"^#{1,6}\s+(.+?)\s*#*\s*$", line)
+                if match:
+                    return match.group(1)
+    except (OSError, ValueError, AttributeError):
+        pass
+    return Path(path).stem.replace("_", " ")
+
+
+def lessons(folder=None):
+    """The numbered notebooks (``NN_name.ipynb``) of ``folder``, in order.
+
+    ``folder`` defaults to the current directory when it holds lessons (a
+    notebook runs in its own folder), else the course's ``notebooks/``.
+    """
+    folder = _notebook_folder(folder)
+    found = []
+    for path in sorted(folder.glob("*.ipynb")):
+        match = NUMBERED.match(path.name)
+        if match:
+            found.append(Lesson(int(match.group(1)), path.name, title_of(path)))
+    return found
+
+
+def contents(folder=None):
+    """The table of contents as Markdown: one linked line per lesson."""
+    lines = [f"{lesson.number:02d}. [{lesson.title}]({lesson.filename})"
+             for lesson in lessons(folder)]
+    return "\n".join(lines) if lines else "(no lessons found)"
+
+
+def show_contents(folder=None):
+    """Display the table of contents (as Markdown in Jupyter, as text elsewhere)."""
+    text = contents(folder)
+    try:
+        from IPython.display import Markdown, display
+    except ImportError:  # pragma: no cover - outside Jupyter
+        print(text)
+        return
+    display(Markdown(text))
+
+
+# --- calling a learner's function safely --------------------------------------
+
+NOT_YET = "not implemented yet"
+
+
+def _outcome(fn, args, kwargs=None):
+    """("value", v), ("raised", exception) or ("todo", None) for NotImplementedError."""
+    try:
+        return "value", fn(*args, **(kwargs or {}))
+    except NotImplementedError:
+        return "todo", None
+    except Exception as exc:  # reported, never re-raised
+        return "raised", exc
+
+
+def _call_text(fn, args, kwargs=None):
+    parts = [shown(a, 70) for a in args]
+    parts += [f"{k}={shown(v, 70)}" for k, v in (kwargs or {}).items()]
+    return f"{getattr(fn, '__name__', 'fn')}({', '.join(parts)})"
+
+
+def try_it(fn, *args, **kwargs):
+    """Call ``fn(*args, **kwargs)`` and print the call and what came back.
+
+    An unfinished function prints "not implemented yet"; any other exception
+    is printed as its type and text, never as a traceback.
+    """
+    status, value = _outcome(fn, args, kwargs)
+    if status == "todo":
+        result = NOT_YET
+    elif status == "raised":
+        result = f"raises {type(value).__name__}: {value}"
+    else:
+        result = repr(value) if len(repr(value)) <= 100 else shown(value, 100)
+    print(f"{_call_text(fn, args, kwargs)} -> {result}")
+
+
+# --- agreement with the package -------------------------------------------------
+
+_REFERENCES = {
+    "classify": classification.classify,
+    "classify_json": classification.classify_json,
+    "create_request": messages.create_request,
+    "error_response": messages.error_response,
+    "reply_for": classification.reply_for,
+}
+
+
+def _inputs_for(name):
+    """The (args, kwargs) pairs a function called ``name`` is compared on."""
+    if name == "classify_json":
+        return [((case.text,), {}) for case in TEXT_CASES]
+    if name == "create_request":
+        return [(b.args, b.kwargs) for b in REQUEST_BUILDS]
+    if name == "error_response":
+        return [(b.args, b.kwargs) for b in ERROR_BUILDS]
+    return [((case.message,), {}) for case in CASES]
+
+
+def _same(mine, theirs):
+    (status_a, a), (status_b, b) = mine, theirs
+    if status_a == "raised" or status_b == "raised":
+        return status_a == status_b and type(a) is type(b)
+    if status_a != status_b or a != b:
+        return False
+    try:  # key order, 1 vs 1.0 vs true: the wire text must match too
+        return json.dumps(a) == json.dumps(b)
+    except (TypeError, ValueError):
+        return True
+
+
+def agree(fn, reference=None, name=None):
+    """Print whether ``fn`` answers like ``reference`` on every case of the table.
+
+    ``name`` (default: ``fn.__name__``) picks the table: raw texts for
+    ``classify_json``, builder calls for ``create_request`` and
+    ``error_response``, parsed messages otherwise. ``reference`` defaults to
+    the package's function of that name. Raising the same exception type
+    counts as agreeing (the builders must refuse bad arguments).
+    """
+    name = name or getattr(fn, "__name__", "classify")
+    if reference is None:
+        reference = _REFERENCES.get(name, classification.classify)
+    ref_name = f"mcp_lesson.{getattr(reference, '__name__', 'reference')}"
+    inputs = _inputs_for(name)
+    outcomes = [(_outcome(fn, a, k), _outcome(reference, a, k)) for a, k in inputs]
+    if all(mine[0] == "todo" for mine, _ in outcomes):
+        print(f"{name} vs {ref_name}: {NOT_YET}")
+        return
+    differ = [(a, k) for (a, k), (mine, theirs) in zip(inputs, outcomes)
+              if not _same(mine, theirs)]
+    agreeing = len(inputs) - len(differ)
+    print(f"{name} agrees with {ref_name} on {agreeing}/{len(inputs)} cases")
+    for args, kwargs in differ[:3]:
+        print(f"  differs on {_call_text(fn, args, kwargs)[:110]}")
+    if len(differ) > 3:
+        print(f"  ... and {len(differ) - 3} more")
+
+
+def self_check(fn, reference=None):
+    """The last cell of a lesson: the case-table check, then the agreement."""
+    check(fn)
+    agree(fn, reference)
+
+
+# --- target practice -------------------------------------------------------------
+
+#: Rule names (as :mod:`mcp_lesson.classification` calls them) and their meaning.
+RULES = {
+    "batch": "a list (a batch) is invalid",
+    "not-object": "a message must be a JSON object",
+    "no-jsonrpc": 'every message needs "jsonrpc"',
+    "bad-jsonrpc": '"jsonrpc" must be exactly the string "2.0"',
+    "bad-method": "a method name must be a string",
+    "bad-params": "params, when present, must be an object",
+    "bad-request-id": "a request id must be a string or an integer",
+    "notification": "a method and no id key: a notification",
+    "request": "a method and a good id: a request",
+    "both": 'a response has exactly one of "result" and "error"',
+    "neither": 'no method, and neither "result" nor "error"',
+    "no-response-id": 'a response needs the "id" key',
+    "bad-result": "a result must be an object",
+    "bad-result-id": "a result response needs a string or integer id",
+    "bad-error": "an error must be an object",
+    "bad-error-code": "an error code must be an integer",
+    "bad-error-message": "an error message must be a string",
+    "bad-error-id": "an error response id must be a string, an integer or null",
+    "result": "a success response",
+    "error": "an error response",
+}
+
+
+def rule_of(msg):
+    """The name of the rule that decides ``classify(msg)`` (see :data:`RULES`)."""
+    try:
+        return _judge(msg)[1]
+    except Exception:
+        return "not-object"
+
+
+def aim(fn, rule):
+    """Target practice: does the message ``fn()`` returns get caught by ``rule``?"""
+    status, msg = _outcome(fn, ())
+    name = getattr(fn, "__name__", "fn")
+    if status == "todo":
+        print(f"{name}: {NOT_YET}")
+        return
+    if status == "raised":
+        print(f"{name}: raises {type(msg).__name__}: {msg}")
+        return
+    got = rule_of(msg)
+    if got == rule:
+        print(f"{name}: hit! {RULES[rule]}")
+    else:
+        print(f"{name}: miss. Wanted the rule '{RULES[rule]}',")
+        print(f"  but {classification.explain(msg)}")

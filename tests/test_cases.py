@@ -1,0 +1,48 @@
+"""The shared case table: big enough, labelled, and right about every verdict."""
+
+import pytest
+
+from mcp_lesson import CASES, TEXT_CASES, classify, classify_json
+from mcp_lesson.cases import ERROR_BUILDS, REQUEST_BUILDS
+from mcp_lesson.messages import create_request, error_response
+
+
+def test_the_table_has_at_least_40_labelled_messages():
+    assert len(CASES) >= 40
+    names = [case.name for case in CASES]
+    assert len(names) == len(set(names)), "case names must be unique"
+
+
+def test_every_kind_is_represented():
+    kinds = {case.kind for case in CASES}
+    assert kinds == {"request", "notification", "response", "invalid"}
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
+def test_case_verdict(case):
+    assert case.reason and "\n" not in case.reason
+    assert classify(case.message) == case.expected
+
+
+@pytest.mark.parametrize("case", TEXT_CASES, ids=[c.name for c in TEXT_CASES])
+def test_text_case_verdict(case):
+    assert classify_json(case.text) == case.expected
+
+
+@pytest.mark.parametrize("build", REQUEST_BUILDS, ids=[b.name for b in REQUEST_BUILDS])
+def test_request_builds(build):
+    if build.expected is TypeError:
+        with pytest.raises(TypeError):
+            create_request(*build.args, **build.kwargs)
+    else:
+        got = create_request(*build.args, **build.kwargs)
+        assert got == build.expected and list(got) == list(build.expected)
+
+
+@pytest.mark.parametrize("build", ERROR_BUILDS, ids=[b.name for b in ERROR_BUILDS])
+def test_error_builds(build):
+    if build.expected is TypeError:
+        with pytest.raises(TypeError):
+            error_response(*build.args, **build.kwargs)
+    else:
+        assert error_response(*build.args, **build.kwargs) == build.expected

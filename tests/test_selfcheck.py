@@ -1,0 +1,91 @@
+"""The learner's self-check: deterministic summaries, never a traceback."""
+
+import mcp_lesson
+from mcp_lesson import CASES, check, run_check
+from mcp_lesson.selfcheck import compare
+
+
+def test_the_package_passes_its_own_checks(capsys):
+    for fn in (mcp_lesson.classify, mcp_lesson.classify_json, mcp_lesson.create_request,
+               mcp_lesson.error_response):
+        report = run_check(fn)
+        assert report.all_pass, report.text()
+    check(mcp_lesson.classify)
+    assert capsys.readouterr().out == f"classify: {len(CASES)}/{len(CASES)} cases pass\n"
+
+
+def test_not_implemented_is_reported_in_plain_words(capsys):
+    def classify(msg):
+        raise NotImplementedError()
+
+    check(classify)
+    out = capsys.readouterr().out
+    assert out.startswith(f"classify: 0/{len(CASES)} cases pass (not implemented yet")
+    assert "Traceback" not in out
+
+
+def test_any_exception_is_reported_per_case(capsys):
+    def classify(msg):
+        return ("request", None) if msg["method"] else ("invalid", -32600)
+
+    report = run_check(classify)
+    assert not report.all_pass and not report.not_implemented
+    assert any("an exception, KeyError" in row.got for row in report.failures)
+    check(classify, show=2)
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == f"classify: {report.passed}/{len(CASES)} cases pass"
+    assert lines[1].startswith("  x ") and "expected" in lines[2]
+    assert lines[-1].startswith("  ... and ")
+
+
+def test_output_is_deterministic(capsys):
+    def wrong(msg):
+        return "request"
+
+    check(wrong, target="classify")
+    first = capsys.readouterr().out
+    check(wrong, target="classify")
+    assert capsys.readouterr().out == first
+
+
+def test_a_list_instead_of_a_tuple_gets_a_hint():
+    def classify(msg):
+        return list(mcp_lesson.classify(msg))
+
+    report = run_check(classify)
+    assert report.passed == 0
+    assert "tuple" in report.failures[0].reason
+
+
+def test_builder_checks_compare_key_order():
+    def create_request(method, params=None, request_id=None):
+        message = {"jsonrpc": "2.0", "method": method}
+        if params is not None:
+            message["params"] = params
+        if request_id is not None:
+            message["id"] = request_id
+        return message
+
+    report = run_check(create_request)
+    failing = {row.name for row in report.failures}
+    assert {"tools/call with params", "positional arguments"} <= failing
+    assert "tools/list request" not in failing and "notification with params" not in failing
+
+
+def test_builder_checks_require_type_errors():
+    def error_response(id, code, message, data=None):
+        return {"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}}
+
+    report = run_check(error_response)
+    failing = {row.name for row in report.failures}
+    assert "bool id" in failing and "with data" in failing and "method not found" not in failing
+
+
+def test_the_target_can_be_named(capsys):
+    check(lambda text: mcp_lesson.classify_json(text), target="classify_json")
+    assert "classify_json:" in capsys.readouterr().out
+
+
+def test_compare(capsys):
+    compare(mcp_lesson.classify, mcp_lesson.classify)
+    assert capsys.readouterr().out == f"{len(CASES)}/{len(CASES)} messages get the same verdict from both\n"
