@@ -1,0 +1,537 @@
+"""Widgets for the playground: classify any message, quiz yourself, check your code.
+
+Three tools, each an ``ipywidgets`` box you display by leaving it as the last
+line of a cell:
+
+* :class:`Classifier`: paste a message (or pick an example); it shows the kind
+  as a coloured badge, the error code, the reason from :func:`explain` and the
+  reply a strict server would send.
+* :class:`Quiz`: shows a message from the case table; you pick its kind and are
+  told whether you are right, and why. Give it a ``seed`` for a fixed order.
+* :class:`Checker`: runs the self-check on your own function and shows the
+  pass/fail table.
+
+Every result goes into a widget value (``HTML`` or ``Label``), never into a
+print from a callback, so the tools work alike in JupyterLab, in Voila and
+under nbval, and code can drive them: set ``classifier.value`` and read
+``classifier.result.value`` (or :func:`as_text` of it).
+
+Safety: an ``ipywidgets.HTML`` value is rendered as markup, unsanitized. So
+everything that comes from the pasted text (the message, the reason, which
+quotes values from it, and the reply, which may echo its id) is passed
+through :func:`html.escape` before it goes in. Pasted text is only parsed as
+JSON, never evaluated.
+"""
+
+import contextlib
+import html
+import io
+import json
+import random
+import re
+from html.parser import HTMLParser
+
+import ipywidgets as widgets
+
+from .cases import CASES, TEXT_CASES
+from .classification import (
+    classify,
+    classify_json,
+    explain,
+    explain_json,
+    parse,
+    reply_for,
+    reply_for_json,
+)
+from .messages import ERROR_MESSAGES
+from .selfcheck import run_check
+
+KINDS = ("request", "notification", "response", "invalid")
+
+#: Badge colours (background) per kind; white text on each.
+COLOURS = {
+    "request": "#0969da",
+    "notification": "#8250df",
+    "response": "#1a7f37",
+    "invalid": "#cf222e",
+    "waiting": "#6e7781",
+}
+
+#: How many characters of a pretty-printed message or reply are shown.
+PREVIEW_LIMIT = 4000
+
+_MONO = "font-family: var(--jp-code-font-family, monospace); font-size: 12px"
+_PRE = (
+    f"{_MONO}; white-space: pre-wrap; word-break: break-all; margin: 4px 0;"
+    " padding: 6px 8px; border-radius: 4px; background: #f6f8fa; color: #1f2328;"
+    " max-height: 24em; overflow: auto"
+)
+_SURROGATE = re.compile("[\ud800-\udfff]")
+_NOTE = "color: #57606a; font-size: 12px; margin: 2px 0"
+
+# Styles for the widgets' own parts (fixed text, nothing from the input).
+_CSS = """<style>
+.mcp-classifier-input textarea { font-family: var(--jp-code-font-family, monospace);
+  font-size: 12px; }
+.mcp-tool { border: 1px solid #d0d7de; border-radius: 6px; padding: 8px; }
+</style>"""
+
+
+# --- safe text ----------------------------------------------------------------
+
+
+def clean(text):
+    """Text that is safe to send to the browser: lone surrogates become U+FFFD.
+
+    A pasted string can hold half of a surrogate pair, which cannot be encoded
+    as UTF-8; the kernel would then fail to send the widget's new value.
+    """
+    text = str(text)
+    try:
+        text.encode("utf-8")
+        return text
+    except UnicodeEncodeError:
+        return _SURROGATE.sub("\ufffd", text)
+
+
+def escape(text):
+    """``html.escape`` of :func:`clean` text: markup in it stays plain text."""
+    return html.escape(clean(text), quote=True)
+
+
+def preview(value, limit=PREVIEW_LIMIT, source_length=None):
+    """Pretty-print ``value`` as JSON, at most ``limit`` characters, never raising.
+
+    Returns ``(text, note)``; ``note`` is "" or says what was left out. The
+    encoder runs lazily, so a 10 MB message costs no more than its preview.
+    """
+    pieces, size = [], 0
+    try:
+        encoder = json.JSONEncoder(indent=2, ensure_ascii=False, allow_nan=True)
+        for chunk in encoder.iterencode(value):
+            pieces.append(chunk)
+            size += len(chunk)
+            if size > limit:
+                break
+    except RecursionError:
+        return "", "It is nested too deeply to pretty-print."
+    except (TypeError, ValueError) as exc:  # e.g. an integer too long to print
+        return "", f"It cannot be pretty-printed ({type(exc).__name__})."
+    text = "".join(pieces)
+    if size <= limit:
+        return text, ""
+    note = f"Showing the first {limit:,} characters of the pretty-printed text"
+    if source_length is not None:
+        note += f"; the pasted text is {source_length:,} characters long"
+    return text[:limit], note + "."
+
+
+def _pre(value, source_length=None):
+    text, note = preview(value, source_length=source_length)
+    parts = []
+    if text:
+        parts.append(f'<pre class="mcp-json" style="{_PRE}">{escape(text)}</pre>')
+    if note:
+        parts.append(f'<p class="mcp-note" style="{_NOTE}">{escape(note)}</p>')
+    return "".join(parts)
+
+
+def badge(kind, label=None):
+    """A coloured badge; ``kind`` picks the colour, ``label`` the text (escaped)."""
+    colour = COLOURS.get(kind, COLOURS["waiting"])
+    text = escape(label if label is not None else kind.upper())
+    return (
+        f'<span class="mcp-badge mcp-badge-{escape(kind)}" style="background:{colour};'
+        " color:#fff; border-radius:10px; padding:2px 10px; font-weight:600;"
+        f' letter-spacing:0.04em; font-size:12px">{text}</span>'
+    )
+
+
+class _TextOf(HTMLParser):
+    _BREAKS = {"p", "div", "pre", "br", "h1", "h2", "h3", "h4", "table"}
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.parts = []
+        self._skip = 0
+
+    def handle_starttag(self, tag, attrs):
+        if tag in ("style", "script"):
+            self._skip += 1
+        elif tag in self._BREAKS or tag in ("tr", "li"):
+            self.parts.append("\n")
+        elif tag in ("td", "th"):
+            self.parts.append(" | ")
+
+    def handle_endtag(self, tag):
+        if tag in ("style", "script"):
+            self._skip = max(0, self._skip - 1)
+        elif tag in self._BREAKS:
+            self.parts.append("\n")
+
+    def handle_data(self, data):
+        if not self._skip:
+            self.parts.append(data)
+
+
+def as_text(html_or_widget):
+    """The visible text of an HTML string or an ``HTML``/``Label`` widget.
+
+    Handy in a notebook or a test: it prints what a learner sees, without
+    the markup, so the output is short and the same on every run.
+    """
+    value = getattr(html_or_widget, "value", html_or_widget)
+    parser = _TextOf()
+    parser.feed(str(value))
+    parser.close()
+    lines = [
+        " ".join(line.split()).removeprefix("| ") if line.startswith(" | ") else line.rstrip()
+        for line in "".join(parser.parts).split("\n")
+    ]
+    text = "\n".join(lines)
+    while "\n\n\n" in text:
+        text = text.replace("\n\n\n", "\n\n")
+    return text.strip("\n")
+
+
+# --- the classifier -------------------------------------------------------------
+
+
+def _example_text(case):
+    """The wire text of a case-table example, or None if a text area cannot hold it."""
+    if hasattr(case, "text"):
+        text = case.text
+        if isinstance(text, (bytes, bytearray)):
+            try:
+                return bytes(text).decode("utf-8")
+            except UnicodeDecodeError:
+                return None  # invalid UTF-8 cannot be typed into a text area
+        return text
+    try:
+        return json.dumps(case.message, indent=2, ensure_ascii=False)
+    except (TypeError, ValueError):
+        return None
+
+
+def examples():
+    """``(label, text)`` for every example a text area can hold, in table order."""
+    found = []
+    for case in [*CASES, *TEXT_CASES]:
+        text = _example_text(case)
+        if text is not None:
+            code = f" {case.code}" if case.code is not None else ""
+            found.append((f"{case.kind}{code}: {case.name}", text))
+    return found
+
+
+def verdict(text):
+    """``(kind, code, reason, reply)`` for pasted text, as the package sees it."""
+    value, problem = parse(text)
+    if problem is None:
+        (kind, code), reason, reply = classify(value), explain(value), reply_for(value)
+        return kind, code, reason, reply, value
+    kind, code = classify_json(text)
+    return kind, code, explain_json(text), reply_for_json(text), None
+
+
+class Classifier(widgets.VBox):
+    """Paste a message, see what it is: kind, code, reason and the server's reply.
+
+    ``.value`` is the text in the text area; ``.result`` is the ``HTML``
+    widget that shows the verdict; ``.kind`` and ``.code`` hold it as data.
+    """
+
+    _HINT = "Paste a JSON-RPC message above, or pick an example."
+
+    def __init__(self, value="", **kwargs):
+        self._examples = examples()
+        self.examples = widgets.Dropdown(
+            options=[("Pick an example...", None)]
+            + [(label, i) for i, (label, _) in enumerate(self._examples)],
+            value=None,
+            description="Example:",
+            layout=widgets.Layout(width="min(100%, 40em)"),
+        )
+        self.text = widgets.Textarea(
+            value="",
+            placeholder='{"jsonrpc": "2.0", "id": 1, "method": "tools/list"}',
+            continuous_update=True,
+            layout=widgets.Layout(width="100%", height="11em"),
+        )
+        self.text.add_class("mcp-classifier-input")
+        self.badge = widgets.HTML()
+        self.badge.add_class("mcp-classifier-badge")
+        self.result = widgets.HTML()
+        self.result.add_class("mcp-classifier-result")
+        self.kind, self.code = None, None
+        super().__init__(
+            [widgets.HTML(_CSS), self.examples, self.text, self.result], **kwargs
+        )
+        self.add_class("mcp-tool")
+        self.add_class("mcp-classifier")
+        self.examples.observe(self._on_example, names="value")
+        self.text.observe(self._on_text, names="value")
+        self._show("")
+        if value:
+            self.value = value
+
+    def __repr__(self):
+        return "Classifier: the message classifier (run the cell to start the tool)"
+
+    @property
+    def value(self):
+        return self.text.value
+
+    @value.setter
+    def value(self, text):
+        if isinstance(text, (bytes, bytearray)):
+            text = bytes(text).decode("utf-8", "replace")
+        self.text.value = clean(text)
+
+    def choose(self, name):
+        """Pick the example whose label contains ``name``; returns its label."""
+        for i, (label, _) in enumerate(self._examples):
+            if name == label or label.endswith(": " + name):
+                self.examples.value = i
+                return label
+        raise KeyError(f"no example named {name!r}")
+
+    def _on_example(self, change):
+        if change["new"] is not None:
+            self.value = self._examples[change["new"]][1]
+
+    def _on_text(self, change):
+        self._show(change["new"])
+
+    def _show(self, text):
+        try:
+            self.result.value = self._render(text)
+        except Exception as exc:  # never a traceback; say what happened instead
+            self.kind, self.code = "invalid", None
+            self.badge.value = badge("invalid", "ERROR")
+            self.result.value = (
+                f"<p>{self.badge.value} The playground could not show this text "
+                f"({escape(type(exc).__name__)}).</p>"
+            )
+
+    def _render(self, text):
+        if text == "":
+            self.kind, self.code = None, None
+            self.badge.value = badge("waiting", "WAITING")
+            return (
+                f'<div class="mcp-verdict"><p>{self.badge.value} {escape(self._HINT)}</p>'
+                f'<p class="mcp-note" style="{_NOTE}">(Empty text is not a message: '
+                "a server would answer it with a parse error, -32700.)</p></div>"
+            )
+        kind, code, reason, reply, value = verdict(text)
+        self.kind, self.code = kind, code
+        self.badge.value = badge(kind)
+        if code is None:
+            code_text = "no error code"
+        else:
+            code_text = f"error code {code} ({ERROR_MESSAGES.get(code, 'error')})"
+        parts = [
+            '<div class="mcp-verdict">',
+            f'<p>{self.badge.value} <span class="mcp-code" style="{_MONO}">'
+            f"{escape(code_text)}</span></p>",
+            f'<p class="mcp-reason">{escape(reason)}</p>',
+            "<p><b>A strict server replies:</b></p>",
+        ]
+        if reply is None:
+            why = {
+                "request": "the application answers it with a result or an error for this id",
+                "notification": "nobody replies to a notification",
+                "response": "a response is an answer; nobody replies to it",
+            }[kind]
+            parts.append(f'<p class="mcp-reply" style="{_NOTE}">nothing ({escape(why)})</p>')
+        else:
+            parts.append(f'<div class="mcp-reply">{_pre(reply)}</div>')
+        if value is not None:
+            parts.append("<p><b>The message, pretty-printed:</b></p>")
+            parts.append(f'<div class="mcp-message">{_pre(value, len(text))}</div>')
+        parts.append("</div>")
+        return "".join(parts)
+
+
+# --- the quiz -------------------------------------------------------------------
+
+
+class Quiz(widgets.VBox):
+    """Shows a message from the case table; you name its kind.
+
+    ``seed`` fixes the order (``Quiz(seed=1)`` asks the same questions every
+    time); without it the order is random. Drive it from code with
+    :meth:`answer` and :meth:`next`; read ``.question``, ``.feedback`` and
+    ``.score``.
+    """
+
+    def __init__(self, seed=None, cases=None, **kwargs):
+        self.cases = list(CASES if cases is None else cases)
+        self.order = list(range(len(self.cases)))
+        random.Random(seed).shuffle(self.order)
+        self.position = 0
+        self.right = 0
+        self.asked = 0
+        self.answered = False
+        self.question = widgets.HTML()
+        self.question.add_class("mcp-quiz-question")
+        self.buttons = []
+        for kind in KINDS:
+            button = widgets.Button(description=kind, tooltip=f"It is a {kind}")
+            button.add_class(f"mcp-quiz-{kind}")
+            button.style.button_color = COLOURS[kind]
+            button.style.text_color = "white"
+            button.on_click(lambda _button, kind=kind: self.answer(kind))
+            self.buttons.append(button)
+        self.feedback = widgets.HTML()
+        self.feedback.add_class("mcp-quiz-feedback")
+        self.score = widgets.Label()
+        self.score.add_class("mcp-quiz-score")
+        self.next_button = widgets.Button(description="Next message", icon="arrow-right")
+        self.next_button.on_click(lambda _button: self.next())
+        super().__init__(
+            [
+                widgets.HTML(_CSS),
+                self.question,
+                widgets.HBox(self.buttons),
+                self.feedback,
+                widgets.HBox([self.next_button, self.score]),
+            ],
+            **kwargs,
+        )
+        self.add_class("mcp-tool")
+        self.add_class("mcp-quiz")
+        self._ask()
+
+    def __repr__(self):
+        return "Quiz: the message-kind quiz (run the cell to start the tool)"
+
+    @property
+    def current(self):
+        """The case being asked about."""
+        return self.cases[self.order[self.position % len(self.order)]]
+
+    def _ask(self):
+        self.answered = False
+        number = self.position % len(self.order) + 1
+        self.question.value = (
+            f"<p><b>Message {number} of {len(self.order)}.</b> What kind is it?</p>"
+            + _pre(self.current.message)
+        )
+        self.feedback.value = ""
+        self._score()
+
+    def _score(self):
+        self.score.value = f"Score: {self.right}/{self.asked}"
+
+    def answer(self, kind):
+        """Answer the current question; returns True when ``kind`` is right."""
+        case = self.current
+        correct = kind == case.kind
+        if self.answered:
+            self.feedback.value += (
+                f'<p style="{_NOTE}">You have answered this one; press "Next message".</p>'
+            )
+            return correct
+        self.answered = True
+        self.asked += 1
+        self.right += correct
+        if correct:
+            head = f"{badge(case.kind)} Right: it is {_phrase(case.kind)}."
+        else:
+            head = (
+                f"{badge(case.kind)} Not quite: you said {escape(kind)}, but it is "
+                f"{_phrase(case.kind)}."
+            )
+        self.feedback.value = (
+            f'<p class="mcp-quiz-verdict">{head}</p>'
+            f"<p>Why: {escape(case.reason)}.</p>"
+            f'<p style="{_NOTE}">{escape(explain(case.message))}</p>'
+        )
+        self._score()
+        return correct
+
+    def next(self):
+        """Move on to the next message (after the last, start again)."""
+        self.position += 1
+        self._ask()
+
+
+def _phrase(kind):
+    return "invalid" if kind == "invalid" else f"a {kind}"
+
+
+# --- the checker -----------------------------------------------------------------
+
+
+class Checker(widgets.VBox):
+    """Runs the self-check on your function and shows the pass/fail table.
+
+    ``Checker(classify)`` checks a function named like one of the course's
+    targets; pass ``target=`` for any other name. Press the button (or call
+    :meth:`run`) after changing the function. ``.summary`` is a ``Label``
+    with the score, ``.result`` the ``HTML`` table, failures first.
+    """
+
+    def __init__(self, fn, target=None, **kwargs):
+        self.fn = fn
+        self.target = target
+        self.report = None
+        name = getattr(fn, "__name__", "your function")
+        self.button = widgets.Button(
+            description=f"Check {name}", icon="check", button_style="primary"
+        )
+        self.button.on_click(lambda _button: self.run())
+        self.summary = widgets.Label("Press the button to run the self-check.")
+        self.summary.add_class("mcp-checker-summary")
+        self.result = widgets.HTML()
+        self.result.add_class("mcp-checker-result")
+        super().__init__(
+            [widgets.HTML(_CSS), widgets.HBox([self.button, self.summary]), self.result],
+            **kwargs,
+        )
+        self.add_class("mcp-tool")
+        self.add_class("mcp-checker")
+
+    def __repr__(self):
+        return "Checker: the self-check table (run the cell to start the tool)"
+
+    def run(self):
+        """Run the check now; returns the :class:`CheckReport`."""
+        printed = io.StringIO()
+        try:
+            with contextlib.redirect_stdout(printed):
+                report = run_check(self.fn, self.target)
+        except Exception as exc:  # e.g. an unknown target name
+            self.summary.value = f"The check could not run: {clean(exc)}"
+            self.result.value = ""
+            return None
+        self.report = report
+        self.summary.value = clean(report.summary())
+        rows = sorted(report.rows, key=lambda row: row.ok)  # failures first, stable
+        cells = "".join(
+            f'<tr class="{"mcp-pass" if row.ok else "mcp-fail"}">'
+            f'<td style="color:{COLOURS["response"] if row.ok else COLOURS["invalid"]};'
+            f' font-weight:600">{"pass" if row.ok else "FAIL"}</td>'
+            f"<td>{escape(row.name)}</td>"
+            f'<td style="{_MONO}">{escape(row.shown_input)}</td>'
+            f'<td style="{_MONO}">{escape(row.expected)}</td>'
+            f'<td style="{_MONO}">{escape(row.got)}</td>'
+            f"<td>{escape(row.reason)}</td></tr>"
+            for row in rows
+        )
+        notes = []
+        if report.not_implemented:
+            notes.append(f"Write the body of {report.target}, then press the button again.")
+        if printed.getvalue():
+            notes.append("Your function printed text while it ran; it is not shown here.")
+        colour = COLOURS["response"] if report.all_pass else COLOURS["invalid"]
+        self.result.value = (
+            f'<p>{badge("response" if report.all_pass else "invalid", report.summary())}</p>'
+            + "".join(f'<p style="{_NOTE}">{escape(note)}</p>' for note in notes)
+            + f'<div style="max-height: 26em; overflow: auto; border-left: 3px solid {colour}">'
+            '<table class="mcp-checker-table" style="border-collapse: collapse; font-size: 12px">'
+            "<thead><tr><th></th><th>case</th><th>input</th><th>expected</th><th>got</th>"
+            f"<th>why</th></tr></thead><tbody>{cells}</tbody></table></div>"
+        )
+        return report
