@@ -15,9 +15,9 @@ Key *presence* decides, never truthiness: ``"id": 0`` is an id. ``bool`` is
 never an integer and a float never is either, even ``1.0``. A list (a JSON-RPC
 batch) is invalid, because MCP removed batching in revision 2025-06-18.
 
-All rules live in one function, :func:`_judge`, which returns the verdict and
-the name of the rule that decided it; :func:`classify` keeps the verdict and
-:func:`explain` turns the rule into words, so the two can never disagree.
+All rules live in one function, :func:`classify`. Each rule returns a verdict
+object of its own, so :func:`rule_of` can name the rule that decided and
+:func:`explain` can turn it into words: the two can never disagree.
 """
 
 import json
@@ -38,69 +38,56 @@ RESPONSE = ("response", None)
 INVALID = ("invalid", INVALID_REQUEST)
 UNPARSABLE = ("invalid", PARSE_ERROR)
 
+# Each rule returns a verdict object of its own: equal to the plain tuple
+# above, but a distinct object, so explain() can tell which rule decided
+# (by identity) while classify() pays nothing extra for it.
+_RULE_OF = {}
+
+
+def _verdict(kind, code, rule):
+    verdict = tuple([kind, code])  # a new tuple object, never a shared constant
+    _RULE_OF[id(verdict)] = rule
+    return verdict
+
+
+_NOT_OBJECT = _verdict("invalid", INVALID_REQUEST, "not-object")
+_BATCH = _verdict("invalid", INVALID_REQUEST, "batch")
+_NO_JSONRPC = _verdict("invalid", INVALID_REQUEST, "no-jsonrpc")
+_BAD_JSONRPC = _verdict("invalid", INVALID_REQUEST, "bad-jsonrpc")
+_BAD_METHOD = _verdict("invalid", INVALID_REQUEST, "bad-method")
+_BAD_PARAMS = _verdict("invalid", INVALID_REQUEST, "bad-params")
+_NOTIFICATION = _verdict("notification", None, "notification")
+_REQUEST = _verdict("request", None, "request")
+_BAD_REQUEST_ID = _verdict("invalid", INVALID_REQUEST, "bad-request-id")
+_BOTH = _verdict("invalid", INVALID_REQUEST, "both")
+_NEITHER = _verdict("invalid", INVALID_REQUEST, "neither")
+_NO_RESPONSE_ID = _verdict("invalid", INVALID_REQUEST, "no-response-id")
+_BAD_RESULT = _verdict("invalid", INVALID_REQUEST, "bad-result")
+_RESULT = _verdict("response", None, "result")
+_BAD_RESULT_ID = _verdict("invalid", INVALID_REQUEST, "bad-result-id")
+_BAD_ERROR = _verdict("invalid", INVALID_REQUEST, "bad-error")
+_BAD_ERROR_CODE = _verdict("invalid", INVALID_REQUEST, "bad-error-code")
+_BAD_ERROR_MESSAGE = _verdict("invalid", INVALID_REQUEST, "bad-error-message")
+_ERROR = _verdict("response", None, "error")
+_BAD_ERROR_ID = _verdict("invalid", INVALID_REQUEST, "bad-error-id")
+_UNREADABLE = _verdict("invalid", INVALID_REQUEST, "unreadable")
+
 _MISSING = object()
-# The plain dict method reads what a dict (or any subclass) really holds, so a
-# subclass that overrides get() or __contains__ cannot change the verdict.
-_get = dict.get
 
 
-def _is_int(value):
-    return isinstance(value, int) and not isinstance(value, bool)
+def _is_id(value):
+    """A string or an integer; a bool is not an integer, nor is a float."""
+    return isinstance(value, (str, int)) and not isinstance(value, bool)
 
 
-def _judge(msg):
-    """Apply the rules in order; return ``(verdict, rule)``."""
-    if not isinstance(msg, dict):
-        if isinstance(msg, list):
-            return INVALID, "batch"
-        return INVALID, "not-object"
-    version = _get(msg, "jsonrpc", _MISSING)
-    if version is _MISSING:
-        return INVALID, "no-jsonrpc"
-    if not (isinstance(version, str) and version == "2.0"):
-        return INVALID, "bad-jsonrpc"
+def _plain(mapping):
+    """A plain dict of what a dict subclass really holds.
 
-    method = _get(msg, "method", _MISSING)
-    if method is not _MISSING:
-        # Request or notification: nothing else is considered.
-        if not isinstance(method, str):
-            return INVALID, "bad-method"
-        params = _get(msg, "params", _MISSING)
-        if params is not _MISSING and not isinstance(params, dict):
-            return INVALID, "bad-params"
-        request_id = _get(msg, "id", _MISSING)
-        if request_id is _MISSING:
-            return NOTIFICATION, "notification"
-        if isinstance(request_id, str) or _is_int(request_id):
-            return REQUEST, "request"
-        return INVALID, "bad-request-id"
-
-    response_id = _get(msg, "id", _MISSING)
-    result = _get(msg, "result", _MISSING)
-    error = _get(msg, "error", _MISSING)
-    if result is not _MISSING:
-        if error is not _MISSING:
-            return INVALID, "both"
-        if response_id is _MISSING:
-            return INVALID, "no-response-id"
-        if not isinstance(result, dict):
-            return INVALID, "bad-result"
-        if isinstance(response_id, str) or _is_int(response_id):
-            return RESPONSE, "result"
-        return INVALID, "bad-result-id"
-    if error is _MISSING:
-        return INVALID, "neither"
-    if response_id is _MISSING:
-        return INVALID, "no-response-id"
-    if not isinstance(error, dict):
-        return INVALID, "bad-error"
-    if not _is_int(_get(error, "code")):
-        return INVALID, "bad-error-code"
-    if not isinstance(_get(error, "message"), str):
-        return INVALID, "bad-error-message"
-    if response_id is None or isinstance(response_id, str) or _is_int(response_id):
-        return RESPONSE, "error"
-    return INVALID, "bad-error-id"
+    The base ``dict.items`` reads the stored members, so a subclass that
+    overrides ``get``, ``__contains__`` or ``__getitem__`` cannot change the
+    verdict; and any dict subclass counts as a dict.
+    """
+    return dict(dict.items(mapping))
 
 
 def classify(msg):
@@ -108,11 +95,82 @@ def classify(msg):
 
     ``kind`` is "request", "notification", "response" or "invalid"; the code
     is None for the first three and ``INVALID_REQUEST`` (-32600) for invalid.
+    The rules are applied in the order of the module docstring; each returns
+    its own verdict object (see ``_verdict``).
+
+    This runs on every message a program reads, so it is written for speed:
+    ``type(x) is str`` first (the common case), ``isinstance`` only after it.
     """
     try:
-        return _judge(msg)[0]
+        if type(msg) is not dict:
+            if not isinstance(msg, dict):
+                return _BATCH if isinstance(msg, list) else _NOT_OBJECT
+            msg = _plain(msg)
+        version = msg.get("jsonrpc", _MISSING)
+        if version != "2.0" or (type(version) is not str and not isinstance(version, str)):
+            return _NO_JSONRPC if version is _MISSING else _BAD_JSONRPC
+
+        if "method" in msg:
+            # A request or a notification: "result" and "error" are not considered.
+            method = msg["method"]
+            if type(method) is not str and not isinstance(method, str):
+                return _BAD_METHOD
+            if "params" in msg:
+                params = msg["params"]
+                if type(params) is not dict and not isinstance(params, dict):
+                    return _BAD_PARAMS
+            if "id" not in msg:
+                return _NOTIFICATION
+            request_id = msg["id"]
+            kind = type(request_id)
+            if kind is int or kind is str or _is_id(request_id):
+                return _REQUEST
+            return _BAD_REQUEST_ID
+
+        has_result = "result" in msg
+        has_error = "error" in msg
+        if has_result and has_error:
+            return _BOTH
+        if not (has_result or has_error):
+            return _NEITHER
+        if "id" not in msg:
+            return _NO_RESPONSE_ID
+        response_id = msg["id"]
+        kind = type(response_id)
+        if has_result:
+            result = msg["result"]
+            if type(result) is not dict and not isinstance(result, dict):
+                return _BAD_RESULT
+            if kind is int or kind is str or _is_id(response_id):
+                return _RESULT
+            return _BAD_RESULT_ID
+        error = msg["error"]
+        if type(error) is not dict:
+            if not isinstance(error, dict):
+                return _BAD_ERROR
+            error = _plain(error)
+        code = error.get("code")
+        if type(code) is not int and not (isinstance(code, int) and not isinstance(code, bool)):
+            return _BAD_ERROR_CODE
+        message = error.get("message")
+        if type(message) is not str and not isinstance(message, str):
+            return _BAD_ERROR_MESSAGE
+        if response_id is None or kind is int or kind is str or _is_id(response_id):
+            return _ERROR
+        return _BAD_ERROR_ID
     except Exception:  # a hostile object (say, a str subclass whose == raises)
-        return INVALID
+        return _UNREADABLE
+
+
+def rule_of(msg):
+    """The name of the rule that decided ``classify(msg)``, e.g. "bad-request-id"."""
+    return _RULE_OF.get(id(classify(msg)), "unreadable")
+
+
+def _judge(msg):
+    """``(verdict, rule name)``: the verdict of classify and the rule behind it."""
+    verdict = classify(msg)
+    return verdict, _RULE_OF[id(verdict)]
 
 
 def parse(text):
@@ -233,6 +291,7 @@ _RULES = {
         'the error "code" is {code_desc}, but it must be an integer{code_note}'
     ),
     "bad-error-message": 'the error "message" is {message_desc}, but it must be a string',
+    "unreadable": "this value could not be read as a message",
     "bad-error-id": (
         "the id is {id_desc}; an error response's id must be a string, an "
         "integer, or null when the request's id could not be read"
@@ -270,10 +329,10 @@ def _describe(value):
 def _details(msg):
     """Everything the explanation templates may mention, shown safely."""
     is_dict = isinstance(msg, dict)
-    get = (lambda key: _get(msg, key, _MISSING)) if is_dict else (lambda key: _MISSING)
+    get = (lambda key: dict.get(msg, key, _MISSING)) if is_dict else (lambda key: _MISSING)
     error = get("error")
-    code = _get(error, "code", _MISSING) if isinstance(error, dict) else _MISSING
-    message = _get(error, "message", _MISSING) if isinstance(error, dict) else _MISSING
+    code = dict.get(error, "code", _MISSING) if isinstance(error, dict) else _MISSING
+    message = dict.get(error, "message", _MISSING) if isinstance(error, dict) else _MISSING
     values = {
         "what": json_type(msg),
         "version": show_value(get("jsonrpc")),
@@ -299,14 +358,14 @@ def _oddities(msg, rule):
     """Extra remarks for valid messages that carry something surprising."""
     notes = []
     if rule in ("request", "notification"):
-        stray = [key for key in ("result", "error") if _get(msg, key, _MISSING) is not _MISSING]
+        stray = [key for key in ("result", "error") if dict.get(msg, key, _MISSING) is not _MISSING]
         if stray:
             names = " and ".join(f'"{key}"' for key in stray)
             notes.append(
                 f'Note: it also has {names}; a message with "method" is judged only as a '
                 "request or notification, so that member is ignored."
             )
-        method = _get(msg, "method")
+        method = dict.get(msg, "method")
         if isinstance(method, str) and method.startswith("rpc."):
             notes.append('Note: method names starting with "rpc." are reserved by JSON-RPC.')
     return notes
@@ -352,7 +411,7 @@ def reply_for(msg):
         return None
     request_id = None
     if isinstance(msg, dict):
-        candidate = _get(msg, "id", None)
+        candidate = dict.get(msg, "id", None)
         try:
             if is_valid_id(candidate):
                 request_id = candidate
