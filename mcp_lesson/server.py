@@ -1,0 +1,130 @@
+"""The capstone's real MCP server: a tiny calculator built with the official SDK.
+
+Run it as ``python -m mcp_lesson.server``. It speaks MCP over stdio: one JSON
+message per line on stdin, one per line on stdout, logs on stderr. Lesson 06
+starts it as a subprocess (see :mod:`mcp_lesson.stdio_client`) and talks to it
+with the messages the course builds.
+
+Two tools:
+
+* ``add(a, b)``: the sum of two integers (typed arguments, checked by the SDK);
+* ``calculator(expression)``: the value of an arithmetic expression such as
+  ``"2 + 2"`` or ``"(1 + 2) * 3 / 4"``. The text is parsed, never evaluated as
+  Python: only numbers, ``+ - * / // % **`` and parentheses are understood.
+
+Everything here uses the SDK the way its documentation intends
+(``MCPServer`` and its ``@tool()`` decorator); the only code of our own is the
+safe arithmetic in :func:`evaluate`. Importing this module does not import the
+SDK; :func:`build_server` does.
+"""
+
+import ast
+import operator
+
+#: The name the server gives in its ``initialize`` answer (``serverInfo.name``).
+SERVER_NAME = "mcp-lesson-calculator"
+
+#: Longest expression the calculator reads.
+MAX_EXPRESSION = 200
+#: Largest exponent allowed in ``a ** b`` (so ``9 ** 9 ** 9`` cannot eat the machine).
+MAX_EXPONENT = 100
+#: Largest integer result, in bits (about 300 digits).
+MAX_BITS = 1000
+
+_OPERATORS = {
+    ast.Add: operator.add,
+    ast.Sub: operator.sub,
+    ast.Mult: operator.mul,
+    ast.Div: operator.truediv,
+    ast.FloorDiv: operator.floordiv,
+    ast.Mod: operator.mod,
+    ast.Pow: operator.pow,
+}
+_SIGNS = {ast.UAdd: operator.pos, ast.USub: operator.neg}
+
+
+def evaluate(expression):
+    """The value of an arithmetic expression, or ``ValueError`` saying what is wrong.
+
+    >>> evaluate("2 + 2")
+    4
+    >>> evaluate("(1 + 2) * 3 / 4")
+    2.25
+    """
+    if not isinstance(expression, str):
+        raise ValueError("the expression must be text")
+    if len(expression) > MAX_EXPRESSION:
+        raise ValueError(f"the expression is longer than {MAX_EXPRESSION} characters")
+    try:
+        tree = ast.parse(expression.strip(), mode="eval")
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        raise ValueError("this is not an arithmetic expression") from None
+    try:
+        value = _value(tree.body)
+    except ZeroDivisionError:
+        raise ValueError("division by zero") from None
+    except (OverflowError, RecursionError, MemoryError):
+        raise ValueError("the result is too large") from None
+    if isinstance(value, int) and value.bit_length() > MAX_BITS:
+        raise ValueError("the result is too large")
+    return value
+
+
+def _value(node):
+    if isinstance(node, ast.Constant):
+        number = node.value
+        if isinstance(number, (int, float)) and not isinstance(number, bool):
+            return number
+        raise ValueError("only numbers are allowed")
+    if isinstance(node, ast.UnaryOp) and type(node.op) in _SIGNS:
+        return _SIGNS[type(node.op)](_value(node.operand))
+    if isinstance(node, ast.BinOp) and type(node.op) in _OPERATORS:
+        left, right = _value(node.left), _value(node.right)
+        if isinstance(node.op, ast.Pow) and abs(right) > MAX_EXPONENT:
+            raise ValueError(f"exponents above {MAX_EXPONENT} are not allowed")
+        result = _OPERATORS[type(node.op)](left, right)
+        if isinstance(result, complex):  # (-8) ** 0.5
+            raise ValueError("the result is not a real number")
+        if isinstance(result, int) and result.bit_length() > MAX_BITS:
+            raise OverflowError
+        return result
+    raise ValueError("only numbers, + - * / // % ** and parentheses are allowed")
+
+
+def build_server():
+    """Create the calculator server (an SDK ``MCPServer`` with two tools)."""
+    from mcp.server.mcpserver import MCPServer
+    from mcp.server.mcpserver.exceptions import ToolError
+
+    from . import __version__
+
+    server = MCPServer(
+        SERVER_NAME,
+        version=__version__,
+        instructions="A calculator for the mcp_lesson course: use add or calculator.",
+        log_level="WARNING",
+    )
+
+    @server.tool()
+    def add(a: int, b: int) -> int:
+        """Add two integers."""
+        return a + b
+
+    @server.tool()
+    def calculator(expression: str) -> int | float:
+        """Compute an arithmetic expression such as "2 + 2" or "(1 + 2) * 3 / 4"."""
+        try:
+            return evaluate(expression)
+        except ValueError as exc:
+            raise ToolError(str(exc)) from None
+
+    return server
+
+
+def main():
+    """Serve over stdio until stdin closes."""
+    build_server().run("stdio")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,189 @@
+"""The capstone server, for real: started over stdio, spoken to with create_request.
+
+One server process serves the whole module (starting one takes about a
+second); the fixture stops it and checks that it is gone.
+"""
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+import time
+
+import pytest
+
+from mcp_lesson import classify_json, create_request, reply_for_json
+from mcp_lesson.server import SERVER_NAME, evaluate
+from mcp_lesson.stdio_client import ServerError, StdioServer, live_servers, same_id
+
+INIT_PARAMS = {
+    "protocolVersion": "2025-11-25",
+    "capabilities": {},
+    "clientInfo": {"name": "test-server", "version": "1.0"},
+}
+# A child that never reads its input nor writes a line: a silent, stubborn server.
+STUBBORN = [sys.executable, "-c", "import time; time.sleep(60)"]
+
+
+def _children_named(fragment):
+    """Pids of this process's live children whose command line holds ``fragment``."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as stat:
+                fields = stat.read().rsplit(")", 1)[1].split()
+            with open(f"/proc/{entry}/cmdline", "rb") as cmd:
+                cmdline = cmd.read().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:
+            continue
+        if int(fields[1]) == os.getpid() and fields[0] != "Z" and fragment in cmdline:
+            found.append(int(entry))
+    return found
+
+
+@pytest.fixture(scope="module")
+def server():
+    with StdioServer() as running:
+        reply = json.loads(running.request(create_request("initialize", INIT_PARAMS, 1)))
+        assert running.probe(create_request("notifications/initialized")) == []
+        running.initialize_result = reply["result"]
+        yield running
+    assert not running.running
+    assert running not in live_servers()
+    assert _children_named("mcp_lesson.server") == []
+
+
+def test_initialize(server):
+    result = server.initialize_result
+    assert result["protocolVersion"] == "2025-11-25"
+    assert result["serverInfo"]["name"] == SERVER_NAME
+    assert "tools" in result["capabilities"]
+
+
+def test_tools_list_and_call(server):
+    line = server.request(create_request("tools/list", request_id=2))
+    assert classify_json(line) == ("response", None)
+    tools = {tool["name"]: tool for tool in json.loads(line)["result"]["tools"]}
+    assert set(tools) == {"add", "calculator"}
+    assert tools["calculator"]["inputSchema"]["required"] == ["expression"]
+
+    call = create_request(
+        "tools/call", {"name": "calculator", "arguments": {"expression": "2 + 2"}}, 3
+    )
+    line = server.request(call)
+    assert classify_json(line) == ("response", None)
+    result = json.loads(line)["result"]
+    assert result["isError"] is False
+    assert result["content"][0]["text"] == "4"
+
+    line = server.request(create_request("tools/call", {"name": "add", "arguments": {"a": 2, "b": 40}}, "s"))
+    assert json.loads(line)["result"]["structuredContent"] == {"result": 42}
+
+
+def test_a_failing_tool_is_a_result_with_is_error(server):
+    call = create_request("tools/call", {"name": "calculator", "arguments": {"expression": "1 / 0"}}, 4)
+    result = json.loads(server.request(call))["result"]
+    assert result["isError"] is True
+    assert "division by zero" in result["content"][0]["text"]
+
+
+def test_unknown_method_gets_method_not_found(server):
+    lines = server.probe(create_request("tools/destroy", request_id=5))
+    assert len(lines) == 1
+    reply = json.loads(lines[0])
+    assert classify_json(lines[0]) == ("response", None)
+    assert reply["id"] == 5 and reply["error"]["code"] == -32601
+    # The message layer is fine, so a strict server's message layer says nothing.
+    assert reply_for_json(json.dumps(create_request("tools/destroy", request_id=5))) is None
+
+
+@pytest.mark.parametrize(
+    "careless, strict_code",
+    [
+        ('{"jsonrpc":"2.0","id":null,"method":"tools/list"}', -32600),
+        ('{"jsonrpc":"2.0","id":true,"method":"tools/list"}', -32600),
+        ('{"jsonrpc":"2.0","id":6,"method":"tools/li', -32700),
+        ("this is not JSON", -32700),
+        ('[{"jsonrpc":"2.0","id":7,"method":"ping"}]', -32600),
+    ],
+)
+def test_careless_messages_meet_silence(server, careless, strict_code):
+    assert server.probe(careless) == []
+    assert reply_for_json(careless)["error"]["code"] == strict_code
+    # Still alive and answering.
+    assert json.loads(server.request(create_request("ping", request_id=8))) == {
+        "jsonrpc": "2.0", "id": 8, "result": {}
+    }
+
+
+def test_params_null_is_answered_like_no_params(server):
+    lines = server.probe({"jsonrpc": "2.0", "id": 9, "method": "ping", "params": None})
+    assert [json.loads(line) for line in lines] == [{"jsonrpc": "2.0", "id": 9, "result": {}}]
+    assert classify_json(lines[0]) == ("response", None)
+
+
+def test_every_line_received_is_a_response(server):
+    assert server.received
+    assert {classify_json(line) for line in server.received} == {("response", None)}
+
+
+# --- the client's own guarantees -------------------------------------------
+
+
+def test_same_id_is_strict_about_types():
+    assert same_id(1, 1) and same_id("a", "a")
+    assert not same_id(1, True) and not same_id(1, 1.0) and not same_id(1, "1")
+    assert not same_id(None, None)
+
+
+def test_a_silent_server_never_hangs_and_is_stopped():
+    started = time.monotonic()
+    with StdioServer(STUBBORN, timeout=0.3, grace=0.1, stop_timeout=0.3) as stubborn:
+        with pytest.raises(ServerError):
+            stubborn.request(create_request("ping", request_id=1))
+        with pytest.raises(ServerError):
+            stubborn.probe("anything")
+        assert stubborn.running
+    assert not stubborn.running
+    assert stubborn.stop() == stubborn.process.returncode  # stopping twice is fine
+    assert time.monotonic() - started < 30  # a sanity bound, not a timing test
+    assert _children_named("time.sleep(60)") == []
+
+
+def test_atexit_stops_a_forgotten_server():
+    script = textwrap.dedent(
+        f"""
+        from mcp_lesson.stdio_client import StdioServer
+        server = StdioServer({STUBBORN!r}).start()
+        print(server.process.pid, flush=True)
+        # exits without stopping it
+        """
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+    pid = int(done.stdout.split()[0])
+    with pytest.raises(ProcessLookupError):
+        os.kill(pid, 0)
+
+
+# --- the calculator, in-process ----------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "expression, value",
+    [("2 + 2", 4), ("(1 + 2) * 3 / 4", 2.25), ("-3 ** 2", -9), ("7 // 2 + 7 % 2", 4), ("2 ** 10", 1024)],
+)
+def test_evaluate(expression, value):
+    assert evaluate(expression) == value
+
+
+@pytest.mark.parametrize(
+    "expression",
+    ["__import__('os')", "x + 1", "True + 1", "'a' * 3", "9 ** 9 ** 9", "1 / 0", "2 +", "1" * 300,
+     "(-8) ** 0.5", "[1, 2]", "(" * 10_000, None],
+)
+def test_evaluate_refuses(expression):
+    with pytest.raises(ValueError):
+        evaluate(expression)
