@@ -245,7 +245,7 @@ def classify_json(text):
 # --- explanations -----------------------------------------------------------
 
 _RULES = {
-    "not-object": "a message must be a JSON object, and this is {what}",
+    "not-object": "a message must be a JSON object, and this is {what}{text_hint}",
     "batch": (
         "this is a list, i.e. a JSON-RPC batch; MCP removed batching in revision "
         "2025-06-18, so every list is invalid, even one holding a good message"
@@ -335,6 +335,10 @@ def _details(msg):
     message = dict.get(error, "message", _MISSING) if isinstance(error, dict) else _MISSING
     values = {
         "what": json_type(msg),
+        "text_hint": (
+            " (if it is the raw text of a message, parse it first: explain_json does)"
+            if isinstance(msg, (str, bytes, bytearray)) else ""
+        ),
         "version": show_value(get("jsonrpc")),
         "method": show_value(get("method")),
         "method_type": json_type(get("method")),
@@ -399,13 +403,25 @@ def explain_json(text):
 
 
 def reply_for(msg):
-    """What a strict server sends back for the parsed message ``msg``.
+    """What a strict server sends back for ``msg``: a reply dict, or None.
 
-    None for a request, notification or response (the application answers a
-    request; nobody answers the others). For an invalid message, an
-    ``INVALID_REQUEST`` error response that echoes the message's id when that
-    id is a valid one (a string or an integer) and is null otherwise.
+    ``msg`` is a parsed message, or the raw text (``str`` or ``bytes``) of one
+    as it came off the wire; a bare JSON string is never a message, so text is
+    taken as wire text and parsed first (as :func:`reply_for_json` does).
+
+    * Text that does not parse: ``PARSE_ERROR`` with id null.
+    * A request, notification or response: None. The application answers a
+      request (with a result, or ``METHOD_NOT_FOUND`` and friends); nobody
+      answers the other two.
+    * Anything invalid: ``INVALID_REQUEST``, echoing the message's id when that
+      id is a valid one (a string or an integer), and null otherwise.
     """
+    if isinstance(msg, (str, bytes, bytearray, memoryview)):
+        return reply_for_json(msg)
+    return _reply_for_value(msg)
+
+
+def _reply_for_value(msg):
     kind, code = classify(msg)
     if kind != "invalid":
         return None
@@ -424,9 +440,9 @@ def reply_for_json(text):
     """What a strict server sends back for raw wire text or bytes.
 
     Text that does not parse gets ``PARSE_ERROR`` with id null; anything that
-    parses is answered as :func:`reply_for` says.
+    parses is answered as :func:`reply_for` answers the parsed value.
     """
     value, reason = parse(text)
     if reason is not None:
         return error_response(None, PARSE_ERROR, ERROR_MESSAGES[PARSE_ERROR])
-    return reply_for(value)
+    return _reply_for_value(value)

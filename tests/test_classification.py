@@ -397,12 +397,20 @@ def test_no_reply_from_the_message_layer_for_valid_messages(message):
         (msg(id=None, method="x"), None),
         (msg(id={"a": 1}, method="x"), None),
         ([msg(id=1, method="x")], None),
-        ("text", None),
+        ('"a JSON string"', None),
         ({"id": 9, "method": "x"}, 9),
     ],
 )
 def test_invalid_messages_get_invalid_request_echoing_a_valid_id(message, echoed):
     assert reply_for(message) == error_response(echoed, INVALID_REQUEST, "Invalid Request")
+
+
+def test_reply_for_takes_str_and_bytes_as_wire_text():
+    assert reply_for("{") == error_response(None, PARSE_ERROR, "Parse error")
+    assert reply_for(b"\xff") == error_response(None, PARSE_ERROR, "Parse error")
+    assert reply_for('{"jsonrpc":"2.0","id":3,"method":"x"}') is None
+    assert reply_for('{"jsonrpc":"2.0","id":3,"method":1}') == error_response(
+        3, INVALID_REQUEST, "Invalid Request")
 
 
 def test_text_that_does_not_parse_gets_parse_error_with_null_id():
