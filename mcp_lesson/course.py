@@ -11,7 +11,8 @@ notebook with a traceback.
 * :func:`agree`: does the learner's function give the same answers as the
   package's on the whole case table?
 * :func:`self_check`: ``check(fn)`` followed by ``agree(fn, package version)``;
-* :func:`aim`: target practice, "write a message that this rule catches".
+* :func:`aim`: target practice, "write a message that this rule catches";
+* :func:`quiz`: label some messages by hand and compare with ``classify``.
 """
 
 import json
@@ -21,7 +22,6 @@ from typing import NamedTuple
 
 from . import classification, messages
 from .cases import CASES, ERROR_BUILDS, REQUEST_BUILDS, TEXT_CASES
-from .classification import _judge
 from .selfcheck import check, shown
 
 NUMBERED = re.compile(r"^(\d\d)_[\w-]+\.ipynb$")
@@ -108,9 +108,22 @@ def _outcome(fn, args, kwargs=None):
         return "raised", exc
 
 
+def _arg_text(value, limit=70):
+    """A Python-looking, short rendering of one argument (never huge)."""
+    try:
+        if isinstance(value, (str, bytes)) and len(value) > limit:
+            return repr(value[: limit - 10])[:-1] + "..." + repr(value)[0 if isinstance(value, str) else 1]
+        text = repr(value) if len(value if isinstance(value, (str, bytes)) else "") <= limit else ""
+        if isinstance(value, (dict, list, tuple)):
+            text = repr(value) if len(json.dumps(value, default=str)) <= 2 * limit else shown(value, limit)
+        return text if len(text) <= limit else text[: limit - 3] + "..."
+    except Exception:
+        return shown(value, limit)
+
+
 def _call_text(fn, args, kwargs=None):
-    parts = [shown(a, 70) for a in args]
-    parts += [f"{k}={shown(v, 70)}" for k, v in (kwargs or {}).items()]
+    parts = [_arg_text(a) for a in args]
+    parts += [f"{k}={_arg_text(v)}" for k, v in (kwargs or {}).items()]
     return f"{getattr(fn, '__name__', 'fn')}({', '.join(parts)})"
 
 
@@ -126,28 +139,44 @@ def try_it(fn, *args, **kwargs):
     elif status == "raised":
         result = f"raises {type(value).__name__}: {value}"
     else:
-        result = repr(value) if len(repr(value)) <= 100 else shown(value, 100)
+        result = repr(value) if len(repr(value)) <= 130 else shown(value, 130)
     print(f"{_call_text(fn, args, kwargs)} -> {result}")
 
 
 # --- agreement with the package -------------------------------------------------
+
+def _reply_for_parsed(msg):
+    """The package's reply for a value that is already parsed.
+
+    The lessons' ``reply_for`` takes parsed messages only, so a Python string
+    here is the JSON string value, never wire text to parse again.
+    """
+    try:
+        text = json.dumps(msg)
+    except (TypeError, ValueError):
+        return classification.reply_for(msg)
+    return classification.reply_for_json(text)
+
+
+_reply_for_parsed.__name__ = "reply_for"
 
 _REFERENCES = {
     "classify": classification.classify,
     "classify_json": classification.classify_json,
     "create_request": messages.create_request,
     "error_response": messages.error_response,
-    "reply_for": classification.reply_for,
+    "reply_for": _reply_for_parsed,
+    "reply_for_json": classification.reply_for_json,
 }
 
 
-def _inputs_for(name):
-    """The (args, kwargs) pairs a function called ``name`` is compared on."""
-    if name == "classify_json":
+def _inputs_for(table):
+    """The (args, kwargs) pairs a function of kind ``table`` is compared on."""
+    if table.endswith("_json"):
         return [((case.text,), {}) for case in TEXT_CASES]
-    if name == "create_request":
+    if table == "create_request":
         return [(b.args, b.kwargs) for b in REQUEST_BUILDS]
-    if name == "error_response":
+    if table == "error_response":
         return [(b.args, b.kwargs) for b in ERROR_BUILDS]
     return [((case.message,), {}) for case in CASES]
 
@@ -164,28 +193,35 @@ def _same(mine, theirs):
         return True
 
 
-def agree(fn, reference=None, name=None):
+def _label(fn):
+    name = getattr(fn, "__name__", "reference")
+    module = getattr(fn, "__module__", "") or ""
+    return f"mcp_lesson.{name}" if module.startswith("mcp_lesson") else name
+
+
+def agree(fn, reference=None, table=None):
     """Print whether ``fn`` answers like ``reference`` on every case of the table.
 
-    ``name`` (default: ``fn.__name__``) picks the table: raw texts for
-    ``classify_json``, builder calls for ``create_request`` and
-    ``error_response``, parsed messages otherwise. ``reference`` defaults to
-    the package's function of that name. Raising the same exception type
-    counts as agreeing (the builders must refuse bad arguments).
+    ``table`` (default: ``fn.__name__``) picks the inputs: raw texts for a
+    name ending in ``_json``, builder calls for ``create_request`` and
+    ``error_response``, the parsed messages of the case table otherwise.
+    ``reference`` defaults to the package's function of that name. Raising
+    the same exception type counts as agreeing (builders must refuse bad
+    arguments).
     """
-    name = name or getattr(fn, "__name__", "classify")
+    table = table or getattr(fn, "__name__", "classify")
     if reference is None:
-        reference = _REFERENCES.get(name, classification.classify)
-    ref_name = f"mcp_lesson.{getattr(reference, '__name__', 'reference')}"
-    inputs = _inputs_for(name)
+        reference = _REFERENCES.get(table, classification.classify)
+    inputs = _inputs_for(table)
     outcomes = [(_outcome(fn, a, k), _outcome(reference, a, k)) for a, k in inputs]
+    name = getattr(fn, "__name__", "fn")
     if all(mine[0] == "todo" for mine, _ in outcomes):
-        print(f"{name} vs {ref_name}: {NOT_YET}")
+        print(f"{name} vs {_label(reference)}: {NOT_YET}")
         return
     differ = [(a, k) for (a, k), (mine, theirs) in zip(inputs, outcomes)
               if not _same(mine, theirs)]
     agreeing = len(inputs) - len(differ)
-    print(f"{name} agrees with {ref_name} on {agreeing}/{len(inputs)} cases")
+    print(f"{name} agrees with {_label(reference)} on {agreeing}/{len(inputs)} cases")
     for args, kwargs in differ[:3]:
         print(f"  differs on {_call_text(fn, args, kwargs)[:110]}")
     if len(differ) > 3:
@@ -196,6 +232,32 @@ def self_check(fn, reference=None):
     """The last cell of a lesson: the case-table check, then the agreement."""
     check(fn)
     agree(fn, reference)
+
+
+def quiz(fn, messages_to_label):
+    """``fn()`` returns one kind per message; print how many match ``classify``."""
+    name = getattr(fn, "__name__", "fn")
+    status, labels = _outcome(fn, ())
+    if status == "todo":
+        print(f"{name}: {NOT_YET}")
+        return
+    if status == "raised":
+        print(f"{name}: raises {type(labels).__name__}: {labels}")
+        return
+    try:
+        labels = list(labels)
+    except TypeError:
+        print(f"{name}: return a list of kinds, one per message")
+        return
+    want = [classification.classify(m)[0] for m in messages_to_label]
+    if len(labels) != len(want):
+        print(f"{name}: {len(want)} messages but {len(labels)} labels")
+        return
+    right = sum(a == b for a, b in zip(labels, want))
+    print(f"{name}: {right}/{len(want)} right")
+    for number, (label, kind, msg) in enumerate(zip(labels, want, messages_to_label), 1):
+        if label != kind:
+            print(f"  message {number}: you said {label!r}. {classification.explain(msg)}")
 
 
 # --- target practice -------------------------------------------------------------
@@ -222,15 +284,17 @@ RULES = {
     "bad-error-id": "an error response id must be a string, an integer or null",
     "result": "a success response",
     "error": "an error response",
+    "unreadable": "a value that cannot be read as a message",
 }
 
 
 def rule_of(msg):
     """The name of the rule that decides ``classify(msg)`` (see :data:`RULES`)."""
     try:
-        return _judge(msg)[1]
+        finder = getattr(classification, "rule_of", None)
+        return finder(msg) if finder else classification._judge(msg)[1]
     except Exception:
-        return "not-object"
+        return "unreadable"
 
 
 def aim(fn, rule):
@@ -245,7 +309,7 @@ def aim(fn, rule):
         return
     got = rule_of(msg)
     if got == rule:
-        print(f"{name}: hit! {RULES[rule]}")
+        print(f"{name}: hit! {RULES.get(rule, rule)}")
     else:
-        print(f"{name}: miss. Wanted the rule '{RULES[rule]}',")
+        print(f"{name}: miss. Wanted the rule '{RULES.get(rule, rule)}',")
         print(f"  but {classification.explain(msg)}")
