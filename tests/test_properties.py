@@ -104,7 +104,12 @@ def test_explain_starts_with_the_kind_classify_gives(message):
 @given(message_like(values=json_values))
 def test_reply_for_answers_exactly_the_invalid_ones(message):
     reply = reply_for(message)
-    assert reply_for_json(json.dumps(message)) == reply
+    try:
+        text = json.dumps(message, allow_nan=False)
+    except ValueError:  # holds NaN or infinity: as text it would not be JSON
+        text = None
+    if text is not None:
+        assert reply_for_json(text) == reply
     if classify(message)[0] == "invalid":
         assert classify(reply) == ("response", None)
     else:
