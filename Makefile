@@ -37,3 +37,12 @@ bench: $(STAMP)
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis
+
+# Learner copies: the lesson masters with their solutions replaced by stubs.
+learner: $(STAMP)
+	$(BIN)/python tools/make_learner.py
+
+# Classroom mode: the playground as a standalone page (Voila), on loopback.
+app: $(STAMP)
+	$(BIN)/voila notebooks/05_playground.ipynb --no-browser --port=$(PORT) \
+	    --Voila.ip=127.0.0.1 $(ARGS)
