@@ -1,0 +1,168 @@
+"""The lesson notebooks as a course: learner copies and the shape of every lesson.
+
+nbval (see pyproject.toml) already runs each master and compares its stored
+outputs. These tests check what nbval cannot:
+
+* the committed learner copies in notebooks/learner/ are exactly what
+  tools/make_learner.py generates from the masters now (else: `make learner`);
+* no learner copy holds solution code;
+* every learner copy runs top to bottom, where the only error allowed is the
+  NotImplementedError of a stub the learner has not written yet;
+* every numbered master links to its neighbours, ends with a self-check cell,
+  and is stored cleanly executed (counts 1..n, no errors, no stderr).
+"""
+
+import importlib.util
+import re
+from pathlib import Path
+
+import nbformat
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+NOTEBOOKS = ROOT / "notebooks"
+LEARNER = NOTEBOOKS / "learner"
+
+
+def _load_tool():
+    spec = importlib.util.spec_from_file_location("make_learner", ROOT / "tools" / "make_learner.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+make_learner = _load_tool()
+MASTERS = make_learner.masters()
+NAMES = [m.name for m in MASTERS]
+BEGIN, END = "### BEGIN " + "SOLUTION", "### END " + "SOLUTION"
+
+
+def read(path):
+    return nbformat.read(str(path), as_version=4)
+
+
+def solution_lines(master_nb):
+    """Distinctive lines inside solution regions that appear nowhere else in the master."""
+    inside, outside = set(), set()
+    for cell in master_nb.cells:
+        in_region = False
+        for line in cell.source.splitlines():
+            text = line.strip()
+            if BEGIN in line:
+                in_region = True
+            elif END in line:
+                in_region = False
+            elif text:
+                (inside if in_region else outside).add(text)
+    return {line for line in inside - outside if len(line) >= 12 and not line.startswith("#")}
+
+
+def test_there_are_lessons():
+    assert [n[:2] for n in NAMES[:5]] == ["00", "01", "02", "03", "04"], NAMES
+
+
+# --- (a) learner copies are up to date -------------------------------------------
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_learner_copy_is_up_to_date(name):
+    copy = LEARNER / name
+    assert copy.exists(), f"notebooks/learner/{name} is missing: run `make learner`"
+    assert copy.read_text(encoding="utf-8") == make_learner.learner_text(NOTEBOOKS / name), (
+        f"notebooks/learner/{name} is out of date with its master: run `make learner`"
+    )
+
+
+def test_no_orphan_learner_copies():
+    orphans = sorted(p.name for p in LEARNER.glob("[0-9][0-9]_*.ipynb") if p.name not in NAMES)
+    assert not orphans, f"learner copies without a master: {orphans} (run `make learner`)"
+
+
+# --- (b) no solution code in learner copies ---------------------------------------
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_learner_copy_has_no_solution(name):
+    master = read(NOTEBOOKS / name)
+    copy = read(LEARNER / name)
+    text = "\n".join(cell.source for cell in copy.cells)
+    assert BEGIN not in text and END not in text
+    assert all(not cell.get("outputs") and cell.get("execution_count") is None
+               for cell in copy.cells if cell.cell_type == "code")
+    copy_lines = {line.strip() for line in text.splitlines()}
+    leaked = sorted(solution_lines(master) & copy_lines)
+    assert not leaked, f"solution lines found in the learner copy: {leaked[:3]}"
+    regions = sum(cell.source.count(BEGIN) for cell in master.cells)
+    stubs = text.count("raise NotImplementedError()")
+    assert stubs >= regions, f"{regions} solution regions but only {stubs} stubs"
+
+
+def test_the_spot_check_sees_solutions():
+    """The leak check above is not vacuous: lesson 03's classify body is caught."""
+    lines = solution_lines(read(NOTEBOOKS / "03_classifying.ipynb"))
+    assert "return judge_call(msg)" in lines
+
+
+# --- (c) learner copies run top to bottom ------------------------------------------
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_learner_copy_runs(name):
+    from nbclient import NotebookClient
+
+    nb = read(LEARNER / name)
+    NotebookClient(nb, timeout=120, kernel_name="python3", allow_errors=True,
+                   resources={"metadata": {"path": str(LEARNER)}}).execute()
+    errors = [(i, out.ename, out.evalue) for i, cell in enumerate(nb.cells)
+              if cell.cell_type == "code" for out in cell.outputs
+              if out.output_type == "error"]
+    unexpected = [e for e in errors if e[1] != "NotImplementedError"]
+    assert not unexpected, f"cells failing with something else than a stub: {unexpected}"
+
+
+# --- (d) the shape of every master ---------------------------------------------------
+
+LINK = re.compile(r"\]\(([^)\s]+?\.ipynb)(#[^)]*)?\)")
+CHECK_CALL = re.compile(r"\b(\w*check\w*|agree|quiz)\(")
+
+
+def _markdown(nb):
+    return "\n".join(cell.source for cell in nb.cells if cell.cell_type == "markdown")
+
+
+@pytest.mark.parametrize("index", range(len(NAMES)), ids=NAMES)
+def test_master_links_to_neighbours(index):
+    nb = read(MASTERS[index])
+    links = set(m.group(1) for m in LINK.finditer(_markdown(nb)))
+    wanted = []
+    if index > 0:
+        wanted.append(NAMES[index - 1])
+    if index + 1 < len(NAMES):
+        wanted.append(NAMES[index + 1])
+    missing = [name for name in wanted if name not in links]
+    assert not missing, f"{NAMES[index]} does not link to {missing}"
+    broken = sorted(link for link in links if not (NOTEBOOKS / link).exists())
+    assert not broken, f"{NAMES[index]} links to notebooks that do not exist: {broken}"
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_master_ends_with_a_self_check(name):
+    last = read(NOTEBOOKS / name).cells[-1]
+    assert last.cell_type == "code" and CHECK_CALL.search(last.source), (
+        f"{name} must end with a code cell that runs a self-check"
+    )
+    assert last.outputs, f"the self-check of {name} has no stored output"
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_master_is_stored_cleanly_executed(name):
+    nb = read(NOTEBOOKS / name)
+    assert nb.metadata.kernelspec.name == "python3"
+    assert nb.cells[0].cell_type == "markdown" and nb.cells[0].source.startswith("# ")
+    code = [cell for cell in nb.cells if cell.cell_type == "code"]
+    counts = [cell.execution_count for cell in code]
+    assert counts == list(range(1, len(code) + 1)), f"execution counts {counts}"
+    for i, cell in enumerate(code, 1):
+        for out in cell.outputs:
+            assert out.output_type != "error", f"code cell {i} stored an error"
+            assert out.get("name") != "stderr", f"code cell {i} stored stderr: {out.text[:80]!r}"
