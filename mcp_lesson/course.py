@@ -10,6 +10,7 @@ notebook with a traceback.
 * :func:`try_it`: call a function on one example and print what came back;
 * :func:`agree`: does the learner's function give the same answers as the
   package's on the whole case table?
+* :func:`check`: the package's self-check, naming the learner's function;
 * :func:`self_check`: ``check(fn)`` followed by ``agree(fn, package version)``;
 * :func:`aim`: target practice, "write a message that this rule catches";
 * :func:`quiz`: label some messages by hand and compare with ``classify``.
@@ -22,7 +23,8 @@ from typing import NamedTuple
 
 from . import classification, messages
 from .cases import CASES, ERROR_BUILDS, REQUEST_BUILDS, TEXT_CASES
-from .selfcheck import check, shown
+from . import selfcheck
+from .selfcheck import shown
 
 NUMBERED = re.compile(r"^(\d\d)_[\w-]+\.ipynb$")
 
@@ -231,6 +233,21 @@ def agree(fn, reference=None, table=None):
         print(f"  differs on {_call_text(fn, args, kwargs)[:110]}")
     if len(differ) > 3:
         print(f"  ... and {len(differ) - 3} more")
+
+
+def check(fn, target=None, show=3):
+    """Like :func:`mcp_lesson.check`, but the report names ``fn`` itself.
+
+    ``check(rough_kind)`` is checked against the ``classify`` table (the
+    target is read from the name, falling back to "classify") and prints
+    ``rough_kind: 29/55 cases pass``, so the learner sees which function the
+    verdict is about.
+    """
+    report = selfcheck.run_check(fn, target)
+    name = getattr(fn, "__name__", "") or report.target
+    if name != report.target and name.isidentifier():
+        report = report._replace(target=name)
+    print(report.text(show))
 
 
 def self_check(fn, reference=None):
