@@ -47,6 +47,17 @@ class ServerError(RuntimeError):
     """The server did not answer in time, or it is not running."""
 
 
+def wire_text(message):
+    """The line :meth:`StdioServer.send` writes for ``message`` (without the newline).
+
+    Text is sent as it is; anything else as compact JSON (no spaces), the way
+    most MCP programs write it.
+    """
+    if isinstance(message, str):
+        return message
+    return json.dumps(message, separators=(",", ":"))
+
+
 def same_id(a, b):
     """True when two JSON-RPC ids are the same id: same type, same value.
 
@@ -192,10 +203,8 @@ class StdioServer:
             raise ServerError("the server is not started: call start() first")
         if isinstance(message, (bytes, bytearray)):
             data = bytes(message)
-        elif isinstance(message, str):
-            data = message.encode("utf-8", errors="surrogatepass")
         else:
-            data = json.dumps(message, separators=(",", ":")).encode("utf-8")
+            data = wire_text(message).encode("utf-8", errors="surrogatepass")
         if b"\n" in data or b"\r" in data:
             raise ValueError("one message is one line: the text must not contain a line break")
         try:
