@@ -19,6 +19,7 @@ SDK; :func:`build_server` does.
 """
 
 import ast
+import math
 import operator
 
 #: The name the server gives in its ``initialize`` answer (``serverInfo.name``).
@@ -66,6 +67,8 @@ def evaluate(expression):
     except (OverflowError, RecursionError, MemoryError):
         raise ValueError("the result is too large") from None
     if isinstance(value, int) and value.bit_length() > MAX_BITS:
+        raise ValueError("the result is too large")
+    if isinstance(value, float) and not math.isfinite(value):  # JSON has no inf or NaN
         raise ValueError("the result is too large")
     return value
 

@@ -278,6 +278,8 @@ class StdioServer:
         listens ``grace`` seconds more for a late answer. When ``message`` is a
         request this package considers valid, the probe waits for its reply
         instead (up to the timeout): a request is owed exactly one reply.
+        A line already on its way before the probe (a late reply to an earlier
+        request) would be counted too, so await every request before probing.
         """
         grace = self.grace if grace is None else grace
         owed = _owed_id(message)
