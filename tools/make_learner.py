@@ -53,7 +53,10 @@ def learner_copy(master):
         cell.metadata.pop("nbgrader", None)
         cell.metadata.pop("execution", None)
     note = nbformat.v4.new_markdown_cell(NOTE.format(name=Path(master).name))
-    note.id = NOTE_ID
+    if (nb.nbformat, nb.nbformat_minor) >= (4, 5):
+        note.id = NOTE_ID
+    else:  # cell ids arrived in nbformat 4.5
+        del note["id"]
     nb.cells.insert(0, note)
     nbformat.validate(nb)
     return nb
