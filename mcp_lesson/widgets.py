@@ -64,10 +64,10 @@ _MONO = "font-family: var(--jp-code-font-family, monospace); font-size: 12px"
 _PRE = (
     f"{_MONO}; white-space: pre-wrap; word-break: break-all; margin: 4px 0;"
     " padding: 6px 8px; border-radius: 4px; background: #f6f8fa; color: #1f2328;"
-    " max-height: 24em; overflow: auto"
+    " max-height: 24em; overflow: auto; line-height: 1.35"
 )
 _SURROGATE = re.compile("[\ud800-\udfff]")
-_NOTE = "color: #57606a; font-size: 12px; margin: 2px 0"
+_NOTE = "color: #57606a; font-size: 12px; margin: 2px 0; line-height: 1.45"
 
 # Styles for the widgets' own parts (fixed text, nothing from the input).
 _CSS = """<style>
@@ -246,9 +246,9 @@ class Classifier(widgets.VBox):
     def __init__(self, value="", **kwargs):
         self._examples = examples()
         self.examples = widgets.Dropdown(
-            options=[("Pick an example...", None)]
+            options=[("Pick an example...", -1)]
             + [(label, i) for i, (label, _) in enumerate(self._examples)],
-            value=None,
+            value=-1,
             description="Example:",
             layout=widgets.Layout(width="min(100%, 40em)"),
         )
@@ -256,7 +256,7 @@ class Classifier(widgets.VBox):
             value="",
             placeholder='{"jsonrpc": "2.0", "id": 1, "method": "tools/list"}',
             continuous_update=True,
-            layout=widgets.Layout(width="100%", height="11em"),
+            layout=widgets.Layout(width="100%", height="9em"),
         )
         self.text.add_class("mcp-classifier-input")
         self.badge = widgets.HTML()
@@ -297,7 +297,7 @@ class Classifier(widgets.VBox):
         raise KeyError(f"no example named {name!r}")
 
     def _on_example(self, change):
-        if change["new"] is not None:
+        if change["new"] is not None and change["new"] >= 0:
             self.value = self._examples[change["new"]][1]
 
     def _on_text(self, change):
@@ -319,7 +319,7 @@ class Classifier(widgets.VBox):
             self.kind, self.code = None, None
             self.badge.value = badge("waiting", "WAITING")
             return (
-                f'<div class="mcp-verdict"><p>{self.badge.value} {escape(self._HINT)}</p>'
+                f'<div class="mcp-verdict" style="line-height: 1.45"><p>{self.badge.value} {escape(self._HINT)}</p>'
                 f'<p class="mcp-note" style="{_NOTE}">(Empty text is not a message: '
                 "a server would answer it with a parse error, -32700.)</p></div>"
             )
@@ -331,7 +331,7 @@ class Classifier(widgets.VBox):
         else:
             code_text = f"error code {code} ({ERROR_MESSAGES.get(code, 'error')})"
         parts = [
-            '<div class="mcp-verdict">',
+            '<div class="mcp-verdict" style="line-height: 1.45">',
             f'<p>{self.badge.value} <span class="mcp-code" style="{_MONO}">'
             f"{escape(code_text)}</span></p>",
             f'<p class="mcp-reason">{escape(reason)}</p>',
@@ -415,8 +415,8 @@ class Quiz(widgets.VBox):
         self.answered = False
         number = self.position % len(self.order) + 1
         self.question.value = (
-            f"<p><b>Message {number} of {len(self.order)}.</b> What kind is it?</p>"
-            + _pre(self.current.message)
+            f'<div style="line-height: 1.45"><p><b>Message {number} of {len(self.order)}.</b>'
+            " What kind is it?</p>" + _pre(self.current.message) + "</div>"
         )
         self.feedback.value = ""
         self._score()
@@ -444,9 +444,9 @@ class Quiz(widgets.VBox):
                 f"{_phrase(case.kind)}."
             )
         self.feedback.value = (
-            f'<p class="mcp-quiz-verdict">{head}</p>'
+            f'<div style="line-height: 1.45"><p class="mcp-quiz-verdict">{head}</p>'
             f"<p>Why: {escape(case.reason)}.</p>"
-            f'<p style="{_NOTE}">{escape(explain(case.message))}</p>'
+            f'<p style="{_NOTE}">{escape(explain(case.message))}</p></div>'
         )
         self._score()
         return correct
@@ -508,16 +508,19 @@ class Checker(widgets.VBox):
             return None
         self.report = report
         self.summary.value = clean(report.summary())
+        colour = COLOURS["response"] if report.all_pass else COLOURS["invalid"]
+        self.summary.style.text_color = colour
         rows = sorted(report.rows, key=lambda row: row.ok)  # failures first, stable
+        td = 'style="padding: 3px 8px; vertical-align: top; border-bottom: 1px solid #eaeef2'
         cells = "".join(
             f'<tr class="{"mcp-pass" if row.ok else "mcp-fail"}">'
-            f'<td style="color:{COLOURS["response"] if row.ok else COLOURS["invalid"]};'
+            f'<td {td}; color:{COLOURS["response"] if row.ok else COLOURS["invalid"]};'
             f' font-weight:600">{"pass" if row.ok else "FAIL"}</td>'
-            f"<td>{escape(row.name)}</td>"
-            f'<td style="{_MONO}">{escape(row.shown_input)}</td>'
-            f'<td style="{_MONO}">{escape(row.expected)}</td>'
-            f'<td style="{_MONO}">{escape(row.got)}</td>'
-            f"<td>{escape(row.reason)}</td></tr>"
+            f'<td {td}">{escape(row.name)}</td>'
+            f'<td {td}; {_MONO}">{escape(row.shown_input)}</td>'
+            f'<td {td}; {_MONO}; white-space: nowrap">{escape(row.expected)}</td>'
+            f'<td {td}; {_MONO}; white-space: nowrap">{escape(row.got)}</td>'
+            f'<td {td}">{escape(row.reason)}</td></tr>'
             for row in rows
         )
         notes = []
@@ -525,13 +528,15 @@ class Checker(widgets.VBox):
             notes.append(f"Write the body of {report.target}, then press the button again.")
         if printed.getvalue():
             notes.append("Your function printed text while it ran; it is not shown here.")
-        colour = COLOURS["response"] if report.all_pass else COLOURS["invalid"]
+        head = "".join(
+            f'<th style="text-align: left; padding: 3px 8px">{name}</th>'
+            for name in ("", "case", "input", "expected", "got", "why")
+        )
         self.result.value = (
-            f'<p>{badge("response" if report.all_pass else "invalid", report.summary())}</p>'
-            + "".join(f'<p style="{_NOTE}">{escape(note)}</p>' for note in notes)
-            + f'<div style="max-height: 26em; overflow: auto; border-left: 3px solid {colour}">'
+            "".join(f'<p style="{_NOTE}">{escape(note)}</p>' for note in notes)
+            + f'<div style="max-height: 26em; overflow: auto; border-left: 3px solid {colour};'
+            ' line-height: 1.35">'
             '<table class="mcp-checker-table" style="border-collapse: collapse; font-size: 12px">'
-            "<thead><tr><th></th><th>case</th><th>input</th><th>expected</th><th>got</th>"
-            f"<th>why</th></tr></thead><tbody>{cells}</tbody></table></div>"
+            f"<thead><tr>{head}</tr></thead><tbody>{cells}</tbody></table></div>"
         )
         return report
