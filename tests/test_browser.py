@@ -5,7 +5,8 @@ headless Chromium (Debian's package, driven by Python Playwright; no browser
 download), pastes a request, a broken message and an HTML payload into the
 classifier, and checks what the page shows. A screenshot of each page goes to
 test-artifacts/. Set UPDATE_SCREENSHOTS=1 to refresh docs/playground.png and
-docs/voila.png from the same run.
+docs/voila.png from the same run, and CHROMIUM=/path/to/chromium to use
+another build.
 
 Without Chromium the tests are skipped with the reason; in CI (CI=true) a
 missing browser is a failure, so the browser tests can never silently vanish.
@@ -60,9 +61,12 @@ PAYLOAD = json.dumps({
 
 
 def find_chromium():
-    """The Chromium to use: $CHROMIUM, /usr/bin/chromium, or one on PATH."""
-    candidates = [os.environ.get("CHROMIUM"), "/usr/bin/chromium",
-                  shutil.which("chromium"), shutil.which("chromium-browser")]
+    """The Chromium to use: $CHROMIUM if set, else /usr/bin/chromium or one on PATH."""
+    if os.environ.get("CHROMIUM"):
+        candidates = [os.environ["CHROMIUM"]]
+    else:
+        candidates = ["/usr/bin/chromium", shutil.which("chromium"),
+                      shutil.which("chromium-browser")]
     for path in candidates:
         if path and os.path.isfile(path) and os.access(path, os.X_OK):
             return path
