@@ -314,11 +314,13 @@ def failure_screenshot(page, name):
 # --- the tests ----------------------------------------------------------------------
 
 
+@pytest.mark.timeout(180)
 def test_playground_in_jupyterlab(browser, lab_url):
     page = open_page(browser, "jupyterlab-failure.png")
     try:
         page.goto(f"{lab_url}/lab/tree/05_playground.ipynb")
         page.wait_for_selector(".jp-Notebook .jp-Cell")
+        assert_no_widget_errors(page)  # the stored outputs open cleanly, too
         # Run all cells once the kernel is idle, as "Run > Run All Cells" does.
         page.wait_for_function(
             "() => { const w = window.jupyterapp && window.jupyterapp.shell.currentWidget;"
@@ -348,6 +350,7 @@ def test_playground_in_jupyterlab(browser, lab_url):
         page.close()
 
 
+@pytest.mark.timeout(180)
 def test_playground_in_voila(browser, voila_url):
     page = open_page(browser, "voila-failure.png")
     try:
