@@ -225,7 +225,11 @@ def examples():
 
 
 def verdict(text):
-    """``(kind, code, reason, reply)`` for pasted text, as the package sees it."""
+    """``(kind, code, reason, reply, value)`` for pasted text, as the package sees it.
+
+    The text is parsed once; ``value`` is the parsed message, or None when the
+    text is not JSON (then the ``*_json`` helpers give the parse-error verdict).
+    """
     value, problem = parse(text)
     if problem is None:
         (kind, code), reason, reply = classify(value), explain(value), reply_for(value)
@@ -238,7 +242,8 @@ class Classifier(widgets.VBox):
     """Paste a message, see what it is: kind, code, reason and the server's reply.
 
     ``.value`` is the text in the text area; ``.result`` is the ``HTML``
-    widget that shows the verdict; ``.kind`` and ``.code`` hold it as data.
+    widget that shows the verdict; ``.kind`` and ``.code`` hold it as data and
+    ``.badge`` the badge alone. ``.examples`` is the drop-down of examples.
     """
 
     _HINT = "Paste a JSON-RPC message above, or pick an example."
@@ -289,7 +294,7 @@ class Classifier(widgets.VBox):
         self.text.value = clean(text)
 
     def choose(self, name):
-        """Pick the example whose label contains ``name``; returns its label."""
+        """Pick an example by its case name (or full label); returns the label."""
         for i, (label, _) in enumerate(self._examples):
             if name == label or label.endswith(": " + name):
                 self.examples.value = i
@@ -301,6 +306,9 @@ class Classifier(widgets.VBox):
             self.value = self._examples[change["new"]][1]
 
     def _on_text(self, change):
+        chosen = self.examples.value
+        if chosen is not None and chosen >= 0 and change["new"] != self._examples[chosen][1]:
+            self.examples.value = -1  # edited by hand: no longer that example
         self._show(change["new"])
 
     def _show(self, text):
@@ -319,7 +327,8 @@ class Classifier(widgets.VBox):
             self.kind, self.code = None, None
             self.badge.value = badge("waiting", "WAITING")
             return (
-                f'<div class="mcp-verdict" style="line-height: 1.45"><p>{self.badge.value} {escape(self._HINT)}</p>'
+                '<div class="mcp-verdict" style="line-height: 1.45">'
+                f"<p>{self.badge.value} {escape(self._HINT)}</p>"
                 f'<p class="mcp-note" style="{_NOTE}">(Empty text is not a message: '
                 "a server would answer it with a parse error, -32700.)</p></div>"
             )
