@@ -9,6 +9,8 @@ ARGS   ?=
 PORT   ?= 8866
 # Jupyter refuses to start as root unless told; CI and containers run as root.
 ROOT_FLAG := $(shell [ "$$(id -u)" = 0 ] && echo --allow-root)
+# A pasted message may be bigger than the web socket's default 10 MiB limit.
+BIG_MESSAGES := "{'websocket_max_message_size': 104857600}"
 
 .PHONY: lab test learner app bench clean venv
 
@@ -23,11 +25,18 @@ $(STAMP): pyproject.toml Makefile binder/overrides.json
 	@# JupyterLab settings for the course: no news pop-up, no update check.
 	mkdir -p $(VENV)/share/jupyter/lab/settings
 	cp binder/overrides.json $(VENV)/share/jupyter/lab/settings/overrides.json
+	@# nbgrader is only a library here (it makes the learner copies): hide its
+	@# teacher panels from learners' JupyterLab and Voila.
+	$(BIN)/jupyter labextension disable --level=sys_prefix @jupyter/nbgrader >/dev/null 2>&1
+	for ext in formgrader validate_assignment assignment_list course_list; do \
+	    $(BIN)/jupyter server extension disable --sys-prefix nbgrader.server_extensions.$$ext \
+	    >/dev/null 2>&1; done
 	touch $(STAMP)
 
 lab: $(STAMP)
 	$(BIN)/jupyter lab --ServerApp.root_dir=notebooks \
-	    --LabApp.default_url=/lab/tree/00_start_here.ipynb $(ROOT_FLAG) $(ARGS)
+	    --LabApp.default_url=/lab/tree/00_start_here.ipynb \
+	    --ServerApp.tornado_settings=$(BIG_MESSAGES) $(ROOT_FLAG) $(ARGS)
 
 test: $(STAMP)
 	$(BIN)/python -m pytest $(ARGS)
@@ -45,4 +54,4 @@ learner: $(STAMP)
 # Classroom mode: the playground as a standalone page (Voila), on loopback.
 app: $(STAMP)
 	$(BIN)/voila notebooks/05_playground.ipynb --no-browser --port=$(PORT) \
-	    --Voila.ip=127.0.0.1 $(ARGS)
+	    --Voila.ip=127.0.0.1 --Voila.tornado_settings=$(BIG_MESSAGES) $(ARGS)
