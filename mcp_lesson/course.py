@@ -10,7 +10,7 @@ notebook with a traceback.
 * :func:`try_it`: call a function on one example and print what came back;
 * :func:`agree`: does the learner's function give the same answers as the
   package's on the whole case table?
-* :func:`check`: the package's self-check, naming the learner's function;
+* :func:`check`: the package's self-check (it names the learner's function);
 * :func:`self_check`: ``check(fn)`` followed by ``agree(fn, package version)``;
 * :func:`aim`: target practice, "write a message that this rule catches";
 * :func:`quiz`: label some messages by hand and compare with ``classify``.
@@ -23,8 +23,7 @@ from typing import NamedTuple
 
 from . import classification, messages
 from .cases import CASES, ERROR_BUILDS, REQUEST_BUILDS, TEXT_CASES
-from . import selfcheck
-from .selfcheck import shown
+from .selfcheck import check, shown
 
 NUMBERED = re.compile(r"^(\d\d)_[\w-]+\.ipynb$")
 
@@ -235,21 +234,6 @@ def agree(fn, reference=None, table=None):
         print(f"  ... and {len(differ) - 3} more")
 
 
-def check(fn, target=None, show=3):
-    """Like :func:`mcp_lesson.check`, but the report names ``fn`` itself.
-
-    ``check(rough_kind)`` is checked against the ``classify`` table (the
-    target is read from the name, falling back to "classify") and prints
-    ``rough_kind: 29/55 cases pass``, so the learner sees which function the
-    verdict is about.
-    """
-    report = selfcheck.run_check(fn, target)
-    name = getattr(fn, "__name__", "") or report.target
-    if name != report.target and name.isidentifier():
-        report = report._replace(target=name)
-    print(report.text(show))
-
-
 def self_check(fn, reference=None):
     """The last cell of a lesson: the case-table check, then the agreement."""
     check(fn)
@@ -312,11 +296,7 @@ RULES = {
 
 def rule_of(msg):
     """The name of the rule that decides ``classify(msg)`` (see :data:`RULES`)."""
-    try:
-        finder = getattr(classification, "rule_of", None)
-        return finder(msg) if finder else classification._judge(msg)[1]
-    except Exception:
-        return "unreadable"
+    return classification.rule_of(msg)
 
 
 def aim(fn, rule):

@@ -1,0 +1,98 @@
+"""The lesson helpers of mcp_lesson.course: deterministic words, never a traceback."""
+
+import json
+
+import pytest
+
+import mcp_lesson
+from mcp_lesson import course
+
+
+def test_lessons_are_read_from_the_files(tmp_path):
+    for name, title in [("00_start.ipynb", "00 · Start"), ("01_next.ipynb", "Next steps"),
+                        ("notes.ipynb", "not a lesson")]:
+        cell = {"cell_type": "markdown", "metadata": {}, "source": [f"# {title}\n", "text"]}
+        (tmp_path / name).write_text(json.dumps({"cells": [cell]}))
+    (tmp_path / "02_broken.ipynb").write_text("{not json")
+    assert [lesson.filename for lesson in course.lessons(tmp_path)] == [
+        "00_start.ipynb", "01_next.ipynb", "02_broken.ipynb"]
+    assert course.contents(tmp_path).splitlines() == [
+        "- [00 · Start](00_start.ipynb)",
+        "- [01 · Next steps](01_next.ipynb)",
+        "- [02 broken](02_broken.ipynb)",
+    ]
+
+
+def test_the_course_contents_list_every_numbered_notebook():
+    names = [lesson.filename for lesson in course.lessons()]
+    assert names[0] == "00_start_here.ipynb" and len(names) >= 8
+    assert [lesson.number for lesson in course.lessons()] == list(range(len(names)))
+
+
+def test_try_it_reports_instead_of_raising(capsys):
+    def todo(msg):
+        raise NotImplementedError()
+
+    def broken(msg):
+        return msg["id"]
+
+    course.try_it(todo, {})
+    course.try_it(broken, {})
+    course.try_it(mcp_lesson.classify, "x" * 10_000)
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == "todo({}) -> not implemented yet"
+    assert lines[1] == "broken({}) -> raises KeyError: 'id'"
+    assert lines[2].endswith("-> ('invalid', -32600)") and len(lines[2]) < 200
+
+
+def test_agree_and_self_check(capsys):
+    def classify(msg):
+        return mcp_lesson.classify(msg)
+
+    course.self_check(classify)
+    assert capsys.readouterr().out.splitlines() == [
+        f"classify: {len(mcp_lesson.CASES)}/{len(mcp_lesson.CASES)} cases pass",
+        f"classify agrees with mcp_lesson.classify on {len(mcp_lesson.CASES)}/"
+        f"{len(mcp_lesson.CASES)} cases",
+    ]
+
+
+def test_agree_on_an_unfinished_function(capsys):
+    def create_request(method, params=None, request_id=None):
+        raise NotImplementedError()
+
+    course.agree(create_request)
+    assert capsys.readouterr().out == "create_request vs mcp_lesson.create_request: not implemented yet\n"
+
+
+def test_check_names_the_learners_function(capsys):
+    def rough_kind(msg):
+        return ("request", None)
+
+    course.check(rough_kind)
+    assert capsys.readouterr().out.startswith("rough_kind: ")
+
+
+@pytest.mark.parametrize(
+    "message, rule, verdict",
+    [
+        ({"jsonrpc": "2.0", "id": True, "method": "x"}, "bad-request-id", "hit!"),
+        ({"jsonrpc": "2.0", "id": 1, "method": "x"}, "bad-request-id", "miss."),
+    ],
+)
+def test_aim(capsys, message, rule, verdict):
+    def target():
+        return message
+
+    course.aim(target, rule)
+    assert capsys.readouterr().out.startswith(f"target: {verdict}")
+
+
+def test_quiz(capsys):
+    def labels():
+        return ["request", "request"]
+
+    course.quiz(labels, [{"jsonrpc": "2.0", "id": 1, "method": "x"}, []])
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == "labels: 1/2 right"
+    assert out[1].startswith("  message 2: you said 'request'. Invalid (-32600)")
