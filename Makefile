@@ -49,7 +49,7 @@ clean:
 
 # Learner copies: the lesson masters with their solutions replaced by stubs.
 learner: $(STAMP)
-	$(BIN)/python tools/make_learner.py
+	$(BIN)/python tools/make_learner.py $(if $(FORCE),--force)
 
 # Classroom mode: the playground as a standalone page (Voila), on loopback.
 app: $(STAMP)

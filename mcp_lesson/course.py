@@ -25,7 +25,8 @@ from . import classification, messages
 from .cases import CASES, ERROR_BUILDS, REQUEST_BUILDS, TEXT_CASES
 from .selfcheck import check, shown
 
-NUMBERED = re.compile(r"^(\d\d)_[\w-]+\.ipynb$")
+# A lesson is NN_topic.ipynb; JupyterLab's "03_x-Copy1.ipynb" duplicates are not.
+NUMBERED = re.compile(r"^(\d\d)_[a-z0-9_]+\.ipynb$")
 
 
 class Lesson(NamedTuple):

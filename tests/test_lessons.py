@@ -74,7 +74,7 @@ def test_learner_copy_is_up_to_date(name):
 
 
 def test_no_orphan_learner_copies():
-    orphans = sorted(p.name for p in LEARNER.glob("[0-9][0-9]_*.ipynb") if p.name not in NAMES)
+    orphans = sorted(p.name for p in make_learner.lesson_files(LEARNER) if p.name not in NAMES)
     assert not orphans, f"learner copies without a master: {orphans} (run `make learner`)"
 
 
@@ -166,3 +166,29 @@ def test_master_is_stored_cleanly_executed(name):
         for out in cell.outputs:
             assert out.output_type != "error", f"code cell {i} stored an error"
             assert out.get("name") != "stderr", f"code cell {i} stored stderr: {out.text[:80]!r}"
+
+
+# --- the tool never destroys a learner's work ---------------------------------------
+
+
+def test_make_learner_keeps_copies_somebody_worked_in(tmp_path, capsys):
+    fresh = make_learner.learner_copy(MASTERS[1])
+    worked = make_learner.learner_copy(MASTERS[2])
+    worked.cells[1].source += "\n# my notes"
+    for cell in worked.cells:
+        if cell.cell_type == "code":
+            cell.outputs = [nbformat.v4.new_output("stream", text="mine\n")]
+            break
+    nbformat.write(fresh, str(tmp_path / "99_gone.ipynb"))
+    nbformat.write(worked, str(tmp_path / MASTERS[2].name))
+    nbformat.write(worked, str(tmp_path / "98_old_lesson.ipynb"))
+    (tmp_path / "03_classifying-Copy1.ipynb").write_text("{}")
+    make_learner.write_all(tmp_path)
+    out = capsys.readouterr().out
+    assert not (tmp_path / "99_gone.ipynb").exists()  # untouched generated copy: removed
+    assert "# my notes" in (tmp_path / MASTERS[2].name).read_text()  # worked in: kept
+    assert (tmp_path / "98_old_lesson.ipynb").exists() and out.count("kept ") == 2
+    assert (tmp_path / "03_classifying-Copy1.ipynb").read_text() == "{}"  # not a lesson name
+    make_learner.write_all(tmp_path, force=True)
+    assert "# my notes" not in (tmp_path / MASTERS[2].name).read_text()
+    assert not (tmp_path / "98_old_lesson.ipynb").exists()

@@ -2,6 +2,7 @@
 
     python tools/make_learner.py          # (re)write notebooks/learner/NN_*.ipynb
     python tools/make_learner.py --check  # exit 1 if a copy is missing or stale
+    python tools/make_learner.py --force  # also overwrite copies somebody worked in
 
 Every numbered master ``notebooks/NN_*.ipynb`` holds its solutions between
 nbgrader's solution comment lines inside function bodies. nbgrader's own
@@ -9,10 +10,17 @@ nbgrader's solution comment lines inside function bodies. nbgrader's own
 raises ``NotImplementedError``; outputs and execution counts are cleared, and a
 short note at the top says this is the learner copy and where its master is.
 Copies of masters that no longer exist are removed.
+
+A lesson is named ``NN_topic.ipynb``: two digits, an underscore, then lower
+case letters, digits and underscores. So JupyterLab's duplicates
+(``03_classifying-Copy1.ipynb``) and a learner's own files are never taken
+for lessons. A copy that holds outputs has been worked in (a learner ran it
+and saved it): it is never overwritten or removed without ``--force``.
 """
 
 import argparse
 import copy
+import re
 import sys
 from pathlib import Path
 
@@ -23,7 +31,7 @@ from nbgrader.preprocessors import ClearSolutions
 ROOT = Path(__file__).resolve().parent.parent
 MASTERS = ROOT / "notebooks"
 LEARNER = MASTERS / "learner"
-PATTERN = "[0-9][0-9]_*.ipynb"
+LESSON_NAME = re.compile(r"^\d\d_[a-z0-9_]+\.ipynb$")
 
 NOTE_ID = "learner-copy-note"
 NOTE = """\
@@ -34,9 +42,23 @@ master [`notebooks/{name}`](../{name}) (which holds worked solutions) by \
 (File > Save Notebook As...)."""
 
 
+def lesson_files(folder):
+    """The files of ``folder`` named like a lesson (``NN_topic.ipynb``), in order."""
+    return sorted(p for p in Path(folder).glob("*.ipynb") if LESSON_NAME.match(p.name))
+
+
 def masters(folder=MASTERS):
     """The numbered lesson masters, in order."""
-    return sorted(Path(folder).glob(PATTERN))
+    return lesson_files(folder)
+
+
+def worked_in(path):
+    """True when the notebook at ``path`` holds outputs: somebody ran and saved it."""
+    try:
+        nb = nbformat.read(str(path), as_version=4)
+    except Exception:  # unreadable: not ours to judge, so keep it
+        return True
+    return any(cell.get("outputs") for cell in nb.cells if cell.cell_type == "code")
 
 
 def learner_copy(master):
@@ -79,25 +101,42 @@ def stale(folder=LEARNER):
         if not target.exists() or target.read_text(encoding="utf-8") != learner_text(master):
             wrong.append(target.name)
     wanted = {m.name for m in masters()}
-    wrong += [p.name for p in sorted(Path(folder).glob(PATTERN)) if p.name not in wanted]
+    wrong += [p.name for p in lesson_files(folder) if p.name not in wanted]
     return wrong
 
 
-def write_all(folder=LEARNER):
+KEPT = ("kept {path}: it holds outputs, so somebody worked in it. Save that work under "
+        "another name (File > Save Notebook As...), or run `make learner FORCE=1`.")
+
+
+def _shown(path):
+    path = Path(path)
+    return path.relative_to(ROOT) if path.is_relative_to(ROOT) else path
+
+
+def write_all(folder=LEARNER, force=False):
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     written = []
     for master in masters():
         target = target_of(master, folder)
         text = learner_text(master)
-        if not target.exists() or target.read_text(encoding="utf-8") != text:
-            target.write_text(text, encoding="utf-8")
-            written.append(target.name)
+        if target.exists() and target.read_text(encoding="utf-8") == text:
+            continue
+        if target.exists() and worked_in(target) and not force:
+            print(KEPT.format(path=_shown(target)))
+            continue
+        target.write_text(text, encoding="utf-8")
+        written.append(target.name)
     wanted = {m.name for m in masters()}
-    for orphan in sorted(folder.glob(PATTERN)):
-        if orphan.name not in wanted:
-            orphan.unlink()
-            print(f"removed {orphan.relative_to(ROOT)} (its master is gone)")
+    for orphan in lesson_files(folder):
+        if orphan.name in wanted:
+            continue
+        if worked_in(orphan) and not force:
+            print(KEPT.format(path=_shown(orphan)))
+            continue
+        orphan.unlink()
+        print(f"removed {_shown(orphan)} (its master is gone)")
     return written
 
 
@@ -105,6 +144,8 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--check", action="store_true",
                         help="only report copies that are missing or out of date")
+    parser.add_argument("--force", action="store_true",
+                        help="also overwrite or remove copies that hold outputs")
     args = parser.parse_args(argv)
     if args.check:
         wrong = stale()
@@ -113,7 +154,7 @@ def main(argv=None):
         if not wrong:
             print(f"{len(masters())} learner copies are up to date")
         return 1 if wrong else 0
-    written = write_all()
+    written = write_all(force=args.force)
     print(f"{len(masters())} learner copies in notebooks/learner/, "
           f"{len(written)} rewritten" + (f": {', '.join(written)}" if written else ""))
     return 0
