@@ -18,19 +18,12 @@ venv: $(STAMP)
 
 # Rebuilt when pyproject.toml or this Makefile changes, or when the venv's
 # Python no longer runs (say, after a system Python upgrade).
-$(STAMP): pyproject.toml Makefile binder/overrides.json
+$(STAMP): pyproject.toml Makefile tools/overrides.json tools/course_jupyter.sh
 	@$(BIN)/python -c "" 2>/dev/null || (rm -rf $(VENV) && $(PYTHON) -m venv $(VENV))
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check --upgrade pip
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e ".[test]"
-	@# JupyterLab settings for the course: no news pop-up, no update check.
-	mkdir -p $(VENV)/share/jupyter/lab/settings
-	cp binder/overrides.json $(VENV)/share/jupyter/lab/settings/overrides.json
-	@# nbgrader is only a library here (it makes the learner copies): hide its
-	@# teacher panels from learners' JupyterLab and Voila.
-	$(BIN)/jupyter labextension disable --level=sys_prefix @jupyter/nbgrader >/dev/null 2>&1
-	for ext in formgrader validate_assignment assignment_list course_list; do \
-	    $(BIN)/jupyter server extension disable --sys-prefix nbgrader.server_extensions.$$ext \
-	    >/dev/null 2>&1; done
+	@# No news pop-up; nbgrader's teacher panels hidden (see the script).
+	bash tools/course_jupyter.sh $(BIN)
 	touch $(STAMP)
 
 lab: $(STAMP)
