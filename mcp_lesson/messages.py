@@ -11,6 +11,7 @@ So whatever they return is valid by construction.
 """
 
 import json
+import reprlib
 
 JSONRPC_VERSION = "2.0"
 
@@ -90,18 +91,39 @@ def show_value(value, limit=60):
         return "a value that cannot be shown"
 
 
+_SHORT = reprlib.Repr()
+_SHORT.maxstring, _SHORT.maxother, _SHORT.maxlevel = 40, 40, 2
+
+
+def python_value(value):
+    """Name a Python argument for an error message: "a bool: True", "None"...
+
+    The builders are called from Python, so their errors speak Python. Never
+    raises, and stays short whatever the value.
+    """
+    if value is None:
+        return "None"
+    name = type(value).__name__
+    article = "an" if name[:1].lower() in "aeiou" else "a"
+    try:
+        shown = _SHORT.repr(value)
+    except Exception:  # an int too long to print, a hostile __repr__...
+        shown = f"<{name}>"
+    return f"{article} {name}: {shown}"
+
+
 def _require_id(request_id, where):
     if not is_valid_id(request_id):
         raise TypeError(
             f"{where} must be a str or an int (not a bool or a float), "
-            f"got {json_type(request_id)}: {show_value(request_id)}"
+            f"got {python_value(request_id)}"
         )
 
 
 def _require_object(value, name):
     if not isinstance(value, dict):
         raise TypeError(
-            f"{name} must be a dict (a JSON object), got {json_type(value)}: {show_value(value)}"
+            f"{name} must be a dict (a JSON object), got {python_value(value)}"
         )
 
 
@@ -117,7 +139,7 @@ def create_request(method, params=None, request_id=None):
     {'jsonrpc': '2.0', 'method': 'notifications/initialized'}
     """
     if not isinstance(method, str):
-        raise TypeError(f"method must be a str, got {json_type(method)}: {show_value(method)}")
+        raise TypeError(f"method must be a str, got {python_value(method)}")
     if params is not None:
         _require_object(params, "params")
     message = {"jsonrpc": JSONRPC_VERSION, "method": method}
@@ -154,9 +176,9 @@ def error_response(id, code, message, data=_OMITTED):
     if id is not None:
         _require_id(id, "id")
     if not is_integer(code):
-        raise TypeError(f"code must be an int (not a bool), got {json_type(code)}: {show_value(code)}")
+        raise TypeError(f"code must be an int (not a bool), got {python_value(code)}")
     if not isinstance(message, str):
-        raise TypeError(f"message must be a str, got {json_type(message)}: {show_value(message)}")
+        raise TypeError(f"message must be a str, got {python_value(message)}")
     error = {"code": code, "message": message}
     if data is not _OMITTED:
         error["data"] = data

@@ -11,7 +11,7 @@ import json
 from typing import List, NamedTuple
 
 from .cases import CASES, ERROR_BUILDS, REQUEST_BUILDS, TEXT_CASES
-from .messages import show_value
+from .messages import python_value, show_value
 
 #: What each function is checked against, by its name.
 TARGETS = ("classify", "classify_json", "create_request", "error_response")
@@ -166,6 +166,8 @@ def run_check(fn, target=None):
     "create_request" or "error_response"); by default it is read from the
     function's name, falling back to "classify".
     """
+    if not callable(fn):
+        raise TypeError(f"run_check() needs a function, got {python_value(fn)}")
     target = _target_of(fn, target)
     if target == "classify":
         rows = _verdict_rows(fn, CASES, as_text=False)
@@ -185,11 +187,17 @@ def check(fn, target=None, show=3):
     The report names ``fn`` itself, so ``check(rough_kind)`` (checked against
     the classify table) prints ``rough_kind: 29/55 cases pass``.
     """
+    if not callable(fn):
+        print(f"check() needs the function you wrote, got {python_value(fn)}")
+        return
     report = run_check(fn, target)
     name = getattr(fn, "__name__", "")
     if name.isidentifier() and name != report.target:
         report = report._replace(target=name)
     print(report.text(show))
+    if target is None and name not in TARGETS and report.passed == 0 and not report.not_implemented:
+        print(f"  ({name} was checked as classify, from its name; for another table say "
+              f"check({name}, target=...) with one of {', '.join(TARGETS[1:])})")
 
 
 def compare(fn, reference, cases=CASES):

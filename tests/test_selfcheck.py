@@ -89,3 +89,19 @@ def test_the_target_can_be_named(capsys):
 def test_compare(capsys):
     compare(mcp_lesson.classify, mcp_lesson.classify)
     assert capsys.readouterr().out == f"{len(CASES)}/{len(CASES)} messages get the same verdict from both\n"
+
+
+def test_check_of_something_that_is_not_a_function(capsys):
+    check(42)
+    assert capsys.readouterr().out == "check() needs the function you wrote, got an int: 42\n"
+
+
+def test_a_builder_with_an_unknown_name_gets_a_hint(capsys):
+    def build(method, params=None, request_id=None):
+        return mcp_lesson.create_request(method, params, request_id)
+
+    check(build)
+    out = capsys.readouterr().out
+    assert out.startswith("build: 0/") and "target=" in out
+    check(build, target="create_request")
+    assert capsys.readouterr().out.startswith("build: 11/11 cases pass")
