@@ -12,7 +12,7 @@ ROOT_FLAG := $(shell [ "$$(id -u)" = 0 ] && echo --allow-root)
 # A pasted message may be bigger than the web socket's default 10 MiB limit.
 BIG_MESSAGES := "{'websocket_max_message_size': 104857600}"
 
-.PHONY: lab test learner app bench clean venv
+.PHONY: lab test lessons learner app bench clean venv
 
 venv: $(STAMP)
 
@@ -39,6 +39,12 @@ bench: $(STAMP)
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis
+
+# Re-execute the lesson masters from fresh kernels and save their outputs
+# (NB=notebooks/03_classifying.ipynb for one), then refresh the learner copies.
+lessons: $(STAMP)
+	$(BIN)/python tools/execute_lessons.py $(NB)
+	$(BIN)/python tools/make_learner.py
 
 # Learner copies: the lesson masters with their solutions replaced by stubs.
 learner: $(STAMP)

@@ -1,0 +1,54 @@
+"""Re-execute lesson masters from a fresh kernel and save them, outputs included.
+
+    python tools/execute_lessons.py                      # every notebooks/NN_*.ipynb
+    python tools/execute_lessons.py notebooks/03_x.ipynb # just these
+
+This is how a master's stored outputs are made (nbval then compares against
+them), so every master is saved the same way:
+
+* one fresh kernel per notebook, cells run top to bottom, in the notebook's
+  own folder;
+* no execution timestamps in the cell metadata (they would change every run);
+* widgets keep only their plain-text form: the widget-view output and the
+  widget state are dropped, since their model ids differ every run and a
+  saved state without a live kernel only shows "model not found" in
+  JupyterLab. Running the cell starts the tool again.
+"""
+
+import sys
+from pathlib import Path
+
+import nbformat
+from nbclient import NotebookClient
+
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def execute(path):
+    path = Path(path)
+    nb = nbformat.read(str(path), as_version=4)
+    client = NotebookClient(nb, timeout=120, kernel_name="python3", record_timing=False,
+                            store_widget_state=False, resources={"metadata": {"path": str(path.parent)}})
+    client.execute()
+    for cell in nb.cells:
+        cell.metadata.pop("execution", None)
+        for output in cell.get("outputs", []):
+            output.get("data", {}).pop(WIDGET_VIEW, None)
+    nb.metadata.pop("widgets", None)
+    nbformat.write(nb, str(path))
+    return path
+
+
+def main(argv):
+    sys.path.insert(0, str(ROOT / "tools"))
+    from make_learner import masters
+
+    paths = [Path(p) for p in argv] or masters()
+    for path in paths:
+        print(f"executed {execute(path)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
