@@ -241,15 +241,22 @@ def self_check(fn, reference=None):
     agree(fn, reference)
 
 
+def _answer_of(fn):
+    """Call the learner's ``fn()``; on trouble print why and return ``(False, None)``."""
+    name = getattr(fn, "__name__", "fn")
+    status, value = _outcome(fn, ())
+    if status == "todo":
+        print(f"{name}: {NOT_YET}")
+    elif status == "raised":
+        print(f"{name}: raises {type(value).__name__}: {value}")
+    return status == "value", value
+
+
 def quiz(fn, messages_to_label):
     """``fn()`` returns one kind per message; print how many match ``classify``."""
     name = getattr(fn, "__name__", "fn")
-    status, labels = _outcome(fn, ())
-    if status == "todo":
-        print(f"{name}: {NOT_YET}")
-        return
-    if status == "raised":
-        print(f"{name}: raises {type(labels).__name__}: {labels}")
+    answered, labels = _answer_of(fn)
+    if not answered:
         return
     try:
         labels = list(labels)
@@ -302,13 +309,9 @@ def rule_of(msg):
 
 def aim(fn, rule):
     """Target practice: does the message ``fn()`` returns get caught by ``rule``?"""
-    status, msg = _outcome(fn, ())
     name = getattr(fn, "__name__", "fn")
-    if status == "todo":
-        print(f"{name}: {NOT_YET}")
-        return
-    if status == "raised":
-        print(f"{name}: raises {type(msg).__name__}: {msg}")
+    answered, msg = _answer_of(fn)
+    if not answered:
         return
     got = rule_of(msg)
     if got == rule:
