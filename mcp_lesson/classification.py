@@ -173,17 +173,27 @@ def _judge(msg):
     return verdict, _RULE_OF[id(verdict)]
 
 
+#: The longest integer literal (in digits) that the parser converts. Python
+#: converts decimal text to int in quadratic time, so a 10 MB run of digits
+#: would take an hour; like nesting that is too deep, a number that is too long
+#: is a limit of the parser and gives a parse error.
+MAX_INT_DIGITS = 20_000
+
+
 def parse(text):
     """Parse wire text strictly; return ``(value, None)`` or ``(None, reason)``.
 
     Strict means RFC 8259 JSON: ``NaN`` and ``Infinity`` are refused, bytes
-    must be UTF-8, and nesting too deep for the parser is a parse error.
+    must be UTF-8, and nesting too deep or integers too long for the parser
+    (over :data:`MAX_INT_DIGITS` digits) are parse errors. Never raises.
     """
     try:
         if isinstance(text, (bytes, bytearray, memoryview)):
             text = bytes(text).decode("utf-8")
         elif not isinstance(text, str):
             return None, f"expected text or bytes, got {json_type(text)}"
+        elif type(text) is not str:
+            text = str.__getitem__(text, slice(None))  # a plain str, whatever the subclass
         return json.loads(text, parse_constant=_refuse_constant), None
     except _NotJSON as exc:
         return None, str(exc)
@@ -198,7 +208,7 @@ def parse(text):
             return _parse_huge_ints(text)
         return None, f"the text is not JSON ({str(exc)[:120]})"
     except Exception as exc:
-        return None, f"the text is not JSON ({type(exc).__name__})"
+        return None, f"the text could not be read as JSON ({type(exc).__name__})"
 
 
 class _NotJSON(ValueError):
@@ -209,20 +219,39 @@ def _refuse_constant(name):
     raise _NotJSON(f"{name} is a JavaScript number, not JSON: JSON has no {name}")
 
 
-def _parse_huge_ints(text):
-    """Retry with an integer parser that has no digit limit (slow, rare)."""
+def _long_int(literal):
+    digits = len(literal) - literal.startswith("-")
+    if digits > MAX_INT_DIGITS:
+        raise _NotJSON(
+            f"a number with {digits:,} digits is longer than this parser reads "
+            f"({MAX_INT_DIGITS:,} digits at most)"
+        )
     from decimal import Decimal
 
+    return int(Decimal(literal))  # no digit limit, unlike int(str)
+
+
+def _parse_huge_ints(text):
+    """Retry with an integer parser for long literals (slow, rare)."""
     try:
-        value = json.loads(
-            text, parse_constant=_refuse_constant, parse_int=lambda s: int(Decimal(s))
-        )
+        value = json.loads(text, parse_constant=_refuse_constant, parse_int=_long_int)
         return value, None
+    except _NotJSON as exc:
+        return None, str(exc)
+    except RecursionError:
+        return None, "the JSON is nested too deeply for the parser"
     except Exception as exc:
         return None, f"the text is not JSON ({type(exc).__name__})"
 
 
 def _parse_reason(text, exc):
+    try:
+        return _describe_parse_error(text, exc)
+    except Exception:  # never let the wording of an error become an error
+        return "the text is not valid JSON"
+
+
+def _describe_parse_error(text, exc):
     if not text.strip():
         return "the text is empty: there is no JSON value in it"
     if exc.msg.startswith("Unterminated") or exc.pos >= len(text.rstrip()):
@@ -294,7 +323,7 @@ _RULES = {
     "unreadable": "this value could not be read as a message",
     "bad-error-id": (
         "the id is {id_desc}; an error response's id must be a string, an "
-        "integer, or null when the request's id could not be read"
+        "integer, or null when the request's id could not be read{id_note}"
     ),
     "result": (
         'it has "jsonrpc": "2.0", no "method", the id {id} and an object "result", '
@@ -426,13 +455,13 @@ def _reply_for_value(msg):
     if kind != "invalid":
         return None
     request_id = None
-    if isinstance(msg, dict):
-        candidate = dict.get(msg, "id", None)
-        try:
+    try:
+        if isinstance(msg, dict):
+            candidate = dict.get(msg, "id", None)
             if is_valid_id(candidate):
                 request_id = candidate
-        except Exception:
-            request_id = None
+    except Exception:  # an object that only pretends to be a dict
+        request_id = None
     return error_response(request_id, code, ERROR_MESSAGES[code])
 
 

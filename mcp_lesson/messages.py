@@ -76,7 +76,7 @@ def show_value(value, limit=60):
             return json.dumps(value)
         if isinstance(value, int):
             if value.bit_length() > 200:
-                return f"an integer of about {int(value.bit_length() * 0.30103)} digits"
+                return f"<a {int(value.bit_length() * 0.30103) + 1:,}-digit integer>"
             return str(int(value))
         if isinstance(value, str):
             if len(value) > limit:
@@ -162,7 +162,14 @@ def success_response(id, result):
     return {"jsonrpc": JSONRPC_VERSION, "id": id, "result": result}
 
 
-_OMITTED = object()
+class _Omitted:
+    """The default of ``data``: "not given", which differs from ``data=None``."""
+
+    def __repr__(self):
+        return "<omitted>"
+
+
+_OMITTED = _Omitted()
 
 
 def error_response(id, code, message, data=_OMITTED):

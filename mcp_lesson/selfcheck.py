@@ -86,7 +86,7 @@ def _call(fn, args, kwargs):
     """Run the learner's function; return ``(value, exception)``."""
     try:
         return fn(*args, **kwargs), None
-    except Exception as exc:  # reported, never re-raised (RecursionError included)
+    except (Exception, SystemExit) as exc:  # reported, never re-raised
         return None, exc
 
 
@@ -104,13 +104,20 @@ def _verdict_rows(fn, cases, as_text):
             rows.append(Row(case.name, shown(given), repr(case.expected),
                             f"an exception, {_describe_exception(exc)}", False, case.reason))
             continue
-        ok = isinstance(got, tuple) and got == case.expected
-        reason = case.reason
-        if isinstance(got, list) and tuple(got) == case.expected:
+        ok, reason = _matches(got, case.expected), case.reason
+        if not ok and isinstance(got, list) and _matches(tuple(got), case.expected):
             reason = "right values, but return a tuple, not a list"
         rows.append(Row(case.name, shown(given), repr(case.expected), shown_result(got),
                         ok, reason))
     return rows
+
+
+def _matches(got, expected):
+    """``got == expected`` for a plain tuple, False (not an error) for anything odd."""
+    try:
+        return type(got) is tuple and bool(got == expected)
+    except Exception:  # a learner's value whose == raises
+        return False
 
 
 def shown_result(value):
@@ -122,11 +129,9 @@ def shown_result(value):
 
 def _same_message(got, expected):
     """Equal, and equal as JSON text too, so key order and 1 vs 1.0 vs True matter."""
-    if got != expected:
-        return False
     try:
-        return json.dumps(got) == json.dumps(expected)
-    except (TypeError, ValueError):
+        return got == expected and json.dumps(got) == json.dumps(expected)
+    except Exception:  # not JSON, or a value whose == raises
         return False
 
 

@@ -289,8 +289,13 @@ class Classifier(widgets.VBox):
 
     @value.setter
     def value(self, text):
+        self._wire = None
         if isinstance(text, (bytes, bytearray)):
-            text = bytes(text).decode("utf-8", "replace")
+            # The text area holds text, so bad UTF-8 is shown replaced, but the
+            # verdict is still about the bytes as they came (a parse error).
+            raw = bytes(text)
+            text = clean(raw.decode("utf-8", "replace"))
+            self._wire = (text, raw)
         self.text.value = clean(text)
 
     def choose(self, name):
@@ -332,7 +337,8 @@ class Classifier(widgets.VBox):
                 f'<p class="mcp-note" style="{_NOTE}">(Empty text is not a message: '
                 "a server would answer it with a parse error, -32700.)</p></div>"
             )
-        kind, code, reason, reply, value = verdict(text)
+        wire = getattr(self, "_wire", None)
+        kind, code, reason, reply, value = verdict(wire[1] if wire and wire[0] == text else text)
         self.kind, self.code = kind, code
         self.badge.value = badge(kind)
         if code is None:

@@ -311,6 +311,40 @@ def test_a_huge_integer_literal_is_still_an_integer():
     assert classify_json('{"jsonrpc":"2.0","id":%s,"method":"ping"}' % big) == REQUEST
 
 
+def test_integers_longer_than_the_parser_reads_are_a_parse_error():
+    from mcp_lesson.classification import MAX_INT_DIGITS
+
+    template = '{"jsonrpc":"2.0","id":%s,"method":"ping"}'
+    assert classify_json(template % ("9" * MAX_INT_DIGITS)) == REQUEST
+    assert classify_json(template % ("-" + "9" * MAX_INT_DIGITS)) == REQUEST
+    assert classify_json(template % ("9" * (MAX_INT_DIGITS + 1))) == UNPARSABLE
+    assert classify_json("9" * 10_000_000) == UNPARSABLE  # at once, not in an hour
+    assert "digits" in explain_json("9" * (MAX_INT_DIGITS + 1))
+
+
+def test_a_hostile_str_subclass_is_read_as_plain_text():
+    class Hostile(str):
+        def strip(self, *args):
+            raise RuntimeError("strip")
+
+        def __str__(self):
+            raise RuntimeError("str")
+
+    assert classify_json(Hostile("{")) == UNPARSABLE
+    assert classify_json(Hostile('{"jsonrpc":"2.0","method":"x"}')) == NOTIFICATION
+    assert "-32700" in explain_json(Hostile("{"))
+    assert reply_for(Hostile("{"))["error"]["code"] == PARSE_ERROR
+
+
+def test_reply_for_survives_an_object_that_pretends_to_be_a_dict():
+    class Pretender:
+        @property
+        def __class__(self):
+            return dict
+
+    assert reply_for(Pretender()) == error_response(None, INVALID_REQUEST, "Invalid Request")
+
+
 def test_ten_megabytes_of_text():
     text = json.dumps(msg(id=1, method="x", params={"blob": "a" * 10_000_000}))
     assert classify_json(text) == REQUEST
@@ -336,6 +370,8 @@ def test_classify_json_never_raises_on_non_text(value):
         (msg(id=1, result={}, error=None), ["both"]),
         (msg(error=ERR), ['"id"', "null"]),
         (msg(id=1, error={"code": True, "message": "x"}), ["code", "bool"]),
+        (msg(id=True, error=ERR), ["bool", "not an integer"]),
+        (msg(id=2.0, result={}), ["float", "even 1.0"]),
         (msg(id=7, method="tools/list"), ["Request", "tools/list", "7"]),
         (msg(method="notifications/initialized"), ["Notification", "no \"id\""]),
         (msg(id=1, result={}), ["Response", "result"]),

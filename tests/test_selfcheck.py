@@ -105,3 +105,24 @@ def test_a_builder_with_an_unknown_name_gets_a_hint(capsys):
     assert out.startswith("build: 0/") and "target=" in out
     check(build, target="create_request")
     assert capsys.readouterr().out.startswith("build: 11/11 cases pass")
+
+
+def test_a_learner_value_whose_equality_raises_is_a_failure_not_a_crash():
+    class Odd:
+        def __eq__(self, other):
+            raise RuntimeError("no")
+
+    def classify(msg):
+        return ("request", Odd())
+
+    assert run_check(classify).passed == 0
+
+
+def test_sys_exit_in_a_learners_function_is_reported():
+    import sys
+
+    def classify(msg):
+        sys.exit(3)
+
+    report = run_check(classify)
+    assert report.passed == 0 and "SystemExit" in report.failures[0].got

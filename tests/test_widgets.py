@@ -341,3 +341,18 @@ def test_checker_with_a_bad_target():
 def test_reprs_are_short_and_fixed():
     for tool in (Classifier(), Quiz(seed=1), Checker(len)):
         assert "run the cell to start the tool" in repr(tool)
+
+
+def test_bytes_that_are_not_utf8_give_a_parse_error_in_the_widget():
+    classifier = Classifier()
+    classifier.value = b'{"jsonrpc":"2.0","method":"\xff<script>"}'
+    assert (classifier.kind, classifier.code) == ("invalid", -32700)
+    assert "<script>" not in classifier.result.value
+    classifier.value = b'{"jsonrpc":"2.0","method":"ok"}'
+    assert classifier.kind == "notification"
+
+
+def test_ten_megabytes_of_digits_get_a_verdict_at_once():
+    classifier = Classifier()
+    classifier.value = "9" * 10_000_000
+    assert (classifier.kind, classifier.code) == ("invalid", -32700)
