@@ -13,7 +13,15 @@ Modules, one idea each:
 * ``classification``: ``classify``, ``classify_json``, ``explain`` and the
   replies a strict server sends (``reply_for``, ``reply_for_json``);
 * ``cases``: the shared case table every test, lesson and widget reads;
-* ``selfcheck``: ``check(fn)``, the learner's self-check.
+* ``selfcheck``: ``check(fn)``, the learner's self-check;
+* ``course``: helpers for the lesson notebooks (contents, try_it, self_check);
+* ``widgets``: the playground's Classifier, Quiz and Checker (ipywidgets);
+* ``server``: the capstone's calculator MCP server (official ``mcp`` SDK);
+* ``stdio_client``: a line-based client for it, with read timeouts;
+* ``peers``: the SDK's own verdict on a message, beside ours.
+
+The root imports only the first four, which need nothing but the standard
+library.
 """
 
 from .cases import CASES, TEXT_CASES, Case, TextCase
@@ -25,6 +33,7 @@ from .classification import (
     parse,
     reply_for,
     reply_for_json,
+    reply_for_message,
 )
 from .messages import (
     ERROR_MESSAGES,
@@ -54,6 +63,7 @@ __all__ = [
     "parse",
     "reply_for",
     "reply_for_json",
+    "reply_for_message",
     "ERROR_MESSAGES",
     "INTERNAL_ERROR",
     "INVALID_PARAMS",

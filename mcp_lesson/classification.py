@@ -32,10 +32,6 @@ from .messages import (
     show_value,
 )
 
-REQUEST = ("request", None)
-NOTIFICATION = ("notification", None)
-RESPONSE = ("response", None)
-INVALID = ("invalid", INVALID_REQUEST)
 UNPARSABLE = ("invalid", PARSE_ERROR)
 
 # Each rule returns a verdict object of its own: equal to the plain tuple
@@ -416,8 +412,10 @@ def explain(msg):
         text = f"{head}: {reason}."
         extra = _oddities(msg, rule) if isinstance(msg, dict) else []
         return " ".join([text, *extra])
-    except Exception:
-        return "Invalid (-32600): this value could not be read as a message."
+    except Exception:  # the wording failed (a hostile value): the verdict still stands
+        kind, code = classify(msg)
+        head = kind.capitalize() + (f" ({code})" if code is not None else "")
+        return f"{head}: this value could not be described further."
 
 
 def explain_json(text):
@@ -447,10 +445,12 @@ def reply_for(msg):
     """
     if isinstance(msg, (str, bytes, bytearray, memoryview)):
         return reply_for_json(msg)
-    return _reply_for_value(msg)
+    return reply_for_message(msg)
 
 
-def _reply_for_value(msg):
+def reply_for_message(msg):
+    """Like :func:`reply_for`, for a parsed value only: a ``str`` here is a JSON
+    string value (an invalid message), never wire text to parse."""
     kind, code = classify(msg)
     if kind != "invalid":
         return None
@@ -474,4 +474,4 @@ def reply_for_json(text):
     value, reason = parse(text)
     if reason is not None:
         return error_response(None, PARSE_ERROR, ERROR_MESSAGES[PARSE_ERROR])
-    return _reply_for_value(value)
+    return reply_for_message(value)

@@ -23,7 +23,7 @@ from typing import NamedTuple
 
 from . import classification, messages
 from .cases import CASES, ERROR_BUILDS, REQUEST_BUILDS, TEXT_CASES
-from .selfcheck import check, shown
+from .selfcheck import call_safely, check, shown
 
 # A lesson is NN_topic.ipynb; JupyterLab's "03_x-Copy1.ipynb" duplicates are not.
 NUMBERED = re.compile(r"^(\d\d)_[a-z0-9_]+\.ipynb$")
@@ -104,12 +104,28 @@ NOT_YET = "not implemented yet"
 
 def _outcome(fn, args, kwargs=None):
     """("value", v), ("raised", exception) or ("todo", None) for NotImplementedError."""
-    try:
-        return "value", fn(*args, **(kwargs or {}))
-    except NotImplementedError:
+    value, exc = call_safely(fn, args, kwargs or {})
+    if exc is None:
+        return "value", value
+    if isinstance(exc, NotImplementedError):
         return "todo", None
-    except Exception as exc:  # reported, never re-raised
-        return "raised", exc
+    return "raised", exc
+
+
+def _result_text(value, limit=130):
+    """``repr(value)`` when it is short, else a cut JSON rendering; never raises."""
+    try:
+        text = repr(value)
+    except Exception:  # an int too long to print, a hostile __repr__...
+        return shown(value, limit)
+    return text if len(text) <= limit else shown(value, limit)
+
+
+def _equal(a, b):
+    try:
+        return bool(a == b)
+    except Exception:  # a learner's value whose == raises
+        return False
 
 
 def _arg_text(value, limit=70):
@@ -143,33 +159,18 @@ def try_it(fn, *args, **kwargs):
     elif status == "raised":
         result = f"raises {type(value).__name__}: {value}"
     else:
-        result = repr(value) if len(repr(value)) <= 130 else shown(value, 130)
+        result = _result_text(value)
     print(f"{_call_text(fn, args, kwargs)} -> {result}")
 
 
 # --- agreement with the package -------------------------------------------------
-
-def _reply_for_parsed(msg):
-    """The package's reply for a value that is already parsed.
-
-    The lessons' ``reply_for`` takes parsed messages only, so a Python string
-    here is the JSON string value, never wire text to parse again.
-    """
-    try:
-        text = json.dumps(msg)
-    except (TypeError, ValueError):
-        return classification.reply_for(msg)
-    return classification.reply_for_json(text)
-
-
-_reply_for_parsed.__name__ = "reply_for"
 
 _REFERENCES = {
     "classify": classification.classify,
     "classify_json": classification.classify_json,
     "create_request": messages.create_request,
     "error_response": messages.error_response,
-    "reply_for": _reply_for_parsed,
+    "reply_for": classification.reply_for_message,  # the lessons' reply_for takes values
     "reply_for_json": classification.reply_for_json,
 }
 
@@ -267,10 +268,10 @@ def quiz(fn, messages_to_label):
     if len(labels) != len(want):
         print(f"{name}: {len(want)} messages but {len(labels)} labels")
         return
-    right = sum(a == b for a, b in zip(labels, want))
+    right = sum(_equal(a, b) for a, b in zip(labels, want))
     print(f"{name}: {right}/{len(want)} right")
     for number, (label, kind, msg) in enumerate(zip(labels, want, messages_to_label), 1):
-        if label != kind:
+        if not _equal(label, kind):
             print(f"  message {number}: you said {label!r}. {classification.explain(msg)}")
 
 

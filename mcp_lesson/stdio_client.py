@@ -29,7 +29,7 @@ import threading
 import time
 
 from .classification import classify, parse
-from .messages import is_integer
+from .messages import is_integer, is_valid_id
 
 #: The course's calculator server (``mcp_lesson/server.py``).
 DEFAULT_COMMAND = (sys.executable, "-m", "mcp_lesson.server")
@@ -274,10 +274,13 @@ class StdioServer:
         An empty list means the server stayed silent. Silence cannot be seen
         directly, so the probe proves it: right after ``message`` it sends a
         ``ping`` request and reads until the ping's reply arrives (the server
-        reads its input in order, so by then it has read ``message``), then
-        listens ``grace`` seconds more for a late answer. When ``message`` is a
-        request this package considers valid, the probe waits for its reply
-        instead (up to the timeout): a request is owed exactly one reply.
+        reads its input in order, so by then it has read ``message``; but it
+        handles requests concurrently, so replies may come out of order), then
+        listens ``grace`` seconds more for a late answer. When ``message`` has
+        a method and a string or integer id, the probe waits for the reply
+        with that id instead (up to the timeout): the SDK answers such a
+        message, with a result or an error, even where this package would call
+        it invalid (``"params": null``).
         A line already on its way before the probe (a late reply to an earlier
         request) would be counted too, so await every request before probing.
         """
@@ -301,12 +304,16 @@ class StdioServer:
 
 
 def _owed_id(message):
-    """The id of ``message`` when it is a valid request (text is parsed first), else None."""
+    """The id a reply to ``message`` will carry, or None when none is owed.
+
+    A message with a method and a string or integer id gets a reply (text is
+    parsed first); one with no id, a bad id or no method gets none.
+    """
     if isinstance(message, (str, bytes, bytearray)):
         message, reason = parse(message)
         if reason is not None:
             return None
-    if classify(message)[0] == "request":
+    if isinstance(message, dict) and "method" in message and is_valid_id(message.get("id")):
         return message["id"]
     return None
 

@@ -40,8 +40,8 @@ from .classification import (
     explain,
     explain_json,
     parse,
-    reply_for,
     reply_for_json,
+    reply_for_message,
 )
 from .messages import ERROR_MESSAGES
 from .selfcheck import run_check
@@ -232,7 +232,7 @@ def verdict(text):
     """
     value, problem = parse(text)
     if problem is None:
-        (kind, code), reason, reply = classify(value), explain(value), reply_for(value)
+        (kind, code), reason, reply = classify(value), explain(value), reply_for_message(value)
         return kind, code, reason, reply, value
     kind, code = classify_json(text)
     return kind, code, explain_json(text), reply_for_json(text), None
@@ -269,6 +269,7 @@ class Classifier(widgets.VBox):
         self.result = widgets.HTML()
         self.result.add_class("mcp-classifier-result")
         self.kind, self.code = None, None
+        self._wire = None  # (text shown, the bytes it came from) for a bytes value
         super().__init__(
             [widgets.HTML(_CSS), self.examples, self.text, self.result], **kwargs
         )
@@ -296,7 +297,10 @@ class Classifier(widgets.VBox):
             raw = bytes(text)
             text = clean(raw.decode("utf-8", "replace"))
             self._wire = (text, raw)
-        self.text.value = clean(text)
+        text = clean(text)
+        if text == self.text.value:
+            self._show(text)  # no change event fires, but the verdict may differ
+        self.text.value = text
 
     def choose(self, name):
         """Pick an example by its case name (or full label); returns the label."""
@@ -337,7 +341,7 @@ class Classifier(widgets.VBox):
                 f'<p class="mcp-note" style="{_NOTE}">(Empty text is not a message: '
                 "a server would answer it with a parse error, -32700.)</p></div>"
             )
-        wire = getattr(self, "_wire", None)
+        wire = self._wire
         kind, code, reason, reply, value = verdict(wire[1] if wire and wire[0] == text else text)
         self.kind, self.code = kind, code
         self.badge.value = badge(kind)
@@ -382,6 +386,8 @@ class Quiz(widgets.VBox):
 
     def __init__(self, seed=None, cases=None, **kwargs):
         self.cases = list(CASES if cases is None else cases)
+        if not self.cases or not all(hasattr(case, "message") for case in self.cases):
+            raise ValueError("a Quiz needs at least one case with a message (see mcp_lesson.CASES)")
         self.order = list(range(len(self.cases)))
         random.Random(seed).shuffle(self.order)
         self.position = 0

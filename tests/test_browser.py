@@ -217,6 +217,10 @@ def open_page(browser, failure_name):
     (ARTIFACTS / failure_name).unlink(missing_ok=True)
     page = browser.new_page(viewport={"width": 1280, "height": 900})
     page.set_default_timeout(60_000)
+    from playwright.sync_api import expect
+
+    # A slow CI machine may still be running later cells when a paste arrives.
+    expect.set_options(timeout=60_000)
     page.dialogs = []
 
     def on_dialog(dialog):
@@ -332,7 +336,7 @@ def test_playground_in_jupyterlab(browser, lab_url):
         drive_classifier(page)
         use_quiz_and_checker(page)
         assert_no_widget_errors(page)
-        # No news pop-up (binder/overrides.json sets fetchNews to "false").
+        # No news pop-up (tools/overrides.json sets fetchNews to "false").
         toasts = page.locator(".Toastify__toast").all_inner_texts()
         assert not [toast for toast in toasts if "news" in toast.lower()], toasts
         assert page.dialogs == []

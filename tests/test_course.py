@@ -96,3 +96,9 @@ def test_quiz(capsys):
     out = capsys.readouterr().out.splitlines()
     assert out[0] == "labels: 1/2 right"
     assert out[1].startswith("  message 2: you said 'request'. Invalid (-32600)")
+
+
+def test_every_rule_has_a_short_name_for_target_practice():
+    from mcp_lesson.classification import _RULES
+
+    assert set(course.RULES) == set(_RULES)

@@ -15,6 +15,7 @@ them), so every master is saved the same way:
   JupyterLab. Running the cell starts the tool again.
 """
 
+import os
 import sys
 from pathlib import Path
 
@@ -41,6 +42,9 @@ def execute(path):
 
 
 def main(argv):
+    # As in the test suite (conftest.py): a library's warning on stderr must not
+    # be stored in a lesson, where nbval would compare it.
+    os.environ.setdefault("PYTHONWARNINGS", "ignore")
     sys.path.insert(0, str(ROOT / "tools"))
     from make_learner import masters
 

@@ -20,7 +20,6 @@ and saved it): it is never overwritten or removed without ``--force``.
 
 import argparse
 import copy
-import re
 import sys
 from pathlib import Path
 
@@ -28,10 +27,12 @@ import nbformat
 from nbconvert.preprocessors import ClearOutputPreprocessor
 from nbgrader.preprocessors import ClearSolutions
 
+from mcp_lesson.course import NUMBERED
+
 ROOT = Path(__file__).resolve().parent.parent
 MASTERS = ROOT / "notebooks"
 LEARNER = MASTERS / "learner"
-LESSON_NAME = re.compile(r"^\d\d_[a-z0-9_]+\.ipynb$")
+LESSON_NAME = NUMBERED  # NN_topic.ipynb, the rule mcp_lesson.course also lists lessons by
 
 NOTE_ID = "learner-copy-note"
 NOTE = """\
