@@ -4,12 +4,12 @@ One server process serves the whole module (starting one takes about a
 second); the fixture stops it and checks that it is gone.
 """
 
+import itertools
 import json
 import os
 import subprocess
 import sys
 import textwrap
-import time
 
 import pytest
 
@@ -22,6 +22,7 @@ INIT_PARAMS = {
     "capabilities": {},
     "clientInfo": {"name": "test-server", "version": "1.0"},
 }
+FRESH_IDS = itertools.count(1000)
 # A child that never reads its input nor writes a line: a silent, stubborn server.
 STUBBORN = [sys.executable, "-c", "import time; time.sleep(60)"]
 
@@ -113,9 +114,10 @@ def test_unknown_method_gets_method_not_found(server):
 def test_careless_messages_meet_silence(server, careless, strict_code):
     assert server.probe(careless) == []
     assert reply_for_json(careless)["error"]["code"] == strict_code
-    # Still alive and answering.
-    assert json.loads(server.request(create_request("ping", request_id=8))) == {
-        "jsonrpc": "2.0", "id": 8, "result": {}
+    # Still alive and answering (a fresh id each time, so no late reply can match).
+    ping_id = next(FRESH_IDS)
+    assert json.loads(server.request(create_request("ping", request_id=ping_id))) == {
+        "jsonrpc": "2.0", "id": ping_id, "result": {}
     }
 
 
@@ -140,7 +142,6 @@ def test_same_id_is_strict_about_types():
 
 
 def test_a_silent_server_never_hangs_and_is_stopped():
-    started = time.monotonic()
     with StdioServer(STUBBORN, timeout=0.3, grace=0.1, stop_timeout=0.3) as stubborn:
         with pytest.raises(ServerError):
             stubborn.request(create_request("ping", request_id=1))
@@ -149,7 +150,6 @@ def test_a_silent_server_never_hangs_and_is_stopped():
         assert stubborn.running
     assert not stubborn.running
     assert stubborn.stop() == stubborn.process.returncode  # stopping twice is fine
-    assert time.monotonic() - started < 30  # a sanity bound, not a timing test
     assert _children_named("time.sleep(60)") == []
 
 
@@ -163,6 +163,7 @@ def test_atexit_stops_a_forgotten_server():
         """
     )
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and done.stdout.strip(), done.stderr
     pid = int(done.stdout.split()[0])
     with pytest.raises(ProcessLookupError):
         os.kill(pid, 0)
