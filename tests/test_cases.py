@@ -29,20 +29,14 @@ def test_text_case_verdict(case):
     assert classify_json(case.text) == case.expected
 
 
-@pytest.mark.parametrize("build", REQUEST_BUILDS, ids=[b.name for b in REQUEST_BUILDS])
-def test_request_builds(build):
+BUILDS = [(create_request, b) for b in REQUEST_BUILDS] + [(error_response, b) for b in ERROR_BUILDS]
+
+
+@pytest.mark.parametrize("builder, build", BUILDS, ids=[f"{f.__name__}: {b.name}" for f, b in BUILDS])
+def test_builds(builder, build):
     if build.expected is TypeError:
         with pytest.raises(TypeError):
-            create_request(*build.args, **build.kwargs)
+            builder(*build.args, **build.kwargs)
     else:
-        got = create_request(*build.args, **build.kwargs)
+        got = builder(*build.args, **build.kwargs)
         assert got == build.expected and list(got) == list(build.expected)
-
-
-@pytest.mark.parametrize("build", ERROR_BUILDS, ids=[b.name for b in ERROR_BUILDS])
-def test_error_builds(build):
-    if build.expected is TypeError:
-        with pytest.raises(TypeError):
-            error_response(*build.args, **build.kwargs)
-    else:
-        assert error_response(*build.args, **build.kwargs) == build.expected
