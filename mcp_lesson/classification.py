@@ -422,8 +422,13 @@ def explain_json(text):
     """Like :func:`explain`, for raw text or bytes; a parse error says why."""
     value, reason = parse(text)
     if reason is not None:
-        return f"Invalid ({PARSE_ERROR}): parse error: {reason}."
+        return parse_error_explanation(reason)
     return explain(value)
+
+
+def parse_error_explanation(reason):
+    """The explanation for text that did not parse, given :func:`parse`'s reason."""
+    return f"Invalid ({PARSE_ERROR}): parse error: {reason}."
 
 
 # --- replies ----------------------------------------------------------------

@@ -103,24 +103,24 @@ class Comparison(NamedTuple):
         return self.ours == self.sdk
 
 
-def compare(cases=CASES):
-    """Compare ``classify`` with the SDK on every case (parsed messages)."""
+def _compare(cases, given, ours, sdk):
     rows = []
     for case in cases:
-        model = sdk_model(case.message)
-        rows.append(Comparison(case.name, case.message, classify(case.message)[0],
+        message = given(case)
+        model = sdk(message)
+        rows.append(Comparison(case.name, message, ours(message)[0],
                                _KINDS.get(model, "invalid"), model))
     return rows
+
+
+def compare(cases=CASES):
+    """Compare ``classify`` with the SDK on every case (parsed messages)."""
+    return _compare(cases, lambda case: case.message, classify, sdk_model)
 
 
 def compare_text(cases=TEXT_CASES):
     """Compare ``classify_json`` with a stdio server built with the SDK on raw text."""
-    rows = []
-    for case in cases:
-        model = sdk_stdio_model(case.text)
-        rows.append(Comparison(case.name, case.text, classify_json(case.text)[0],
-                               _KINDS.get(model, "invalid"), model))
-    return rows
+    return _compare(cases, lambda case: case.text, classify_json, sdk_stdio_model)
 
 
 def disagreements(rows):

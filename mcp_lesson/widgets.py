@@ -35,15 +35,14 @@ import ipywidgets as widgets
 
 from .cases import CASES, TEXT_CASES
 from .classification import (
+    UNPARSABLE,
     classify,
-    classify_json,
     explain,
-    explain_json,
     parse,
-    reply_for_json,
+    parse_error_explanation,
     reply_for_message,
 )
-from .messages import ERROR_MESSAGES
+from .messages import ERROR_MESSAGES, error_response
 from .selfcheck import run_check
 
 KINDS = ("request", "notification", "response", "invalid")
@@ -234,8 +233,9 @@ def verdict(text):
     if problem is None:
         (kind, code), reason, reply = classify(value), explain(value), reply_for_message(value)
         return kind, code, reason, reply, value
-    kind, code = classify_json(text)
-    return kind, code, explain_json(text), reply_for_json(text), None
+    kind, code = UNPARSABLE
+    return kind, code, parse_error_explanation(problem), error_response(
+        None, code, ERROR_MESSAGES[code]), None
 
 
 class Classifier(widgets.VBox):

@@ -441,17 +441,12 @@ def test_invalid_messages_get_invalid_request_echoing_a_valid_id(message, echoed
     assert reply_for(message) == error_response(echoed, INVALID_REQUEST, "Invalid Request")
 
 
-def test_reply_for_takes_str_and_bytes_as_wire_text():
-    assert reply_for("{") == error_response(None, PARSE_ERROR, "Parse error")
-    assert reply_for(b"\xff") == error_response(None, PARSE_ERROR, "Parse error")
-    assert reply_for('{"jsonrpc":"2.0","id":3,"method":"x"}') is None
-    assert reply_for('{"jsonrpc":"2.0","id":3,"method":1}') == error_response(
-        3, INVALID_REQUEST, "Invalid Request")
-
-
-def test_text_that_does_not_parse_gets_parse_error_with_null_id():
-    assert reply_for_json("{") == error_response(None, PARSE_ERROR, "Parse error")
-    assert reply_for_json(b"\xff") == error_response(None, PARSE_ERROR, "Parse error")
-    assert reply_for_json('{"jsonrpc":"2.0","id":3,"method":"x"}') is None
-    assert reply_for_json('{"jsonrpc":"2.0","id":3,"method":"x","params":null}') == error_response(
-        3, INVALID_REQUEST, "Invalid Request")
+@pytest.mark.parametrize("reply", [reply_for, reply_for_json], ids=["reply_for", "reply_for_json"])
+def test_wire_text_gets_parse_error_with_null_id_or_the_parsed_verdict(reply):
+    # reply_for takes str and bytes as wire text, exactly as reply_for_json does.
+    assert reply("{") == error_response(None, PARSE_ERROR, "Parse error")
+    assert reply(b"\xff") == error_response(None, PARSE_ERROR, "Parse error")
+    assert reply('{"jsonrpc":"2.0","id":3,"method":"x"}') is None
+    for invalid in ('{"jsonrpc":"2.0","id":3,"method":1}',
+                    '{"jsonrpc":"2.0","id":3,"method":"x","params":null}'):
+        assert reply(invalid) == error_response(3, INVALID_REQUEST, "Invalid Request")

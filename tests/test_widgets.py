@@ -243,7 +243,7 @@ def test_quiz_right_and_wrong_answers_keep_score():
     assert "Message 1 of" in as_text(quiz.question)
     case = quiz.current
     assert quiz.answer(case.kind) is True
-    assert f"Right: it is" in as_text(quiz.feedback)
+    assert "Right: it is" in as_text(quiz.feedback)
     assert case.reason in as_text(quiz.feedback)
     assert quiz.score.value == "Score: 1/1"
     assert quiz.answer("something else") is False  # a second answer does not count
