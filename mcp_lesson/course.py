@@ -25,8 +25,18 @@ from . import classification, messages
 from .cases import CASES, ERROR_BUILDS, REQUEST_BUILDS, TEXT_CASES
 from .selfcheck import call_safely, check, shown
 
-# A lesson is NN_topic.ipynb; JupyterLab's "03_x-Copy1.ipynb" duplicates are not.
-NUMBERED = re.compile(r"^(\d\d)_[a-z0-9_]+\.ipynb$")
+#: The lessons, in order: the course knows them by this list, never by a name
+#: pattern, so a learner's own ``08_my_notes.ipynb`` is never taken for a lesson.
+LESSONS = (
+    "00_start_here.ipynb",
+    "01_messages.ipynb",
+    "02_building_requests.ipynb",
+    "03_classifying.ipynb",
+    "04_errors.ipynb",
+    "05_playground.ipynb",
+    "06_real_server.ipynb",
+    "07_disagreements.ipynb",
+)
 
 
 class Lesson(NamedTuple):
@@ -39,7 +49,7 @@ def _notebook_folder(folder):
     if folder is not None:
         return Path(folder)
     here = Path.cwd()
-    if any(NUMBERED.match(p.name) for p in here.glob("*.ipynb")):
+    if (here / LESSONS[0]).exists():
         return here
     return Path(__file__).resolve().parent.parent / "notebooks"
 
@@ -62,25 +72,25 @@ def title_of(path):
     return Path(path).stem.replace("_", " ")
 
 
-def lessons(folder=None):
-    """The numbered notebooks (``NN_name.ipynb``) of ``folder``, in order.
+def lessons(folder=None, names=LESSONS):
+    """The lessons of :data:`LESSONS` present in ``folder``, in order.
 
     ``folder`` defaults to the current directory when it holds lessons (a
     notebook runs in its own folder), else the course's ``notebooks/``.
     """
     folder = _notebook_folder(folder)
     found = []
-    for path in sorted(folder.glob("*.ipynb")):
-        match = NUMBERED.match(path.name)
-        if match:
-            found.append(Lesson(int(match.group(1)), path.name, title_of(path)))
+    for name in names:
+        path = folder / name
+        if path.exists():
+            found.append(Lesson(int(name[:2]), name, title_of(path)))
     return found
 
 
-def contents(folder=None):
+def contents(folder=None, names=LESSONS):
     """The table of contents as Markdown: one linked line per lesson."""
     lines = []
-    for lesson in lessons(folder):
+    for lesson in lessons(folder, names):
         title = lesson.title if lesson.title[:1].isdigit() else f"{lesson.number:02d} · {lesson.title}"
         lines.append(f"- [{title}]({lesson.filename})")
     return "\n".join(lines) if lines else "(no lessons found)"

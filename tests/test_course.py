@@ -14,18 +14,19 @@ def test_lessons_are_read_from_the_files(tmp_path):
         cell = {"cell_type": "markdown", "metadata": {}, "source": [f"# {title}\n", "text"]}
         (tmp_path / name).write_text(json.dumps({"cells": [cell]}))
     (tmp_path / "02_broken.ipynb").write_text("{not json")
-    assert [lesson.filename for lesson in course.lessons(tmp_path)] == [
+    names = ("00_start.ipynb", "01_next.ipynb", "02_broken.ipynb", "03_missing.ipynb")
+    assert [lesson.filename for lesson in course.lessons(tmp_path, names)] == [
         "00_start.ipynb", "01_next.ipynb", "02_broken.ipynb"]
-    assert course.contents(tmp_path).splitlines() == [
+    assert course.contents(tmp_path, names).splitlines() == [
         "- [00 · Start](00_start.ipynb)",
         "- [01 · Next steps](01_next.ipynb)",
         "- [02 broken](02_broken.ipynb)",
     ]
 
 
-def test_the_course_contents_list_every_numbered_notebook():
+def test_the_course_contents_list_every_lesson():
     names = [lesson.filename for lesson in course.lessons()]
-    assert names[0] == "00_start_here.ipynb" and len(names) >= 8
+    assert names == list(course.LESSONS)
     assert [lesson.number for lesson in course.lessons()] == list(range(len(names)))
 
 

@@ -73,9 +73,8 @@ def test_learner_copy_is_up_to_date(name):
     )
 
 
-def test_no_orphan_learner_copies():
-    orphans = sorted(p.name for p in make_learner.lesson_files(LEARNER) if p.name not in NAMES)
-    assert not orphans, f"learner copies without a master: {orphans} (run `make learner`)"
+def test_the_record_of_written_copies_is_current():
+    assert make_learner.stale() == [], "run `make learner`"
 
 
 # --- (b) no solution code in learner copies ---------------------------------------
@@ -171,24 +170,100 @@ def test_master_is_stored_cleanly_executed(name):
 # --- the tool never destroys a learner's work ---------------------------------------
 
 
-def test_make_learner_keeps_copies_somebody_worked_in(tmp_path, capsys):
-    fresh = make_learner.learner_copy(MASTERS[1])
-    worked = make_learner.learner_copy(MASTERS[2])
-    worked.cells[1].source += "\n# my notes"
-    for cell in worked.cells:
+@pytest.fixture
+def course_dirs(tmp_path):
+    """A master folder with two lessons and a learner folder made from it."""
+    masters, learner = tmp_path / "masters", tmp_path / "learner"
+    masters.mkdir()
+    for master in MASTERS[1:4]:
+        (masters / master.name).write_text(master.read_text(encoding="utf-8"), encoding="utf-8")
+    make_learner.write_all(learner, master_folder=masters)
+    return masters, learner
+
+
+def _edit_master(masters, name):
+    nb = read(masters / name)
+    nb.cells[0].source += "\n\nA new paragraph in the lesson."
+    nbformat.write(nb, str(masters / name))
+
+
+def _learner_edits(path, run_it):
+    """A learner fills in a code cell; with ``run_it`` the cell also prints."""
+    nb = read(path)
+    cell = next(c for c in nb.cells if c.cell_type == "code")
+    cell.source += "\n# my own code"
+    if run_it:
+        cell.outputs = [nbformat.v4.new_output("stream", text="mine\n")]
+    nbformat.write(nb, str(path))
+
+
+@pytest.mark.parametrize("run_it", [False, True], ids=["no outputs", "with outputs"])
+def test_a_changed_copy_is_never_overwritten(course_dirs, run_it, capsys):
+    masters, learner = course_dirs
+    name = MASTERS[3].name
+    _learner_edits(learner / name, run_it)
+    _edit_master(masters, name)
+    make_learner.write_all(learner, master_folder=masters)
+    assert "# my own code" in (learner / name).read_text()
+    side = learner / make_learner.beside(name)
+    assert "A new paragraph" in side.read_text()
+    assert f"went beside it, as {side}" in capsys.readouterr().out
+
+
+def test_cleared_outputs_do_not_make_a_copy_fresh(course_dirs):
+    masters, learner = course_dirs
+    name = MASTERS[2].name
+    _learner_edits(learner / name, run_it=True)
+    nb = read(learner / name)
+    for cell in nb.cells:  # "Clear All Outputs", then save
         if cell.cell_type == "code":
-            cell.outputs = [nbformat.v4.new_output("stream", text="mine\n")]
-            break
-    nbformat.write(fresh, str(tmp_path / "99_gone.ipynb"))
-    nbformat.write(worked, str(tmp_path / MASTERS[2].name))
-    nbformat.write(worked, str(tmp_path / "98_old_lesson.ipynb"))
-    (tmp_path / "03_classifying-Copy1.ipynb").write_text("{}")
-    make_learner.write_all(tmp_path)
-    out = capsys.readouterr().out
-    assert not (tmp_path / "99_gone.ipynb").exists()  # untouched generated copy: removed
-    assert "# my notes" in (tmp_path / MASTERS[2].name).read_text()  # worked in: kept
-    assert (tmp_path / "98_old_lesson.ipynb").exists() and out.count("kept ") == 2
-    assert (tmp_path / "03_classifying-Copy1.ipynb").read_text() == "{}"  # not a lesson name
-    make_learner.write_all(tmp_path, force=True)
-    assert "# my notes" not in (tmp_path / MASTERS[2].name).read_text()
-    assert not (tmp_path / "98_old_lesson.ipynb").exists()
+            cell.outputs, cell.execution_count = [], None
+    nbformat.write(nb, str(learner / name))
+    _edit_master(masters, name)
+    make_learner.write_all(learner, master_folder=masters)
+    assert "# my own code" in (learner / name).read_text()
+
+
+def test_an_untouched_copy_is_updated_and_its_side_copy_goes(course_dirs):
+    masters, learner = course_dirs
+    name = MASTERS[1].name
+    _edit_master(masters, name)
+    make_learner.write_all(learner, master_folder=masters)
+    assert "A new paragraph" in (learner / name).read_text()
+    assert not (learner / make_learner.beside(name)).exists()
+
+
+def test_files_the_tool_did_not_write_are_never_removed(course_dirs, capsys):
+    masters, learner = course_dirs
+    theirs = {"04_errors_mine.ipynb": MASTERS[3], "08_scratch.ipynb": MASTERS[2],
+              "08_my_notes.ipynb": MASTERS[1], "03_classifying-Copy1.ipynb": MASTERS[3]}
+    for name, like in theirs.items():
+        nbformat.write(make_learner.learner_copy(like), str(learner / name))
+    gone = MASTERS[1].name
+    (masters / gone).unlink()  # a lesson leaves the course
+    (masters / "08_my_notes.ipynb").write_text(MASTERS[1].read_text())  # not in the list
+    make_learner.write_all(learner, master_folder=masters)
+    for name in theirs:
+        assert (learner / name).exists(), f"{name} was removed"
+    assert not (learner / gone).exists()  # ours and untouched: removed
+    assert "08_my_notes" not in capsys.readouterr().out
+
+
+def test_force_is_the_explicit_way_out(course_dirs):
+    masters, learner = course_dirs
+    name = MASTERS[3].name
+    _learner_edits(learner / name, run_it=False)
+    _edit_master(masters, name)
+    make_learner.write_all(learner, force=True, master_folder=masters)
+    assert "# my own code" not in (learner / name).read_text()
+    assert "A new paragraph" in (learner / name).read_text()
+
+
+def test_lessons_are_known_by_the_list(tmp_path):
+    from mcp_lesson import course
+
+    for name in ["00_start_here.ipynb", "08_my_notes.ipynb", "99_extra.ipynb"]:
+        nbformat.write(make_learner.learner_copy(MASTERS[0]), str(tmp_path / name))
+    assert [lesson.filename for lesson in course.lessons(tmp_path)] == ["00_start_here.ipynb"]
+    assert "08_my_notes" not in course.contents(tmp_path)
+    assert [m.name for m in make_learner.masters(tmp_path)] == ["00_start_here.ipynb"]

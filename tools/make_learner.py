@@ -2,24 +2,38 @@
 
     python tools/make_learner.py          # (re)write notebooks/learner/NN_*.ipynb
     python tools/make_learner.py --check  # exit 1 if a copy is missing or stale
-    python tools/make_learner.py --force  # also overwrite copies somebody worked in
+    python tools/make_learner.py --force  # also overwrite copies somebody changed
 
-Every numbered master ``notebooks/NN_*.ipynb`` holds its solutions between
-nbgrader's solution comment lines inside function bodies. nbgrader's own
-``ClearSolutions`` preprocessor replaces each such region with a stub that
-raises ``NotImplementedError``; outputs and execution counts are cleared, and a
-short note at the top says this is the learner copy and where its master is.
-Copies of masters that no longer exist are removed.
+Every lesson master (the list ``mcp_lesson.course.LESSONS``) holds its
+solutions between nbgrader's solution comment lines inside function bodies.
+nbgrader's own ``ClearSolutions`` preprocessor replaces each such region with a
+stub that raises ``NotImplementedError``; outputs and execution counts are
+cleared, and a short note at the top says this is the learner copy and where
+its master is.
 
-A lesson is named ``NN_topic.ipynb``: two digits, an underscore, then lower
-case letters, digits and underscores. So JupyterLab's duplicates
-(``03_classifying-Copy1.ipynb``) and a learner's own files are never taken
-for lessons. A copy that holds outputs has been worked in (a learner ran it
-and saved it): it is never overwritten or removed without ``--force``.
+A learner's work is never lost. The tool keeps a record of what it wrote
+(``notebooks/learner/.written.json``: a fingerprint of each file's cells), and:
+
+* it overwrites a copy only when the copy is still exactly what it last wrote
+  (so a copy that was edited, run, or cleared after editing is never
+  overwritten, outputs or not);
+* when such a changed copy is out of date, the new version goes *beside* it,
+  as ``NN_topic.updated.ipynb``, and the tool says so;
+* it deletes only files it wrote itself and that nobody changed since (a copy
+  whose lesson left the list); a file it did not write is never touched;
+* ``--force`` overwrites changed copies and removes changed orphans: the
+  explicit way out.
+
+The fingerprint covers each cell's type, source, outputs and attachments, the
+things a learner writes; opening and saving a copy without changing a cell
+keeps it. Metadata that JupyterLab rewrites on save (cell collapse state, the
+kernel's language version) is not part of it.
 """
 
 import argparse
 import copy
+import hashlib
+import json
 import sys
 from pathlib import Path
 
@@ -27,45 +41,36 @@ import nbformat
 from nbconvert.preprocessors import ClearOutputPreprocessor
 from nbgrader.preprocessors import ClearSolutions
 
-from mcp_lesson.course import NUMBERED
-
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+from mcp_lesson.course import LESSONS  # noqa: E402  (the checkout's, not an installed one)
+
 MASTERS = ROOT / "notebooks"
 LEARNER = MASTERS / "learner"
-LESSON_NAME = NUMBERED  # NN_topic.ipynb, the rule mcp_lesson.course also lists lessons by
+RECORD = ".written.json"
+UPDATED = ".updated.ipynb"
 
 NOTE_ID = "learner-copy-note"
 NOTE = """\
-> **Learner copy.** The function bodies marked `# YOUR CODE HERE` are yours to \
-write; each self-check tells you how far you are. This file is generated from the \
-master [`notebooks/{name}`](../{name}) (which holds worked solutions) by \
-`make learner`, which overwrites it: keep your own work under another name \
-(File > Save Notebook As...)."""
-
-
-def lesson_files(folder):
-    """The files of ``folder`` named like a lesson (``NN_topic.ipynb``), in order."""
-    return sorted(p for p in Path(folder).glob("*.ipynb") if LESSON_NAME.match(p.name))
+> **Learner copy.** {what} This file is generated from the master \
+[`notebooks/{name}`](../{name}) (which holds worked solutions) by `make learner`. \
+Your changes here are kept: when the lesson is updated and you have changed this \
+copy, the new version is written beside it as `{updated}`."""
+WITH_EXERCISES = ("The function bodies marked `# YOUR CODE HERE` are yours to write; "
+                  "each self-check tells you how far you are.")
+WITHOUT_EXERCISES = "This lesson has no function for you to write; run it and read along."
 
 
 def masters(folder=MASTERS):
-    """The numbered lesson masters, in order."""
-    return lesson_files(folder)
-
-
-def worked_in(path):
-    """True when the notebook at ``path`` holds outputs: somebody ran and saved it."""
-    try:
-        nb = nbformat.read(str(path), as_version=4)
-    except Exception:  # unreadable: not ours to judge, so keep it
-        return True
-    return any(cell.get("outputs") for cell in nb.cells if cell.cell_type == "code")
+    """The lesson masters present in ``folder``, in the order of ``LESSONS``."""
+    return [Path(folder) / name for name in LESSONS if (Path(folder) / name).exists()]
 
 
 def learner_copy(master):
     """The learner copy of the notebook at ``master``, as a NotebookNode."""
     nb = nbformat.read(str(master), as_version=4)
     nb = copy.deepcopy(nb)
+    stubbed = any("### BEGIN SOLUTION" in cell.source for cell in nb.cells)
     nb, _ = ClearSolutions(enforce_metadata=False).preprocess(nb, {"language": "python"})
     nb, _ = ClearOutputPreprocessor().preprocess(nb, {})
     for cell in nb.cells:
@@ -75,7 +80,10 @@ def learner_copy(master):
         # nbgrader metadata would mean nothing to a learner; execution timings vary.
         cell.metadata.pop("nbgrader", None)
         cell.metadata.pop("execution", None)
-    note = nbformat.v4.new_markdown_cell(NOTE.format(name=Path(master).name))
+    name = Path(master).name
+    note = nbformat.v4.new_markdown_cell(NOTE.format(
+        what=WITH_EXERCISES if stubbed else WITHOUT_EXERCISES,
+        name=name, updated=beside(name)))
     if (nb.nbformat, nb.nbformat_minor) >= (4, 5):
         note.id = NOTE_ID
     else:  # cell ids arrived in nbformat 4.5
@@ -90,24 +98,64 @@ def learner_text(master):
     return nbformat.writes(learner_copy(master)) + "\n"
 
 
-def target_of(master, folder=LEARNER):
-    return Path(folder) / Path(master).name
+def beside(name):
+    """Where the new version of a changed copy goes: ``03_x.ipynb`` -> ``03_x.updated.ipynb``."""
+    return name[: -len(".ipynb")] + UPDATED
 
 
-def stale(folder=LEARNER):
-    """Names of learner copies that are missing, out of date, or orphaned."""
-    wrong = []
-    for master in masters():
-        target = target_of(master, folder)
-        if not target.exists() or target.read_text(encoding="utf-8") != learner_text(master):
-            wrong.append(target.name)
-    wanted = {m.name for m in masters()}
-    wrong += [p.name for p in lesson_files(folder) if p.name not in wanted]
-    return wrong
+def fingerprint(text):
+    """A hash of what a learner writes in a notebook: each cell's type, source,
+    outputs and attachments. Text that is not a notebook is hashed as it is."""
+    try:
+        cells = json.loads(text)["cells"]
+        content = [[cell.get("cell_type"), _joined(cell.get("source", "")),
+                    cell.get("outputs", []), cell.get("attachments", {})] for cell in cells]
+        data = json.dumps(content, sort_keys=True)
+    except Exception:  # not a notebook we can read: any change counts
+        data = text
+    return hashlib.sha256(data.encode("utf-8", "surrogatepass")).hexdigest()
 
 
-KEPT = ("kept {path}: it holds outputs, so somebody worked in it. Save that work under "
-        "another name (File > Save Notebook As...), or run `make learner FORCE=1`.")
+def _joined(source):
+    return "".join(source) if isinstance(source, list) else source
+
+
+class Folder:
+    """A learner folder and the record of what this tool wrote into it."""
+
+    def __init__(self, path):
+        self.path = Path(path)
+        self.record_path = self.path / RECORD
+        try:
+            self.record = json.loads(self.record_path.read_text(encoding="utf-8"))
+            if not isinstance(self.record, dict):
+                self.record = {}
+        except (OSError, ValueError):
+            self.record = {}
+
+    def read(self, name):
+        try:
+            return (self.path / name).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            return None
+
+    def untouched(self, name):
+        """True when the file ``name`` is exactly what the tool last wrote there."""
+        text = self.read(name)
+        return text is not None and self.record.get(name) == fingerprint(text)
+
+    def write(self, name, text):
+        (self.path / name).write_text(text, encoding="utf-8")
+        self.record[name] = fingerprint(text)
+
+    def remove(self, name):
+        (self.path / name).unlink()
+        self.record.pop(name, None)
+
+    def save_record(self):
+        text = json.dumps(dict(sorted(self.record.items())), indent=1) + "\n"
+        if self.read(RECORD) != text:
+            self.record_path.write_text(text, encoding="utf-8")
 
 
 def _shown(path):
@@ -115,30 +163,70 @@ def _shown(path):
     return path.relative_to(ROOT) if path.is_relative_to(ROOT) else path
 
 
-def write_all(folder=LEARNER, force=False):
-    folder = Path(folder)
-    folder.mkdir(parents=True, exist_ok=True)
+def write_all(folder=LEARNER, force=False, master_folder=MASTERS):
+    """Bring the learner copies in ``folder`` up to date without losing anyone's work.
+
+    Returns the names written. Prints one line for every copy it kept, every
+    new version it put beside a changed copy, and every file it removed.
+    """
+    target = Folder(folder)
+    target.path.mkdir(parents=True, exist_ok=True)
     written = []
-    for master in masters():
-        target = target_of(master, folder)
+    wanted = set()
+    for master in masters(master_folder):
+        name = master.name
+        wanted.add(name)
         text = learner_text(master)
-        if target.exists() and target.read_text(encoding="utf-8") == text:
+        current = target.read(name)
+        if current == text:
+            target.record[name] = fingerprint(text)  # ours, whoever wrote it
             continue
-        if target.exists() and worked_in(target) and not force:
-            print(KEPT.format(path=_shown(target)))
+        if current is None or target.untouched(name) or force:
+            target.write(name, text)
+            written.append(name)
+            if (target.path / beside(name)).exists() and target.untouched(beside(name)):
+                target.remove(beside(name))  # the side copy is no longer needed
             continue
-        target.write_text(text, encoding="utf-8")
-        written.append(target.name)
-    wanted = {m.name for m in masters()}
-    for orphan in lesson_files(folder):
-        if orphan.name in wanted:
+        side = beside(name)
+        if target.read(side) == text:
             continue
-        if worked_in(orphan) and not force:
-            print(KEPT.format(path=_shown(orphan)))
+        if (target.path / side).exists() and not target.untouched(side) and not force:
+            print(f"kept {_shown(target.path / name)} and {_shown(target.path / side)}: "
+                  "you changed both; the lesson's new version was not written")
             continue
-        orphan.unlink()
-        print(f"removed {_shown(orphan)} (its master is gone)")
+        target.write(side, text)
+        written.append(side)
+        print(f"kept {_shown(target.path / name)}: you changed it, so the lesson's new "
+              f"version went beside it, as {_shown(target.path / side)}")
+    for name in sorted(target.record):
+        if name in wanted or not (target.path / name).exists():
+            if not (target.path / name).exists():
+                target.record.pop(name, None)
+            continue
+        if name.endswith(UPDATED) and name[: -len(UPDATED)] + ".ipynb" in wanted:
+            continue  # a side copy of a current lesson, handled above
+        if target.untouched(name) or force:
+            target.remove(name)
+            print(f"removed {_shown(target.path / name)}: its lesson is gone and you had not changed it")
+        else:
+            print(f"kept {_shown(target.path / name)}: its lesson is gone, but you changed it")
+    target.save_record()
     return written
+
+
+def stale(folder=LEARNER, master_folder=MASTERS):
+    """Names of learner copies that are missing or out of date, and files the
+    record says the tool wrote but that are not what it would write now."""
+    target = Folder(folder)
+    wrong = []
+    wanted = set()
+    for master in masters(master_folder):
+        wanted.add(master.name)
+        text = learner_text(master)
+        if target.read(master.name) != text or target.record.get(master.name) != fingerprint(text):
+            wrong.append(master.name)
+    wrong += sorted(name for name in target.record if name not in wanted)
+    return wrong
 
 
 def main(argv=None):
@@ -146,7 +234,7 @@ def main(argv=None):
     parser.add_argument("--check", action="store_true",
                         help="only report copies that are missing or out of date")
     parser.add_argument("--force", action="store_true",
-                        help="also overwrite or remove copies that hold outputs")
+                        help="also overwrite or remove copies somebody changed")
     args = parser.parse_args(argv)
     if args.check:
         wrong = stale()
@@ -157,7 +245,7 @@ def main(argv=None):
         return 1 if wrong else 0
     written = write_all(force=args.force)
     print(f"{len(masters())} learner copies in notebooks/learner/, "
-          f"{len(written)} rewritten" + (f": {', '.join(written)}" if written else ""))
+          f"{len(written)} written" + (f": {', '.join(written)}" if written else ""))
     return 0
 
 
