@@ -14,6 +14,7 @@ outputs. These tests check what nbval cannot:
 
 import importlib.util
 import re
+import threading
 from pathlib import Path
 
 import nbformat
@@ -105,13 +106,46 @@ def test_the_spot_check_sees_solutions():
 # --- (c) learner copies run top to bottom ------------------------------------------
 
 
-@pytest.mark.parametrize("name", NAMES)
-def test_learner_copy_runs(name):
+def run_all(nb, folder):
+    """Run every cell of ``nb`` (errors kept as outputs), the way *Run All* does.
+
+    The notebook runs in a worker thread, so that Ctrl-C reaches this thread as
+    a plain KeyboardInterrupt: the kernel is killed and the interrupt goes on
+    to stop the whole test run (inside nbclient's event loop it would only
+    fail this one test, and the suite would run on).
+    """
     from nbclient import NotebookClient
 
-    nb = read(LEARNER / name)
-    NotebookClient(nb, timeout=120, kernel_name="python3", allow_errors=True,
-                   resources={"metadata": {"path": str(LEARNER)}}).execute()
+    client = NotebookClient(nb, timeout=120, kernel_name="python3", allow_errors=True,
+                            resources={"metadata": {"path": str(folder)}})
+    failure = []
+
+    def work():
+        try:
+            client.execute()
+        except BaseException as exc:  # noqa: BLE001 - handed to the main thread
+            failure.append(exc)
+
+    worker = threading.Thread(target=work, name="run-notebook", daemon=True)
+    worker.start()
+    try:
+        while worker.is_alive():
+            worker.join(0.2)
+    except KeyboardInterrupt:
+        manager = getattr(client, "km", None)
+        process = getattr(getattr(manager, "provisioner", None), "process", None)
+        if process is not None:
+            process.kill()
+        worker.join(10)
+        raise
+    if failure:
+        raise failure[0]
+    return nb
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_learner_copy_runs(name):
+    nb = run_all(read(LEARNER / name), LEARNER)
     errors = [(i, out.ename, out.evalue) for i, cell in enumerate(nb.cells)
               if cell.cell_type == "code" for out in cell.outputs
               if out.output_type == "error"]
@@ -267,3 +301,54 @@ def test_lessons_are_known_by_the_list(tmp_path):
     assert [lesson.filename for lesson in course.lessons(tmp_path)] == ["00_start_here.ipynb"]
     assert "08_my_notes" not in course.contents(tmp_path)
     assert [m.name for m in make_learner.masters(tmp_path)] == ["00_start_here.ipynb"]
+
+
+CTRL_C_SUITE = '''
+import sys, pathlib, nbformat
+sys.path.insert(0, {tests!r})
+from test_lessons import run_all
+
+def test_a_long_notebook():
+    nb = nbformat.v4.new_notebook(cells=[
+        nbformat.v4.new_code_cell("import pathlib; pathlib.Path({started!r}).touch()"),
+        nbformat.v4.new_code_cell("import time; time.sleep(60)")])
+    nb.metadata.kernelspec = {{"name": "python3", "display_name": "Python 3", "language": "python"}}
+    run_all(nb, {folder!r})
+
+def test_after_it():
+    pathlib.Path({after!r}).touch()
+'''
+
+
+def test_one_ctrl_c_ends_the_run_while_a_notebook_runs(tmp_path):
+    """Ctrl-C (SIGINT to the terminal's process group) stops pytest, kernel and all."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    started, after = tmp_path / "started", tmp_path / "after"
+    suite = tmp_path / "test_ctrl_c.py"
+    suite.write_text(CTRL_C_SUITE.format(tests=str(ROOT / "tests"), started=str(started),
+                                         after=str(after), folder=str(tmp_path)))
+    run = subprocess.Popen(
+        [sys.executable, "-m", "pytest", str(suite), "-q", "-p", "no:cacheprovider",
+         "-o", "addopts=", "--rootdir", str(tmp_path)],
+        cwd=tmp_path, start_new_session=True, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL), text=True)
+    try:
+        for _ in range(600):
+            if started.exists() or run.poll() is not None:
+                break
+            time.sleep(0.1)
+        assert started.exists(), "the notebook never started"
+        os.killpg(run.pid, signal.SIGINT)  # what the terminal does on Ctrl-C
+        output, _ = run.communicate(timeout=60)  # a hang guard, not a speed limit
+    finally:
+        try:
+            os.killpg(run.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    assert "KeyboardInterrupt" in output, output[-800:]
+    assert not after.exists(), "the suite ran on after Ctrl-C"
