@@ -23,7 +23,8 @@ from typing import NamedTuple
 
 from . import classification, messages
 from .cases import CASES, ERROR_BUILDS, REQUEST_BUILDS, TEXT_CASES
-from .selfcheck import call_safely, check, shown
+from ._safe import call_safely, safe_equal, same_message, shown
+from .selfcheck import check
 
 #: The lessons, in order: the course knows them by this list, never by a name
 #: pattern, so a learner's own ``08_my_notes.ipynb`` is never taken for a lesson.
@@ -131,13 +132,6 @@ def _result_text(value, limit=130):
     return text if len(text) <= limit else shown(value, limit)
 
 
-def _equal(a, b):
-    try:
-        return bool(a == b)
-    except Exception:  # a learner's value whose == raises
-        return False
-
-
 def _arg_text(value, limit=70):
     """A Python-looking, short rendering of one argument (never huge)."""
     try:
@@ -197,15 +191,27 @@ def _inputs_for(table):
 
 
 def _same(mine, theirs):
+    """Same outcome: the same exception type, or values equal by type and JSON text."""
     (status_a, a), (status_b, b) = mine, theirs
-    if status_a == "raised" or status_b == "raised":
-        return status_a == status_b and type(a) is type(b)
-    if status_a != status_b or a != b:
+    if status_a != status_b:
         return False
-    try:  # key order, 1 vs 1.0 vs true: the wire text must match too
-        return json.dumps(a) == json.dumps(b)
-    except (TypeError, ValueError):
+    if status_a == "raised":
+        return type(a) is type(b)
+    if status_a == "todo":
         return True
+    if type(a) is tuple or type(b) is tuple:  # verdicts: exact types, element by element
+        return (type(a) is type(b) and len(a) == len(b)
+                and all(type(x) is type(y) and safe_equal(x, y) for x, y in zip(a, b)))
+    return type(a) is type(b) and same_message(a, b)  # key order, 1 vs 1.0 vs true
+
+
+def _outcome_text(outcome):
+    status, value = outcome
+    if status == "todo":
+        return NOT_YET
+    if status == "raised":
+        return f"raises {type(value).__name__}" + (f": {str(value)[:60]}" if str(value) else "")
+    return _result_text(value, 60)
 
 
 def _label(fn):
@@ -214,7 +220,7 @@ def _label(fn):
     return f"mcp_lesson.{name}" if module.startswith("mcp_lesson") else name
 
 
-def agree(fn, reference=None, table=None):
+def agree(fn, reference=None, table=None, show=3):
     """Print whether ``fn`` answers like ``reference`` on every case of the table.
 
     ``table`` (default: ``fn.__name__``) picks the inputs: raw texts for a
@@ -236,20 +242,21 @@ def agree(fn, reference=None, table=None):
     if all(theirs[0] == "todo" for _, theirs in outcomes):
         print(f"{name} vs {_label(reference)}: {_label(reference)} is {NOT_YET}")
         return
-    differ = [(a, k) for (a, k), (mine, theirs) in zip(inputs, outcomes)
+    differ = [(a, k, mine, theirs) for (a, k), (mine, theirs) in zip(inputs, outcomes)
               if not _same(mine, theirs)]
     agreeing = len(inputs) - len(differ)
     print(f"{name} agrees with {_label(reference)} on {agreeing}/{len(inputs)} cases")
-    for args, kwargs in differ[:3]:
+    for args, kwargs, mine, theirs in differ[:show]:
         print(f"  differs on {_call_text(fn, args, kwargs)[:110]}")
-    if len(differ) > 3:
-        print(f"  ... and {len(differ) - 3} more")
+        print(f"      yours -> {_outcome_text(mine)}; {_label(reference)} -> {_outcome_text(theirs)}")
+    if len(differ) > show:
+        print(f"  ... and {len(differ) - show} more (agree(..., show={len(differ)}) shows them all)")
 
 
-def self_check(fn, reference=None):
+def self_check(fn, reference=None, show=3):
     """The last cell of a lesson: the case-table check, then the agreement."""
-    check(fn)
-    agree(fn, reference)
+    check(fn, show=show)
+    agree(fn, reference, show=show)
 
 
 def _answer_of(fn):
@@ -278,10 +285,10 @@ def quiz(fn, messages_to_label):
     if len(labels) != len(want):
         print(f"{name}: {len(want)} messages but {len(labels)} labels")
         return
-    right = sum(_equal(a, b) for a, b in zip(labels, want))
+    right = sum(safe_equal(a, b) for a, b in zip(labels, want))
     print(f"{name}: {right}/{len(want)} right")
     for number, (label, kind, msg) in enumerate(zip(labels, want, messages_to_label), 1):
-        if not _equal(label, kind):
+        if not safe_equal(label, kind):
             print(f"  message {number}: you said {label!r}. {classification.explain(msg)}")
 
 

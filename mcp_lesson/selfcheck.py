@@ -3,15 +3,17 @@
 ``check(classify)`` prints a short, deterministic verdict such as
 ``classify: 55/55 cases pass`` followed by the first few failures in plain
 words. Whatever the learner's function does (raise ``NotImplementedError``,
-raise anything else, return the wrong type) is reported, never re-raised, so a
-lesson always runs on to the end.
+raise anything else, return the wrong type, mutate its input, print a flood,
+return an object whose ``==`` lies) is reported, never re-raised, so a lesson
+always runs on to the end; see :mod:`mcp_lesson._safe` for how.
 """
 
-import json
 from typing import List, NamedTuple
 
+from ._safe import (PrintedOutput, call_safely, is_verdict, same_message, same_verdict, shown,
+                    shown_result)
 from .cases import CASES, ERROR_BUILDS, REQUEST_BUILDS, TEXT_CASES
-from .messages import python_value, show_value
+from .messages import python_value
 
 #: What each function is checked against, by its name.
 TARGETS = ("classify", "classify_json", "create_request", "error_response")
@@ -36,6 +38,7 @@ class CheckReport(NamedTuple):
     target: str
     rows: List[Row]
     not_implemented: bool
+    printed: int = 0  # characters the function printed while checked (not shown)
 
     @property
     def passed(self):
@@ -71,27 +74,10 @@ class CheckReport(NamedTuple):
         hidden = len(self.failures) - show
         if hidden > 0:
             lines.append(f"  ... and {hidden} more failing case{'s' * (hidden != 1)}")
+        if self.printed:
+            lines.append(f"  ({self.target} printed {self.printed:,} characters while it was "
+                         "checked; they are not shown)")
         return "\n".join(lines)
-
-
-def shown(value, limit=90):
-    """A one-line JSON-ish rendering of a case input, cut to ``limit`` characters."""
-    if isinstance(value, (bytes, bytearray)):
-        text = repr(bytes(value[: limit + 1]))
-    else:
-        try:
-            text = json.dumps(value, ensure_ascii=False)
-        except (TypeError, ValueError, RecursionError):
-            text = show_value(value)
-    return text if len(text) <= limit else text[: limit - 3] + "..."
-
-
-def call_safely(fn, args, kwargs):
-    """Run the learner's function; return ``(value, exception)``."""
-    try:
-        return fn(*args, **kwargs), None
-    except (Exception, SystemExit) as exc:  # reported, never re-raised
-        return None, exc
 
 
 def _describe_exception(exc):
@@ -99,60 +85,45 @@ def _describe_exception(exc):
     return f"{type(exc).__name__}" + (f": {text[:80]}" if text else "")
 
 
-def _verdict_rows(fn, cases, as_text):
+def _verdict_rows(fn, cases, as_text, printed):
     rows = []
     for case in cases:
         given = case.text if as_text else case.message
-        got, exc = call_safely(fn, (given,), {})
+        got, exc = call_safely(fn, (given,), {}, printed)
         if exc is not None:
             rows.append(Row(case.name, shown(given), repr(case.expected),
                             f"an exception, {_describe_exception(exc)}", False, case.reason,
                             type(exc).__name__))
             continue
-        ok, reason = _matches(got, case.expected), case.reason
-        if not ok and isinstance(got, list) and _matches(tuple(got), case.expected):
+        ok, reason = same_verdict(got, case.expected), case.reason
+        if not ok and type(got) is list and same_verdict(tuple(got), case.expected):
             reason = "right values, but return a tuple, not a list"
+        elif not ok and not is_verdict(got) and _looks_equal(got, case.expected):
+            reason = "it compares equal, but a verdict is a plain tuple of a str and an int or None"
         rows.append(Row(case.name, shown(given), repr(case.expected), shown_result(got),
                         ok, reason))
     return rows
 
 
-def _matches(got, expected):
-    """``got == expected`` for a plain tuple, False (not an error) for anything odd."""
+def _looks_equal(got, expected):
     try:
-        return type(got) is tuple and bool(got == expected)
-    except Exception:  # a learner's value whose == raises
-        return False
-
-
-def shown_result(value):
-    """``repr`` of a learner's result when short, else a cut rendering; never raises."""
-    try:
-        return repr(value) if len(repr(value)) <= 90 else shown(value)
+        return bool(got == expected)
     except Exception:
-        return show_value(value)
-
-
-def _same_message(got, expected):
-    """Equal, and equal as JSON text too, so key order and 1 vs 1.0 vs True matter."""
-    try:
-        return got == expected and json.dumps(got) == json.dumps(expected)
-    except Exception:  # not JSON, or a value whose == raises
         return False
 
 
-def _build_rows(fn, builds):
+def _build_rows(fn, builds, printed):
     rows = []
     for build in builds:
         call = ", ".join([*(shown(a, 40) for a in build.args),
                           *(f"{k}={shown(v, 40)}" for k, v in build.kwargs.items())])
-        got, exc = call_safely(fn, build.args, build.kwargs)
+        got, exc = call_safely(fn, build.args, build.kwargs, printed)
         if build.expected is TypeError:
             want = "TypeError"
             ok = isinstance(exc, TypeError)
         else:
             want = shown(build.expected)
-            ok = exc is None and _same_message(got, build.expected)
+            ok = exc is None and same_message(got, build.expected)
         if exc is not None:
             outcome = _describe_exception(exc)
         else:
@@ -181,16 +152,17 @@ def run_check(fn, target=None):
     if not callable(fn):
         raise TypeError(f"run_check() needs a function, got {python_value(fn)}")
     target = _target_of(fn, target)
+    printed = PrintedOutput()
     if target == "classify":
-        rows = _verdict_rows(fn, CASES, as_text=False)
+        rows = _verdict_rows(fn, CASES, False, printed)
     elif target == "classify_json":
-        rows = _verdict_rows(fn, TEXT_CASES, as_text=True)
+        rows = _verdict_rows(fn, TEXT_CASES, True, printed)
     elif target == "create_request":
-        rows = _build_rows(fn, REQUEST_BUILDS)
+        rows = _build_rows(fn, REQUEST_BUILDS, printed)
     else:
-        rows = _build_rows(fn, ERROR_BUILDS)
+        rows = _build_rows(fn, ERROR_BUILDS, printed)
     not_implemented = all(row.raised == "NotImplementedError" for row in rows)
-    return CheckReport(target, rows, not_implemented)
+    return CheckReport(target, rows, not_implemented, printed.size)
 
 
 def check(fn, target=None, show=3):

@@ -1,7 +1,9 @@
 """The learner's self-check: deterministic summaries, never a traceback."""
 
+import pytest
+
 import mcp_lesson
-from mcp_lesson import CASES, check, run_check
+from mcp_lesson import CASES, check, course, run_check
 
 
 def test_the_package_passes_its_own_checks(capsys):
@@ -127,3 +129,74 @@ def test_only_a_raised_not_implemented_error_counts_as_not_implemented():
         return "NotImplementedError"
 
     assert not run_check(classify).not_implemented
+
+
+# --- a learner's function cannot corrupt or fool the check ---------------------------
+
+
+def test_a_function_that_mutates_its_input_cannot_change_the_case_table(capsys):
+    import copy
+
+    from mcp_lesson import CASES, classify
+
+    before = copy.deepcopy([case.message for case in CASES])
+
+    def classify_mutating(msg):
+        if isinstance(msg, dict):
+            msg.setdefault("jsonrpc", "2.0")
+            msg.pop("id", None)
+        elif isinstance(msg, list):
+            msg.clear()
+        return classify(msg)
+
+    check(classify_mutating)
+    course.self_check(classify_mutating)
+    assert [case.message for case in CASES] == before
+    capsys.readouterr()
+    check(classify)
+    assert capsys.readouterr().out.startswith(f"classify: {len(CASES)}/{len(CASES)} cases pass")
+
+
+class _AlwaysEqual:
+    def __eq__(self, other):
+        return True
+
+    def __ne__(self, other):
+        return False
+
+
+class _RaisingEq:
+    def __eq__(self, other):
+        raise ValueError("The truth value of an array is ambiguous")
+
+    __hash__ = None
+
+
+@pytest.mark.parametrize("liar", [_AlwaysEqual(), (_AlwaysEqual(), _AlwaysEqual()), _RaisingEq(),
+                                  ("request", _RaisingEq()), ("request", True), ("request", 0.0),
+                                  ["request", None]],
+                         ids=["eq-always-true", "tuple-of-liars", "eq-raises", "tuple-eq-raises",
+                              "bool-code", "float-code", "list"])
+def test_a_result_that_only_looks_right_does_not_pass(liar, capsys):
+    def classify(msg):
+        return liar
+
+    report = run_check(classify)
+    assert report.passed == 0
+    check(classify)
+    course.self_check(classify)
+    out = capsys.readouterr().out
+    assert "Traceback" not in out and f"classify: 0/{report.total} cases pass" in out
+
+
+def test_a_function_that_floods_output_is_capped(capsys):
+    from mcp_lesson import classify as reference
+
+    def classify(msg):
+        print("x" * 1_000_000)
+        return reference(msg)
+
+    course.self_check(classify)
+    out = capsys.readouterr().out
+    assert len(out) < 5_000, len(out)
+    assert f"printed {len(CASES) * 1_000_001:,} characters while it was checked" in out

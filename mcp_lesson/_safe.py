@@ -1,0 +1,136 @@
+"""Calling a learner's function, and comparing and showing what it returns, safely.
+
+The course runs code it did not write (the learner's ``classify``), on values
+it must not lose (the shared case table). Everything here holds whatever that
+code does:
+
+* :func:`call_safely` gives the function its own deep copy of every argument,
+  so a function that mutates its input cannot change the case table; it
+  catches any exception (and ``sys.exit``) and returns it; and it keeps what
+  the function prints, up to :data:`MAX_PRINTED` characters, so a function
+  that prints a megabyte per call cannot flood a notebook.
+* :func:`same_verdict` and :func:`same_message` compare by exact type and
+  value, so an object whose ``==`` always says True (or raises) is not a
+  right answer.
+* :func:`shown` and :func:`shown_result` render any value on one short line
+  and never raise.
+"""
+
+import contextlib
+import copy
+import io
+import json
+import threading
+
+from .messages import show_value
+
+#: How many printed characters are kept per check; the rest is only counted.
+MAX_PRINTED = 2_000
+
+
+class PrintedOutput(io.TextIOBase):
+    """A write-only text stream that keeps the first characters and counts the rest."""
+
+    def __init__(self, limit=MAX_PRINTED):
+        super().__init__()
+        self.limit = limit
+        self.kept = []
+        self.size = 0  # characters written in all
+        self._kept_size = 0
+        self._lock = threading.Lock()
+
+    def writable(self):
+        return True
+
+    def write(self, text):
+        if not isinstance(text, str):
+            text = str(text)
+        with self._lock:
+            room = self.limit - self._kept_size
+            if room > 0:
+                self.kept.append(text[:room])
+                self._kept_size += min(room, len(text))
+            self.size += len(text)
+        return len(text)
+
+    @property
+    def text(self):
+        return "".join(self.kept)
+
+    @property
+    def dropped(self):
+        return self.size - self._kept_size
+
+
+def _own_copy(args, kwargs):
+    try:
+        return copy.deepcopy(args), copy.deepcopy(kwargs)
+    except Exception:  # something that cannot be copied (a generator...): pass it as it is
+        return args, kwargs
+
+
+def call_safely(fn, args, kwargs=None, printed=None):
+    """Run ``fn(*args, **kwargs)`` on deep copies; return ``(value, exception)``.
+
+    What ``fn`` prints goes to ``printed`` (a :class:`PrintedOutput`; a new one,
+    thrown away, when not given), never to the notebook.
+    """
+    args, kwargs = _own_copy(tuple(args), dict(kwargs or {}))
+    sink = printed if printed is not None else PrintedOutput()
+    try:
+        with contextlib.redirect_stdout(sink), contextlib.redirect_stderr(sink):
+            return fn(*args, **kwargs), None
+    except (Exception, SystemExit) as exc:  # reported, never re-raised
+        return None, exc
+
+
+def is_verdict(value):
+    """True for a real verdict: a 2-tuple of a ``str`` and an ``int`` or None (exact types)."""
+    return (type(value) is tuple and len(value) == 2 and type(value[0]) is str
+            and (value[1] is None or type(value[1]) is int))
+
+
+def same_verdict(got, expected):
+    """``got`` is exactly the verdict ``expected``: same types, same values; never raises."""
+    return is_verdict(got) and got[0] == expected[0] and got[1] == expected[1]
+
+
+def same_message(got, expected):
+    """Equal as JSON text, so key order and 1 vs 1.0 vs true matter; never raises."""
+    try:
+        return json.dumps(got) == json.dumps(expected)
+    except Exception:  # not JSON (a learner's odd value)
+        return False
+
+
+def safe_equal(a, b):
+    """``a == b`` as a plain bool, False when ``==`` raises or returns something odd."""
+    try:
+        result = a == b
+        return result if type(result) is bool else False
+    except Exception:
+        return False
+
+
+def shown(value, limit=90):
+    """A one-line JSON-ish rendering of a value, cut to ``limit`` characters; never raises."""
+    try:
+        if isinstance(value, (bytes, bytearray)):
+            text = repr(bytes(value[: limit + 1]))
+        else:
+            try:
+                text = json.dumps(value, ensure_ascii=False)
+            except (TypeError, ValueError, RecursionError):
+                text = show_value(value)
+        return text if len(text) <= limit else text[: limit - 3] + "..."
+    except Exception:
+        return show_value(value)
+
+
+def shown_result(value, limit=90):
+    """``repr`` of a learner's result when short, else a cut rendering; never raises."""
+    try:
+        text = repr(value)
+        return text if len(text) <= limit else shown(value, limit)
+    except Exception:  # an int too long to print, a hostile __repr__...
+        return show_value(value)
