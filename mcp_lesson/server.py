@@ -7,14 +7,25 @@ with the messages the course builds.
 
 Two tools:
 
-* ``add(a, b)``: the sum of two integers (typed arguments, checked by the SDK);
+* ``add(a, b)``: the sum of two integers;
 * ``calculator(expression)``: the value of an arithmetic expression such as
   ``"2 + 2"`` or ``"(1 + 2) * 3 / 4"``. The text is parsed, never evaluated as
   Python: only numbers, ``+ - * / // % **`` and parentheses are understood.
 
+The arguments are checked strictly, by the course's own rule that a JSON type
+is what it says: ``a`` and ``b`` must be JSON integers (``true``, ``1.0``,
+``"1"`` and ``" 7 "`` are refused, never turned into numbers), and
+``expression`` must be a JSON string. The SDK checks arguments with pydantic,
+whose default "lax" mode would convert all four; the tools declare pydantic's
+``StrictInt`` and ``StrictStr`` instead. A refused argument gets what the SDK
+gives any argument that fails its check: a normal result with
+``"isError": true`` whose text names the argument and the type it wanted. So
+does a sum of more than :data:`MAX_DIGITS` digits, which a Python client
+could not read back.
+
 Everything here uses the SDK the way its documentation intends
 (``MCPServer`` and its ``@tool()`` decorator); the only code of our own is the
-safe arithmetic in :func:`evaluate`. Importing this module does not import the
+arithmetic: :func:`evaluate` and :func:`add_integers`. Importing this module does not import the
 SDK; :func:`build_server` does.
 """
 
@@ -31,6 +42,10 @@ MAX_EXPRESSION = 200
 MAX_EXPONENT = 100
 #: Largest integer result, in bits (about 300 digits).
 MAX_BITS = 1000
+#: Most digits in a sum from ``add``: the longest integer that Python's ``json``
+#: (by default) and the SDK's own JSON parser read.
+MAX_DIGITS = 4300
+_TOO_MANY_DIGITS = 10**MAX_DIGITS
 
 _OPERATORS = {
     ast.Add: operator.add,
@@ -94,10 +109,23 @@ def _value(node):
     raise ValueError("only numbers, + - * / // % ** and parentheses are allowed")
 
 
+def add_integers(a, b):
+    """The sum ``a + b`` of two integers, or ``ValueError`` when it has over :data:`MAX_DIGITS` digits.
+
+    >>> add_integers(2, 40)
+    42
+    """
+    total = a + b
+    if abs(total) >= _TOO_MANY_DIGITS:
+        raise ValueError(f"the sum has more than {MAX_DIGITS} digits")
+    return total
+
+
 def build_server():
-    """Create the calculator server (an SDK ``MCPServer`` with two tools)."""
+    """Create the calculator server (an SDK ``MCPServer`` with two strict tools)."""
     from mcp.server.mcpserver import MCPServer
     from mcp.server.mcpserver.exceptions import ToolError
+    from pydantic import StrictInt, StrictStr
 
     from . import __version__
 
@@ -109,12 +137,15 @@ def build_server():
     )
 
     @server.tool()
-    def add(a: int, b: int) -> int:
+    def add(a: StrictInt, b: StrictInt) -> int:
         """Add two integers."""
-        return a + b
+        try:
+            return add_integers(a, b)
+        except ValueError as exc:
+            raise ToolError(str(exc)) from None
 
     @server.tool()
-    def calculator(expression: str) -> int | float:
+    def calculator(expression: StrictStr) -> int | float:
         """Compute an arithmetic expression such as "2 + 2" or "(1 + 2) * 3 / 4"."""
         try:
             return evaluate(expression)

@@ -1,13 +1,24 @@
 """The differential test: this package's verdicts beside the official SDK's.
 
-The SDK (``mcp``) is looser than the course's rules. The disagreements are
-listed here explicitly, so this test fails when one appears or disappears:
-an SDK upgrade that changes behaviour must be noticed (and lesson 07 updated).
+The SDK (``mcp``) is looser than the course's rules (the reasons are
+:data:`mcp_lesson.peers.LOOSE_RULES`). The disagreements are listed here
+explicitly, so this test fails when one appears or disappears: an SDK upgrade
+that changes behaviour must be noticed (and lesson 07 updated).
+
+One kind of disagreement goes the other way. The JSON parser inside the SDK's
+stdio transport has limits that JSON itself does not have, so a stdio server
+built with the SDK drops some *valid* requests without a reply or a log line.
+Those are pinned at the end, against the real calculator server.
 """
 
-import pytest
+import itertools
+import json
 
-from mcp_lesson import CASES, TEXT_CASES, classify
+import pytest
+from mcp_types.jsonrpc import jsonrpc_message_adapter
+from pydantic import ValidationError
+
+from mcp_lesson import CASES, TEXT_CASES, classify, classify_json, create_request, parse, reply_for_json
 from mcp_lesson.peers import (
     LOOSE_RULES,
     compare,
@@ -19,6 +30,7 @@ from mcp_lesson.peers import (
     sdk_verdict,
     sdk_version,
 )
+from mcp_lesson.stdio_client import StdioServer
 
 #: Case name -> the SDK's verdict, for every case of CASES where the SDK disagrees.
 EXPECTED_DISAGREEMENTS = {
@@ -68,7 +80,7 @@ def test_the_sdk_never_calls_a_message_invalid_that_we_accept():
             assert row.ours == "invalid", row
 
 
-# --- the facts of SPEC section 4, checked against the installed SDK ---------
+# --- the SDK's looseness (mcp_lesson.peers.LOOSE_RULES), message by message ---
 
 
 @pytest.mark.parametrize("bad_id", [None, True, 1.5, 1.0])
@@ -106,3 +118,134 @@ def test_hostile_input_never_raises():
         assert sdk_verdict(value) == "invalid"
     for text in ("", "[" * 100_000 + "]" * 100_000, b"\x00\xff", "x" * 1_000_000, 42):
         assert sdk_stdio_verdict(text) == "invalid"
+
+
+# --- valid requests the SDK's stdio server drops without a word ------------
+#
+# mcp.server.stdio reads each line with the SDK's own JSON parser (pydantic's
+# jiter, through jsonrpc_message_adapter.validate_json). A line it cannot parse
+# becomes an exception that the SDK's dispatcher logs at DEBUG level and drops:
+# no reply, and nothing in the calculator's log (it logs WARNING and above).
+# The SDK's message models accept every one of these messages once parsed; only
+# the parser's limits refuse them. Each text is written by hand, because Python's
+# json.dumps cannot write an integer of more than 4,300 digits either.
+
+
+def _nested(levels):
+    """A ping whose line is nested ``levels`` deep, counting the message's own braces."""
+    params = {}
+    for _ in range(levels - 2):
+        params = {"x": params}
+    return {"jsonrpc": "2.0", "id": "deep", "method": "ping", "params": params}
+
+
+def _add(a, request_id):
+    return (
+        f'{{"jsonrpc":"2.0","id":{json.dumps(request_id)},"method":"tools/call",'
+        f'"params":{{"name":"add","arguments":{{"a":{a},"b":1}}}}}}'
+    )
+
+
+#: name -> (valid request the SDK's stdio server never answers, the parser's complaint).
+SILENT_VALID_REQUESTS = {
+    "nested 202 levels deep": (json.dumps(_nested(202)), "recursion limit exceeded"),
+    "a lone surrogate escape": (
+        '{"jsonrpc":"2.0","id":"lone","method":"ping","params":{"text":"\\ud800"}}',
+        "unexpected end of hex escape",
+    ),
+    "a lone trailing surrogate escape": (
+        '{"jsonrpc":"2.0","id":"trail","method":"ping","params":{"text":"\\udc00"}}',
+        "lone leading surrogate in hex escape",
+    ),
+    "an add argument of 4,301 digits": (_add("7" * 4301, "big-arg"), "number out of range"),
+    "an id of 4,301 digits": ('{"jsonrpc":"2.0","id":%s,"method":"ping"}' % ("1" * 4301), "number out of range"),
+    "an id of 5,001 digits": ('{"jsonrpc":"2.0","id":%s,"method":"ping"}' % ("1" * 5001), "number out of range"),
+}
+
+#: The same requests just inside the parser's limits: the server answers these.
+ANSWERED_NEAR_THE_LIMITS = {
+    "nested 201 levels deep": _nested(201),
+    # json.dumps writes this emoji as the escaped pair \ud83d\ude00, a valid pair.
+    "a surrogate pair escape": {"jsonrpc": "2.0", "id": "pair", "method": "ping", "params": {"text": "\U0001F600"}},
+    "an add argument of 4,300 digits": create_request(
+        "tools/call", {"name": "add", "arguments": {"a": int("7" * 4300), "b": 1}}, "arg-4300"
+    ),
+    "an id of 4,300 digits": create_request("ping", request_id=int("1" * 4300)),
+}
+
+SILENT = "the SDK server stays silent; classify_json says request"
+PING_IDS = itertools.count(1)
+#: Seconds to keep listening for a late answer once the follow-up ping is answered.
+LISTEN = 0.5  # as long as StdioServer.probe listens
+INIT_PARAMS = {
+    "protocolVersion": "2025-11-25",
+    "capabilities": {},
+    "clientInfo": {"name": "test-peers", "version": "1.0"},
+}
+
+
+@pytest.fixture(scope="module")
+def server():
+    with StdioServer() as running:
+        running.request(create_request("initialize", INIT_PARAMS, "init"))
+        assert running.probe(create_request("notifications/initialized")) == []
+        yield running
+
+
+def _reply_id(line):
+    value, _ = parse(line)
+    return value.get("id") if isinstance(value, dict) else None
+
+
+def _lines_back(server, text):
+    """Every line the server sends back for ``text`` (the probe of mcp_lesson.stdio_client, by hand).
+
+    ``StdioServer.probe`` waits the full timeout for the reply a valid request
+    is owed, so the silence is observed here directly: a ping follows the text,
+    the server reads its input in order, and once the ping is answered the text
+    has been read; then the client listens ``LISTEN`` seconds more.
+    """
+    ping_id = f"after-{next(PING_IDS)}"
+    server.send(text)
+    server.send(create_request("ping", request_id=ping_id))
+    lines = []
+    while (line := server.read_line()) is not None:
+        if _reply_id(line) == ping_id:
+            break
+        lines.append(line)
+    else:
+        pytest.fail(f"the server did not answer the follow-up ping {ping_id!r}")
+    while (line := server.read_line(LISTEN)) is not None:
+        lines.append(line)
+    return lines
+
+
+@pytest.mark.parametrize("name", SILENT_VALID_REQUESTS)
+def test_the_sdk_parser_refuses_these_valid_requests(name):
+    text, complaint = SILENT_VALID_REQUESTS[name]
+    assert classify_json(text) == ("request", None)
+    assert reply_for_json(text) is None  # a strict server's message layer has nothing to say
+    message, _ = parse(text)
+    assert sdk_model(message) == "JSONRPCRequest", f"{name}: the SDK's models accept it once parsed"
+    assert sdk_stdio_verdict(text) == "invalid", f"{name}: pinned as '{SILENT}', but the SDK now parses it {WHY}"
+    with pytest.raises(ValidationError, match=complaint):
+        jsonrpc_message_adapter.validate_json(text, by_name=False)
+
+
+@pytest.mark.parametrize("name", SILENT_VALID_REQUESTS)
+def test_the_sdk_server_stays_silent_on_these_valid_requests(server, name):
+    text, _ = SILENT_VALID_REQUESTS[name]
+    lines = _lines_back(server, text)
+    assert lines == [], f"{name}: pinned as '{SILENT}', but it answered {[line[:200] for line in lines]} {WHY}"
+
+
+@pytest.mark.parametrize("name", ANSWERED_NEAR_THE_LIMITS)
+def test_just_inside_the_parser_limits_the_server_answers(server, name):
+    message = ANSWERED_NEAR_THE_LIMITS[name]
+    assert classify(message) == ("request", None)
+    line = server.request(message)
+    assert classify_json(line) == ("response", None)
+    reply, _ = parse(line)
+    assert "result" in reply, f"{name}: {line[:300]}"
+    if "add" in name:
+        assert reply["result"]["structuredContent"] == {"result": int("7" * 4300) + 1}

@@ -1,7 +1,9 @@
 """The capstone server, for real: started over stdio, spoken to with create_request.
 
 One server process serves the whole module (starting one takes about a
-second); the fixture stops it and checks that it is gone.
+second); the fixture stops it and checks that it is gone. The rules tested
+are the ones the docstrings of :mod:`mcp_lesson.server` (strict tools, safe
+arithmetic) and :mod:`mcp_lesson.stdio_client` (timeouts, stopping) state.
 """
 
 import itertools
@@ -14,7 +16,7 @@ import textwrap
 import pytest
 
 from mcp_lesson import classify_json, create_request, reply_for_json
-from mcp_lesson.server import SERVER_NAME, evaluate
+from mcp_lesson.server import MAX_DIGITS, SERVER_NAME, add_integers, evaluate
 from mcp_lesson.stdio_client import ServerError, StdioServer, live_servers, same_id
 
 INIT_PARAMS = {
@@ -89,6 +91,78 @@ def test_a_failing_tool_is_a_result_with_is_error(server):
     result = json.loads(server.request(call))["result"]
     assert result["isError"] is True
     assert "division by zero" in result["content"][0]["text"]
+
+
+def _call_tool(server, name, arguments):
+    """The ``result`` of one ``tools/call`` (a JSON-RPC error fails the test)."""
+    line = server.request(create_request("tools/call", {"name": name, "arguments": arguments}, next(FRESH_IDS)))
+    assert classify_json(line) == ("response", None)
+    reply = json.loads(line)
+    assert "error" not in reply, reply
+    return reply["result"]
+
+
+def _refusal(result, tool, argument, wanted):
+    """Check that ``result`` is the SDK's answer to a refused argument; return its text."""
+    assert result["isError"] is True, result
+    assert "structuredContent" not in result
+    [block] = result["content"]
+    text = block["text"]
+    assert text.startswith(f"Error executing tool {tool}: 1 validation error for {tool}Arguments\n{argument}\n")
+    assert f"Input should be a valid {wanted}" in text
+    return text
+
+
+# The server's docstring: "a and b must be JSON integers (true, 1.0, "1" and
+# " 7 " are refused, never turned into numbers)". The SDK's default (pydantic's
+# lax mode) summed every one of these.
+@pytest.mark.parametrize(
+    "arguments, argument",
+    [
+        ({"a": True, "b": 1}, "a"),
+        ({"a": 1, "b": False}, "b"),
+        ({"a": "1", "b": 1}, "a"),
+        ({"a": " 7 ", "b": 1}, "a"),
+        ({"a": "true", "b": 1}, "a"),  # the SDK pre-parses "true" into true: refused all the same
+        ({"a": 1.0, "b": 1}, "a"),
+        ({"a": 1.5, "b": 1}, "a"),
+        ({"a": 1e300, "b": 1}, "a"),
+        ({"a": 2, "b": "40"}, "b"),
+        ({"a": None, "b": 1}, "a"),
+        ({"a": [1], "b": 1}, "a"),
+    ],
+)
+def test_add_refuses_anything_but_json_integers(server, arguments, argument):
+    _refusal(_call_tool(server, "add", arguments), "add", argument, "integer")
+
+
+@pytest.mark.parametrize(
+    "a, b, total",
+    [(2, 40, 42), (-5, 0, -5), (0, 0, 0), (2**64, 1, 2**64 + 1), (int("9" * MAX_DIGITS), 0, int("9" * MAX_DIGITS))],
+)
+def test_add_sums_json_integers(server, a, b, total):
+    result = _call_tool(server, "add", {"a": a, "b": b})
+    assert result["isError"] is False
+    assert result["structuredContent"] == {"result": total}
+    assert result["content"][0]["text"] == str(total)
+
+
+def test_add_refuses_a_sum_too_long_to_read_back(server):
+    nines = int("9" * MAX_DIGITS)
+    for a, b in [(nines, 1), (-nines, -1)]:
+        result = _call_tool(server, "add", {"a": a, "b": b})
+        assert result["isError"] is True
+        assert result["content"][0]["text"] == f"Error executing tool add: the sum has more than {MAX_DIGITS} digits"
+
+
+@pytest.mark.parametrize("expression", [5, 2.5, True, None, ["2 + 2"], {"text": "2 + 2"}])
+def test_calculator_refuses_an_expression_that_is_not_a_string(server, expression):
+    _refusal(_call_tool(server, "calculator", {"expression": expression}), "calculator", "expression", "string")
+
+
+def test_a_refused_argument_costs_only_its_call(server):
+    _call_tool(server, "add", {"a": True, "b": True})
+    assert _call_tool(server, "add", {"a": 1, "b": 1})["structuredContent"] == {"result": 2}
 
 
 def test_unknown_method_gets_method_not_found(server):
@@ -178,6 +252,13 @@ def test_atexit_stops_a_forgotten_server():
 )
 def test_evaluate(expression, value):
     assert evaluate(expression) == value
+
+
+def test_add_integers():
+    assert add_integers(2, 40) == 42
+    assert add_integers(-(10**MAX_DIGITS) + 1, 0) == -(10**MAX_DIGITS) + 1
+    with pytest.raises(ValueError, match=f"more than {MAX_DIGITS} digits"):
+        add_integers(10**MAX_DIGITS - 1, 1)
 
 
 @pytest.mark.parametrize(
