@@ -11,7 +11,8 @@ Modules, one idea each:
 * ``messages``: the error codes and the builders (``create_request``,
   ``success_response``, ``error_response``);
 * ``classification``: ``classify``, ``classify_json``, ``explain`` and the
-  replies a strict server sends (``reply_for``, ``reply_for_json``);
+  replies a strict server sends (``reply_for``, ``reply_for_json``), under the
+  course's rules or any MCP revision's (``REVISIONS``);
 * ``cases``: the shared case table every test, lesson and widget reads;
 * ``selfcheck``: ``check(fn)``, the learner's self-check;
 * ``course``: helpers for the lesson notebooks (contents, try_it, self_check);
@@ -20,60 +21,58 @@ Modules, one idea each:
 * ``stdio_client``: a line-based client for it, with read timeouts;
 * ``peers``: the SDK's own verdict on a message, beside ours.
 
-The root imports only the first four, which need nothing but the standard
-library.
+The root holds what a learner or a teacher uses, and imports only the first
+four modules, which need nothing but the standard library. Everything else is
+reached through its module (``mcp_lesson.cases.TEXT_CASES``,
+``mcp_lesson.selfcheck.run_check``, ``mcp_lesson.classification.parse``...).
 """
 
-from .cases import CASES, TEXT_CASES, Case, TextCase
+from .cases import CASES
 from .classification import (
+    REVISIONS,
     classify,
     classify_json,
     explain,
     explain_json,
-    parse,
     reply_for,
     reply_for_json,
-    reply_for_message,
 )
 from .messages import (
     ERROR_MESSAGES,
     INTERNAL_ERROR,
     INVALID_PARAMS,
     INVALID_REQUEST,
-    JSONRPC_VERSION,
     METHOD_NOT_FOUND,
     PARSE_ERROR,
     create_request,
     error_response,
     success_response,
 )
-from .selfcheck import check, run_check
+from .selfcheck import check
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 __all__ = [
-    "CASES",
-    "TEXT_CASES",
-    "Case",
-    "TextCase",
+    # building messages
+    "create_request",
+    "success_response",
+    "error_response",
+    # recognising them (parsed values, and raw wire text)
     "classify",
     "classify_json",
     "explain",
     "explain_json",
-    "parse",
     "reply_for",
     "reply_for_json",
-    "reply_for_message",
-    "ERROR_MESSAGES",
-    "INTERNAL_ERROR",
-    "INVALID_PARAMS",
-    "INVALID_REQUEST",
-    "JSONRPC_VERSION",
-    "METHOD_NOT_FOUND",
+    "REVISIONS",
+    # the reserved error codes and their standard messages
     "PARSE_ERROR",
-    "create_request",
-    "error_response",
-    "success_response",
+    "INVALID_REQUEST",
+    "METHOD_NOT_FOUND",
+    "INVALID_PARAMS",
+    "INTERNAL_ERROR",
+    "ERROR_MESSAGES",
+    # the shared case table, and the learner's self-check
+    "CASES",
     "check",
-    "run_check",
 ]

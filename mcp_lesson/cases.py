@@ -4,6 +4,7 @@ The tests, the lessons, the self-checks and the widgets all read these tables,
 so a message and its verdict never drift apart between two places.
 
 * :data:`CASES`: parsed messages with their kind, code and a one-line reason.
+* :data:`REVISION_CASES`: where MCP revisions judge a message differently.
 * :data:`TEXT_CASES`: raw wire text for ``classify_json`` (parse errors too).
 * :data:`REQUEST_BUILDS` / :data:`ERROR_BUILDS`: calls to the builders and
   what each must return (or that it must raise ``TypeError``).
@@ -16,21 +17,22 @@ from .messages import PARSE_ERROR as _PARSE
 
 
 class Case(NamedTuple):
-    """One labelled example: ``classify(message)`` must give ``(kind, code)``."""
+    """One labelled example: ``classify(message, revision)`` must give ``(kind, code)``."""
 
     name: str
     message: Any
     kind: str
     code: Optional[int]
     reason: str
+    revision: Optional[str] = None  # None: the course's rules
 
     @property
     def expected(self):
         return (self.kind, self.code)
 
 
-def _case(name, message, kind, reason):
-    return Case(name, message, kind, _INV if kind == "invalid" else None, reason)
+def _case(name, message, kind, reason, revision=None):
+    return Case(name, message, kind, _INV if kind == "invalid" else None, reason, revision)
 
 
 _V = {"jsonrpc": "2.0"}
@@ -165,6 +167,49 @@ CASES = [
     # --- hostile text is only text -----------------------------------
     _case("HTML in a method name", _m(id=1, method="<img src=x onerror=alert(1)>"), "request",
           "any string is a method name; the HTML is only text"),
+]
+
+
+_ERROR_NO_ID = _m(error={"code": -32600, "message": "Invalid Request"})
+_STATELESS_META = {"_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                             "io.modelcontextprotocol/clientCapabilities": {}}}
+
+#: Where MCP's revisions judge a message differently: each case names its
+#: revision. (Every case of :data:`CASES` keeps its verdict under every
+#: revision but for these two differences: lists, and error responses with no id.)
+REVISION_CASES = [
+    _case("batch of one request, 2025-03-26", [_m(id=1, method="ping")], "batch",
+          "2025-03-26 added JSON-RPC batches", "2025-03-26"),
+    _case("batch of notifications, 2025-03-26",
+          [_m(method="notifications/progress", params={"progressToken": 1, "progress": 5}),
+           _m(method="notifications/cancelled", params={"requestId": 3})], "batch",
+          "a batch may hold requests and notifications", "2025-03-26"),
+    _case("batch of responses, 2025-03-26", [_m(id=1, result={}), _m(id=2, result={})], "batch",
+          "responses to a batch come back as a batch", "2025-03-26"),
+    _case("batch with a bad member, 2025-03-26", [_m(id=1, method="ping"), 42], "batch",
+          "it is a batch; each member is judged on its own", "2025-03-26"),
+    _case("empty batch, 2025-03-26", [], "invalid",
+          "JSON-RPC 2.0: an empty batch is invalid", "2025-03-26"),
+    _case("batch of one request, 2024-11-05", [_m(id=1, method="ping")], "invalid",
+          "batches arrived only in 2025-03-26", "2024-11-05"),
+    _case("batch of one request, 2025-06-18", [_m(id=1, method="ping")], "invalid",
+          "2025-06-18 removed batches again", "2025-06-18"),
+    _case("batch of one request, 2026-07-28", [_m(id=1, method="ping")], "invalid",
+          "no batches in the latest revision either", "2026-07-28"),
+    _case("error without id, 2025-06-18", _ERROR_NO_ID, "invalid",
+          "up to 2025-06-18 the schema requires the id of an error response", "2025-06-18"),
+    _case("error without id, 2025-11-25", _ERROR_NO_ID, "response",
+          "from 2025-11-25 an error response may leave out its id", "2025-11-25"),
+    _case("error without id, 2026-07-28", _ERROR_NO_ID, "response",
+          "still optional in the latest revision", "2026-07-28"),
+    _case("result without id, 2026-07-28", _m(result={}), "invalid",
+          "only an error response may leave out its id", "2026-07-28"),
+    _case("error with id null, 2026-07-28", _m(id=None, error={"code": -32700, "message": "Parse error"}),
+          "response", "JSON-RPC allows a null id on an error response (no MCP schema does)",
+          "2026-07-28"),
+    _case("stateless tools/list, 2026-07-28", _m(id=1, method="tools/list", params=_STATELESS_META),
+          "request", "2026-07-28 requests carry the protocol version in params._meta",
+          "2026-07-28"),
 ]
 
 

@@ -14,13 +14,36 @@ A parsed message is exactly one of four kinds:
 Key *presence* decides, never truthiness: ``"id": 0`` is an id. ``bool`` is
 never an integer and a float never is either, even ``1.0``. A list (a JSON-RPC
 batch) is invalid, because MCP removed batching in revision 2025-06-18.
+Members the rules don't mention are ignored, and any ``dict`` subclass is a
+dict (judged by the members it really stores).
 
-All rules live in one function, :func:`classify`. Each rule returns a verdict
-object of its own, so :func:`rule_of` can name the rule that decided and
-:func:`explain` can turn it into words: the two can never disagree.
+**Revisions.** Those are the course's rules (``revision=None``, the default).
+Every function here also takes ``revision=``, one of :data:`REVISIONS`, to
+judge a message as that MCP revision's message layer does. Only two things
+differ, and :data:`SWITCHES` holds them as data:
+
+* 2025-03-26 had JSON-RPC batches: a non-empty list is a **batch**, kind
+  ``"batch"``, whose members are judged one by one (2025-06-18 removed them);
+* from 2025-11-25 an error response may leave out ``"id"`` (the schema's
+  ``id?: RequestId``), for a request whose id could not be read.
+
+``"id": null`` on an error response is valid under every revision: JSON-RPC
+2.0 allows it, although no MCP schema does (:func:`explain` says so).
+
+**How it is built.** :func:`rule_of` walks the rules in the order above and
+names the one that decides; :data:`RULES` maps each name to its verdict and its
+words. So :func:`classify` is ``RULES[rule_of(msg)].verdict``, and
+:func:`explain` can never disagree with it.
+
+**Hostile input.** Everything here takes any Python object and never raises
+(but for an unknown ``revision``, a ``ValueError``): one ``except`` turns any
+surprise into the rule ``"unreadable"``. Beyond that, the only defence kept is
+the one that changes a verdict a learner could meet: a dict subclass is judged
+by the members it stores, not by what its methods claim.
 """
 
 import json
+from typing import NamedTuple, Optional
 
 from .messages import (
     ERROR_MESSAGES,
@@ -32,148 +55,230 @@ from .messages import (
     show_value,
 )
 
-UNPARSABLE = ("invalid", PARSE_ERROR)
-
-# Each rule returns a verdict object of its own: equal to the plain tuple
-# above, but a distinct object, so explain() can tell which rule decided
-# (by identity) while classify() pays nothing extra for it.
-_RULE_OF = {}
+#: The MCP revisions whose message layer the functions here know, oldest first.
+REVISIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28")
 
 
-def _verdict(kind, code, rule):
-    verdict = tuple([kind, code])  # a new tuple object, never a shared constant
-    _RULE_OF[id(verdict)] = rule
-    return verdict
+class Switches(NamedTuple):
+    """What a revision changes in the message layer."""
+
+    batches: bool  # a non-empty list is a batch of messages (only 2025-03-26)
+    error_id_optional: bool  # an error response may leave out "id" (2025-11-25 on)
 
 
-_NOT_OBJECT = _verdict("invalid", INVALID_REQUEST, "not-object")
-_BATCH = _verdict("invalid", INVALID_REQUEST, "batch")
-_NO_JSONRPC = _verdict("invalid", INVALID_REQUEST, "no-jsonrpc")
-_BAD_JSONRPC = _verdict("invalid", INVALID_REQUEST, "bad-jsonrpc")
-_BAD_METHOD = _verdict("invalid", INVALID_REQUEST, "bad-method")
-_BAD_PARAMS = _verdict("invalid", INVALID_REQUEST, "bad-params")
-_NOTIFICATION = _verdict("notification", None, "notification")
-_REQUEST = _verdict("request", None, "request")
-_BAD_REQUEST_ID = _verdict("invalid", INVALID_REQUEST, "bad-request-id")
-_BOTH = _verdict("invalid", INVALID_REQUEST, "both")
-_NEITHER = _verdict("invalid", INVALID_REQUEST, "neither")
-_NO_RESPONSE_ID = _verdict("invalid", INVALID_REQUEST, "no-response-id")
-_BAD_RESULT = _verdict("invalid", INVALID_REQUEST, "bad-result")
-_RESULT = _verdict("response", None, "result")
-_BAD_RESULT_ID = _verdict("invalid", INVALID_REQUEST, "bad-result-id")
-_BAD_ERROR = _verdict("invalid", INVALID_REQUEST, "bad-error")
-_BAD_ERROR_CODE = _verdict("invalid", INVALID_REQUEST, "bad-error-code")
-_BAD_ERROR_MESSAGE = _verdict("invalid", INVALID_REQUEST, "bad-error-message")
-_ERROR = _verdict("response", None, "error")
-_BAD_ERROR_ID = _verdict("invalid", INVALID_REQUEST, "bad-error-id")
-_UNREADABLE = _verdict("invalid", INVALID_REQUEST, "unreadable")
+#: The course's rules (None) and each revision's, as data.
+SWITCHES = {
+    None: Switches(batches=False, error_id_optional=False),
+    "2024-11-05": Switches(batches=False, error_id_optional=False),
+    "2025-03-26": Switches(batches=True, error_id_optional=False),
+    "2025-06-18": Switches(batches=False, error_id_optional=False),
+    "2025-11-25": Switches(batches=False, error_id_optional=True),
+    "2026-07-28": Switches(batches=False, error_id_optional=True),
+}
 
+
+def switches(revision):
+    """The :class:`Switches` of ``revision``; a ``ValueError`` naming the known ones."""
+    try:
+        return SWITCHES[revision]
+    except (KeyError, TypeError):
+        raise ValueError(
+            f"unknown MCP revision {revision!r}; the known ones are {', '.join(REVISIONS)} "
+            "(or None for the course's rules)"
+        ) from None
+
+
+class Rule(NamedTuple):
+    """One rule: the verdict it gives, a short name for it, and its explanation."""
+
+    verdict: tuple
+    short: str
+    words: str
+
+
+_INVALID = ("invalid", INVALID_REQUEST)
 _MISSING = object()
 
-
-def _is_id(value):
-    """A string or an integer; a bool is not an integer, nor is a float."""
-    return isinstance(value, (str, int)) and not isinstance(value, bool)
+#: Every rule, by name: its verdict, a short description, and the template
+#: :func:`explain` fills in.
+RULES = {
+    "not-object": Rule(_INVALID, "a message must be a JSON object",
+                       "a message must be a JSON object, and this is {what}{text_hint}"),
+    "batch": Rule(_INVALID, "a list (a batch) is invalid",
+                  "this is a list, i.e. a JSON-RPC batch; MCP removed batching in revision "
+                  "2025-06-18, so every list is invalid, even one holding a good message"
+                  "{batch_note}"),
+    "empty-batch": Rule(_INVALID, "an empty batch is invalid",
+                        "this is an empty list; even where batches are allowed (revision "
+                        "2025-03-26), JSON-RPC 2.0 says an empty batch is invalid"),
+    "json-rpc-batch": Rule(("batch", None), "a batch of messages (2025-03-26 only)",
+                           "it is a list of {count}, a JSON-RPC batch, which revision "
+                           "2025-03-26 allows (receivers MUST accept batches; 2025-06-18 "
+                           "removed them); each member is judged on its own"),
+    "no-jsonrpc": Rule(_INVALID, 'every message needs "jsonrpc"',
+                       'it has no "jsonrpc" member; every message must say "jsonrpc": "2.0"'),
+    "bad-jsonrpc": Rule(_INVALID, '"jsonrpc" must be exactly the string "2.0"',
+                        '"jsonrpc" is {version}, but it must be exactly the string "2.0" '
+                        "(not a number, not another version)"),
+    "bad-method": Rule(_INVALID, "a method name must be a string",
+                       '"method" is {method_desc}, but a method name must be a string'),
+    "bad-params": Rule(_INVALID, "params, when present, must be an object",
+                       '"params" is {params_type}, but params, when present, must be an '
+                       "object (MCP always sends named params)"),
+    "bad-request-id": Rule(_INVALID, "a request id must be a string or an integer",
+                           "the id is {id_desc}; a request id must be a string or an "
+                           "integer{id_note}"),
+    "notification": Rule(("notification", None), "a method and no id key: a notification",
+                         'it has "jsonrpc": "2.0", the method {method} and no "id" key at '
+                         "all, so it is a notification: nobody replies to it"),
+    "request": Rule(("request", None), "a method and a good id: a request",
+                    'it has "jsonrpc": "2.0", the method {method} and the id {id} '
+                    "({id_type}), so it is a request: the receiver owes it exactly one "
+                    "response with that id"),
+    "both": Rule(_INVALID, 'a response has exactly one of "result" and "error"',
+                 'it has both "result" and "error"; a response carries exactly one of them'),
+    "neither": Rule(_INVALID, 'no method, and neither "result" nor "error"',
+                    'it has no "method", so it would be a response, but it has neither '
+                    '"result" nor "error"'),
+    "no-response-id": Rule(_INVALID, 'a response needs the "id" key',
+                           'it has no "id" key; a response must name the request it answers '
+                           "{no_id_note}"),
+    "bad-result": Rule(_INVALID, "a result must be an object",
+                       '"result" is {result_type}, but a result must be an object'),
+    "bad-result-id": Rule(_INVALID, "a result response needs a string or integer id",
+                          "the id is {id_desc}; a result response must carry the string or "
+                          "integer id of the request it answers{id_note}"),
+    "result": Rule(("response", None), "a success response",
+                   'it has "jsonrpc": "2.0", no "method", the id {id} and an object '
+                   '"result", so it is a success response'),
+    "bad-error": Rule(_INVALID, "an error must be an object",
+                      '"error" is {error_type}, but an error must be an object with "code" '
+                      'and "message"'),
+    "bad-error-code": Rule(_INVALID, "an error code must be an integer",
+                           'the error "code" is {code_desc}, but it must be an integer'
+                           "{code_note}"),
+    "bad-error-message": Rule(_INVALID, "an error message must be a string",
+                              'the error "message" is {message_desc}, but it must be a string'),
+    "bad-error-id": Rule(_INVALID, "an error response id must be a string, an integer or null",
+                         "the id is {id_desc}; an error response's id must be a string, an "
+                         "integer, or null when the request's id could not be read{id_note}"),
+    "error": Rule(("response", None), "an error response",
+                  'it has "jsonrpc": "2.0", no "method", the id {id} and an "error" with '
+                  "code {code} and a string message, so it is an error response{null_note}"),
+    "error-without-id": Rule(("response", None), "an error response with no id (2025-11-25 on)",
+                             'it has "jsonrpc": "2.0", no "method", no "id" and an "error" '
+                             "with code {code} and a string message; from revision 2025-11-25 "
+                             "an error response may leave out the id when the request's id "
+                             "could not be read, so it is an error response"),
+    "unreadable": Rule(_INVALID, "a value that cannot be read as a message",
+                       "this value could not be read as a message"),
+}
 
 
 def _plain(mapping):
-    """A plain dict of what a dict subclass really holds.
-
-    The base ``dict.items`` reads the stored members, so a subclass that
-    overrides ``get``, ``__contains__`` or ``__getitem__`` cannot change the
-    verdict; and any dict subclass counts as a dict.
-    """
+    """The members a dict subclass really stores, as a plain dict."""
     return dict(dict.items(mapping))
 
 
-def classify(msg):
-    """Return ``(kind, error_code)`` for any parsed JSON value; never raises.
+def rule_of(msg, revision=None):
+    """The name of the rule (a key of :data:`RULES`) that decides ``msg``.
 
-    ``kind`` is "request", "notification", "response" or "invalid"; the code
-    is None for the first three and ``INVALID_REQUEST`` (-32600) for invalid.
-    The rules are applied in the order of the module docstring; each returns
-    its own verdict object (see ``_verdict``).
-
-    This runs on every message a program reads, so it is written for speed:
-    ``type(x) is str`` first (the common case), ``isinstance`` only after it.
+    The rules are tried in the order of the module docstring; the first that
+    applies decides. Never raises, but for an unknown ``revision`` (a
+    ``ValueError``).
     """
     try:
+        rules = SWITCHES[revision]
+    except (KeyError, TypeError):
+        switches(revision)  # raises the ValueError that names the known revisions
+    try:
         if type(msg) is not dict:
-            if not isinstance(msg, dict):
-                return _BATCH if isinstance(msg, list) else _NOT_OBJECT
-            msg = _plain(msg)
+            if isinstance(msg, dict):
+                msg = _plain(msg)  # a dict subclass: judged by the members it stores
+            elif isinstance(msg, list):
+                if not rules.batches:
+                    return "batch"
+                return "json-rpc-batch" if msg else "empty-batch"
+            else:
+                return "not-object"
         version = msg.get("jsonrpc", _MISSING)
-        if version != "2.0" or (type(version) is not str and not isinstance(version, str)):
-            return _NO_JSONRPC if version is _MISSING else _BAD_JSONRPC
+        if version is _MISSING:
+            return "no-jsonrpc"
+        if not (isinstance(version, str) and version == "2.0"):
+            return "bad-jsonrpc"
 
-        if "method" in msg:
-            # A request or a notification: "result" and "error" are not considered.
-            method = msg["method"]
-            if type(method) is not str and not isinstance(method, str):
-                return _BAD_METHOD
-            if "params" in msg:
-                params = msg["params"]
-                if type(params) is not dict and not isinstance(params, dict):
-                    return _BAD_PARAMS
+        if "method" in msg:  # a request or a notification; "result"/"error" do not count
+            if not isinstance(msg["method"], str):
+                return "bad-method"
+            if "params" in msg and not isinstance(msg["params"], dict):
+                return "bad-params"
             if "id" not in msg:
-                return _NOTIFICATION
+                return "notification"
             request_id = msg["id"]
-            kind = type(request_id)
-            if kind is int or kind is str or _is_id(request_id):
-                return _REQUEST
-            return _BAD_REQUEST_ID
+            if isinstance(request_id, (str, int)) and type(request_id) is not bool:
+                return "request"
+            return "bad-request-id"
 
-        has_result = "result" in msg
-        has_error = "error" in msg
-        if has_result and has_error:
-            return _BOTH
-        if not (has_result or has_error):
-            return _NEITHER
-        if "id" not in msg:
-            return _NO_RESPONSE_ID
-        response_id = msg["id"]
-        kind = type(response_id)
-        if has_result:
-            result = msg["result"]
-            if type(result) is not dict and not isinstance(result, dict):
-                return _BAD_RESULT
-            if kind is int or kind is str or _is_id(response_id):
-                return _RESULT
-            return _BAD_RESULT_ID
+        if "result" in msg:
+            if "error" in msg:
+                return "both"
+            if "id" not in msg:
+                return "no-response-id"
+            if not isinstance(msg["result"], dict):
+                return "bad-result"
+            response_id = msg["id"]
+            if isinstance(response_id, (str, int)) and type(response_id) is not bool:
+                return "result"
+            return "bad-result-id"
+
+        if "error" not in msg:
+            return "neither"
+        if "id" not in msg and not rules.error_id_optional:
+            return "no-response-id"
         error = msg["error"]
+        if not isinstance(error, dict):
+            return "bad-error"
         if type(error) is not dict:
-            if not isinstance(error, dict):
-                return _BAD_ERROR
             error = _plain(error)
         code = error.get("code")
-        if type(code) is not int and not (isinstance(code, int) and not isinstance(code, bool)):
-            return _BAD_ERROR_CODE
-        message = error.get("message")
-        if type(message) is not str and not isinstance(message, str):
-            return _BAD_ERROR_MESSAGE
-        if response_id is None or kind is int or kind is str or _is_id(response_id):
-            return _ERROR
-        return _BAD_ERROR_ID
+        if not isinstance(code, int) or type(code) is bool:
+            return "bad-error-code"
+        if not isinstance(error.get("message"), str):
+            return "bad-error-message"
+        if "id" not in msg:
+            return "error-without-id"
+        response_id = msg["id"]
+        if response_id is None or (isinstance(response_id, (str, int))
+                                   and type(response_id) is not bool):
+            return "error"
+        return "bad-error-id"
     except Exception:  # a hostile object (say, a str subclass whose == raises)
-        return _UNREADABLE
+        return "unreadable"
 
 
-def rule_of(msg):
-    """The name of the rule that decided ``classify(msg)``, e.g. "bad-request-id"."""
-    return _RULE_OF.get(id(classify(msg)), "unreadable")
+def classify(msg, revision=None):
+    """Return ``(kind, error_code)`` for any parsed JSON value; never raises.
+
+    ``kind`` is "request", "notification", "response" or "invalid" (and
+    "batch" for a list under revision 2025-03-26); the code is None but for
+    invalid, which gets ``INVALID_REQUEST`` (-32600). The rules are those of
+    the module docstring, applied by :func:`rule_of`.
+    """
+    return VERDICTS[rule_of(msg, revision)]
 
 
-def _judge(msg):
-    """``(verdict, rule name)``: the verdict of classify and the rule behind it."""
-    verdict = classify(msg)
-    return verdict, _RULE_OF[id(verdict)]
+#: The verdict of each rule, read from :data:`RULES` once.
+VERDICTS = {name: rule.verdict for name, rule in RULES.items()}
 
 
-#: The longest integer literal (in digits) that the parser converts. Python
-#: converts decimal text to int in quadratic time, so a 10 MB run of digits
-#: would take an hour; like nesting that is too deep, a number that is too long
-#: is a limit of the parser and gives a parse error.
+# --- raw text ------------------------------------------------------------------
+
+#: The longest integer literal (in digits) that the parser converts, and the
+#: most digits it converts in one text. Python converts decimal text to int in
+#: quadratic time, so 10 MB of digits would take an hour; like nesting that is
+#: too deep, numbers that are too long are a limit of the parser: a parse error.
 MAX_INT_DIGITS = 20_000
+MAX_TOTAL_DIGITS = 100_000
 
 
 def parse(text):
@@ -181,7 +286,8 @@ def parse(text):
 
     Strict means RFC 8259 JSON: ``NaN`` and ``Infinity`` are refused, bytes
     must be UTF-8, and nesting too deep or integers too long for the parser
-    (over :data:`MAX_INT_DIGITS` digits) are parse errors. Never raises.
+    (over :data:`MAX_INT_DIGITS` digits in one number, or
+    :data:`MAX_TOTAL_DIGITS` in all) are parse errors. Never raises.
     """
     try:
         if isinstance(text, (bytes, bytearray, memoryview)):
@@ -201,7 +307,7 @@ def parse(text):
         return None, "the JSON is nested too deeply for the parser"
     except ValueError as exc:
         if "digits" in str(exc):  # Python's guard against huge int literals
-            return _parse_huge_ints(text)
+            return _parse_long_ints(text)
         return None, f"the text is not JSON ({str(exc)[:120]})"
     except Exception as exc:
         return None, f"the text could not be read as JSON ({type(exc).__name__})"
@@ -215,23 +321,33 @@ def _refuse_constant(name):
     raise _NotJSON(f"{name} is a JavaScript number, not JSON: JSON has no {name}")
 
 
-def _long_int(literal):
-    digits = len(literal) - literal.startswith("-")
-    if digits > MAX_INT_DIGITS:
-        raise _NotJSON(
-            f"a number with {digits:,} digits is longer than this parser reads "
-            f"({MAX_INT_DIGITS:,} digits at most)"
-        )
-    from decimal import Decimal
+class _LongInts:
+    """``parse_int`` for texts with long integers: counts the digits it converts."""
 
-    return int(Decimal(literal))  # no digit limit, unlike int(str)
+    def __init__(self):
+        self.total = 0
+
+    def __call__(self, literal):
+        digits = len(literal) - literal.startswith("-")
+        self.total += digits
+        if digits > MAX_INT_DIGITS:
+            raise _NotJSON(f"a number with {digits:,} digits is longer than this parser "
+                           f"reads ({MAX_INT_DIGITS:,} digits at most)")
+        if self.total > MAX_TOTAL_DIGITS:
+            raise _NotJSON(f"the numbers in this text have more than {MAX_TOTAL_DIGITS:,} "
+                           "digits in all, more than this parser reads")
+        from decimal import Decimal
+
+        return int(Decimal(literal))  # no digit limit, unlike int(str)
 
 
-def _parse_huge_ints(text):
-    """Retry with an integer parser for long literals (slow, rare)."""
+def _parse_long_ints(text):
+    """Retry with a parser for long integer literals (rare)."""
+    if _digit_count(text) > MAX_TOTAL_DIGITS:  # refuse before converting anything
+        return None, (f"the numbers in this text have more than {MAX_TOTAL_DIGITS:,} digits "
+                      "in all, more than this parser reads")
     try:
-        value = json.loads(text, parse_constant=_refuse_constant, parse_int=_long_int)
-        return value, None
+        return json.loads(text, parse_constant=_refuse_constant, parse_int=_LongInts()), None
     except _NotJSON as exc:
         return None, str(exc)
     except RecursionError:
@@ -240,103 +356,51 @@ def _parse_huge_ints(text):
         return None, f"the text is not JSON ({type(exc).__name__})"
 
 
+def _digit_count(text):
+    """How many ASCII digits ``text`` holds (an upper bound on the digits of its numbers)."""
+    return sum(text.count(digit) for digit in "0123456789")
+
+
 def _parse_reason(text, exc):
     try:
-        return _describe_parse_error(text, exc)
+        if not text.strip():
+            return "the text is empty: there is no JSON value in it"
+        if exc.msg.startswith("Unterminated") or exc.pos >= len(text.rstrip()):
+            return f"the JSON stops too early: is it cut off? ({exc.msg})"
+        return f"the text is not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})"
     except Exception:  # never let the wording of an error become an error
         return "the text is not valid JSON"
 
 
-def _describe_parse_error(text, exc):
-    if not text.strip():
-        return "the text is empty: there is no JSON value in it"
-    if exc.msg.startswith("Unterminated") or exc.pos >= len(text.rstrip()):
-        return f"the JSON stops too early: is it cut off? ({exc.msg})"
-    return f"the text is not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})"
-
-
-def classify_json(text):
+def classify_json(text, revision=None):
     """Classify raw text or bytes as it arrives off the wire; never raises.
 
     Text that is not strict JSON gives ``("invalid", PARSE_ERROR)``; anything
     that parses is judged by :func:`classify`.
     """
+    switches(revision)
     value, reason = parse(text)
     if reason is not None:
-        return UNPARSABLE
-    return classify(value)
+        return ("invalid", PARSE_ERROR)
+    return classify(value, revision)
 
 
 # --- explanations -----------------------------------------------------------
-
-_RULES = {
-    "not-object": "a message must be a JSON object, and this is {what}{text_hint}",
-    "batch": (
-        "this is a list, i.e. a JSON-RPC batch; MCP removed batching in revision "
-        "2025-06-18, so every list is invalid, even one holding a good message"
-    ),
-    "no-jsonrpc": 'it has no "jsonrpc" member; every message must say "jsonrpc": "2.0"',
-    "bad-jsonrpc": (
-        '"jsonrpc" is {version}, but it must be exactly the string "2.0" '
-        "(not a number, not another version)"
-    ),
-    "bad-method": '"method" is {method_desc}, but a method name must be a string',
-    "bad-params": (
-        '"params" is {params_type}, but params, when present, must be an object '
-        "(MCP always sends named params)"
-    ),
-    "bad-request-id": (
-        'the id is {id_desc}; a request id must be a string or an integer'
-        "{id_note}"
-    ),
-    "notification": (
-        'it has "jsonrpc": "2.0", the method {method} and no "id" key at all, '
-        "so it is a notification: nobody replies to it"
-    ),
-    "request": (
-        'it has "jsonrpc": "2.0", the method {method} and the id {id} ({id_type}), '
-        "so it is a request: the receiver owes it exactly one response with that id"
-    ),
-    "both": 'it has both "result" and "error"; a response carries exactly one of them',
-    "neither": (
-        'it has no "method", so it would be a response, but it has neither '
-        '"result" nor "error"'
-    ),
-    "no-response-id": (
-        'it has no "id" key; a response must name the request it answers '
-        '(an error response about an unreadable request uses "id": null)'
-    ),
-    "bad-result": '"result" is {result_type}, but a result must be an object',
-    "bad-result-id": (
-        "the id is {id_desc}; a result response must carry the string or "
-        "integer id of the request it answers{id_note}"
-    ),
-    "bad-error": '"error" is {error_type}, but an error must be an object with "code" and "message"',
-    "bad-error-code": (
-        'the error "code" is {code_desc}, but it must be an integer{code_note}'
-    ),
-    "bad-error-message": 'the error "message" is {message_desc}, but it must be a string',
-    "unreadable": "this value could not be read as a message",
-    "bad-error-id": (
-        "the id is {id_desc}; an error response's id must be a string, an "
-        "integer, or null when the request's id could not be read{id_note}"
-    ),
-    "result": (
-        'it has "jsonrpc": "2.0", no "method", the id {id} and an object "result", '
-        "so it is a success response"
-    ),
-    "error": (
-        'it has "jsonrpc": "2.0", no "method", the id {id} and an "error" with code '
-        "{code} and a string message, so it is an error response"
-    ),
-}
 
 
 def _number_note(value):
     if isinstance(value, bool):
         return ", and a bool is not an integer (true is not 1)"
     if isinstance(value, float):
-        return ", and a float is not an integer, even 1.0"
+        note = ", and a float is not an integer, even 1.0"
+        if value.is_integer():
+            note += (
+                ". JSON itself has one number type: this course reads numbers as Python "
+                "does (a decimal point or an exponent, as in 1.0 or 1e2, makes a float). "
+                "The MCP schema types ids as string | number, and JSON Schema's integer "
+                "and JavaScript take 1.0 as the integer 1, so here the course is stricter"
+            )
+        return note
     if value is None:
         return "; null is allowed only on an error response"
     return ""
@@ -351,28 +415,43 @@ def _describe(value):
     return f"{show_value(value)} ({json_type(value)})"
 
 
-def _details(msg):
+_NULL_ID_NOTE = (
+    '. Its id is null: JSON-RPC 2.0 allows that when the request\'s id could not be read, '
+    "and so does this course, but no MCP schema does (2025-11-25 lets the id be left out "
+    "instead), and the TypeScript SDK rejects it"
+)
+
+
+def _details(msg, switch):
     """Everything the explanation templates may mention, shown safely."""
-    is_dict = isinstance(msg, dict)
-    get = (lambda key: dict.get(msg, key, _MISSING)) if is_dict else (lambda key: _MISSING)
+    get = (lambda key: dict.get(msg, key, _MISSING)) if isinstance(msg, dict) else (lambda key: _MISSING)
     error = get("error")
     code = dict.get(error, "code", _MISSING) if isinstance(error, dict) else _MISSING
     message = dict.get(error, "message", _MISSING) if isinstance(error, dict) else _MISSING
-    values = {
+    return {
         "what": json_type(msg),
         "text_hint": (
             " (if it is the raw text of a message, parse it first: explain_json does)"
             if isinstance(msg, (str, bytes, bytearray)) else ""
         ),
+        "count": (f"{len(msg)} message{'s' * (len(msg) != 1)}" if isinstance(msg, list) else ""),
+        "batch_note": (" (revision 2025-03-26 alone allowed batches)" if isinstance(msg, list)
+                       and msg else ""),
         "version": show_value(get("jsonrpc")),
         "method": show_value(get("method")),
-        "method_type": json_type(get("method")),
         "params_type": json_type(get("params")),
         "id": show_value(get("id")),
         "id_type": json_type(get("id")),
         "id_desc": _describe(get("id")),
         "method_desc": _describe(get("method")),
         "id_note": _number_note(get("id")),
+        "no_id_note": (
+            '(an error response about an unreadable request uses "id": null'
+            + ("" if switch.error_id_optional or "error" not in (msg if isinstance(msg, dict) else {})
+               else ', or, from revision 2025-11-25, leaves the id out')
+            + ")"
+        ),
+        "null_note": _NULL_ID_NOTE if get("id") is None else "",
         "result_type": json_type(get("result")),
         "error_type": json_type(error),
         "code": show_value(code),
@@ -380,7 +459,6 @@ def _details(msg):
         "code_note": _number_note(code) if code is not None else "",
         "message_desc": _describe(message),
     }
-    return values
 
 
 def _oddities(msg, rule):
@@ -400,30 +478,54 @@ def _oddities(msg, rule):
     return notes
 
 
-def explain(msg):
+def _head(verdict):
+    kind, code = verdict
+    return kind.capitalize() + (f" ({code})" if code is not None else "")
+
+
+def explain(msg, revision=None):
     """A short, learner-readable account of ``classify(msg)``; never raises.
 
-    It starts with the verdict and names the rule that decided it.
+    It starts with the verdict and names the rule that decided it; for a
+    batch (revision 2025-03-26), each member follows on a line of its own.
     """
+    switch = switches(revision)
+    rule = rule_of(msg, revision)
     try:
-        (kind, code), rule = _judge(msg)
-        reason = _RULES[rule].format(**_details(msg))
-        head = f"{kind.capitalize()}" + (f" ({code})" if code is not None else "")
-        text = f"{head}: {reason}."
-        extra = _oddities(msg, rule) if isinstance(msg, dict) else []
-        return " ".join([text, *extra])
+        text = f"{_head(RULES[rule].verdict)}: {RULES[rule].words.format(**_details(msg, switch))}."
+        if isinstance(msg, dict):
+            text = " ".join([text, *_oddities(msg, rule)])
+        if rule == "json-rpc-batch":
+            text += "".join(_member_lines(msg, revision))
+        return text
     except Exception:  # the wording failed (a hostile value): the verdict still stands
-        kind, code = classify(msg)
-        head = kind.capitalize() + (f" ({code})" if code is not None else "")
-        return f"{head}: this value could not be described further."
+        return f"{_head(RULES[rule].verdict)}: this value could not be described further."
 
 
-def explain_json(text):
+_SHOWN_MEMBERS = 20
+
+
+def _member_lines(batch, revision):
+    lines = []
+    for number, member in enumerate(batch[:_SHOWN_MEMBERS], 1):
+        line = explain(member if not isinstance(member, list) else member, revision)
+        if isinstance(member, list):
+            line = f"{_head(RULES['batch'].verdict)}: a batch cannot hold another list."
+        elif isinstance(member, dict) and dict.get(member, "method") == "initialize":
+            line += " But initialize MUST NOT be part of a batch (2025-03-26, lifecycle)."
+        lines.append(f"\n  {number}. {line}")
+    if len(batch) > _SHOWN_MEMBERS:
+        lines.append(f"\n  ... and {len(batch) - _SHOWN_MEMBERS:,} more")
+    return lines
+
+
+def explain_json(text, revision=None):
     """Like :func:`explain`, for raw text or bytes; a parse error says why."""
+    switches(revision)
     value, reason = parse(text)
     if reason is not None:
         return parse_error_explanation(reason)
-    return explain(value)
+    return explain(value, revision)
 
 
 def parse_error_explanation(reason):
@@ -431,52 +533,83 @@ def parse_error_explanation(reason):
     return f"Invalid ({PARSE_ERROR}): parse error: {reason}."
 
 
+def by_revision(msg):
+    """``{revision: verdict}`` for every revision of :data:`REVISIONS`, oldest first."""
+    return {revision: classify(msg, revision) for revision in REVISIONS}
+
+
+def revision_note(msg):
+    """One line saying how the verdict on ``msg`` changes across MCP revisions,
+    e.g. "valid since 2025-11-25"; None when every revision agrees."""
+    verdicts = by_revision(msg)
+    if len(set(verdicts.values())) == 1:
+        return None
+    spans, start = [], REVISIONS[0]
+    for before, after in zip(REVISIONS, REVISIONS[1:]):
+        if verdicts[before] != verdicts[after]:
+            spans.append((start, before, verdicts[before]))
+            start = after
+    spans.append((start, REVISIONS[-1], verdicts[REVISIONS[-1]]))
+    valid = [span for span in spans if span[2][0] != "invalid"]
+    if len(spans) == 2 and spans[0][2][0] == "invalid":
+        return f"valid since {spans[1][0]} (a {spans[1][2][0]}); invalid before"
+    if len(valid) == 1 and valid[0][0] == valid[0][1]:
+        return f"valid only under {valid[0][0]} (a {valid[0][2][0]}); invalid under the others"
+    parts = [f"{a}" + (f" to {b}" if a != b else "") + f": {v[0]}" for a, b, v in spans]
+    return "differs by revision: " + "; ".join(parts)
+
+
 # --- replies ----------------------------------------------------------------
 
 
-def reply_for(msg):
-    """What a strict server sends back for ``msg``: a reply dict, or None.
+def reply_for(msg, revision=None):
+    """What a strict server sends back for the parsed message ``msg``: a reply, or None.
 
-    ``msg`` is a parsed message, or the raw text (``str`` or ``bytes``) of one
-    as it came off the wire; a bare JSON string is never a message, so text is
-    taken as wire text and parsed first (as :func:`reply_for_json` does).
-
-    * Text that does not parse: ``PARSE_ERROR`` with id null.
     * A request, notification or response: None. The application answers a
       request (with a result, or ``METHOD_NOT_FOUND`` and friends); nobody
       answers the other two.
     * Anything invalid: ``INVALID_REQUEST``, echoing the message's id when that
       id is a valid one (a string or an integer), and null otherwise.
+    * A batch (revision 2025-03-26): the list of the replies its members are
+      owed by the message layer, as JSON-RPC 2.0 prescribes, or None when
+      none is owed (all notifications or valid messages; the application adds
+      its responses to requests in the same list). An empty list is invalid.
+
+    ``msg`` is a parsed value (a ``str`` is a JSON string, never a message);
+    for raw wire text use :func:`reply_for_json`.
     """
-    if isinstance(msg, (str, bytes, bytearray, memoryview)):
-        return reply_for_json(msg)
-    return reply_for_message(msg)
-
-
-def reply_for_message(msg):
-    """Like :func:`reply_for`, for a parsed value only: a ``str`` here is a JSON
-    string value (an invalid message), never wire text to parse."""
-    kind, code = classify(msg)
-    if kind != "invalid":
+    verdict = classify(msg, revision)
+    if verdict[0] == "batch":
+        owed = [reply for reply in (reply_for(member, _member_revision(revision)) for member in msg)
+                if reply is not None]
+        return owed or None
+    if verdict[0] != "invalid":
         return None
     request_id = None
     try:
-        if isinstance(msg, dict):
-            candidate = dict.get(msg, "id", None)
-            if is_valid_id(candidate):
-                request_id = candidate
+        if isinstance(msg, dict) and is_valid_id(dict.get(msg, "id")):
+            request_id = dict.get(msg, "id")
     except Exception:  # an object that only pretends to be a dict
         request_id = None
-    return error_response(request_id, code, ERROR_MESSAGES[code])
+    return error_response(request_id, verdict[1], ERROR_MESSAGES[verdict[1]])
 
 
-def reply_for_json(text):
+def _member_revision(revision):
+    """Members of a batch are single messages: a list inside a batch is invalid."""
+    return "2025-06-18" if revision == "2025-03-26" else revision
+
+
+def reply_for_json(text, revision=None):
     """What a strict server sends back for raw wire text or bytes.
 
     Text that does not parse gets ``PARSE_ERROR`` with id null; anything that
     parses is answered as :func:`reply_for` answers the parsed value.
     """
+    switches(revision)
     value, reason = parse(text)
     if reason is not None:
         return error_response(None, PARSE_ERROR, ERROR_MESSAGES[PARSE_ERROR])
-    return reply_for_message(value)
+    return reply_for(value, revision)
+
+
+reply_for_message = reply_for  # the old name, kept until mcp_lesson.widgets moves to reply_for

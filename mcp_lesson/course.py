@@ -174,7 +174,7 @@ _REFERENCES = {
     "classify_json": classification.classify_json,
     "create_request": messages.create_request,
     "error_response": messages.error_response,
-    "reply_for": classification.reply_for_message,  # the lessons' reply_for takes values
+    "reply_for": classification.reply_for,
     "reply_for_json": classification.reply_for_json,
 }
 
@@ -294,35 +294,9 @@ def quiz(fn, messages_to_label):
 
 # --- target practice -------------------------------------------------------------
 
-#: Rule names (as :mod:`mcp_lesson.classification` calls them) and their meaning.
-RULES = {
-    "batch": "a list (a batch) is invalid",
-    "not-object": "a message must be a JSON object",
-    "no-jsonrpc": 'every message needs "jsonrpc"',
-    "bad-jsonrpc": '"jsonrpc" must be exactly the string "2.0"',
-    "bad-method": "a method name must be a string",
-    "bad-params": "params, when present, must be an object",
-    "bad-request-id": "a request id must be a string or an integer",
-    "notification": "a method and no id key: a notification",
-    "request": "a method and a good id: a request",
-    "both": 'a response has exactly one of "result" and "error"',
-    "neither": 'no method, and neither "result" nor "error"',
-    "no-response-id": 'a response needs the "id" key',
-    "bad-result": "a result must be an object",
-    "bad-result-id": "a result response needs a string or integer id",
-    "bad-error": "an error must be an object",
-    "bad-error-code": "an error code must be an integer",
-    "bad-error-message": "an error message must be a string",
-    "bad-error-id": "an error response id must be a string, an integer or null",
-    "result": "a success response",
-    "error": "an error response",
-    "unreadable": "a value that cannot be read as a message",
-}
-
-
-def rule_of(msg):
-    """The name of the rule that decides ``classify(msg)`` (see :data:`RULES`)."""
-    return classification.rule_of(msg)
+def _short(rule):
+    found = classification.RULES.get(rule)
+    return found.short if found else rule
 
 
 def aim(fn, rule):
@@ -331,9 +305,9 @@ def aim(fn, rule):
     answered, msg = _answer_of(fn)
     if not answered:
         return
-    got = rule_of(msg)
+    got = classification.rule_of(msg)
     if got == rule:
-        print(f"{name}: hit! {RULES.get(rule, rule)}")
+        print(f"{name}: hit! {_short(rule)}")
     else:
-        print(f"{name}: miss. Wanted the rule '{RULES.get(rule, rule)}',")
+        print(f"{name}: miss. Wanted the rule '{_short(rule)}',")
         print(f"  but {classification.explain(msg)}")

@@ -2,16 +2,28 @@
 
 MCP's stdio transport is plain: the client writes one JSON message per line to
 the server's stdin and reads one per line from its stdout. This module does
-only that, with two guarantees a lesson needs:
+only that, with the guarantees a lesson needs, so that no server, however
+badly it behaves, can hang a notebook or a test, or fill its memory:
 
-* **every read has a timeout**, so a server that stays silent (as real servers
-  do for some bad messages) can never hang a notebook or a test;
-* **the server always stops**: :class:`StdioServer` is a context manager,
-  :meth:`StdioServer.stop` is safe to call twice, and every server still
-  running when Python exits is stopped by an ``atexit`` hook.
+* **every read and every write has a deadline**: a server that stays silent
+  (as real servers do for some bad messages), or that stops reading its input,
+  makes a call fail with :class:`ServerError` after ``timeout`` seconds;
+* **the server always stops, with everything it started**: the server runs in
+  a process group of its own, and :meth:`StdioServer.stop` ends the whole
+  group (a wrapper such as ``sh -c``, npx or uvx leaves grandchildren behind)
+  without waiting on a grandchild that still holds the server's stdout open.
+  :class:`StdioServer` is a context manager, ``stop`` is safe to call twice,
+  and every server still running when Python exits is stopped by an
+  ``atexit`` hook;
+* **what is kept is bounded**: :attr:`StdioServer.received` and
+  :attr:`StdioServer.sent` keep the last :data:`KEEP_LINES` lines (at most
+  :data:`KEEP_CHARS` characters) and count the ones they dropped; at most
+  :data:`READ_AHEAD` unread lines wait in memory (then the server waits, as
+  a pipe makes it), and a line longer than :data:`MAX_LINE_BYTES` is cut.
 
 The server's stderr (its logs) goes to a private temporary file, never into a
-notebook's output; :meth:`StdioServer.stderr_text` reads it when needed.
+notebook's output; :meth:`StdioServer.stderr_text` reads its end when needed.
+The client uses POSIX process groups and ``poll``: it runs on Linux and macOS.
 
     >>> from mcp_lesson.stdio_client import StdioServer
     >>> with StdioServer() as server:                      # doctest: +SKIP
@@ -19,9 +31,15 @@ notebook's output; :meth:`StdioServer.stderr_text` reads it when needed.
 """
 
 import atexit
+import collections
+import collections.abc
 import itertools
 import json
+import os
 import queue
+import re
+import select
+import signal
 import subprocess
 import sys
 import tempfile
@@ -33,18 +51,69 @@ from .messages import is_integer, is_valid_id
 
 #: The course's calculator server (``mcp_lesson/server.py``).
 DEFAULT_COMMAND = (sys.executable, "-m", "mcp_lesson.server")
-#: Longest wait, in seconds, for a reply that must come (server start included).
+#: Longest wait, in seconds, for a reply that must come (server start included),
+#: and for the server to take in a line written to it.
 REPLY_TIMEOUT = 15.0
-#: How long to keep listening, in seconds, after the follow-up ping is answered.
+#: How long to keep listening, in seconds, after the probe's follow-up is answered.
 GRACE = 0.5
+#: How many of the latest lines :attr:`StdioServer.received` and :attr:`StdioServer.sent` keep.
+KEEP_LINES = 1000
+#: How many characters, at most, those latest lines may hold together (the newest line is always kept).
+KEEP_CHARS = 8_000_000
+#: Longest line, in bytes, read from the server; the rest of a longer line is dropped.
+MAX_LINE_BYTES = 1 << 20
+#: How many lines may wait, read but not yet asked for; then reading pauses until one is taken.
+READ_AHEAD = 16
+#: The first revision with no ``ping`` (stateless MCP): :meth:`StdioServer.probe`
+#: follows up with ``server/discover`` from this revision on.
+STATELESS_SINCE = "2026-07-28"
 
-_EOF = object()
+_POLL = 0.1  # seconds between looks at a stop request, for the reader and for stop()
+_REVISION = re.compile(r"\d{4}-\d{2}-\d{2}")
 _LIVE = set()  # servers started and not yet stopped, for the atexit hook
 _LIVE_LOCK = threading.Lock()
 
 
 class ServerError(RuntimeError):
-    """The server did not answer in time, or it is not running."""
+    """The server did not answer or read in time, or it is not running."""
+
+
+class RecentLines(collections.abc.Sequence):
+    """The latest lines, oldest first: at most ``limit`` of them and ``char_limit`` characters.
+
+    A list to read (``len``, indexing, iteration); :meth:`append` drops the
+    oldest lines beyond either bound, and :attr:`dropped` counts them.
+    """
+
+    def __init__(self, limit=KEEP_LINES, char_limit=KEEP_CHARS):
+        self.limit = limit
+        self.char_limit = char_limit
+        self.dropped = 0
+        self._lines = collections.deque()
+        self._chars = 0
+
+    def append(self, line):
+        """Keep ``line`` as the newest, dropping the oldest lines that no longer fit."""
+        self._lines.append(line)
+        self._chars += len(line)
+        while len(self._lines) > 1 and (len(self._lines) > self.limit or self._chars > self.char_limit):
+            self._chars -= len(self._lines.popleft())
+            self.dropped += 1
+
+    def __getitem__(self, index):
+        if isinstance(index, slice):
+            return list(self._lines)[index]
+        return self._lines[index]
+
+    def __len__(self):
+        return len(self._lines)
+
+    def __iter__(self):
+        return iter(self._lines)
+
+    def __repr__(self):
+        dropped = f"; {self.dropped} earlier lines dropped" if self.dropped else ""
+        return f"RecentLines({list(self._lines)!r}{dropped})"
 
 
 def wire_text(message):
@@ -77,32 +146,82 @@ def reply_id(line):
     return None
 
 
+def _ready(fd, events, timeout):
+    """True when ``fd`` is ready for ``events`` (``select.POLLIN``/``POLLOUT``) within ``timeout`` s."""
+    poller = select.poll()
+    poller.register(fd, events)
+    return bool(poller.poll(max(0.0, timeout) * 1000))
+
+
+def _group_alive(pgid):
+    """True while a process of group ``pgid`` is alive (zombies, which cannot run, do not count)."""
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return True  # no /proc: trust the signal check
+    for entry in entries:
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as stat:
+                fields = stat.read().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if len(fields) > 2 and fields[2] == str(pgid) and fields[0] not in ("Z", "X"):
+            return True
+    return False
+
+
 class StdioServer:
     """One server subprocess, spoken to line by line.
 
     ``command`` is the program to start (by default the course's calculator).
-    Lines are read by a background thread into a queue, so :meth:`read_line`
-    can wait with a timeout.
+    ``timeout`` bounds each wait for a reply and each write; ``revision``
+    (``None``, or a protocol revision such as ``"2025-11-25"``) only tells
+    :meth:`probe` how to follow up: from :data:`STATELESS_SINCE` on there is
+    no ``ping``. Lines are read by a background thread into a small queue, so
+    :meth:`read_line` can wait with a timeout.
     """
 
-    def __init__(self, command=DEFAULT_COMMAND, *, timeout=REPLY_TIMEOUT, grace=GRACE, stop_timeout=3.0):
+    def __init__(
+        self, command=DEFAULT_COMMAND, *, timeout=REPLY_TIMEOUT, grace=GRACE, stop_timeout=3.0, revision=None
+    ):
+        if revision is not None and not (isinstance(revision, str) and _REVISION.fullmatch(revision)):
+            raise ValueError(f"revision must be None or a date such as {STATELESS_SINCE!r}, not {revision!r}")
         self.command = list(command)
         self.timeout = timeout
         self.grace = grace
         self.stop_timeout = stop_timeout
+        self.revision = revision
         self.process = None
-        self.sent = []  # every line written, in order
-        self.received = []  # every line read, in order
-        self._lines = queue.Queue()
+        self.sent = RecentLines()  # the latest lines written, in order
+        self.received = RecentLines()  # the latest lines read, in order
+        self.cut_lines = 0  # lines longer than MAX_LINE_BYTES, read cut short
+        self.at_eof = False  # True once the server closed its stdout (or the client stopped reading)
+        self._lines = queue.Queue(maxsize=READ_AHEAD)
+        self._stopping = threading.Event()
+        self._reader_done = threading.Event()
+        self._reader = None
+        self._broken = None  # why no more lines may be written, once a write was cut off
         self._stderr = None
         self._stderr_tail = ""
         self._probe_ids = itertools.count(1)
-        self.at_eof = False  # True once the server has closed its stdout
 
     # --- life cycle -------------------------------------------------------
 
     def start(self):
-        """Start the subprocess (once); return ``self`` so ``StdioServer().start()`` reads well."""
+        """Start the subprocess (once); return ``self`` so ``StdioServer().start()`` reads well.
+
+        The server leads a new session and process group, so :meth:`stop` can
+        end it with all it started, and a Ctrl-C in a terminal reaches the
+        client, which then stops it.
+        """
         if self.process is not None:
             return self
         self._stderr = tempfile.TemporaryFile()
@@ -112,22 +231,67 @@ class StdioServer:
             stdout=subprocess.PIPE,
             stderr=self._stderr,
             close_fds=True,
+            start_new_session=True,
         )
+        os.set_blocking(self.process.stdin.fileno(), False)
         with _LIVE_LOCK:
             _LIVE.add(self)
-        reader = threading.Thread(target=self._read_stdout, name="stdio-reader", daemon=True)
-        reader.start()
+        self._reader = threading.Thread(target=self._read_stdout, name="stdio-reader", daemon=True)
+        self._reader.start()
         return self
 
     def _read_stdout(self):
-        stream = self.process.stdout
+        """The reader thread: split the server's output into lines, until end of output or stop.
+
+        It reads the raw descriptor only when ``poll`` says there is something,
+        so it never blocks for long and never holds a lock that :meth:`stop` needs.
+        """
+        fd = self.process.stdout.fileno()
+        line, cut = bytearray(), 0
+
+        def take(piece):
+            nonlocal cut
+            room = MAX_LINE_BYTES - len(line)
+            line.extend(piece[: max(0, room)])
+            cut += max(0, len(piece) - max(0, room))
+
         try:
-            for raw in iter(stream.readline, b""):
-                self._lines.put(raw.decode("utf-8", errors="replace").rstrip("\r\n"))
+            while not self._stopping.is_set():
+                if not _ready(fd, select.POLLIN, _POLL):
+                    continue
+                chunk = os.read(fd, 1 << 16)
+                if not chunk:  # end of output: a last line without a newline still counts
+                    if line or cut:
+                        self._put(self._finish(line, cut))
+                    break
+                *whole, rest = chunk.split(b"\n")
+                for piece in whole:
+                    take(piece)
+                    if not self._put(self._finish(line, cut)):
+                        return
+                    line.clear()
+                    cut = 0
+                take(rest)
         except (OSError, ValueError):
             pass
         finally:
-            self._lines.put(_EOF)
+            self._reader_done.set()
+
+    def _finish(self, line, cut):
+        """The text of one line read (``cut`` bytes of it were dropped)."""
+        if cut:
+            self.cut_lines += 1
+        return line.decode("utf-8", errors="replace").rstrip("\r")
+
+    def _put(self, text):
+        """Queue one line, waiting while the queue is full; False when asked to stop."""
+        while not self._stopping.is_set():
+            try:
+                self._lines.put(text, timeout=_POLL)
+                return True
+            except queue.Full:
+                continue
+        return False
 
     @property
     def running(self):
@@ -135,11 +299,14 @@ class StdioServer:
         return self.process is not None and self.process.poll() is None
 
     def stop(self, timeout=None):
-        """Stop the server and return its exit code; safe to call again.
+        """Stop the server, and every process of its group; return its exit code. Safe to call again.
 
         First the polite way (close its stdin: an MCP stdio server exits at end
-        of input), then ``terminate``, then ``kill``, waiting up to ``timeout``
-        seconds (default: ``stop_timeout``) after each of the first two.
+        of input), then ``SIGTERM`` to the whole process group, then
+        ``SIGKILL``, waiting up to ``timeout`` seconds (default:
+        ``stop_timeout``) after each of the first two. The group is signalled
+        whenever any of it is left, even after the server itself exited. The
+        reader thread is asked to finish, never waited on for a read.
         """
         timeout = self.stop_timeout if timeout is None else timeout
         process = self.process
@@ -154,15 +321,16 @@ class StdioServer:
                 try:
                     process.wait(timeout)
                 except subprocess.TimeoutExpired:
-                    process.terminate()
-                    try:
-                        process.wait(timeout)
-                    except subprocess.TimeoutExpired:
-                        process.kill()
-                        process.wait()
+                    pass
+            self._end_group(process, timeout)
         finally:
+            self._stopping.set()
+            self._reader.join(2 * _POLL + 1.0)
             self._stderr_tail = self.stderr_text()
-            for stream in (process.stdin, process.stdout, self._stderr):
+            streams = [process.stdin, self._stderr]
+            if not self._reader.is_alive():  # never close a descriptor another thread reads
+                streams.append(process.stdout)
+            for stream in streams:
                 try:
                     stream.close()
                 except (OSError, ValueError, AttributeError):
@@ -170,6 +338,26 @@ class StdioServer:
             with _LIVE_LOCK:
                 _LIVE.discard(self)
         return process.returncode
+
+    def _end_group(self, process, timeout):
+        """SIGTERM, then SIGKILL, the server's process group, until none of it is alive."""
+        pgid = process.pid  # the server leads its group (start_new_session)
+        for sig, wait in ((signal.SIGTERM, timeout), (signal.SIGKILL, max(timeout, 5.0))):
+            process.poll()  # reap the leader once it exited, so it does not count
+            if not _group_alive(pgid):
+                break
+            try:
+                os.killpg(pgid, sig)
+            except (ProcessLookupError, PermissionError):
+                pass
+            deadline = time.monotonic() + wait
+            while time.monotonic() < deadline:
+                process.poll()
+                if not _group_alive(pgid):
+                    break
+                time.sleep(min(_POLL / 2, max(0.0, deadline - time.monotonic())))
+        if process.poll() is None:
+            process.wait()  # SIGKILL cannot be refused
 
     def __enter__(self):
         return self.start()
@@ -179,60 +367,109 @@ class StdioServer:
         return False
 
     def stderr_text(self, limit=4000):
-        """The end of what the server wrote to stderr (its logs), for debugging."""
+        """The last ``limit`` characters the server wrote to stderr (its logs), for debugging."""
         if self._stderr is None or self._stderr.closed:
             return self._stderr_tail[-limit:]
         try:
             self._stderr.flush()
-            self._stderr.seek(0)
+            size = self._stderr.seek(0, os.SEEK_END)
+            self._stderr.seek(max(0, size - 4 * limit))  # a UTF-8 character is 4 bytes at most
             data = self._stderr.read()
         except (OSError, ValueError):
             return ""
-        return data[-limit:].decode("utf-8", errors="replace")
+        return data.decode("utf-8", errors="replace")[-limit:]
 
     # --- writing and reading ---------------------------------------------
 
-    def send(self, message):
+    def send(self, message, timeout=None):
         """Write one line and return it.
 
         A ``str`` or ``bytes`` is sent as it is (so a lesson can send text that
         is not JSON); anything else is written as compact JSON. A newline in the
         text would split it into two lines on the wire, so it is refused.
+        Raises :class:`ServerError` when the server has not taken the whole
+        line within ``timeout`` seconds (default: the client's ``timeout``).
+        A line cut off that way leaves a part of itself in the pipe, so every
+        later ``send`` is refused too.
         """
         if self.process is None:
             raise ServerError("the server is not started: call start() first")
+        if self._broken:
+            raise ServerError(self._broken)
         if isinstance(message, (bytes, bytearray)):
             data = bytes(message)
         else:
             data = wire_text(message).encode("utf-8", errors="surrogatepass")
         if b"\n" in data or b"\r" in data:
             raise ValueError("one message is one line: the text must not contain a line break")
-        try:
-            self.process.stdin.write(data + b"\n")
-            self.process.stdin.flush()
-        except (OSError, ValueError) as exc:
-            raise ServerError(f"the server is not reading any more ({exc.__class__.__name__})") from None
+        self._write(data + b"\n", self.timeout if timeout is None else timeout)
         line = data.decode("utf-8", errors="replace")
         self.sent.append(line)
         return line
 
-    def read_line(self, timeout=None):
-        """The next line from the server, or None after ``timeout`` seconds or at end of output."""
-        timeout = self.timeout if timeout is None else timeout
+    def _write(self, data, timeout):
+        """Write all of ``data`` to the server's stdin within ``timeout`` seconds, or raise ServerError."""
         try:
-            line = self._lines.get(timeout=max(0.0, timeout))
-        except queue.Empty:
-            return None
-        if line is _EOF:
-            self._lines.put(_EOF)  # stay at end of output for later reads
-            self.at_eof = True
-            return None
+            fd = self.process.stdin.fileno()
+        except ValueError:
+            raise ServerError("the server's input is closed (the server was stopped)") from None
+        view = memoryview(data)
+        deadline = time.monotonic() + timeout
+        try:
+            while view:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    break
+                if _ready(fd, select.POLLOUT, left):
+                    try:
+                        view = view[os.write(fd, view):]
+                    except BlockingIOError:
+                        pass
+        except OSError as exc:
+            raise ServerError(f"the server is not reading any more ({exc.__class__.__name__})") from None
+        if not view:
+            return
+        taken = len(data) - len(view)
+        state = "still running" if self.running else f"exited with code {self.process.poll()}"
+        if taken:
+            self._broken = (
+                f"a line was cut off after {taken} of its {len(data)} bytes: the server stopped reading, "
+                "so no more lines can be sent; stop() it and start a new one"
+            )
+        raise ServerError(
+            f"the server did not read a {len(data)}-byte line within {timeout:g} s "
+            f"(it took {taken} bytes; the server is {state})"
+        )
+
+    def read_line(self, timeout=None):
+        """The next line from the server, or None after ``timeout`` seconds or at end of output.
+
+        The line is also kept in :attr:`received`. A line longer than
+        :data:`MAX_LINE_BYTES` comes cut to that length (see :attr:`cut_lines`).
+        """
+        timeout = self.timeout if timeout is None else timeout
+        deadline = time.monotonic() + timeout
+        while True:
+            left = deadline - time.monotonic()
+            try:
+                line = self._lines.get(timeout=max(0.0, min(_POLL, left)))
+                break
+            except queue.Empty:
+                if self._reader_done.is_set() and self._lines.empty():
+                    self.at_eof = True
+                    return None
+                if left <= 0:
+                    return None
         self.received.append(line)
         return line
 
     def _read_until(self, done, timeout):
-        """Read lines until ``done(lines)`` is true or ``timeout`` runs out; return them."""
-        lines = []
+        """Read lines until ``done(lines)`` is true or ``timeout`` runs out; return them.
+
+        ``done`` sees each new line as ``lines[-1]``; at most :data:`KEEP_LINES`
+        lines (the latest) are returned, so a flooding server cannot fill memory.
+        """
+        lines = RecentLines()
         deadline = time.monotonic() + timeout
         while not done(lines):
             left = deadline - time.monotonic()
@@ -244,22 +481,23 @@ class StdioServer:
                     break
                 continue
             lines.append(line)
-        return lines
+        return list(lines)
 
     def request(self, message, timeout=None):
         """Send a request and return its reply line (the one with the same id).
 
         Lines that arrive first and are not the reply (say, a notification from
         the server) are kept in :attr:`received`. Raises :class:`ServerError`
-        when no reply comes within ``timeout`` seconds.
+        when the request is not written and answered within ``timeout`` seconds.
         """
         request_id = message.get("id") if isinstance(message, dict) else None
         if classify(message)[0] != "request":
             raise ValueError("request() is for requests; use probe() to send anything else")
-        self.send(message)
         timeout = self.timeout if timeout is None else timeout
+        deadline = time.monotonic() + timeout
+        self.send(message, timeout)
         lines = self._read_until(
-            lambda got: bool(got) and same_id(reply_id(got[-1]), request_id), timeout
+            lambda got: bool(got) and same_id(reply_id(got[-1]), request_id), deadline - time.monotonic()
         )
         if lines and same_id(reply_id(lines[-1]), request_id):
             return lines[-1]
@@ -268,39 +506,62 @@ class StdioServer:
             f"no reply with id {json.dumps(request_id)} within {timeout:g} s (the server is {state})"
         )
 
+    def follow_up(self, request_id):
+        """The request :meth:`probe` sends after a message: one the server must answer.
+
+        A ``ping`` by default; from revision :data:`STATELESS_SINCE` on, which
+        has no ping, a ``server/discover`` carrying the ``_meta`` every request
+        of that revision needs.
+        """
+        if self.revision is not None and self.revision >= STATELESS_SINCE:
+            meta = {
+                "io.modelcontextprotocol/protocolVersion": self.revision,
+                "io.modelcontextprotocol/clientCapabilities": {},
+            }
+            return {"jsonrpc": "2.0", "id": request_id, "method": "server/discover", "params": {"_meta": meta}}
+        return {"jsonrpc": "2.0", "id": request_id, "method": "ping"}
+
     def probe(self, message, grace=None):
         """Send anything, and return the list of lines the server sends back for it.
 
         An empty list means the server stayed silent. Silence cannot be seen
         directly, so the probe proves it: right after ``message`` it sends a
-        ``ping`` request and reads until the ping's reply arrives (the server
-        reads its input in order, so by then it has read ``message``; but it
-        handles requests concurrently, so replies may come out of order), then
-        listens ``grace`` seconds more for a late answer. When ``message`` has
-        a method and a string or integer id, the probe waits for the reply
-        with that id instead (up to the timeout): the SDK answers such a
-        message, with a result or an error, even where this package would call
-        it invalid (``"params": null``).
+        request the server must answer (see :meth:`follow_up`: a ``ping``, or
+        ``server/discover`` for a stateless revision) and reads until that
+        reply arrives (the server reads its input in order, so by then it has
+        read ``message``; but it handles requests concurrently, so replies may
+        come out of order), then listens ``grace`` seconds more for a late
+        answer. When ``message`` has a method and a string or integer id, the
+        probe waits for the reply with that id instead (up to the timeout):
+        the SDK answers such a message, with a result or an error, even where
+        this package would call it invalid (``"params": null``).
         A line already on its way before the probe (a late reply to an earlier
         request) would be counted too, so await every request before probing.
         """
         grace = self.grace if grace is None else grace
         owed = _owed_id(message)
         self.send(message)
-        ping_id = f"probe-{next(self._probe_ids)}"
-        self.send({"jsonrpc": "2.0", "id": ping_id, "method": "ping"})
+        follow_up = self.follow_up(f"probe-{next(self._probe_ids)}")
+        follow_id = follow_up["id"]
+        self.send(follow_up)
 
-        def answered(lines):
-            ids = [reply_id(line) for line in lines]
-            pinged = any(same_id(i, ping_id) for i in ids)
-            return pinged and (owed is None or any(same_id(i, owed) for i in ids))
+        seen = {"follow-up": False, "owed": owed is None}
+
+        def answered(lines):  # looks at each new line once
+            if lines:
+                got = reply_id(lines[-1])
+                seen["follow-up"] = seen["follow-up"] or same_id(got, follow_id)
+                seen["owed"] = seen["owed"] or same_id(got, owed)
+            return seen["follow-up"] and seen["owed"]
 
         lines = self._read_until(answered, self.timeout)
-        if not any(same_id(reply_id(line), ping_id) for line in lines):
-            raise ServerError(f"the server did not answer the follow-up ping within {self.timeout:g} s")
+        if not seen["follow-up"]:
+            raise ServerError(
+                f"the server did not answer the follow-up {follow_up['method']} within {self.timeout:g} s"
+            )
         if owed is None:  # a valid request is owed one reply, and it came: no need to wait
             lines += self._read_until(lambda got: False, grace)
-        return [line for line in lines if not same_id(reply_id(line), ping_id)]
+        return [line for line in lines if not same_id(reply_id(line), follow_id)]
 
 
 def _owed_id(message):

@@ -2,7 +2,8 @@
 
 import pytest
 
-from mcp_lesson import CASES, TEXT_CASES, classify, classify_json
+from mcp_lesson import CASES, classify, classify_json
+from mcp_lesson.cases import TEXT_CASES
 from mcp_lesson.cases import ERROR_BUILDS, REQUEST_BUILDS
 from mcp_lesson.messages import create_request, error_response
 

@@ -1,5 +1,6 @@
-"""One test per rule and decision of SPEC section 1, plus classify_json,
-explain and the replies a strict server sends."""
+"""One test per rule and decision of the course's rules (the docstring of
+mcp_lesson.classification), plus classify_json, explain and the replies a
+strict server sends. The revisions have their own file, test_revisions.py."""
 
 import collections
 import json
@@ -333,7 +334,7 @@ def test_a_hostile_str_subclass_is_read_as_plain_text():
     assert classify_json(Hostile("{")) == UNPARSABLE
     assert classify_json(Hostile('{"jsonrpc":"2.0","method":"x"}')) == NOTIFICATION
     assert "-32700" in explain_json(Hostile("{"))
-    assert reply_for(Hostile("{"))["error"]["code"] == PARSE_ERROR
+    assert reply_for_json(Hostile("{"))["error"]["code"] == PARSE_ERROR
 
 
 def test_reply_for_survives_an_object_that_pretends_to_be_a_dict():
@@ -441,12 +442,32 @@ def test_invalid_messages_get_invalid_request_echoing_a_valid_id(message, echoed
     assert reply_for(message) == error_response(echoed, INVALID_REQUEST, "Invalid Request")
 
 
-@pytest.mark.parametrize("reply", [reply_for, reply_for_json], ids=["reply_for", "reply_for_json"])
-def test_wire_text_gets_parse_error_with_null_id_or_the_parsed_verdict(reply):
-    # reply_for takes str and bytes as wire text, exactly as reply_for_json does.
+def test_wire_text_gets_parse_error_with_null_id_or_the_parsed_verdict():
+    reply = reply_for_json
     assert reply("{") == error_response(None, PARSE_ERROR, "Parse error")
     assert reply(b"\xff") == error_response(None, PARSE_ERROR, "Parse error")
     assert reply('{"jsonrpc":"2.0","id":3,"method":"x"}') is None
     for invalid in ('{"jsonrpc":"2.0","id":3,"method":1}',
                     '{"jsonrpc":"2.0","id":3,"method":"x","params":null}'):
         assert reply(invalid) == error_response(3, INVALID_REQUEST, "Invalid Request")
+
+
+# --- long numbers: bounded in all, not only one by one ---------------------------------------
+
+def test_the_digits_of_all_numbers_together_are_bounded():
+    from mcp_lesson.classification import MAX_INT_DIGITS, MAX_TOTAL_DIGITS
+
+    many = "[" + ",".join(["9" * (MAX_INT_DIGITS - 1)] * 500) + "]"  # 10 MB of digits
+    assert classify_json(many) == UNPARSABLE
+    assert f"{MAX_TOTAL_DIGITS:,} digits in all" in explain_json(many)
+    assert reply_for_json(many) == error_response(None, PARSE_ERROR, "Parse error")
+    three_long = '{"jsonrpc":"2.0","id":1,"method":"x","params":{"n":[%s]}}' % ",".join(["9" * 5000] * 3)
+    assert classify_json(three_long) == REQUEST  # 15,000 digits in all: still read
+
+
+def test_an_integral_float_id_is_explained_as_the_course_s_choice():
+    text = explain_json('{"jsonrpc": "2.0", "id": 1e2, "method": "ping"}')
+    assert "100.0 (a float)" in text
+    for words in ("one number type", "1e2", "string | number", "JavaScript", "stricter"):
+        assert words in text, words
+    assert "stricter" not in explain(msg(id=1.5, method="ping"))

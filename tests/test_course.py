@@ -99,7 +99,9 @@ def test_quiz(capsys):
     assert out[1].startswith("  message 2: you said 'request'. Invalid (-32600)")
 
 
-def test_every_rule_has_a_short_name_for_target_practice():
-    from mcp_lesson.classification import _RULES
+def test_aim_names_rules_by_their_short_words(capsys):
+    def good():
+        return {"jsonrpc": "2.0", "id": True, "method": "ping"}
 
-    assert set(course.RULES) == set(_RULES)
+    course.aim(good, "bad-request-id")
+    assert capsys.readouterr().out == "good: hit! a request id must be a string or an integer\n"

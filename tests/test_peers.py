@@ -18,7 +18,9 @@ import pytest
 from mcp_types.jsonrpc import jsonrpc_message_adapter
 from pydantic import ValidationError
 
-from mcp_lesson import CASES, TEXT_CASES, classify, classify_json, create_request, parse, reply_for_json
+from mcp_lesson import CASES, classify, classify_json, create_request, reply_for_json
+from mcp_lesson.cases import TEXT_CASES
+from mcp_lesson.classification import parse
 from mcp_lesson.peers import (
     LOOSE_RULES,
     compare,

@@ -3,7 +3,8 @@
 import pytest
 
 import mcp_lesson
-from mcp_lesson import CASES, check, course, run_check
+from mcp_lesson import CASES, check, course
+from mcp_lesson.selfcheck import run_check
 
 
 def test_the_package_passes_its_own_checks(capsys):

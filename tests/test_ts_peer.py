@@ -39,7 +39,8 @@ from typing import Callable, NamedTuple
 
 import pytest
 
-from mcp_lesson import CASES, PARSE_ERROR, TEXT_CASES, classify, classify_json
+from mcp_lesson import CASES, PARSE_ERROR, classify, classify_json
+from mcp_lesson.cases import TEXT_CASES
 
 ROOT = Path(__file__).resolve().parent.parent
 PEER = ROOT / "tools" / "ts_peer"

@@ -10,7 +10,8 @@ import re
 import ipywidgets
 import pytest
 
-from mcp_lesson import CASES, TEXT_CASES, classify_json, explain_json
+from mcp_lesson import CASES, classify_json, explain_json
+from mcp_lesson.cases import TEXT_CASES
 from mcp_lesson.widgets import (
     COLOURS,
     PREVIEW_LIMIT,
