@@ -37,6 +37,7 @@ LESSONS = (
     "05_playground.ipynb",
     "06_real_server.ipynb",
     "07_disagreements.ipynb",
+    "08_revisions.ipynb",
 )
 
 
