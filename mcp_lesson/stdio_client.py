@@ -304,9 +304,12 @@ class StdioServer:
         First the polite way (close its stdin: an MCP stdio server exits at end
         of input), then ``SIGTERM`` to the whole process group, then
         ``SIGKILL``, waiting up to ``timeout`` seconds (default:
-        ``stop_timeout``) after each of the first two. The group is signalled
-        whenever any of it is left, even after the server itself exited. The
-        reader thread is asked to finish, never waited on for a read.
+        ``stop_timeout``) after each of the first two, and up to
+        ``max(timeout, 5)`` after ``SIGKILL``. The group is signalled whenever
+        any of it is left, even after the server itself exited. The reader
+        thread is asked to finish (it looks every 0.1 s), never waited on for
+        a read, so a grandchild that keeps the server's stdout open cannot
+        hold ``stop`` up.
         """
         timeout = self.stop_timeout if timeout is None else timeout
         process = self.process
@@ -537,6 +540,7 @@ class StdioServer:
         this package would call it invalid (``"params": null``).
         A line already on its way before the probe (a late reply to an earlier
         request) would be counted too, so await every request before probing.
+        At most :data:`KEEP_LINES` lines (the latest) are returned.
         """
         grace = self.grace if grace is None else grace
         owed = _owed_id(message)
