@@ -8,6 +8,7 @@ notebook with a traceback.
   their titles, read from the files themselves (so the index is never typed
   twice);
 * :func:`try_it`: call a function on one example and print what came back;
+* :func:`show_json`: the same, printing the result as the JSON text it sends;
 * :func:`agree`: does the learner's function give the same answers as the
   package's on the whole case table?
 * :func:`check`: the package's self-check (it names the learner's function);
@@ -166,6 +167,22 @@ def try_it(fn, *args, **kwargs):
     else:
         result = _result_text(value)
     print(f"{_call_text(fn, args, kwargs)} -> {result}")
+
+
+def show_json(fn, *args, **kwargs):
+    """Call ``fn(*args, **kwargs)`` and print the result as indented JSON text,
+    the way it goes on the wire; an unfinished ``fn`` prints "not implemented
+    yet", any other exception its type and text, never a traceback."""
+    status, value = _outcome(fn, args, kwargs)
+    if status == "todo":
+        print(f"{_call_text(fn, args, kwargs)} -> {NOT_YET}")
+    elif status == "raised":
+        print(f"{_call_text(fn, args, kwargs)} -> raises {type(value).__name__}: {value}")
+    else:
+        try:
+            print(json.dumps(value, indent=2))
+        except (TypeError, ValueError) as exc:
+            print(f"{_call_text(fn, args, kwargs)} -> {_result_text(value)}, which is not JSON ({exc})")
 
 
 # --- agreement with the package -------------------------------------------------
