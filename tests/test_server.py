@@ -209,40 +209,6 @@ def test_every_line_received_is_a_response(server):
 # --- the client's own guarantees -------------------------------------------
 
 
-def test_same_id_is_strict_about_types():
-    assert same_id(1, 1) and same_id("a", "a")
-    assert not same_id(1, True) and not same_id(1, 1.0) and not same_id(1, "1")
-    assert not same_id(None, None)
-
-
-def test_a_silent_server_never_hangs_and_is_stopped():
-    with StdioServer(STUBBORN, timeout=0.3, grace=0.1, stop_timeout=0.3) as stubborn:
-        with pytest.raises(ServerError):
-            stubborn.request(create_request("ping", request_id=1))
-        with pytest.raises(ServerError):
-            stubborn.probe("anything")
-        assert stubborn.running
-    assert not stubborn.running
-    assert stubborn.stop() == stubborn.process.returncode  # stopping twice is fine
-    assert _children_named("time.sleep(60)") == []
-
-
-def test_atexit_stops_a_forgotten_server():
-    script = textwrap.dedent(
-        f"""
-        from mcp_lesson.stdio_client import StdioServer
-        server = StdioServer({STUBBORN!r}).start()
-        print(server.process.pid, flush=True)
-        # exits without stopping it
-        """
-    )
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
-    assert done.returncode == 0 and done.stdout.strip(), done.stderr
-    pid = int(done.stdout.split()[0])
-    with pytest.raises(ProcessLookupError):
-        os.kill(pid, 0)
-
-
 # --- the calculator, in-process ----------------------------------------------
 
 
