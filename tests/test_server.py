@@ -9,15 +9,13 @@ arithmetic) and :mod:`mcp_lesson.stdio_client` (timeouts, stopping) state.
 import itertools
 import json
 import os
-import subprocess
 import sys
-import textwrap
 
 import pytest
 
 from mcp_lesson import classify_json, create_request, reply_for_json
 from mcp_lesson.server import MAX_DIGITS, SERVER_NAME, add_integers, evaluate
-from mcp_lesson.stdio_client import ServerError, StdioServer, live_servers, same_id
+from mcp_lesson.stdio_client import StdioServer, live_servers
 
 INIT_PARAMS = {
     "protocolVersion": "2025-11-25",
@@ -26,7 +24,6 @@ INIT_PARAMS = {
 }
 FRESH_IDS = itertools.count(1000)
 # A child that never reads its input nor writes a line: a silent, stubborn server.
-STUBBORN = [sys.executable, "-c", "import time; time.sleep(60)"]
 
 
 def _children_named(fragment):
