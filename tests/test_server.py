@@ -9,7 +9,6 @@ arithmetic) and :mod:`mcp_lesson.stdio_client` (timeouts, stopping) state.
 import itertools
 import json
 import os
-import sys
 
 import pytest
 
