@@ -17,13 +17,28 @@ SDK outcome                          kind
 
 Lesson 07 and ``tests/test_peers.py`` compare the two on the shared case table.
 Importing this module does not import the SDK; the first verdict does.
+
+Two more peers' views live here:
+
+* **the TypeScript SDK** (``@modelcontextprotocol/sdk``): its verdicts on the
+  case tables are stored data (:func:`ts_data`, :func:`compare_three`), made
+  by ``tests/test_ts_peer.py`` with Node.js, so a learner needs no Node;
+* **the SDK's stdio transport at the limits of its JSON parser**: valid
+  requests a server built with the SDK never answers (:data:`PARSER_LIMITS`),
+  and :func:`lines_after`, which shows that silence without waiting for a
+  reply that never comes.
 """
 
+import itertools
+import json
+import time
 from functools import lru_cache
-from typing import Any, NamedTuple
+from importlib import resources
+from typing import Any, NamedTuple, Optional
 
 from .cases import CASES, TEXT_CASES
 from .classification import classify, classify_json, parse
+from .stdio_client import ServerError, reply_id, same_id
 
 _KINDS = {
     "JSONRPCRequest": "request",
@@ -184,3 +199,191 @@ def loose_rule(message, sdk_kind):
         if not (isinstance(code, int) and not isinstance(code, bool)):
             return "lax-error-code"
     return "other"
+
+
+# --- the TypeScript SDK, as stored data -------------------------------------
+
+#: The stored verdicts of the TypeScript SDK, in ``mcp_lesson/data/``. Made by
+#: ``.venv/bin/python tests/test_ts_peer.py --dump > mcp_lesson/data/ts_sdk_verdicts.json``
+#: (the file records its command and the versions it was made with).
+TS_DATA = "ts_sdk_verdicts.json"
+
+#: The kinds of a message accepted by a peer (anything else is a refusal).
+ACCEPTED = ("request", "notification", "response")
+
+
+def ts_data():
+    """The stored TypeScript SDK verdicts, as a fresh dict every call.
+
+    Keys: ``command`` (what made the file), ``versions`` (SDK, zod, Node),
+    ``classes`` (each known reason for a disagreement with ``classify``, in
+    words), ``cases`` and ``text_cases`` (one row per case of :data:`CASES`
+    and :data:`TEXT_CASES`: ``name``, ``ours``, ``ts`` (the verdict: a kind,
+    ``"invalid"``, or ``"parse-error"`` for text), ``ts_schema``, ``ts_issue``,
+    ``ts_seen`` (the message as Node's ``JSON.parse`` read it) and, where the
+    two disagree, ``class``), and ``mutations`` (a summary over thousands of
+    messages mutated near every rule).
+    """
+    text = resources.files(__package__).joinpath("data", TS_DATA).read_text(encoding="utf-8")
+    return json.loads(text)
+
+
+def ts_verdicts(table="cases"):
+    """``{case name: the TypeScript SDK's verdict}`` for ``"cases"`` or ``"text_cases"``."""
+    if table not in ("cases", "text_cases"):
+        raise ValueError(f'table must be "cases" or "text_cases", not {table!r}')
+    return {row["name"]: row["ts"] for row in ts_data()[table]}
+
+
+class ThreeWay(NamedTuple):
+    """One message judged by this package, the Python SDK and the TypeScript SDK.
+
+    ``ts`` is ``"not stored"`` for a case the stored data does not hold (a case
+    added after the data was made: remake it with the command in :data:`TS_DATA`).
+    """
+
+    name: str
+    message: Any
+    ours: str
+    python: str
+    ts: str
+
+    @property
+    def all_agree(self):
+        return self.ours == self.python == self.ts
+
+
+def compare_three(cases=CASES):
+    """This package, the Python SDK and the stored TypeScript SDK verdicts, case by case."""
+    ts = ts_verdicts("cases")
+    return [ThreeWay(case.name, case.message, classify(case.message)[0], sdk_verdict(case.message),
+                     ts.get(case.name, "not stored"))
+            for case in cases]
+
+
+def sdk_split(rows):
+    """Where the two SDKs differ: ``{"python only", "typescript only", "other kind"}`` -> case names.
+
+    "python only": the Python SDK accepts what the TypeScript SDK refuses;
+    "typescript only": the reverse; "other kind": both accept, as different kinds.
+    """
+    split = {"python only": [], "typescript only": [], "other kind": []}
+    for row in rows:
+        if row.python == row.ts or row.ts == "not stored":
+            continue
+        if row.python in ACCEPTED and row.ts in ACCEPTED:
+            split["other kind"].append(row.name)
+        elif row.python in ACCEPTED:
+            split["python only"].append(row.name)
+        else:
+            split["typescript only"].append(row.name)
+    return split
+
+
+# --- valid requests the SDK's stdio server never answers ----------------------
+#
+# mcp.server.stdio reads each line with the SDK's JSON parser (pydantic's jiter,
+# written in Rust). A line it cannot parse is dropped: the dispatcher logs it
+# at DEBUG level only, so no reply goes out and a server logging warnings (as
+# the calculator does) logs nothing. JSON itself sets none of these limits.
+
+
+def nested_ping(levels, request_id="deep"):
+    """The text of a ping nested ``levels`` deep, counting the message's own braces."""
+    params = {}
+    for _ in range(levels - 2):
+        params = {"x": params}
+    return json.dumps({"jsonrpc": "2.0", "id": request_id, "method": "ping", "params": params},
+                      separators=(",", ":"))
+
+
+def add_call(digits, request_id):
+    """The text of a ``tools/call`` of ``add`` whose ``a`` is written with ``digits`` sevens.
+
+    Written by hand: Python's ``json.dumps`` refuses an integer of over 4,300 digits.
+    """
+    return ('{"jsonrpc":"2.0","id":%s,"method":"tools/call","params":{"name":"add",'
+            '"arguments":{"a":%s,"b":1}}}' % (json.dumps(request_id), "7" * digits))
+
+
+def ping_with_id(digits):
+    """The text of a ping whose id is the integer written with ``digits`` ones."""
+    return '{"jsonrpc":"2.0","id":%s,"method":"ping"}' % ("1" * digits)
+
+
+class ParserLimit(NamedTuple):
+    """A limit of the SDK's JSON parser that JSON does not have.
+
+    ``silent`` is a valid request just beyond it (the SDK's stdio server sends
+    nothing back), ``answered`` the same request just inside it (answered as
+    usual), and ``cause`` says why in one sentence.
+    """
+
+    name: str
+    silent: str
+    answered: str
+    cause: str
+
+
+PARSER_LIMITS = (
+    ParserLimit(
+        "params nested 202 deep", nested_ping(202, "deep-202"), nested_ping(201, "deep-201"),
+        "the SDK's JSON parser stops at a fixed depth of nesting; JSON itself sets no limit.",
+    ),
+    ParserLimit(
+        "a lone surrogate escape",
+        '{"jsonrpc":"2.0","id":"lone","method":"ping","params":{"text":"\\ud800"}}',
+        '{"jsonrpc":"2.0","id":"pair","method":"ping","params":{"text":"\\ud83d\\ude00"}}',
+        "the parser, written in Rust, only builds valid Unicode text, and a lone \\ud800 "
+        "is half of a character (a pair such as \\ud83d\\ude00 is a whole one).",
+    ),
+    ParserLimit(
+        "an add argument of 4,301 digits", add_call(4301, "add-4301"), add_call(4300, "add-4300"),
+        "the parser refuses integers over 4,300 digits (the same cap as Python's int() "
+        "default, built into the parser).",
+    ),
+    ParserLimit(
+        "an id of 4,301 digits", ping_with_id(4301), ping_with_id(4300),
+        "the same cap on integers over 4,300 digits, met by the id this time.",
+    ),
+)
+
+_AFTER_IDS = itertools.count(1)
+
+
+def lines_after(server, message, grace=None):
+    """Send ``message`` and return the lines the server sends back for it (``[]``: silence).
+
+    The probe of :class:`~mcp_lesson.stdio_client.StdioServer` done by hand,
+    for a message that is owed a reply that may never come: right after
+    ``message`` goes the server's follow-up request
+    (:meth:`~mcp_lesson.stdio_client.StdioServer.follow_up`: a ``ping``, or
+    ``server/discover`` for a stateless revision). The server reads its input
+    in order, so once the follow-up is answered it has read ``message``; then
+    the client listens ``grace`` seconds more (default: the server's own
+    ``grace``) for a late answer. ``StdioServer.probe`` would instead wait up
+    to its whole timeout for the reply a valid request is owed. Raises
+    :class:`~mcp_lesson.stdio_client.ServerError` when the follow-up is not
+    answered within the server's timeout; returns at most the latest 1,000 lines.
+    """
+    grace = server.grace if grace is None else grace
+    follow = server.follow_up(f"after-{next(_AFTER_IDS)}")
+    server.send(message)
+    server.send(follow)
+    lines = []
+    deadline = time.monotonic() + server.timeout
+    while True:
+        line = server.read_line(max(0.0, deadline - time.monotonic()))
+        if line is None:
+            raise ServerError(f"the server did not answer the follow-up {follow['method']} "
+                              f"within {server.timeout:g} s")
+        if same_id(reply_id(line), follow["id"]):
+            break
+        lines = (lines + [line])[-1000:]
+    deadline = time.monotonic() + grace
+    while (left := deadline - time.monotonic()) > 0:
+        line = server.read_line(left)
+        if line is None:
+            break
+        lines = (lines + [line])[-1000:]
+    return lines

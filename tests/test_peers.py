@@ -11,8 +11,10 @@ built with the SDK drops some *valid* requests without a reply or a log line.
 Those are pinned at the end, against the real calculator server.
 """
 
-import itertools
+import importlib.util
 import json
+import os
+from pathlib import Path
 
 import pytest
 from mcp_types.jsonrpc import jsonrpc_message_adapter
@@ -23,14 +25,21 @@ from mcp_lesson.cases import TEXT_CASES
 from mcp_lesson.classification import parse
 from mcp_lesson.peers import (
     LOOSE_RULES,
+    PARSER_LIMITS,
+    TS_DATA,
     compare,
     compare_text,
+    compare_three,
     disagreements,
+    lines_after,
     loose_rule,
+    ping_with_id,
     sdk_model,
+    sdk_split,
     sdk_stdio_verdict,
     sdk_verdict,
     sdk_version,
+    ts_data,
 )
 from mcp_lesson.stdio_client import StdioServer
 
@@ -129,56 +138,31 @@ def test_hostile_input_never_raises():
 # becomes an exception that the SDK's dispatcher logs at DEBUG level and drops:
 # no reply, and nothing in the calculator's log (it logs WARNING and above).
 # The SDK's message models accept every one of these messages once parsed; only
-# the parser's limits refuse them. Each text is written by hand, because Python's
-# json.dumps cannot write an integer of more than 4,300 digits either.
+# the parser's limits refuse them. The texts are mcp_lesson.peers.PARSER_LIMITS
+# (lesson 07 shows them), plus two more of the same kinds.
 
-
-def _nested(levels):
-    """A ping whose line is nested ``levels`` deep, counting the message's own braces."""
-    params = {}
-    for _ in range(levels - 2):
-        params = {"x": params}
-    return {"jsonrpc": "2.0", "id": "deep", "method": "ping", "params": params}
-
-
-def _add(a, request_id):
-    return (
-        f'{{"jsonrpc":"2.0","id":{json.dumps(request_id)},"method":"tools/call",'
-        f'"params":{{"name":"add","arguments":{{"a":{a},"b":1}}}}}}'
-    )
-
+#: The parser's complaint about each PARSER_LIMITS text.
+COMPLAINTS = {
+    "params nested 202 deep": "recursion limit exceeded",
+    "a lone surrogate escape": "unexpected end of hex escape",
+    "an add argument of 4,301 digits": "number out of range",
+    "an id of 4,301 digits": "number out of range",
+}
 
 #: name -> (valid request the SDK's stdio server never answers, the parser's complaint).
 SILENT_VALID_REQUESTS = {
-    "nested 202 levels deep": (json.dumps(_nested(202)), "recursion limit exceeded"),
-    "a lone surrogate escape": (
-        '{"jsonrpc":"2.0","id":"lone","method":"ping","params":{"text":"\\ud800"}}',
-        "unexpected end of hex escape",
-    ),
+    **{limit.name: (limit.silent, COMPLAINTS[limit.name]) for limit in PARSER_LIMITS},
     "a lone trailing surrogate escape": (
         '{"jsonrpc":"2.0","id":"trail","method":"ping","params":{"text":"\\udc00"}}',
         "lone leading surrogate in hex escape",
     ),
-    "an add argument of 4,301 digits": (_add("7" * 4301, "big-arg"), "number out of range"),
-    "an id of 4,301 digits": ('{"jsonrpc":"2.0","id":%s,"method":"ping"}' % ("1" * 4301), "number out of range"),
-    "an id of 5,001 digits": ('{"jsonrpc":"2.0","id":%s,"method":"ping"}' % ("1" * 5001), "number out of range"),
+    "an id of 5,001 digits": (ping_with_id(5001), "number out of range"),
 }
 
 #: The same requests just inside the parser's limits: the server answers these.
-ANSWERED_NEAR_THE_LIMITS = {
-    "nested 201 levels deep": _nested(201),
-    # json.dumps writes this emoji as the escaped pair \ud83d\ude00, a valid pair.
-    "a surrogate pair escape": {"jsonrpc": "2.0", "id": "pair", "method": "ping", "params": {"text": "\U0001F600"}},
-    "an add argument of 4,300 digits": create_request(
-        "tools/call", {"name": "add", "arguments": {"a": int("7" * 4300), "b": 1}}, "arg-4300"
-    ),
-    "an id of 4,300 digits": create_request("ping", request_id=int("1" * 4300)),
-}
+ANSWERED_NEAR_THE_LIMITS = {limit.name: limit.answered for limit in PARSER_LIMITS}
 
 SILENT = "the SDK server stays silent; classify_json says request"
-PING_IDS = itertools.count(1)
-#: Seconds to keep listening for a late answer once the follow-up ping is answered.
-LISTEN = 0.5  # as long as StdioServer.probe listens
 INIT_PARAMS = {
     "protocolVersion": "2025-11-25",
     "capabilities": {},
@@ -188,38 +172,15 @@ INIT_PARAMS = {
 
 @pytest.fixture(scope="module")
 def server():
-    with StdioServer() as running:
+    with StdioServer(revision="2025-11-25") as running:
         running.request(create_request("initialize", INIT_PARAMS, "init"))
         assert running.probe(create_request("notifications/initialized")) == []
         yield running
 
 
-def _reply_id(line):
-    value, _ = parse(line)
-    return value.get("id") if isinstance(value, dict) else None
-
-
-def _lines_back(server, text):
-    """Every line the server sends back for ``text`` (the probe of mcp_lesson.stdio_client, by hand).
-
-    ``StdioServer.probe`` waits the full timeout for the reply a valid request
-    is owed, so the silence is observed here directly: a ping follows the text,
-    the server reads its input in order, and once the ping is answered the text
-    has been read; then the client listens ``LISTEN`` seconds more.
-    """
-    ping_id = f"after-{next(PING_IDS)}"
-    server.send(text)
-    server.send(create_request("ping", request_id=ping_id))
-    lines = []
-    while (line := server.read_line()) is not None:
-        if _reply_id(line) == ping_id:
-            break
-        lines.append(line)
-    else:
-        pytest.fail(f"the server did not answer the follow-up ping {ping_id!r}")
-    while (line := server.read_line(LISTEN)) is not None:
-        lines.append(line)
-    return lines
+def test_every_parser_limit_is_pinned():
+    assert set(COMPLAINTS) == {limit.name for limit in PARSER_LIMITS}
+    assert all(limit.cause.endswith(".") for limit in PARSER_LIMITS)
 
 
 @pytest.mark.parametrize("name", SILENT_VALID_REQUESTS)
@@ -237,17 +198,96 @@ def test_the_sdk_parser_refuses_these_valid_requests(name):
 @pytest.mark.parametrize("name", SILENT_VALID_REQUESTS)
 def test_the_sdk_server_stays_silent_on_these_valid_requests(server, name):
     text, _ = SILENT_VALID_REQUESTS[name]
-    lines = _lines_back(server, text)
+    lines = lines_after(server, text)
     assert lines == [], f"{name}: pinned as '{SILENT}', but it answered {[line[:200] for line in lines]} {WHY}"
 
 
 @pytest.mark.parametrize("name", ANSWERED_NEAR_THE_LIMITS)
 def test_just_inside_the_parser_limits_the_server_answers(server, name):
-    message = ANSWERED_NEAR_THE_LIMITS[name]
-    assert classify(message) == ("request", None)
+    text = ANSWERED_NEAR_THE_LIMITS[name]
+    assert classify_json(text) == ("request", None)
+    assert sdk_stdio_verdict(text) == "request"
+    message, _ = parse(text)
     line = server.request(message)
     assert classify_json(line) == ("response", None)
     reply, _ = parse(line)
     assert "result" in reply, f"{name}: {line[:300]}"
     if "add" in name:
         assert reply["result"]["structuredContent"] == {"result": int("7" * 4300) + 1}
+
+
+def test_lines_after_returns_what_the_server_says_and_nothing_of_its_own(server):
+    assert lines_after(server, create_request("notifications/initialized")) == []
+    [line] = lines_after(server, create_request("tools/destroy", request_id="gone"))
+    reply, _ = parse(line)
+    assert reply["id"] == "gone" and reply["error"]["code"] == -32601
+
+
+def test_lines_after_follows_up_with_server_discover_in_2026_07_28_mode():
+    with StdioServer(revision="2026-07-28") as stateless:
+        assert lines_after(stateless, PARSER_LIMITS[0].silent) == []
+        methods = [parse(line)[0].get("method") for line in list(stateless.sent)[1:]]
+        assert methods == ["server/discover"]
+
+
+# --- the TypeScript SDK's stored verdicts (lesson 07 reads them) ---------------
+
+
+def _ts_peer_module():
+    spec = importlib.util.spec_from_file_location("ts_peer_tests", Path(__file__).with_name("test_ts_peer.py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+TS_PEER = _ts_peer_module()
+REMAKE = f"remake it: {TS_PEER.DUMP_COMMAND} > mcp_lesson/data/{TS_DATA}"
+
+
+def test_the_stored_ts_verdicts_cover_every_case_by_name():
+    data = ts_data()
+    assert data["command"] == TS_PEER.DUMP_COMMAND
+    assert data["versions"]["sdk"] == TS_PEER.SDK_VERSION, REMAKE
+    assert [row["name"] for row in data["cases"]] == [case.name for case in CASES], REMAKE
+    assert [row["name"] for row in data["text_cases"]] == [case.name for case in TEXT_CASES], REMAKE
+    assert [row["ours"] for row in data["cases"]] == [classify(case.message)[0] for case in CASES], REMAKE
+    assert [row["ours"] for row in data["text_cases"]] == [TS_PEER.ours_text(c.text) for c in TEXT_CASES], REMAKE
+
+
+def test_the_stored_ts_disagreements_are_the_expected_ones():
+    # The table tests/test_ts_peer.py checks against the live SDK, so the stored
+    # data and the live SDK are held to the same list.
+    stored = {row["name"]: (row["ts"], row.get("class")) for row in ts_data()["cases"]
+              if row["ts"] != row["ours"]}
+    assert stored == TS_PEER.EXPECTED_DISAGREEMENTS, REMAKE
+    text = {row["name"]: (row["ts"], row.get("class")) for row in ts_data()["text_cases"]
+            if row["ts"] != row["ours"]}
+    assert text == TS_PEER.EXPECTED_TEXT_DISAGREEMENTS, REMAKE
+
+
+def _stable(dump):
+    """A dump without what depends on the Node.js version (its version, its JSON error texts)."""
+    dump = json.loads(json.dumps(dump))
+    dump["versions"].pop("node", None)
+    for row in dump["cases"] + dump["text_cases"]:
+        if row["ts"] == "parse-error":
+            row.pop("ts_issue", None)
+    return dump
+
+
+def test_the_stored_ts_verdicts_are_what_the_ts_peer_makes_now():
+    try:
+        fresh = TS_PEER.dump()
+    except TS_PEER.PeerUnavailable as exc:
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"CI=true and {exc}", pytrace=False)
+        pytest.skip(str(exc))
+    assert _stable(ts_data()) == _stable(fresh), REMAKE
+
+
+def test_the_two_sdks_split_on_the_id_of_an_error_response():
+    split = sdk_split(compare_three(CASES))
+    assert split["typescript only"] == ["error without id"]
+    assert "error with id null" in split["python only"]
+    assert split["other kind"] == ["request with id 1.0"]
+    assert all(row.ts != "not stored" for row in compare_three(CASES))
