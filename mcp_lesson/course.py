@@ -9,6 +9,9 @@ notebook with a traceback.
   twice);
 * :func:`try_it`: call a function on one example and print what came back;
 * :func:`show_json`: the same, printing the result as the JSON text it sends;
+* :func:`expect`: a small checked table for one small function;
+* :func:`start_lesson` / :func:`carry_forward`: the learner's own package
+  (see :mod:`mcp_lesson.learner_package`);
 * :func:`agree`: does the learner's function give the same answers as the
   package's on the whole case table?
 * :func:`check`: the package's self-check (it names the learner's function);
@@ -25,6 +28,7 @@ from typing import NamedTuple
 from . import classification, messages
 from .cases import CASES, ERROR_BUILDS, REQUEST_BUILDS, TEXT_CASES
 from ._safe import call_safely, safe_equal, same_message, shown
+from .learner_package import carry_forward, start_lesson  # noqa: F401  (lesson helpers)
 from .selfcheck import check
 
 #: The lessons, in order: the course knows them by this list, never by a name
@@ -183,6 +187,23 @@ def show_json(fn, *args, **kwargs):
             print(json.dumps(value, indent=2))
         except (TypeError, ValueError) as exc:
             print(f"{_call_text(fn, args, kwargs)} -> {_result_text(value)}, which is not JSON ({exc})")
+
+
+def expect(fn, table):
+    """Check ``fn`` on a small table of ``(argument, expected result)`` pairs and
+    print one verdict line, then each miss in plain words (results compare by
+    type too, so ``1`` is not ``True``)."""
+    name = getattr(fn, "__name__", "fn")
+    outcomes = [(arg, want, _outcome(fn, (arg,))) for arg, want in table]
+    if all(status == "todo" for _, _, (status, _) in outcomes):
+        print(f"{name}: {NOT_YET}")
+        return
+    misses = [(arg, want, got) for arg, want, got in outcomes
+              if not (got[0] == "value" and type(got[1]) is type(want) and safe_equal(got[1], want))]
+    print(f"{name}: {len(table) - len(misses)}/{len(table)} right")
+    for arg, want, got in misses:
+        print(f"  {_call_text(fn, (arg,))} should be {_result_text(want, 60)}, "
+              f"got {_outcome_text(got)}")
 
 
 # --- agreement with the package -------------------------------------------------

@@ -144,7 +144,10 @@ def run_all(nb, folder):
 
 
 @pytest.mark.parametrize("name", NAMES)
-def test_learner_copy_runs(name):
+def test_learner_copy_runs(name, tmp_path, monkeypatch):
+    from mcp_lesson.learner_package import ENVIRONMENT
+
+    monkeypatch.setenv(ENVIRONMENT, str(tmp_path / "my_mcp"))  # never a real learner's package
     nb = run_all(read(LEARNER / name), LEARNER)
     errors = [(i, out.ename, out.evalue) for i, cell in enumerate(nb.cells)
               if cell.cell_type == "code" for out in cell.outputs

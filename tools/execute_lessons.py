@@ -46,8 +46,19 @@ def main(argv):
     # be stored in a lesson, where nbval would compare it.
     os.environ.setdefault("PYTHONWARNINGS", "ignore")
     sys.path.insert(0, str(ROOT / "tools"))
+    sys.path.insert(0, str(ROOT))
     from make_learner import masters
 
+    # As in the test suite (conftest.py): the lessons see a private package of
+    # the learner's functions, exported from the masters, never a real one.
+    import tempfile
+
+    from mcp_lesson.learner_package import ENVIRONMENT, export_notebook
+
+    package = Path(tempfile.mkdtemp(prefix="mcp-lesson-masters-")) / "my_mcp"
+    os.environ[ENVIRONMENT] = str(package)
+    for master in masters():
+        export_notebook(master, package)
     paths = [Path(p) for p in argv] or masters()
     for path in paths:
         print(f"executed {execute(path)}")

@@ -1,0 +1,45 @@
+"""Graduation: run the course's own tests against a package of the learner's.
+
+    python tools/graduate.py                     # the learner's package, notebooks/learner/my_mcp
+    python tools/graduate.py PATH/TO/my_mcp      # any package folder
+    python tools/graduate.py --export notebooks  # export the marked cells of a folder's
+                                                 # lessons first (make test does this
+                                                 # with the masters), then graduate that
+
+Prints "your package passes N/M of the course's tests" and the first failures
+in plain words; exits 0 only when every test passes.
+"""
+
+import argparse
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+from mcp_lesson.course import LESSONS  # noqa: E402
+from mcp_lesson.learner_package import PACKAGE, export_notebook, graduate  # noqa: E402
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("package", nargs="?", default=str(ROOT / "notebooks" / "learner" / PACKAGE),
+                        help="the package folder (default: the learner's, notebooks/learner/my_mcp)")
+    parser.add_argument("--export", metavar="NOTEBOOKS",
+                        help="export the lessons of this folder into a fresh package first")
+    parser.add_argument("pytest_args", nargs=argparse.REMAINDER,
+                        help="after --: more pytest arguments (say, -k bool)")
+    args = parser.parse_args(argv)
+    package = Path(args.package)
+    if args.export:
+        package = Path(tempfile.mkdtemp(prefix="graduate-")) / PACKAGE
+        for name in LESSONS:
+            if (Path(args.export) / name).exists():
+                export_notebook(Path(args.export) / name, package)
+        print(f"exported the lessons of {args.export} into {package}")
+    extra = [arg for arg in args.pytest_args if arg != "--"]
+    return 0 if graduate(package, quiet=False, extra=extra) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
