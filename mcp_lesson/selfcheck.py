@@ -29,6 +29,7 @@ class Row(NamedTuple):
     ok: bool
     reason: str
     raised: str = ""  # the exception type's name, when the function raised
+    raised_in: str = ""  # the function the exception came from, when not the checked one
 
 
 class CheckReport(NamedTuple):
@@ -50,7 +51,10 @@ class CheckReport(NamedTuple):
 
     @property
     def failures(self):
-        return [row for row in self.rows if not row.ok]
+        """The failing rows: the function's own first, then those raised inside a helper."""
+        failing = [row for row in self.rows if not row.ok]
+        return [row for row in failing if not row.raised_in] + [
+            row for row in failing if row.raised_in]
 
     @property
     def all_pass(self):
@@ -70,14 +74,28 @@ class CheckReport(NamedTuple):
             return "\n".join(lines)
         for row in self.failures[:show]:
             lines.append(f"  x {row.name}: {row.shown_input}")
-            lines.append(f"      expected {row.expected}, got {row.got}  ({row.reason})")
+            where = f", inside {row.raised_in}" if row.raised_in else ""
+            lines.append(f"      expected {row.expected}, got {row.got}{where}  ({row.reason})")
         hidden = len(self.failures) - show
         if hidden > 0:
-            lines.append(f"  ... and {hidden} more failing case{'s' * (hidden != 1)}")
+            lines.append(f"  ... and {hidden} more failing case{'s' * (hidden != 1)} "
+                         f"(check(..., show={len(self.failures)}) shows them all)")
         if self.printed:
             lines.append(f"  ({self.target} printed {self.printed:,} characters while it was "
                          "checked; they are not shown)")
         return "\n".join(lines)
+
+
+def _raised_in(exc, fn):
+    """The name of the function whose line raised ``exc``, when it is not ``fn`` itself."""
+    frame = exc.__traceback__
+    while frame is not None and frame.tb_next is not None:
+        frame = frame.tb_next
+    if frame is None:
+        return ""
+    name = frame.tb_frame.f_code.co_name
+    own = getattr(getattr(fn, "__code__", None), "co_name", getattr(fn, "__name__", ""))
+    return "" if name in (own, "<module>") or name.startswith("<") else name
 
 
 def _describe_exception(exc):
@@ -93,7 +111,7 @@ def _verdict_rows(fn, cases, as_text, printed):
         if exc is not None:
             rows.append(Row(case.name, shown(given), repr(case.expected),
                             f"an exception, {_describe_exception(exc)}", False, case.reason,
-                            type(exc).__name__))
+                            type(exc).__name__, _raised_in(exc, fn)))
             continue
         ok, reason = same_verdict(got, case.expected), case.reason
         if not ok and type(got) is list and same_verdict(tuple(got), case.expected):
@@ -129,7 +147,9 @@ def _build_rows(fn, builds, printed):
         else:
             outcome = shown(got)
         raised = type(exc).__name__ if exc is not None else ""
-        rows.append(Row(build.name, f"({call})", want, outcome, ok, build.reason, raised))
+        raised_in = _raised_in(exc, fn) if exc is not None and not ok else ""
+        rows.append(Row(build.name, f"({call})", want, outcome, ok, build.reason, raised,
+                        raised_in))
     return rows
 
 

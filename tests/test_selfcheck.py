@@ -201,3 +201,24 @@ def test_a_function_that_floods_output_is_capped(capsys):
     out = capsys.readouterr().out
     assert len(out) < 5_000, len(out)
     assert f"printed {len(CASES) * 1_000_001:,} characters while it was checked" in out
+
+
+def test_a_function_s_own_failures_come_before_those_raised_in_a_helper(capsys):
+    def unfinished_helper(msg):
+        raise NotImplementedError()
+
+    def classify(msg):
+        if isinstance(msg, dict) and "method" in msg:
+            return unfinished_helper(msg)
+        return ("response", None)
+
+    report = run_check(classify)
+    failures = report.failures
+    own = [row for row in failures if not row.raised_in]
+    assert own and failures[: len(own)] == own
+    assert failures[-1].raised_in == "unfinished_helper"
+    check(classify, show=len(failures))
+    out = capsys.readouterr().out
+    assert "inside unfinished_helper" in out and "shows them all" not in out
+    check(classify)
+    assert f"(check(..., show={len(failures)}) shows them all)" in capsys.readouterr().out
