@@ -5,7 +5,8 @@ so a message and its verdict never drift apart between two places.
 
 * :data:`CASES`: parsed messages with their kind, code and a one-line reason.
 * :data:`REVISION_CASES`: where MCP revisions judge a message differently.
-* :data:`TEXT_CASES`: raw wire text for ``classify_json`` (parse errors too).
+* :data:`TEXT_CASES`: raw wire text for ``classify_json`` (parse errors too), and
+  :data:`NOT_TEXT_CASES`: values it must refuse as not text at all.
 * :data:`REQUEST_BUILDS` / :data:`ERROR_BUILDS`: calls to the builders and
   what each must return (or that it must raise ``TypeError``).
 """
@@ -261,6 +262,16 @@ TEXT_CASES = [
           "too deep for the parser", _PARSE),
     _text("two messages on one line", '{"jsonrpc":"2.0","method":"a"} {"jsonrpc":"2.0","method":"b"}',
           "invalid", "one line holds one JSON value", _PARSE),
+]
+
+
+#: Values that are neither text nor bytes: ``classify_json`` reads only what
+#: comes off the wire, so anything else is a parse error too (never a crash).
+NOT_TEXT_CASES = [
+    _text("a number, not text", 42, "invalid", "classify_json reads text or bytes", _PARSE),
+    _text("None, not text", None, "invalid", "there is no text at all", _PARSE),
+    _text("a dict, not text", {"jsonrpc": "2.0", "id": 1, "method": "ping"}, "invalid",
+          "an already parsed message is for classify, not classify_json", _PARSE),
 ]
 
 

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from . import classification, messages
-from .cases import CASES, ERROR_BUILDS, REQUEST_BUILDS, TEXT_CASES
+from .cases import CASES, ERROR_BUILDS, NOT_TEXT_CASES, REQUEST_BUILDS, TEXT_CASES
 from ._safe import call_safely, safe_equal, same_message, shown
 from .learner_package import carry_forward, start_lesson  # noqa: F401  (lesson helpers)
 from .selfcheck import check
@@ -221,7 +221,7 @@ _REFERENCES = {
 def _inputs_for(table):
     """The (args, kwargs) pairs a function of kind ``table`` is compared on."""
     if table.endswith("_json"):
-        return [((case.text,), {}) for case in TEXT_CASES]
+        return [((case.text,), {}) for case in TEXT_CASES + NOT_TEXT_CASES]
     if table == "create_request":
         return [(b.args, b.kwargs) for b in REQUEST_BUILDS]
     if table == "error_response":

@@ -12,7 +12,7 @@ from typing import List, NamedTuple
 
 from ._safe import (PrintedOutput, call_safely, is_verdict, same_message, same_verdict, shown,
                     shown_result)
-from .cases import CASES, ERROR_BUILDS, REQUEST_BUILDS, TEXT_CASES
+from .cases import CASES, ERROR_BUILDS, NOT_TEXT_CASES, REQUEST_BUILDS, TEXT_CASES
 from .messages import python_value
 
 #: What each function is checked against, by its name.
@@ -176,7 +176,7 @@ def run_check(fn, target=None):
     if target == "classify":
         rows = _verdict_rows(fn, CASES, False, printed)
     elif target == "classify_json":
-        rows = _verdict_rows(fn, TEXT_CASES, True, printed)
+        rows = _verdict_rows(fn, TEXT_CASES + NOT_TEXT_CASES, True, printed)
     elif target == "create_request":
         rows = _build_rows(fn, REQUEST_BUILDS, printed)
     else:

@@ -3,7 +3,7 @@
 import pytest
 
 from mcp_lesson import CASES
-from mcp_lesson.cases import TEXT_CASES
+from mcp_lesson.cases import NOT_TEXT_CASES, TEXT_CASES
 from mcp_lesson.cases import ERROR_BUILDS, REQUEST_BUILDS
 from implementation import classify, classify_json, create_request, error_response  # mcp_lesson's, or a graduating package's
 
@@ -25,7 +25,8 @@ def test_case_verdict(case):
     assert classify(case.message) == case.expected
 
 
-@pytest.mark.parametrize("case", TEXT_CASES, ids=[c.name for c in TEXT_CASES])
+@pytest.mark.parametrize("case", TEXT_CASES + NOT_TEXT_CASES,
+                         ids=[c.name for c in TEXT_CASES + NOT_TEXT_CASES])
 def test_text_case_verdict(case):
     assert classify_json(case.text) == case.expected
 
