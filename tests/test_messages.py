@@ -1,4 +1,4 @@
-"""The builders and constants of mcp_lesson.messages (SPEC section 2)."""
+"""The builders and constants of mcp_lesson.messages (its docstrings state the rules)."""
 
 import json
 

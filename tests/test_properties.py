@@ -1,4 +1,4 @@
-"""Property tests (hypothesis): nothing raises, and the round trips of SPEC section 2 hold."""
+"""Property tests (hypothesis): nothing raises, and the round trips the builders promise hold."""
 
 import json
 
@@ -45,7 +45,7 @@ def message_like(draw, values=any_value):
 
 
 def oracle(m):
-    """The rules of SPEC section 1, written a second, slower, plainer way."""
+    """The rules of mcp_lesson.classification's docstring, written a second, slower, plainer way."""
     def is_int(x):
         return type(x) is int
 

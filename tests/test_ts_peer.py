@@ -219,7 +219,7 @@ def _ts_looser(ours_kind, ts_kind):
     return ours_kind == "invalid" and ts_kind in ACCEPTED
 
 
-#: SPEC section 7's classes, in the order they are tried on a disagreement.
+#: The classes of disagreement (the TypeScript SDK's schemas vs mcp_lesson.classification), in the order they are tried.
 CLASSES = {
     "unsafe-integer": DisagreementClass(
         "An id or error code beyond 2**53 - 1: JSON.parse rounds it to a double and "
@@ -436,7 +436,7 @@ def test_every_known_class_still_happens(mutated):
     assert {name for chain in chains.values() for name in chain} == set(CLASSES)
 
 
-SPEC_FACTS = [
+KNOWN_TS_FACTS = [
     ('null id on an error response', {"jsonrpc": "2.0", "id": None,
                                       "error": {"code": -32700, "message": "Parse error"}}, "invalid"),
     ("no id on an error response", {"jsonrpc": "2.0",
@@ -450,8 +450,8 @@ SPEC_FACTS = [
 ]
 
 
-@pytest.mark.parametrize("message, verdict", [f[1:] for f in SPEC_FACTS],
-                         ids=[f[0] for f in SPEC_FACTS])
+@pytest.mark.parametrize("message, verdict", [f[1:] for f in KNOWN_TS_FACTS],
+                         ids=[f[0] for f in KNOWN_TS_FACTS])
 def test_spec_section_7_facts(peer, message, verdict):
     assert ts_verdicts([message])[0]["verdict"] == verdict
 
