@@ -37,7 +37,7 @@ from importlib import resources
 from typing import Any, NamedTuple, Optional
 
 from .cases import CASES, TEXT_CASES
-from .classification import classify, classify_json, parse
+from .classification import classify, classify_json, parse, rule_of
 from .stdio_client import ServerError, reply_id, same_id
 
 _KINDS = {
@@ -177,28 +177,28 @@ LOOSE_RULES = {
 }
 
 
+#: Which of this course's rules (:data:`mcp_lesson.classification.RULES`) the SDK
+#: does not enforce, by the rule that decided our verdict.
+_LOOSE_BY_RULE = {"bad-params": "params-null", "both": "result-and-error",
+                  "bad-error-code": "lax-error-code"}
+
+
 def loose_rule(message, sdk_kind):
-    """Which rule of :data:`LOOSE_RULES` explains a disagreement ("other" if none does)."""
+    """Which rule of :data:`LOOSE_RULES` explains a disagreement ("other" if none does).
+
+    It reads the rule that decided our own verdict (:func:`rule_of`), so the
+    course's rules are written once, in :mod:`mcp_lesson.classification`.
+    """
     if isinstance(message, (str, bytes, bytearray)):
         message, reason = parse(message)
         if reason is not None:
             return "lax-json"
-    if not isinstance(message, dict):
+    rule = rule_of(message)
+    if rule == "bad-request-id" and sdk_kind == "notification":
+        return "bad-id-dropped"
+    if rule == "bad-params" and dict.get(message, "params", 0) is not None:
         return "other"
-    if "method" in message:
-        if "id" in message and sdk_kind == "notification":
-            return "bad-id-dropped"
-        if "params" in message and message["params"] is None:
-            return "params-null"
-        return "other"
-    if "result" in message and "error" in message:
-        return "result-and-error"
-    error = message.get("error")
-    if isinstance(error, dict) and "code" in error:
-        code = error["code"]
-        if not (isinstance(code, int) and not isinstance(code, bool)):
-            return "lax-error-code"
-    return "other"
+    return _LOOSE_BY_RULE.get(rule, "other")
 
 
 # --- the TypeScript SDK, as stored data -------------------------------------
