@@ -7,6 +7,7 @@ so a message and its verdict never drift apart between two places.
 * :data:`REVISION_CASES`: where MCP revisions judge a message differently.
 * :data:`TEXT_CASES`: raw wire text for ``classify_json`` (parse errors too), and
   :data:`NOT_TEXT_CASES`: values it must refuse as not text at all.
+* :data:`REPLY_MATCHES`: lesson 06's ``is_reply_to(line, request_id)`` and its answers.
 * :data:`REQUEST_BUILDS` / :data:`ERROR_BUILDS`: calls to the builders and
   what each must return (or that it must raise ``TypeError``).
 """
@@ -331,4 +332,36 @@ ERROR_BUILDS = [
     Build("bool code", (1, True, "x"), {}, TypeError, "a bool is not a code"),
     Build("string code", (1, "-32601", "x"), {}, TypeError, "a code is an int"),
     Build("message not a string", (1, -32601, None), {}, TypeError, "message must be a str"),
+]
+
+
+def _match(name, line, request_id, expected, reason):
+    return Build(name, (line, request_id), {}, expected, reason)
+
+
+#: Lesson 06's matcher, ``is_reply_to(line, request_id)``: is this wire text a
+#: response to the request with that id? (Ids match by type and value.)
+REPLY_MATCHES = [
+    _match("result for id 1", '{"jsonrpc":"2.0","id":1,"result":{}}', 1, True,
+           "a response carrying the same id"),
+    _match("result for id 2", '{"jsonrpc":"2.0","id":2,"result":{}}', 1, False,
+           "another request's answer"),
+    _match('id "1" is not 1', '{"jsonrpc":"2.0","id":"1","result":{}}', 1, False,
+           "a string id never matches an integer id"),
+    _match("string id", '{"jsonrpc":"2.0","id":"a","result":{}}', "a", True,
+           "string ids match as strings"),
+    _match("error for id 1",
+           '{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"Method not found"}}', 1, True,
+           "an error response answers the request too"),
+    _match("id true is not 1", '{"jsonrpc":"2.0","id":true,"result":{}}', 1, False,
+           "true is a bool, not the id 1 (and not a valid response)"),
+    _match("id 1.0 is not 1", '{"jsonrpc":"2.0","id":1.0,"result":{}}', 1, False,
+           "1.0 is a float, not the id 1 (and not a valid response)"),
+    _match("a request is no reply", '{"jsonrpc":"2.0","id":1,"method":"ping"}', 1, False,
+           "a message with a method is a request from the other side, not a reply"),
+    _match("null id answers nobody's request",
+           '{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}', 1, False,
+           "an error with id null could not tell which request it answers"),
+    _match("cut-off line", '{"jsonrpc":"2.0","id":1,"res', 1, False,
+           "text that is not JSON answers nothing (and must not raise)"),
 ]

@@ -12,11 +12,11 @@ from typing import List, NamedTuple
 
 from ._safe import (PrintedOutput, call_safely, is_verdict, same_message, same_verdict, shown,
                     shown_result)
-from .cases import CASES, ERROR_BUILDS, NOT_TEXT_CASES, REQUEST_BUILDS, TEXT_CASES
+from .cases import CASES, ERROR_BUILDS, NOT_TEXT_CASES, REPLY_MATCHES, REQUEST_BUILDS, TEXT_CASES
 from .messages import python_value
 
 #: What each function is checked against, by its name.
-TARGETS = ("classify", "classify_json", "create_request", "error_response")
+TARGETS = ("classify", "classify_json", "create_request", "error_response", "is_reply_to")
 
 
 class Row(NamedTuple):
@@ -86,16 +86,31 @@ class CheckReport(NamedTuple):
         return "\n".join(lines)
 
 
+def _library_folders():
+    import sysconfig
+    from pathlib import Path
+
+    paths = sysconfig.get_paths()
+    folders = {paths[key] for key in ("stdlib", "platstdlib", "purelib", "platlib") if key in paths}
+    return tuple(folders | {str(Path(__file__).resolve().parent)})
+
+
+_LIBRARIES = _library_folders()
+
+
 def _raised_in(exc, fn):
-    """The name of the function whose line raised ``exc``, when it is not ``fn`` itself."""
-    frame = exc.__traceback__
-    while frame is not None and frame.tb_next is not None:
+    """The name of the learner's function that raised ``exc``, when it is not ``fn``
+    itself (frames in Python's own library and in this package do not count)."""
+    frame, last = exc.__traceback__, None
+    while frame is not None:
+        if not frame.tb_frame.f_code.co_filename.startswith(_LIBRARIES):
+            last = frame
         frame = frame.tb_next
-    if frame is None:
+    if last is None:
         return ""
-    name = frame.tb_frame.f_code.co_name
+    name = last.tb_frame.f_code.co_name
     own = getattr(getattr(fn, "__code__", None), "co_name", getattr(fn, "__name__", ""))
-    return "" if name in (own, "<module>") or name.startswith("<") else name
+    return "" if name == own or name.startswith("<") else name
 
 
 def _describe_exception(exc):
@@ -130,22 +145,30 @@ def _looks_equal(got, expected):
         return False
 
 
+def _argument(value, limit=40):
+    """An argument as Python writes it: text in quotes, cut to ``limit`` characters."""
+    if isinstance(value, str):
+        text = repr(value)
+        return text if len(text) <= limit else text[: limit - 4] + "...'"
+    return shown(value, limit)
+
+
 def _build_rows(fn, builds, printed):
     rows = []
     for build in builds:
-        call = ", ".join([*(shown(a, 40) for a in build.args),
-                          *(f"{k}={shown(v, 40)}" for k, v in build.kwargs.items())])
+        call = ", ".join([*(_argument(a) for a in build.args),
+                          *(f"{k}={_argument(v)}" for k, v in build.kwargs.items())])
         got, exc = call_safely(fn, build.args, build.kwargs, printed)
         if build.expected is TypeError:
             want = "TypeError"
             ok = isinstance(exc, TypeError)
         else:
-            want = shown(build.expected)
+            want = repr(build.expected) if isinstance(build.expected, bool) else shown(build.expected)
             ok = exc is None and same_message(got, build.expected)
         if exc is not None:
             outcome = _describe_exception(exc)
         else:
-            outcome = shown(got)
+            outcome = repr(got) if isinstance(got, bool) else shown(got)
         raised = type(exc).__name__ if exc is not None else ""
         raised_in = _raised_in(exc, fn) if exc is not None and not ok else ""
         rows.append(Row(build.name, f"({call})", want, outcome, ok, build.reason, raised,
@@ -166,7 +189,7 @@ def run_check(fn, target=None):
     """Check ``fn`` against the case table and return a :class:`CheckReport`.
 
     ``target`` says what ``fn`` is meant to be ("classify", "classify_json",
-    "create_request" or "error_response"); by default it is read from the
+    "create_request", "error_response" or lesson 06's "is_reply_to"); by default it is read from the
     function's name, falling back to "classify".
     """
     if not callable(fn):
@@ -179,6 +202,8 @@ def run_check(fn, target=None):
         rows = _verdict_rows(fn, TEXT_CASES + NOT_TEXT_CASES, True, printed)
     elif target == "create_request":
         rows = _build_rows(fn, REQUEST_BUILDS, printed)
+    elif target == "is_reply_to":
+        rows = _build_rows(fn, REPLY_MATCHES, printed)
     else:
         rows = _build_rows(fn, ERROR_BUILDS, printed)
     not_implemented = all(row.raised == "NotImplementedError" for row in rows)
