@@ -22,7 +22,6 @@ INIT_PARAMS = {
     "clientInfo": {"name": "test-server", "version": "1.0"},
 }
 FRESH_IDS = itertools.count(1000)
-# A child that never reads its input nor writes a line: a silent, stubborn server.
 
 
 def _children_named(fragment):
