@@ -16,6 +16,8 @@ notebook with a traceback.
   package's on the whole case table?
 * :func:`check`: the package's self-check (it names the learner's function);
 * :func:`self_check`: ``check(fn)`` followed by ``agree(fn, package version)``;
+* :func:`check_mine`: the same check on the learner's own package, or one line
+  saying that a function is not there yet;
 * :func:`aim`: target practice, "write a message that this rule catches";
 * :func:`quiz`: label some messages by hand and compare with ``classify``.
 """
@@ -28,8 +30,9 @@ from typing import NamedTuple
 from . import classification, messages
 from .cases import CASES, ERROR_BUILDS, NOT_TEXT_CASES, REQUEST_BUILDS, TEXT_CASES
 from ._safe import call_safely, safe_equal, same_message, shown
-from .learner_package import carry_forward, start_lesson  # noqa: F401  (lesson helpers)
-from .selfcheck import check
+from .learner_package import BUILT, PACKAGE, carry_forward, start_lesson  # noqa: F401  (lesson helpers)
+from .learner_package import load as load_package
+from .selfcheck import TARGETS, check
 
 #: The lessons, in order: the course knows them by this list, never by a name
 #: pattern, so a learner's own ``08_my_notes.ipynb`` is never taken for a lesson.
@@ -298,6 +301,42 @@ def self_check(fn, reference=None, show=3):
     agree(fn, reference, show=show)
 
 
+def check_mine(name, show=3):
+    """Check the learner's own function ``name`` from their package ``my_mcp``
+    (see :mod:`mcp_lesson.learner_package`): the case-table check for the four
+    checked functions, the agreement with the course's version for the others.
+
+    When the package, or the function in it, is not there yet, print one line
+    that says so and which lesson writes it (and, when a lesson file of the
+    package could not run, that file and its error). Never raises; the output
+    depends only on the package's contents.
+    """
+    lesson = BUILT.get(name)
+    where = f"lesson {lesson} writes it" if lesson else "no lesson writes it"
+    try:
+        package = load_package()
+    except Exception:  # load() guards itself; this is a last resort
+        package = None
+    mine = getattr(package, name, None) if package is not None else None
+    if not callable(mine):
+        problems = getattr(package, "PROBLEMS", None) if package is not None else None
+        if isinstance(problems, dict) and problems:
+            file, error = sorted(problems.items())[0]
+            print(f"{name}: not in your package {PACKAGE}, because {file} could not run "
+                  f"({str(error)[:100]}); fix that lesson's #| export cell and run it again")
+        elif package is None:
+            print(f"{name}: you have no package {PACKAGE} yet ({where})")
+        else:
+            print(f"{name}: not in your package {PACKAGE} yet ({where})")
+        return
+    if name in TARGETS:
+        check(mine, name, show=show)
+    elif name in _REFERENCES:
+        agree(mine, table=name, show=show)
+    else:
+        print(f"{name}: it is in your package {PACKAGE}; the course has no check for it")
+
+
 def _answer_of(fn):
     """Call the learner's ``fn()``; on trouble print why and return ``(False, None)``."""
     name = getattr(fn, "__name__", "fn")
@@ -309,26 +348,62 @@ def _answer_of(fn):
     return status == "value", value
 
 
+def _plural(count, word):
+    return f"{count} {word}" + ("" if count == 1 else "s")
+
+
+_ARTICLE = {"request": "a request", "notification": "a notification", "response": "a response"}
+
+
+def _is_pair(label):
+    """True for a whole verdict given as a label: a 2-tuple or 2-list starting with a str."""
+    return type(label) in (tuple, list) and len(label) == 2 and type(label[0]) is str
+
+
+def _quiz_line(number, label, kind, msg):
+    """One wrong label in plain words: what the learner said, what the message is, and why."""
+    reason = classification.explain(msg).partition(": ")[2]  # drop the "Request:" heading
+    said = _result_text(label, 60)
+    if _is_pair(label) and safe_equal(label[0], kind):
+        return (f"  message {number}: you said {said}, the whole verdict; "
+                f"the quiz wants the kind only, the string {kind!r}")
+    wanted = _ARTICLE.get(kind, kind)
+    text = f"  message {number}: you said {said}, but it is {wanted}: {reason}"
+    if _is_pair(label):
+        text += f" (And give the kind only, a string such as {kind!r}, not a pair.)"
+    return text
+
+
 def quiz(fn, messages_to_label):
-    """``fn()`` returns one kind per message; print how many match ``classify``."""
+    """``fn()`` returns one kind per message: a list of strings such as
+    ``"request"``, in order. Print how many match ``classify``, and for each
+    wrong label what the message really is and why (a whole verdict such as
+    ``("request", None)`` is answered with "the kind only")."""
     name = getattr(fn, "__name__", "fn")
     answered, labels = _answer_of(fn)
     if not answered:
         return
-    try:
-        labels = list(labels)
-    except TypeError:
-        print(f"{name}: return a list of kinds, one per message")
-        return
+    if isinstance(labels, (str, bytes, dict)) or labels is None:
+        labels = None
+    else:
+        try:
+            labels = list(labels)
+        except Exception:
+            labels = None
     want = [classification.classify(m)[0] for m in messages_to_label]
-    if len(labels) != len(want):
-        print(f"{name}: {len(want)} messages but {len(labels)} labels")
+    if labels is None:
+        print(f"{name}: return a list of kinds, one string per message, each "
+              "'request', 'notification', 'response' or 'invalid'")
         return
-    right = sum(safe_equal(a, b) for a, b in zip(labels, want))
+    if len(labels) != len(want):
+        print(f"{name}: {_plural(len(want), 'message')} but {_plural(len(labels), 'label')}; "
+              "return one kind per message")
+        return
+    right = sum(type(a) is str and safe_equal(a, b) for a, b in zip(labels, want))
     print(f"{name}: {right}/{len(want)} right")
     for number, (label, kind, msg) in enumerate(zip(labels, want, messages_to_label), 1):
-        if not safe_equal(label, kind):
-            print(f"  message {number}: you said {label!r}. {classification.explain(msg)}")
+        if not (type(label) is str and safe_equal(label, kind)):
+            print(_quiz_line(number, label, kind, msg))
 
 
 # --- target practice -------------------------------------------------------------

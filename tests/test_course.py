@@ -96,7 +96,91 @@ def test_quiz(capsys):
     course.quiz(labels, [{"jsonrpc": "2.0", "id": 1, "method": "x"}, []])
     out = capsys.readouterr().out.splitlines()
     assert out[0] == "labels: 1/2 right"
-    assert out[1].startswith("  message 2: you said 'request'. Invalid (-32600)")
+    assert out[1].startswith("  message 2: you said 'request', but it is invalid: this is a list")
+
+
+QUIZ_MESSAGES = [{"jsonrpc": "2.0", "id": 1, "method": "x"}, {"jsonrpc": "2.0", "method": "n"}]
+
+
+@pytest.mark.parametrize("answer, lines", [
+    (lambda: [("request", None), ("request", None)], [
+        "pairs: 0/2 right",
+        "  message 1: you said ('request', None), the whole verdict; "
+        "the quiz wants the kind only, the string 'request'",
+        "  message 2: you said ('request', None), but it is a notification: "]),
+    (lambda: ["request"], ["pairs: 2 messages but 1 label; return one kind per message"]),
+    (lambda: "request", ["pairs: return a list of kinds, one string per message, each "
+                         "'request', 'notification', 'response' or 'invalid'"]),
+    (lambda: 42, ["pairs: return a list of kinds, one string per message, each "
+                  "'request', 'notification', 'response' or 'invalid'"]),
+])
+def test_quiz_says_what_to_return(capsys, answer, lines):
+    def pairs():
+        return answer()
+
+    course.quiz(pairs, QUIZ_MESSAGES)
+    out = capsys.readouterr().out.splitlines()
+    assert len(out) == len(lines)
+    for got, want in zip(out, lines):
+        assert got.startswith(want), got
+    assert not any(line.startswith("  message") and ". Request" in line for line in out)
+
+
+def test_quiz_counts_in_words(capsys):
+    def one():
+        return ["request", "request", "request"]
+
+    course.quiz(one, QUIZ_MESSAGES[:1])
+    assert capsys.readouterr().out == "one: 1 message but 3 labels; return one kind per message\n"
+
+
+# --- check_mine: the learner's own package ------------------------------------------
+
+@pytest.fixture
+def my_package(tmp_path, monkeypatch):
+    from mcp_lesson.learner_package import ENVIRONMENT
+
+    folder = tmp_path / "my_mcp"
+    monkeypatch.setenv(ENVIRONMENT, str(folder))
+    return folder
+
+
+def test_check_mine_without_a_package(capsys, my_package):
+    course.check_mine("classify")
+    course.check_mine("reply_for")
+    assert capsys.readouterr().out.splitlines() == [
+        "classify: you have no package my_mcp yet (lesson 03 writes it)",
+        "reply_for: you have no package my_mcp yet (lesson 04 writes it)",
+    ]
+
+
+def test_check_mine_checks_the_learners_function(capsys, my_package):
+    from mcp_lesson.learner_package import export_cell
+
+    export_cell("#| export\nfrom mcp_lesson import classify as _c\n\n"
+                "def classify(msg):\n    return _c(msg)\n", "03", my_package)
+    export_cell("#| export\ndef create_request(method, params=None, request_id=None):\n"
+                "    raise NotImplementedError()\n", "02", my_package)
+    course.check_mine("classify")
+    course.check_mine("create_request")
+    course.check_mine("error_response")
+    course.check_mine("is_id")
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == f"classify: {len(mcp_lesson.CASES)}/{len(mcp_lesson.CASES)} cases pass"
+    assert out[1].startswith("create_request: 0/") and "not implemented yet" in out[1]
+    assert "error_response: not in your package my_mcp yet (lesson 04 writes it)" in out
+    assert out[-1] == "is_id: not in your package my_mcp yet (no lesson writes it)"
+
+
+def test_check_mine_names_a_lesson_file_that_cannot_run(capsys, my_package):
+    from mcp_lesson.learner_package import export_cell
+
+    export_cell("#| export\ndef classify(msg):\n    return (\n", "03", my_package)
+    course.check_mine("classify")
+    out = capsys.readouterr().out
+    assert out.startswith("classify: not in your package my_mcp, because lesson_03.py could not run "
+                          "(SyntaxError")
+    assert out.count("\n") == 1
 
 
 def test_aim_names_rules_by_their_short_words(capsys):
