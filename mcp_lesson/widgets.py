@@ -21,40 +21,53 @@ everything that comes from the pasted text (the message, the reason, which
 quotes values from it, and the reply, which may echo its id) is passed
 through :func:`html.escape` before it goes in. Pasted text is only parsed as
 JSON, never evaluated.
+
+Typing: a text of up to :data:`INSTANT_LIMIT` characters is judged at every
+keystroke. A longer one (a big paste) is judged once typing pauses for
+:data:`PAUSE` seconds, so the kernel parses a 10 MB paste once, not once per key.
+Set from code (``classifier.value = ...``), a text is always judged at once.
+
+Accessibility: every control has a visible label (the buttons their text);
+the badge colours keep a contrast of at least 4.5:1 with their white text;
+each tool's verdict (the classifier's kind and code, the quiz's answer, the
+checker's score) sits in a live region, announced by screen readers when it
+changes. ipywidgets cannot set ARIA attributes, so each tool carries a small
+fixed script (:data:`LIVE_REGION_SCRIPT`, in an ``Output`` widget) that marks
+its ``mcp-live`` parts ``role="status"``; the script holds nothing from the
+input.
 """
 
-import contextlib
+import asyncio
 import html
-import io
 import json
 import random
 import re
 from html.parser import HTMLParser
 
 import ipywidgets as widgets
+from IPython.display import Javascript
 
 from .cases import CASES, TEXT_CASES
-from .classification import (
-    UNPARSABLE,
-    classify,
-    explain,
-    parse,
-    parse_error_explanation,
-    reply_for_message,
-)
-from .messages import ERROR_MESSAGES, error_response
+from .classification import classify, explain, parse, parse_error_explanation, reply_for
+from .messages import ERROR_MESSAGES, PARSE_ERROR, error_response
 from .selfcheck import run_check
 
 KINDS = ("request", "notification", "response", "invalid")
 
-#: Badge colours (background) per kind; white text on each.
+#: Badge colours (background) per kind; white text on each, at a contrast of
+#: 4.5:1 or more (WCAG AA for small text).
 COLOURS = {
     "request": "#0969da",
     "notification": "#8250df",
     "response": "#1a7f37",
     "invalid": "#cf222e",
-    "waiting": "#6e7781",
+    "waiting": "#57606a",
 }
+
+#: Texts up to this many characters are judged at every keystroke; longer ones
+#: once typing pauses for :data:`PAUSE` seconds.
+INSTANT_LIMIT = 50_000
+PAUSE = 0.5
 
 #: How many characters of a pretty-printed message or reply are shown.
 PREVIEW_LIMIT = 4000
@@ -73,7 +86,42 @@ _CSS = """<style>
 .mcp-classifier-input textarea { font-family: var(--jp-code-font-family, monospace);
   font-size: 12px; }
 .mcp-tool { border: 1px solid #d0d7de; border-radius: 6px; padding: 8px; }
+.mcp-sr-only { position: absolute !important; width: 1px; height: 1px; padding: 0;
+  margin: -1px; overflow: hidden; clip: rect(0, 0, 0, 0); white-space: nowrap; border: 0; }
 </style>"""
+
+#: Marks every element of class ``mcp-live`` as a polite, atomic live region
+#: (``role="status"``), now and whenever one appears; runs once per page.
+LIVE_REGION_SCRIPT = """(function () {
+  if (window.mcpLessonLiveRegions) { return; }
+  window.mcpLessonLiveRegions = true;
+  var queued = false;
+  function mark() {
+    queued = false;
+    document.querySelectorAll(".mcp-live:not([aria-live])").forEach(function (el) {
+      el.setAttribute("role", "status");
+      el.setAttribute("aria-live", "polite");
+      el.setAttribute("aria-atomic", "true");
+    });
+  }
+  mark();
+  new MutationObserver(function () {
+    if (!queued) { queued = true; window.requestAnimationFrame(mark); }
+  }).observe(document.body, {childList: true, subtree: true});
+})();"""
+
+
+def _styles():
+    """The widgets' own style sheet and the live-region script (fixed text)."""
+    script = widgets.Output(layout=widgets.Layout(height="0px", overflow="hidden"))
+    script.append_display_data(Javascript(LIVE_REGION_SCRIPT))
+    return [widgets.HTML(_CSS), script]
+
+
+def _live(widget):
+    """Mark ``widget`` as a live region (see :data:`LIVE_REGION_SCRIPT`)."""
+    widget.add_class("mcp-live")
+    return widget
 
 
 # --- safe text ----------------------------------------------------------------
@@ -129,7 +177,8 @@ def _pre(value, source_length=None):
     text, note = preview(value, source_length=source_length)
     parts = []
     if text:
-        parts.append(f'<pre class="mcp-json" style="{_PRE}">{escape(text)}</pre>')
+        # tabindex: a box that scrolls must be reachable from the keyboard.
+        parts.append(f'<pre class="mcp-json" tabindex="0" style="{_PRE}">{escape(text)}</pre>')
     if note:
         parts.append(f'<p class="mcp-note" style="{_NOTE}">{escape(note)}</p>')
     return "".join(parts)
@@ -231,11 +280,10 @@ def verdict(text):
     """
     value, problem = parse(text)
     if problem is None:
-        (kind, code), reason, reply = classify(value), explain(value), reply_for_message(value)
+        (kind, code), reason, reply = classify(value), explain(value), reply_for(value)
         return kind, code, reason, reply, value
-    kind, code = UNPARSABLE
-    return kind, code, parse_error_explanation(problem), error_response(
-        None, code, ERROR_MESSAGES[code]), None
+    return "invalid", PARSE_ERROR, parse_error_explanation(problem), error_response(
+        None, PARSE_ERROR, ERROR_MESSAGES[PARSE_ERROR]), None
 
 
 class Classifier(widgets.VBox):
@@ -244,6 +292,9 @@ class Classifier(widgets.VBox):
     ``.value`` is the text in the text area; ``.result`` is the ``HTML``
     widget that shows the verdict; ``.kind`` and ``.code`` hold it as data and
     ``.badge`` the badge alone. ``.examples`` is the drop-down of examples.
+    ``.announcement`` is the live region a screen reader reads out: one line
+    with the kind and the code (visually hidden: the result shows the same).
+    ``.judged`` counts the texts judged so far.
     """
 
     _HINT = "Paste a JSON-RPC message above, or pick an example."
@@ -259,6 +310,7 @@ class Classifier(widgets.VBox):
         )
         self.text = widgets.Textarea(
             value="",
+            description="Message:",
             placeholder='{"jsonrpc": "2.0", "id": 1, "method": "tools/list"}',
             continuous_update=True,
             layout=widgets.Layout(width="100%", height="9em"),
@@ -268,10 +320,16 @@ class Classifier(widgets.VBox):
         self.badge.add_class("mcp-classifier-badge")
         self.result = widgets.HTML()
         self.result.add_class("mcp-classifier-result")
+        self.announcement = _live(widgets.HTML())
+        self.announcement.add_class("mcp-sr-only")
+        self.announcement.add_class("mcp-classifier-announcement")
         self.kind, self.code = None, None
+        self.judged = 0
         self._wire = None  # (text shown, the bytes it came from) for a bytes value
+        self._from_code = False  # True while .value is being set from code
+        self._pending = None  # the timer of a text waiting for a pause in typing
         super().__init__(
-            [widgets.HTML(_CSS), self.examples, self.text, self.result], **kwargs
+            [*_styles(), self.examples, self.text, self.announcement, self.result], **kwargs
         )
         self.add_class("mcp-tool")
         self.add_class("mcp-classifier")
@@ -298,9 +356,13 @@ class Classifier(widgets.VBox):
             text = clean(raw.decode("utf-8", "replace"))
             self._wire = (text, raw)
         text = clean(text)
-        if text == self.text.value:
-            self._show(text)  # no change event fires, but the verdict may differ
-        self.text.value = text
+        self._from_code = True
+        try:
+            if text == self.text.value:
+                self._show(text)  # no change event fires, but the verdict may differ
+            self.text.value = text
+        finally:
+            self._from_code = False
 
     def choose(self, name):
         """Pick an example by its case name (or full label); returns the label."""
@@ -315,12 +377,46 @@ class Classifier(widgets.VBox):
             self.value = self._examples[change["new"]][1]
 
     def _on_text(self, change):
+        text = change["new"]
         chosen = self.examples.value
-        if chosen is not None and chosen >= 0 and change["new"] != self._examples[chosen][1]:
+        if chosen is not None and chosen >= 0 and text != self._examples[chosen][1]:
             self.examples.value = -1  # edited by hand: no longer that example
-        self._show(change["new"])
+        self._cancel_pending()
+        if self._from_code or len(text) <= INSTANT_LIMIT or not self._wait_for_pause():
+            self._show(text)
+
+    def _wait_for_pause(self):
+        """Judge the text once typing pauses; False when no event loop can wait.
+
+        Every keystroke in the browser sends the whole text again; each one
+        restarts the timer, so only the text that stays for :data:`PAUSE`
+        seconds is parsed.
+        """
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # plain Python, no kernel: judge at once
+            return False
+        self._pending = loop.call_later(PAUSE, self._settle)
+        size = len(self.text.value)
+        self.kind, self.code = None, None
+        self.badge.value = badge("waiting", "WAITING")
+        self.result.value = (
+            f'<div class="mcp-verdict" style="line-height: 1.45"><p>{self.badge.value} '
+            f"{size:,} characters: the verdict follows when the typing pauses.</p></div>"
+        )
+        return True
+
+    def _settle(self):
+        self._pending = None
+        self._show(self.text.value)
+
+    def _cancel_pending(self):
+        if self._pending is not None:
+            self._pending.cancel()
+            self._pending = None
 
     def _show(self, text):
+        self.judged += 1
         try:
             self.result.value = self._render(text)
         except Exception as exc:  # never a traceback; say what happened instead
@@ -330,6 +426,16 @@ class Classifier(widgets.VBox):
                 f"<p>{self.badge.value} The playground could not show this text "
                 f"({escape(type(exc).__name__)}).</p>"
             )
+        self.announcement.value = escape(self._spoken())
+
+    def _spoken(self):
+        """The verdict in one sentence, for the live region."""
+        if self.kind is None:
+            return "Waiting for a message."
+        if self.code is None:
+            return f"Verdict: {self.kind}, no error code."
+        name = ERROR_MESSAGES.get(self.code, "error")
+        return f"Verdict: {self.kind}, error code {self.code} ({name})."
 
     def _render(self, text):
         if text == "":
@@ -404,15 +510,15 @@ class Quiz(widgets.VBox):
             button.style.text_color = "white"
             button.on_click(lambda _button, kind=kind: self.answer(kind))
             self.buttons.append(button)
-        self.feedback = widgets.HTML()
+        self.feedback = _live(widgets.HTML())
         self.feedback.add_class("mcp-quiz-feedback")
         self.score = widgets.Label()
         self.score.add_class("mcp-quiz-score")
-        self.next_button = widgets.Button(description="Next message", icon="arrow-right")
+        self.next_button = widgets.Button(description="Next message")
         self.next_button.on_click(lambda _button: self.next())
         super().__init__(
             [
-                widgets.HTML(_CSS),
+                *_styles(),
                 self.question,
                 widgets.HBox(self.buttons),
                 self.feedback,
@@ -500,15 +606,15 @@ class Checker(widgets.VBox):
         self.report = None
         name = getattr(fn, "__name__", "your function")
         self.button = widgets.Button(
-            description=f"Check {name}", icon="check", button_style="primary"
+            description=f"Check {name}", button_style="primary"
         )
         self.button.on_click(lambda _button: self.run())
-        self.summary = widgets.Label("Press the button to run the self-check.")
+        self.summary = _live(widgets.Label("Press the button to run the self-check."))
         self.summary.add_class("mcp-checker-summary")
         self.result = widgets.HTML()
         self.result.add_class("mcp-checker-result")
         super().__init__(
-            [widgets.HTML(_CSS), widgets.HBox([self.button, self.summary]), self.result],
+            [*_styles(), widgets.HBox([self.button, self.summary]), self.result],
             **kwargs,
         )
         self.add_class("mcp-tool")
@@ -519,10 +625,8 @@ class Checker(widgets.VBox):
 
     def run(self):
         """Run the check now; returns the :class:`CheckReport`."""
-        printed = io.StringIO()
         try:
-            with contextlib.redirect_stdout(printed):
-                report = run_check(self.fn, self.target)
+            report = run_check(self.fn, self.target)
         except Exception as exc:  # e.g. an unknown target name
             self.summary.value = f"The check could not run: {clean(exc)}"
             self.result.value = ""
@@ -547,16 +651,17 @@ class Checker(widgets.VBox):
         notes = []
         if report.not_implemented:
             notes.append(f"Write the body of {report.target}, then press the button again.")
-        if printed.getvalue():
-            notes.append("Your function printed text while it ran; it is not shown here.")
+        if report.printed:
+            notes.append(f"Your function printed {report.printed:,} characters while it ran; "
+                         "they are not shown here.")
         head = "".join(
             f'<th style="text-align: left; padding: 3px 8px">{name}</th>'
-            for name in ("", "case", "input", "expected", "got", "why")
+            for name in ("result", "case", "input", "expected", "got", "why")
         )
         self.result.value = (
             "".join(f'<p style="{_NOTE}">{escape(note)}</p>' for note in notes)
-            + f'<div style="max-height: 26em; overflow: auto; border-left: 3px solid {colour};'
-            ' line-height: 1.35">'
+            + f'<div tabindex="0" style="max-height: 26em; overflow: auto;'
+            f' border-left: 3px solid {colour}; line-height: 1.35">'
             '<table class="mcp-checker-table" style="border-collapse: collapse; font-size: 12px">'
             f"<thead><tr>{head}</tr></thead><tbody>{cells}</tbody></table></div>"
         )

@@ -1,35 +1,59 @@
 """The playground in a real browser: JupyterLab, and Voila as `make app` serves it.
 
-Each test starts its server on a free loopback port, opens the playground in
+Each server is started by the tests on a free loopback port; pages open in
 headless Chromium (Debian's package, driven by Python Playwright; no browser
-download), pastes a request, a broken message and an HTML payload into the
-classifier, and checks what the page shows. A screenshot of each page goes to
-test-artifacts/. Set UPDATE_SCREENSHOTS=1 to refresh docs/playground.png and
-docs/voila.png from the same run, and CHROMIUM=/path/to/chromium to use
-another build.
+download). The tests paste a request, a broken message and an HTML payload into
+the classifier and check what the page shows, and on every page:
 
-Without Chromium the tests are skipped with the reason; in CI (CI=true) a
-missing browser is a failure, so the browser tests can never silently vanish.
+* the console logs no error and no script fails;
+* no request leaves 127.0.0.1 (each one is aborted and reported);
+* axe-core finds no accessibility violation of any impact: on the whole
+  classroom page, and in JupyterLab on the notebook's text and tools (the
+  rendered Markdown and the outputs; JupyterLab's own frame is not ours);
+* the verdicts sit in live regions that stay in place while they change.
+
+On the classroom page also: every link opens, no text meant for notebook users
+shows, and kernels do not pile up (closed pages, bare requests; see
+:func:`test_classroom_kernels_go_back_to_the_baseline`).
+
+axe-core (npm, the exact version :data:`AXE_VERSION`) is installed on first use
+into the ignored folder ``.cache/axe``; Playwright injects it into the page.
+
+A screenshot of each page goes to test-artifacts/. Set UPDATE_SCREENSHOTS=1 to
+refresh docs/playground.png and docs/voila.png from the same run, and
+CHROMIUM=/path/to/chromium to use another build. Without Chromium (or npm for
+axe-core) the tests are skipped with the reason; in CI (CI=true) a missing
+tool is a failure, so the browser tests can never silently vanish.
 """
 
+import fcntl
 import json
 import os
+import re
 import shutil
 import signal
 import socket
 import subprocess
 import sys
 import time
+import urllib.error
+import urllib.parse
 import urllib.request
 from pathlib import Path
 
+import psutil
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOK = ROOT / "notebooks" / "05_playground.ipynb"
+CLASSROOM_CONFIG = ROOT / "tools" / "classroom" / "voila.py"
 ARTIFACTS = ROOT / "test-artifacts"
 DOCS = ROOT / "docs"
 AS_ROOT = hasattr(os, "geteuid") and os.geteuid() == 0
+
+AXE_VERSION = "4.14.1"
+AXE_DIR = ROOT / ".cache" / "axe"
+AXE_JS = AXE_DIR / "node_modules" / "axe-core" / "axe.min.js"
 
 # This machine (and CI) may have no network: keep Chromium from phoning home.
 CHROMIUM_ARGS = [
@@ -48,6 +72,7 @@ HOW_TO_GET_CHROMIUM = (
 
 SELECT_TEXT = ".mcp-classifier-input textarea"
 RESULT = ".mcp-classifier-result"
+ANNOUNCEMENT = ".mcp-classifier-announcement"
 WIDGET_ERRORS = ("Error displaying widget", "Model not found", "Failed to load model class")
 # What the screenshots show: a message with a classic mistake, and its verdict.
 SHOWN = '{\n  "jsonrpc": "2.0",\n  "id": true,\n  "method": "tools/list"\n}'
@@ -58,6 +83,12 @@ PAYLOAD = json.dumps({
     "id": 43,
     "method": '<img src=x onerror="window.__pwned=1;alert(1)"><script>window.__pwned=2</script>',
 })
+# Longer than mcp_lesson.widgets.INSTANT_LIMIT: judged once the typing pauses.
+LONG = json.dumps({"jsonrpc": "2.0", "id": 44, "method": "tools/call",
+                   "params": {"name": "echo", "arguments": {"text": "x" * 60_000}}})
+# Text meant for notebook users only (cells tagged notebook-only).
+NOTEBOOK_ONLY = re.compile(r"Run the cell|Shift\+Enter|make app|\d+/\d+ cases pass|Previous:|Next:")
+KERNEL_ID = re.compile(r'"kernelId":\s*"([0-9a-f-]{36})"')
 
 
 def find_chromium():
@@ -111,6 +142,20 @@ class Server:
         log = self.log_path.read_text()[-3000:]
         pytest.fail(f"{self.name} did not start (exit code {self.proc.returncode}):\n{log}")
 
+    def kernels(self):
+        """How many kernel processes run under this server right now."""
+        count = 0
+        try:
+            children = psutil.Process(self.proc.pid).children(recursive=True)
+        except psutil.NoSuchProcess:
+            return 0
+        for child in children:
+            try:
+                count += "ipykernel_launcher" in child.cmdline()
+            except psutil.Error:  # it ended while we looked
+                pass
+        return count
+
     def stop(self):
         if self.proc.poll() is None:
             try:
@@ -145,6 +190,32 @@ def listening(port):
         return False
 
 
+_MAKE_VARIABLES = ("ARGS", "MAKEFLAGS", "MFLAGS", "MAKEOVERRIDES", "MAKELEVEL")
+
+
+def app_command(port, environ=None):
+    """`make app` exactly as a teacher runs it, on ``port``, with none of the caller's ARGS.
+
+    ``make test ARGS=...`` hands ARGS to every make started below it (through
+    MAKEFLAGS, or the environment); they are meant for pytest, not for Voila.
+    Returns the command and its environment (``environ`` without make's
+    variables). ``-o .venv/.installed``: never rebuild the venv from a test.
+    """
+    environ = os.environ if environ is None else environ
+    env = {key: value for key, value in environ.items() if key not in _MAKE_VARIABLES}
+    command = ["make", "--no-print-directory", "-o", ".venv/.installed", "app",
+               f"PORT={port}", "ARGS="]
+    return command, env
+
+
+def max_kernels():
+    """The kernel limit set in tools/classroom/voila.py."""
+    found = re.search(r"^c\.ClassroomKernelManager\.max_kernels = (\d+)$",
+                      CLASSROOM_CONFIG.read_text(), re.MULTILINE)
+    assert found, "tools/classroom/voila.py must set c.ClassroomKernelManager.max_kernels"
+    return int(found.group(1))
+
+
 # --- fixtures ---------------------------------------------------------------------
 
 
@@ -161,6 +232,39 @@ def browser():
         browser = playwright.chromium.launch(executable_path=chromium, args=CHROMIUM_ARGS)
         yield browser
         browser.close()
+
+
+def _installed_axe():
+    try:
+        package = json.loads((AXE_JS.parent / "package.json").read_text())
+    except (OSError, ValueError):
+        return None
+    return package.get("version")
+
+
+@pytest.fixture(scope="session")
+def axe_js():
+    """The path of axe.min.js, installed with npm into .cache/axe on first use."""
+    if _installed_axe() != AXE_VERSION:
+        if shutil.which("npm") is None:
+            missing("npm was not found; the accessibility checks install axe-core with it "
+                    "(Debian/Ubuntu: sudo apt-get install npm)")
+        AXE_DIR.mkdir(parents=True, exist_ok=True)
+        with open(AXE_DIR / ".install.lock", "w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)  # two runs on one machine install once
+            if _installed_axe() != AXE_VERSION:
+                done = subprocess.run(
+                    ["npm", "install", "--prefix", str(AXE_DIR), "--no-save",
+                     "--no-package-lock", "--no-audit", "--no-fund", "--ignore-scripts",
+                     "--loglevel=error", f"axe-core@{AXE_VERSION}"],
+                    capture_output=True, text=True, timeout=300,
+                    env={**os.environ, "npm_config_update_notifier": "false"},
+                )
+                if done.returncode != 0 or _installed_axe() != AXE_VERSION:
+                    head = " | ".join((done.stderr or done.stdout).strip().splitlines()[:3])
+                    missing(f"npm could not install axe-core {AXE_VERSION} into .cache/axe: "
+                            f"{head}")
+    return AXE_JS
 
 
 @pytest.fixture(scope="module")
@@ -194,41 +298,72 @@ def lab_url(tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
-def voila_url():
-    """`make app` on a free port (-o: never rebuild the venv from inside a test)."""
+def voila():
+    """`make app` on a free port: the Server, with its address as ``.url``."""
     if shutil.which("make") is None:
         missing("`make` is not installed, so `make app` cannot run")
     port = free_port()
-    command = ["make", "--no-print-directory", "-o", ".venv/.installed", "app",
-               f"PORT={port}"]
-    server = Server("voila", command, cwd=ROOT)
+    command, env = app_command(port)
+    server = Server("voila", command, cwd=ROOT, env=env)
+    server.url = f"http://127.0.0.1:{port}"
     try:
         # Voila has no status API; the page itself would start a kernel.
         server.wait_until(lambda: listening(port))
-        yield f"http://127.0.0.1:{port}"
+        yield server
     finally:
         server.stop()
+
+
+@pytest.fixture(scope="module")
+def voila_url(voila):
+    return voila.url
 
 
 # --- the shared steps -------------------------------------------------------------
 
 
-def open_page(browser, failure_name):
+def open_page(browser, failure_name, origin):
+    """A new page that records console errors, failed scripts and dialogs, and
+    aborts (and records) every request that leaves ``origin``."""
     (ARTIFACTS / failure_name).unlink(missing_ok=True)
-    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    # One context per page, routed as a whole and left open when the page
+    # closes (the browser's teardown ends it): a closing Voila page sends its
+    # kernel's shutdown request after the page itself is gone.
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    page = context.new_page()
     page.set_default_timeout(60_000)
     from playwright.sync_api import expect
 
     # A slow CI machine may still be running later cells when a paste arrives.
     expect.set_options(timeout=60_000)
-    page.dialogs = []
+    page.dialogs, page.errors, page.outside = [], [], []
 
     def on_dialog(dialog):
         page.dialogs.append(dialog.message)
         dialog.dismiss()
 
+    def on_console(message):
+        if message.type == "error":
+            page.errors.append(f"console: {message.text[:300]}")
+
+    def on_request(route):
+        url = route.request.url
+        if url == origin or url.startswith(origin + "/") or url.startswith("data:"):
+            route.continue_()
+        else:
+            page.outside.append(url)
+            route.abort()
+
     page.on("dialog", on_dialog)
+    page.on("console", on_console)
+    page.on("pageerror", lambda error: page.errors.append(f"page error: {error}"))
+    context.route("**/*", on_request)
     return page
+
+
+def assert_page_stays_local_and_quiet(page):
+    assert page.outside == [], f"requests that left 127.0.0.1: {page.outside}"
+    assert page.errors == [], "\n".join(page.errors)
 
 
 def paste(page, text):
@@ -267,6 +402,39 @@ def drive_classifier(page):
     assert page.dialogs == []
 
 
+def check_live_region(page):
+    """The verdict is announced: the live region stays the same element while
+    its text follows the verdict (a region replaced at each change is not read)."""
+    from playwright.sync_api import expect
+
+    region = page.locator(ANNOUNCEMENT)
+    expect(region).to_have_attribute("aria-live", "polite")
+    expect(region).to_have_attribute("role", "status")
+    page.evaluate(f"window.__region = document.querySelector({json.dumps(ANNOUNCEMENT)})")
+    paste(page, BROKEN)
+    expect(region).to_have_text("Verdict: invalid, error code -32700 (Parse error).")
+    paste(page, REQUEST)
+    expect(region).to_have_text("Verdict: request, no error code.")
+    assert page.evaluate(f"document.querySelector({json.dumps(ANNOUNCEMENT)}) === window.__region")
+    for tool in (".mcp-quiz-feedback", ".mcp-checker-summary"):
+        expect(page.locator(tool)).to_have_attribute("aria-live", "polite")
+
+
+def check_long_paste(page):
+    """A paste longer than INSTANT_LIMIT waits for a pause in typing, then gets its verdict."""
+    from playwright.sync_api import expect
+
+    page.evaluate(
+        "() => { window.__seen = []; const result = document.querySelector('.mcp-classifier-result');"
+        " new MutationObserver(() => window.__seen.push(result.innerText))"
+        ".observe(result, {childList: true, subtree: true, characterData: true}); }"
+    )
+    result = paste(page, LONG)
+    expect(result).to_contain_text("the id 44")
+    seen = page.evaluate("window.__seen")
+    assert any("when the typing pauses" in text for text in seen), seen[:3]
+
+
 def page_text(page):
     return page.evaluate("document.body.textContent")
 
@@ -292,6 +460,23 @@ def show_example(page):
     expect(paste(page, SHOWN)).to_contain_text("a bool is not an integer")
 
 
+def axe_violations(page, axe_js, selector=None):
+    """axe-core's violations, each as "rule (impact): first elements"; ``selector``
+    limits the check to the elements it matches (default: the whole page)."""
+    page.add_script_tag(path=str(axe_js))
+    violations = page.evaluate(
+        """async (selector) => {
+            const context = selector ? {include: [...document.querySelectorAll(selector)]}
+                                     : document;
+            const result = await axe.run(context, {resultTypes: ['violations']});
+            return result.violations.map(v => `${v.id} (${v.impact}): ${v.help}; ` +
+                v.nodes.slice(0, 3).map(n => n.target.join(' ')).join(' | '));
+        }""",
+        selector,
+    )
+    return violations
+
+
 def screenshot(page, name, docs_name):
     ARTIFACTS.mkdir(exist_ok=True)
     # The cell that holds the classifier (in JupyterLab its code shows too).
@@ -315,12 +500,43 @@ def failure_screenshot(page, name):
         pass
 
 
+def close(page):
+    """Close as a browser tab closes: the page's unload handlers run."""
+    from playwright.sync_api import Error
+
+    if not page.is_closed():
+        try:
+            page.close(run_before_unload=True)
+        except Error:  # closed already (the page closes after its unload handlers)
+            pass
+
+
 # --- the tests ----------------------------------------------------------------------
 
 
-@pytest.mark.timeout(180)
-def test_playground_in_jupyterlab(browser, lab_url):
-    page = open_page(browser, "jupyterlab-failure.png")
+def test_app_command_leaves_out_the_callers_args():
+    """`make test ARGS=...` must not hand its ARGS to the Voila that a test starts."""
+    if shutil.which("make") is None:
+        missing("`make` is not installed, so `make app` cannot run")
+    caller = {**os.environ, "ARGS": "--from-env", "MAKEFLAGS": " -- ARGS=--from-makeflags"}
+
+    def recipe(command, env):  # what make would run (-n: print it only)
+        dry = subprocess.run([command[0], "-n", *command[1:]], cwd=ROOT, env=env,
+                             capture_output=True, text=True, timeout=60)
+        assert dry.returncode == 0, dry.stderr
+        return dry.stdout
+
+    command, env = app_command(8866, caller)
+    assert "--from-makeflags" in recipe(command[:-1], caller)  # how ARGS used to leak
+    shown = recipe(command, env)
+    assert "voila notebooks/05_playground.ipynb" in shown
+    assert "--Voila.config_file_paths=tools/classroom" in shown
+    assert "--from-" not in shown
+
+
+@pytest.mark.timeout(240)
+def test_playground_in_jupyterlab(browser, lab_url, axe_js):
+    page = open_page(browser, "jupyterlab-failure.png", lab_url)
     try:
         page.goto(f"{lab_url}/lab/tree/05_playground.ipynb")
         page.wait_for_selector(".jp-Notebook .jp-Cell")
@@ -334,12 +550,18 @@ def test_playground_in_jupyterlab(browser, lab_url):
         page.wait_for_selector(SELECT_TEXT)
         page.wait_for_selector(".mcp-checker button")
         drive_classifier(page)
+        check_live_region(page)
+        check_long_paste(page)
         use_quiz_and_checker(page)
         assert_no_widget_errors(page)
         # No news pop-up (tools/overrides.json sets fetchNews to "false").
         toasts = page.locator(".Toastify__toast").all_inner_texts()
         assert not [toast for toast in toasts if "news" in toast.lower()], toasts
         assert page.dialogs == []
+        # The notebook's own content: its text and every output, tools included.
+        content = ".jp-Notebook .jp-MarkdownOutput, .jp-Notebook .jp-OutputArea"
+        assert axe_violations(page, axe_js, content) == []
+        assert_page_stays_local_and_quiet(page)
         # A clean picture for the README: no side panels, the classifier on top.
         page.evaluate(
             "() => { const app = window.jupyterapp;"
@@ -351,21 +573,27 @@ def test_playground_in_jupyterlab(browser, lab_url):
         failure_screenshot(page, "jupyterlab-failure.png")
         raise
     finally:
-        page.close()
+        close(page)
 
 
 @pytest.mark.timeout(180)
-def test_playground_in_voila(browser, voila_url):
-    page = open_page(browser, "voila-failure.png")
+def test_playground_in_voila(browser, voila_url, axe_js):
+    page = open_page(browser, "voila-failure.png", voila_url)
     try:
         page.goto(f"{voila_url}/")
         page.wait_for_selector(SELECT_TEXT)
         page.wait_for_selector(".mcp-checker button")
-        # Classroom mode shows no code.
+        # Classroom mode shows no code, and no text meant for notebook users.
         assert page.locator(".jp-InputArea-editor, .jp-CodeMirrorEditor").count() == 0
+        shown = page.evaluate("document.body.innerText")
+        assert NOTEBOOK_ONLY.findall(shown) == []
         drive_classifier(page)
+        check_live_region(page)
+        check_long_paste(page)
         use_quiz_and_checker(page)
         assert_no_widget_errors(page)
+        assert axe_violations(page, axe_js) == []
+        assert_page_stays_local_and_quiet(page)
         show_example(page)
         screenshot(page, "voila-playground.png", "voila.png")
         page.locator(".mcp-quiz").screenshot(path=str(ARTIFACTS / "voila-quiz.png"))
@@ -374,4 +602,120 @@ def test_playground_in_voila(browser, voila_url):
         failure_screenshot(page, "voila-failure.png")
         raise
     finally:
-        page.close()
+        close(page)
+
+
+@pytest.mark.timeout(180)
+def test_every_link_on_the_classroom_page_opens(browser, voila_url):
+    page = open_page(browser, "voila-links-failure.png", voila_url)
+    try:
+        page.goto(f"{voila_url}/")
+        page.wait_for_selector(".mcp-checker button")
+        links = page.evaluate("[...document.querySelectorAll('a[href]')].map(a => a.href)")
+        broken = []
+        for link in links:
+            parts = urllib.parse.urlsplit(link)
+            if link.split("#")[0] == page.url.split("#")[0] and parts.fragment:
+                # As a browser finds a fragment's target: the id as written, or decoded.
+                ids = [parts.fragment, urllib.parse.unquote(parts.fragment)]
+                if not page.evaluate("ids => ids.some(id => document.getElementById(id))", ids):
+                    broken.append(f"{link} (no element with that id)")
+            elif not link.startswith(voila_url + "/"):
+                broken.append(f"{link} (leaves the classroom server)")
+            else:
+                status = page.request.get(link).status
+                if status != 200:
+                    broken.append(f"{link} ({status})")
+        assert broken == []
+        assert_page_stays_local_and_quiet(page)
+    except BaseException:
+        failure_screenshot(page, "voila-links-failure.png")
+        raise
+    finally:
+        close(page)
+
+
+def _kernel_state(voila, kernel_id):
+    """The server's record of a kernel (a dict), or None once it is gone."""
+    try:
+        with urllib.request.urlopen(f"{voila.url}/api/kernels/{kernel_id}", timeout=10) as reply:
+            return json.load(reply)
+    except urllib.error.HTTPError as error:
+        if error.code == 404:
+            return None
+        raise
+
+
+def _page_kernel(page):
+    return page.evaluate(
+        "JSON.parse(document.getElementById('jupyter-config-data').textContent).kernelId")
+
+
+def _wait_for(condition, timeout, what):
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            pytest.fail(f"after {timeout} s: {what}")
+        time.sleep(1)
+
+
+@pytest.mark.timeout(300)
+def test_classroom_kernels_go_back_to_the_baseline(browser, voila):
+    """Closed pages give their kernel back at once, bare requests within two
+    minutes, the count never passes the limit, and an open page keeps its kernel."""
+    from playwright.sync_api import expect
+
+    limit = max_kernels()
+    # Kernels of earlier tests' pages go when those pages close, or by culling.
+    _wait_for(lambda: voila.kernels() == 0, 120, "kernels of earlier tests are still running")
+    keeper = open_page(browser, "voila-kernels-failure.png", voila.url)
+    try:
+        keeper.goto(f"{voila.url}/")
+        keeper.wait_for_selector(SELECT_TEXT)
+        kept = _page_kernel(keeper)
+        assert voila.kernels() == 1
+
+        # Pages opened and closed: each page's shutdown request (on unload)
+        # stops its kernel, long before culling could (30 s idle).
+        closed = []
+        for _ in range(3):
+            page = open_page(browser, "voila-kernels-failure.png", voila.url)
+            page.goto(f"{voila.url}/")
+            page.wait_for_selector(SELECT_TEXT)
+            closed.append(_page_kernel(page))
+            assert_page_stays_local_and_quiet(page)
+            close(page)
+        _wait_for(lambda: all(_kernel_state(voila, k) is None for k in closed), 20,
+                  "a closed page's kernel is still running")
+
+        # Plain GETs that never open a page: more than the limit allows.
+        statuses, peak, bare = [], 0, []
+        for _ in range(limit + 2):
+            try:
+                with urllib.request.urlopen(f"{voila.url}/", timeout=120) as reply:
+                    statuses.append(reply.status)
+                    bare += KERNEL_ID.findall(reply.read().decode("utf-8", "replace"))[:1]
+            except urllib.error.HTTPError as error:
+                statuses.append(error.code)
+                assert "close one, then reload" in error.read().decode("utf-8", "replace")
+            peak = max(peak, voila.kernels())
+        assert set(statuses) <= {200, 503}, statuses
+        assert peak <= limit, f"{peak} kernels at once; the limit is {limit}"
+        assert bare, "no plain GET was answered with a page"
+
+        # Within two minutes only the open page's kernel is left.
+        _wait_for(lambda: voila.kernels() == 1, 120,
+                  f"{voila.kernels()} kernels run; only the open page's should")
+        assert all(_kernel_state(voila, k) is None for k in bare)
+        state = _kernel_state(voila, kept)
+        assert state is not None and state["connections"] >= 1
+        # ... and that page still works.
+        expect(paste(keeper, REQUEST)).to_contain_text("the id 41")
+        assert_page_stays_local_and_quiet(keeper)
+        close(keeper)
+        _wait_for(lambda: voila.kernels() == 0, 20, "the last page's kernel is still running")
+    except BaseException:
+        failure_screenshot(keeper, "voila-kernels-failure.png")
+        raise
+    finally:
+        close(keeper)

@@ -1,24 +1,31 @@
 """The playground widgets, driven headless: set values, read the result widgets back.
 
 No browser and no kernel: ipywidgets objects work as plain Python objects, and
-what the page would show is in their ``.value``.
+what the page would show is in their ``.value``. The tests of typing run the
+widget inside an asyncio event loop, as a kernel does.
 """
 
+import asyncio
 import json
 import re
+import time
 
 import ipywidgets
 import pytest
 
 from mcp_lesson import CASES, classify_json, explain_json
 from mcp_lesson.cases import TEXT_CASES
+from mcp_lesson import widgets
 from mcp_lesson.widgets import (
     COLOURS,
+    INSTANT_LIMIT,
+    LIVE_REGION_SCRIPT,
     PREVIEW_LIMIT,
     Checker,
     Classifier,
     Quiz,
     as_text,
+    badge,
     examples,
     preview,
 )
@@ -329,7 +336,8 @@ def test_checker_keeps_prints_and_errors_out():
     checker = Checker(create_request)
     report = checker.run()
     assert report.target == "create_request" and report.passed == 0
-    assert "printed text" in as_text(checker.result)
+    # "debugging...\n" is 13 characters, printed once per case
+    assert f"printed {13 * report.total} characters while it ran" in as_text(checker.result)
     assert "<b>" not in checker.result.value
 
 
@@ -357,3 +365,141 @@ def test_ten_megabytes_of_digits_get_a_verdict_at_once():
     classifier = Classifier()
     classifier.value = "9" * 10_000_000
     assert (classifier.kind, classifier.code) == ("invalid", -32700)
+
+
+# --- typing: a long paste is parsed once per pause -----------------------------------
+
+LONG = json.dumps({"jsonrpc": "2.0", "id": 7, "method": "tools/call",
+                   "params": {"name": "echo", "arguments": {"text": IMG * (INSTANT_LIMIT // 20)}}})
+
+
+@pytest.fixture()
+def parses(monkeypatch):
+    """Counts the widget's calls of parse; the pause is made short."""
+    calls = []
+
+    def counting_parse(text):
+        calls.append(len(text))
+        return parse(text)
+
+    parse = widgets.parse
+    monkeypatch.setattr(widgets, "parse", counting_parse)
+    monkeypatch.setattr(widgets, "PAUSE", 0.05)
+    return calls
+
+
+def in_a_kernel_loop(steps):
+    """Run ``steps`` (a coroutine function) in an event loop, as ipykernel does."""
+    asyncio.run(steps())
+
+
+async def settled(classifier, judged, within=30):
+    """Wait (at most ``within`` s, to never hang) until the classifier has judged ``judged`` texts."""
+    deadline = time.monotonic() + within
+    while classifier.judged < judged and time.monotonic() < deadline:
+        await asyncio.sleep(0.01)
+
+
+def test_a_long_paste_is_parsed_once_when_the_typing_pauses(parses):
+    async def steps():
+        classifier = Classifier()
+        judged = classifier.judged
+        # Five keystrokes after a long paste: the browser sends the whole text each time.
+        for end in range(5):
+            classifier.text.value = LONG[:len(LONG) - 5 + end]
+        assert parses == [] and classifier.judged == judged
+        assert classifier.kind is None
+        assert "when the typing pauses" in as_text(classifier.result)
+        classifier.text.value = LONG
+        await settled(classifier, judged + 1)
+        assert parses == [len(LONG)]  # once, the final text
+        assert (classifier.kind, classifier.code) == ("request", None)
+        assert tags(classifier.result.value) <= ALLOWED_TAGS  # the pasted <img> stays text
+        assert IMG in as_text(classifier.result)
+
+    in_a_kernel_loop(steps)
+
+
+def test_short_texts_are_judged_at_every_keystroke(parses):
+    async def steps():
+        classifier = Classifier()
+        for end in range(1, len(REQUEST) + 1):
+            classifier.text.value = REQUEST[:end]
+        assert len(parses) == len(REQUEST)
+        assert classifier.kind == "request"
+
+    in_a_kernel_loop(steps)
+
+
+def test_a_short_text_cancels_a_pending_long_one(parses):
+    async def steps():
+        classifier = Classifier()
+        classifier.text.value = LONG
+        classifier.text.value = REQUEST  # the long text deleted before the pause
+        assert classifier.kind == "request"
+        judged = classifier.judged
+        await asyncio.sleep(widgets.PAUSE * 4)
+        assert classifier.judged == judged and classifier.kind == "request"
+        assert parses == [len(REQUEST)]
+
+    in_a_kernel_loop(steps)
+
+
+def test_text_set_from_code_is_judged_at_once(parses):
+    async def steps():
+        classifier = Classifier()
+        classifier.value = LONG
+        assert parses == [len(LONG)] and classifier.kind == "request"
+
+    in_a_kernel_loop(steps)
+
+
+# --- accessibility ---------------------------------------------------------------
+
+
+def contrast(colour, other):
+    """WCAG 2 contrast ratio of two "#rrggbb" colours."""
+    def luminance(hex_colour):
+        channels = [int(hex_colour[i:i + 2], 16) / 255 for i in (1, 3, 5)]
+        r, g, b = [c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in channels]
+        return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+    light, dark = sorted([luminance(colour), luminance(other)], reverse=True)
+    return (light + 0.05) / (dark + 0.05)
+
+
+@pytest.mark.parametrize("kind", COLOURS)
+def test_badges_keep_their_contrast(kind):
+    # Small bold text on the badge colour: WCAG AA asks for 4.5:1.
+    assert contrast(COLOURS[kind], "#ffffff") >= 4.5
+    assert f"background:{COLOURS[kind]}; color:#fff;" in badge(kind)
+
+
+def test_quiz_buttons_keep_their_contrast():
+    for button in Quiz(seed=1).buttons:
+        assert button.style.text_color == "white"
+        assert contrast(button.style.button_color, "#ffffff") >= 4.5
+
+
+def test_every_control_has_a_label():
+    classifier, quiz, checker = Classifier(), Quiz(seed=1), Checker(len)
+    assert classifier.text.description == "Message:"
+    assert classifier.examples.description == "Example:"
+    for button in [*quiz.buttons, quiz.next_button, checker.button]:
+        assert button.description.strip()
+
+
+def test_verdicts_are_announced_in_live_regions():
+    classifier, quiz, checker = Classifier(), Quiz(seed=1), Checker(len)
+    for part in (classifier.announcement, quiz.feedback, checker.summary):
+        assert "mcp-live" in part._dom_classes
+    assert as_text(classifier.announcement) == "Waiting for a message."
+    classifier.value = REQUEST
+    assert as_text(classifier.announcement) == "Verdict: request, no error code."
+    classifier.value = IMG
+    assert classifier.announcement.value == "Verdict: invalid, error code -32700 (Parse error)."
+    # Each tool carries the fixed script that turns mcp-live parts into live regions.
+    for tool in (classifier, quiz, checker):
+        scripts = [child for child in tool.children if isinstance(child, ipywidgets.Output)]
+        assert [output["data"]["application/javascript"] for output in scripts[0].outputs] == [
+            LIVE_REGION_SCRIPT]
