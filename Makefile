@@ -53,4 +53,4 @@ learner: $(STAMP)
 # Classroom mode: the playground as a standalone page (Voila), on loopback.
 app: $(STAMP)
 	$(BIN)/voila notebooks/05_playground.ipynb --no-browser --port=$(PORT) \
-	    --Voila.ip=127.0.0.1 --Voila.tornado_settings=$(BIG_MESSAGES) $(ARGS)
+	    --Voila.ip=127.0.0.1 --Voila.config_file_paths=tools/classroom $(ARGS)
