@@ -1,5 +1,8 @@
-# Two commands for everyone:  make lab   and   make test
-# Both create (or refresh) the virtual environment in .venv first.
+# Commands for everyone (the README says more):
+#   make lab-learner   the course, learner copies (solutions taken out)
+#   make lab           the lesson masters, with worked solutions
+#   make test          every test
+# Each creates (or refreshes) the virtual environment in .venv first.
 
 PYTHON ?= python3
 VENV   := .venv
@@ -9,27 +12,86 @@ ARGS   ?=
 PORT   ?= 8866
 # Jupyter refuses to start as root unless told; CI and containers run as root.
 ROOT_FLAG := $(shell [ "$$(id -u)" = 0 ] && echo --allow-root)
-# A pasted message may be bigger than the web socket's default 10 MiB limit.
-BIG_MESSAGES := "{'websocket_max_message_size': 104857600}"
 
-.PHONY: lab test lessons learner app bench clean venv
+# What is given on the command line (make test ARGS=-x) is for this make only:
+# it must not reach a make that a recipe's program starts (the browser test
+# runs `make app`, which would hand Voila the ARGS meant for pytest). Make
+# passes such variables on through MAKEFLAGS and through the environment.
+MAKEOVERRIDES :=
+unexport ARGS PORT NB FORCE PYTHON
+
+# --- the Python of .venv -------------------------------------------------------
+# The oldest Python pyproject.toml accepts (its requires-python reads ">=X.Y").
+MIN_PYTHON := $(shell sed -n 's/^requires-python *= *">= *\([0-9]*\.[0-9]*\)".*/\1/p' pyproject.toml)
+comma := ,
+# Run by a Python, prints "3.11 ok /usr": its version, whether that is at least
+# MIN_PYTHON ("ok" or "old"), and the installation it comes from.
+ABOUT_PYTHON := -I -S -c 'import sys; v = sys.version_info; \
+    print("%d.%d" % v[:2], "ok" if v >= ($(subst .,$(comma) ,$(MIN_PYTHON))) else "old", sys.base_prefix)'
+# The same for PYTHON, worked out only when needed.
+PYTHON_ABOUT = $(shell $(PYTHON) $(ABOUT_PYTHON) 2>/dev/null)
+VENV_ABOUT := $(if $(wildcard $(VENV)),$(shell $(BIN)/python $(ABOUT_PYTHON) 2>/dev/null || echo none))
+# Why .venv must be made again (empty when it is fine): its Python does not run,
+# is older than MIN_PYTHON, or is not the Python that PYTHON=... names. (Without
+# PYTHON=..., a working .venv is kept, whichever Python made it.)
+ifeq ($(VENV_ABOUT),none)
+  VENV_PROBLEM := its Python does not run
+else ifeq ($(word 2,$(VENV_ABOUT)),old)
+  VENV_PROBLEM := it holds Python $(word 1,$(VENV_ABOUT)), older than the $(MIN_PYTHON) that pyproject.toml requires
+else ifneq ($(VENV_ABOUT),)
+  ifneq ($(filter command line environment,$(origin PYTHON)),)
+    ifneq ($(VENV_ABOUT),$(PYTHON_ABOUT))
+      VENV_PROBLEM := it holds Python $(word 1,$(VENV_ABOUT)) from $(word 3,$(VENV_ABOUT)), not PYTHON=$(PYTHON)
+    endif
+  endif
+endif
+# Stops with a hint when PYTHON cannot make the venv.
+define CHECK_PYTHON
+case "$(word 2,$(PYTHON_ABOUT))" in \
+    ok) ;; \
+    old) echo "PYTHON=$(PYTHON) is Python $(word 1,$(PYTHON_ABOUT)); the course needs $(MIN_PYTHON) or newer."; \
+         echo "Name one: make $(or $(MAKECMDGOALS),venv) PYTHON=python$(MIN_PYTHON)"; exit 1;; \
+    *) echo "PYTHON=$(PYTHON) does not run. Name a Python $(MIN_PYTHON) or newer:"; \
+       echo "make $(or $(MAKECMDGOALS),venv) PYTHON=python$(MIN_PYTHON)"; exit 1;; \
+esac
+endef
+
+.PHONY: lab lab-learner test lessons learner app bench clean venv FORCE
 
 venv: $(STAMP)
 
-# Rebuilt when pyproject.toml or this Makefile changes, or when the venv's
-# Python no longer runs (say, after a system Python upgrade).
-$(STAMP): pyproject.toml Makefile tools/overrides.json tools/course_jupyter.sh
-	@$(BIN)/python -c "" 2>/dev/null || (rm -rf $(VENV) && $(PYTHON) -m venv $(VENV))
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check --upgrade pip
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e ".[test]"
-	@# No news pop-up; nbgrader's teacher panels hidden (see the script).
-	bash tools/course_jupyter.sh $(BIN)
-	touch $(STAMP)
+# Made again when pyproject.toml, this Makefile or the course's Jupyter
+# settings change, and when VENV_PROBLEM says so. pip works quietly, so the
+# recipe says beforehand what takes time.
+$(STAMP): pyproject.toml Makefile tools/overrides.json tools/course_jupyter.sh $(if $(VENV_PROBLEM),FORCE)
+	@if [ -n "$(VENV_PROBLEM)" ] || [ ! -d $(VENV) ]; then $(CHECK_PYTHON); fi
+	@if [ -n "$(VENV_PROBLEM)" ]; then echo "Making .venv again: $(VENV_PROBLEM)."; rm -rf $(VENV); fi
+	@if [ -d $(VENV) ]; then \
+	    echo "Refreshing .venv (a setup file changed; about 20 s)..."; \
+	else \
+	    echo "Setting up .venv with $(PYTHON) (Python $(word 1,$(PYTHON_ABOUT))): JupyterLab, Voila, the MCP SDK"; \
+	    echo "and the test tools, about 600 MB. The first time takes a minute or two..."; \
+	    $(PYTHON) -m venv $(VENV); \
+	fi
+	@$(BIN)/python -m pip install --quiet --disable-pip-version-check --upgrade pip
+	@$(BIN)/python -m pip install --quiet --disable-pip-version-check -e ".[test]"
+	@# The course's Jupyter settings (see the script).
+	@bash tools/course_jupyter.sh $(BIN)
+	@touch $(STAMP)
+	@echo ".venv is ready ($$($(BIN)/python --version))."
+
+# JupyterLab on this machine only (127.0.0.1; see the README for a remote
+# machine or a container). Each opens its own workspace, whose name ends the
+# browser tab's title: "... - learner" or "... - solutions".
+# lab-learner is rooted at notebooks/learner/, so its file browser and links
+# stay among the learner copies; lab shows everything, masters included.
+lab-learner: $(STAMP)
+	$(BIN)/jupyter lab --ServerApp.root_dir=notebooks/learner \
+	    --LabApp.default_url=/lab/workspaces/learner/tree/00_start_here.ipynb $(ROOT_FLAG) $(ARGS)
 
 lab: $(STAMP)
 	$(BIN)/jupyter lab --ServerApp.root_dir=notebooks \
-	    --LabApp.default_url=/lab/tree/00_start_here.ipynb \
-	    --ServerApp.tornado_settings=$(BIG_MESSAGES) $(ROOT_FLAG) $(ARGS)
+	    --LabApp.default_url=/lab/workspaces/solutions/tree/00_start_here.ipynb $(ROOT_FLAG) $(ARGS)
 
 test: $(STAMP)
 	$(BIN)/python -m pytest $(ARGS)

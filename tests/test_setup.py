@@ -1,8 +1,19 @@
 """The setup files agree with each other and with the README."""
 
+import json
+import os
 import pathlib
 import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
 import tomllib
+import urllib.request
+
+import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 
@@ -46,3 +57,243 @@ def test_ci_runs_the_readme_test_command():
     assert "make test" in readme and "make lab" in readme
     ci = (ROOT / ".ci" / "run").read_text()
     assert "make test" in ci and "set -e" in ci
+
+
+# --- the Makefile ----------------------------------------------------------------------
+# These run the real Makefile: with `-o .venv/.installed` (never rebuild the venv from
+# inside a test), in dry-run mode (-n), or on a copy in a temporary folder.
+
+MAKE = shutil.which("make")
+needs_make = pytest.mark.skipif(MAKE is None, reason="`make` is not installed")
+#: Variables through which one make passes its settings to another.
+MAKE_CONTEXT = ("MAKEFLAGS", "MFLAGS", "MAKELEVEL", "MAKEOVERRIDES", "ARGS")
+
+
+def clean_env(**extra):
+    """The environment without any make settings (this suite may itself run under make)."""
+    env = {k: v for k, v in os.environ.items() if k not in MAKE_CONTEXT}
+    env.update(extra)
+    return env
+
+
+def make(*args, cwd=ROOT, env=None, check=True):
+    """Run make; returns the completed process (stdout and stderr together)."""
+    done = subprocess.run([MAKE, "--no-print-directory", *args], cwd=cwd, text=True,
+                          env=env or clean_env(), stdout=subprocess.PIPE,
+                          stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, timeout=600)
+    if check:
+        assert done.returncode == 0, done.stdout
+    return done
+
+
+def dry_run(*args, **kwargs):
+    """What make would run, without running it and without touching .venv."""
+    return make("-n", "-o", ".venv/.installed", *args, **kwargs).stdout
+
+
+def test_started_by_make_sees_no_args():
+    """A program started by `make test ARGS=...` finds no ARGS to pass on: a make it
+    starts (the browser test runs `make app`) gets none. Run alone this always holds;
+    the next test runs it under `make test`."""
+    assert "ARGS" not in os.environ
+    assert "ARGS=" not in os.environ.get("MAKEFLAGS", "")
+    if MAKE:
+        assert "test_started_by_make" not in dry_run("app", "PORT=1", env=dict(os.environ))
+
+
+@needs_make
+def test_make_test_keeps_its_args_to_itself():
+    probe = "tests/test_setup.py::test_started_by_make_sees_no_args"
+    done = make("-o", ".venv/.installed", "test", f"ARGS=-q -p no:cacheprovider {probe}")
+    assert "1 passed" in done.stdout
+
+
+@needs_make
+def test_lab_learner_is_rooted_among_the_learner_copies():
+    learner, masters = dry_run("lab-learner"), dry_run("lab")
+    assert "--ServerApp.root_dir=notebooks/learner " in learner
+    assert "/lab/workspaces/learner/tree/00_start_here.ipynb" in learner
+    assert (ROOT / "notebooks" / "learner" / "00_start_here.ipynb").exists()
+    # Two workspaces: their names end the browser tab's title.
+    assert "--ServerApp.root_dir=notebooks " in masters
+    assert "/lab/workspaces/solutions/tree/00_start_here.ipynb" in masters
+
+
+def free_port():
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def get_json(url):
+    with urllib.request.urlopen(url, timeout=5) as response:
+        return json.load(response)
+
+
+@needs_make
+def test_make_lab_learner_serves_only_the_learner_copies(tmp_path):
+    """`make lab-learner` for real, with ARGS as the README passes them."""
+    port, token = free_port(), "course-test-token"
+    env = clean_env(JUPYTERLAB_SETTINGS_DIR=str(tmp_path / "settings"),
+                    JUPYTERLAB_WORKSPACES_DIR=str(tmp_path / "workspaces"),
+                    JUPYTER_RUNTIME_DIR=str(tmp_path / "runtime"))
+    args = f"--no-browser --port {port} --ServerApp.port_retries=0 --IdentityProvider.token={token}"
+    log = open(tmp_path / "lab.log", "w+")
+    server = subprocess.Popen([MAKE, "--no-print-directory", "-o", ".venv/.installed",
+                               "lab-learner", f"ARGS={args}"], cwd=ROOT, env=env,
+                              stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                              start_new_session=True)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        listing = None
+        while listing is None:  # no time limit of our own: pytest-timeout guards the suite
+            assert server.poll() is None, (tmp_path / "lab.log").read_text()
+            try:
+                listing = get_json(f"{base}/api/contents?token={token}")
+            except OSError:
+                time.sleep(0.5)
+        names = {item["name"] for item in listing["content"]}
+        learner = {p.name for p in (ROOT / "notebooks" / "learner").glob("*.ipynb")}
+        assert "00_start_here.ipynb" in names and names <= learner | {
+            p.name for p in (ROOT / "notebooks" / "learner").iterdir()}
+        with urllib.request.urlopen(
+                f"{base}/lab/workspaces/learner/tree/00_start_here.ipynb?token={token}",
+                timeout=10) as page:
+            assert page.status == 200
+    finally:
+        os.killpg(server.pid, signal.SIGTERM)
+        server.wait(timeout=60)
+        log.close()
+    text = (tmp_path / "lab.log").read_text()
+    for noise in ("ServerApp.token", "DeprecationWarning", "Traceback"):
+        assert noise not in text, text
+
+
+# --- choosing the Python ------------------------------------------------------------------
+
+FAKE_PYTHON = """#!{real}
+# A stand-in for a Python of another version or installation: it runs the code
+# given with -c after changing what sys reports.
+import sys
+sys.version_info = ({major}, {minor}, 0, "final", 0)
+sys.base_prefix = {prefix!r}
+exec(sys.argv[sys.argv.index("-c") + 1])
+"""
+
+
+def fake_python(path, major, minor, prefix):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(FAKE_PYTHON.format(real=sys.executable, major=major, minor=minor, prefix=prefix))
+    path.chmod(0o755)
+    return path
+
+
+@pytest.fixture
+def course_copy(tmp_path):
+    """The Makefile and the files .venv depends on, in a temporary folder, with a .venv/bin."""
+    (tmp_path / "tools").mkdir()
+    for name in ("Makefile", "pyproject.toml", "tools/overrides.json", "tools/course_jupyter.sh"):
+        shutil.copy(ROOT / name, tmp_path / name)
+    (tmp_path / ".venv" / "bin").mkdir(parents=True)
+    return tmp_path
+
+
+def venv_problem(folder, *args, env=None):
+    """The Makefile's VENV_PROBLEM: why it would make .venv again ('' when it would not)."""
+    show = "show-venv-problem: ; @echo '[$(VENV_PROBLEM)]'"
+    out = make(f"--eval={show}", "-s", "show-venv-problem", *args, cwd=folder, env=env).stdout
+    return out.strip()[1:-1]
+
+
+def test_the_makefile_reads_the_minimum_python_from_pyproject():
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    assert project["requires-python"] == ">=3.11"
+    if MAKE:
+        show = "show: ; @echo $(MIN_PYTHON)"
+        assert make(f"--eval={show}", "-s", "show").stdout.strip() == "3.11"
+
+
+@needs_make
+def test_a_venv_with_a_too_old_python_is_made_again(course_copy):
+    fake_python(course_copy / ".venv/bin/python", 3, 10, "/opt/python3.10")
+    assert venv_problem(course_copy) == (
+        "it holds Python 3.10, older than the 3.11 that pyproject.toml requires")
+    # ... and a dry run shows the removal.
+    assert "rm -rf .venv" in make("-n", "venv", cwd=course_copy).stdout
+
+
+@needs_make
+def test_a_venv_whose_python_does_not_run_is_made_again(course_copy):
+    broken = course_copy / ".venv/bin/python"
+    broken.write_text("#!/bin/sh\nexit 1\n")
+    broken.chmod(0o755)
+    assert venv_problem(course_copy) == "its Python does not run"
+
+
+@needs_make
+def test_python_names_the_python_of_the_venv(course_copy):
+    fake_python(course_copy / ".venv/bin/python", 3, 12, "/opt/python3.12")
+    # Without PYTHON=..., a working venv is kept, whichever Python made it.
+    assert venv_problem(course_copy) == ""
+    # With PYTHON=... naming another Python (on the command line or in the
+    # environment), it is made again.
+    expected = f"it holds Python 3.12 from /opt/python3.12, not PYTHON={sys.executable}"
+    assert venv_problem(course_copy, f"PYTHON={sys.executable}") == expected
+    assert venv_problem(course_copy, env=clean_env(PYTHON=sys.executable)) == expected
+
+
+@needs_make
+def test_python_naming_the_venvs_own_python_keeps_it(course_copy):
+    same = course_copy / ".venv/bin/python"
+    same.write_text(f'#!/bin/sh\nexec "{sys.executable}" "$@"\n')
+    same.chmod(0o755)
+    assert venv_problem(course_copy, f"PYTHON={sys.executable}") == ""
+
+
+@needs_make
+def test_a_too_old_python_is_refused_before_anything_is_removed(course_copy):
+    fake_python(course_copy / ".venv/bin/python", 3, 12, "/opt/python3.12")
+    old = fake_python(course_copy / "old" / "python3", 3, 10, "/opt/python3.10")
+    done = make("venv", f"PYTHON={old}", cwd=course_copy, check=False)
+    assert done.returncode != 0
+    assert f"PYTHON={old} is Python 3.10; the course needs 3.11 or newer." in done.stdout
+    assert "make venv PYTHON=python3.11" in done.stdout
+    assert (course_copy / ".venv/bin/python").exists()
+
+
+# --- the course's Jupyter settings --------------------------------------------------------
+
+
+def test_course_jupyter_settings(tmp_path):
+    """tools/course_jupyter.sh, run against a stand-in environment: a `python` that
+    names the prefix and a `jupyter` that records what it is asked."""
+    prefix, bin_dir = tmp_path / "env", tmp_path / "env" / "bin"
+    bin_dir.mkdir(parents=True)
+    (bin_dir / "python").write_text(f'#!/bin/sh\necho "{prefix}"\n')
+    (bin_dir / "jupyter").write_text(f'#!/bin/sh\necho "$@" >> "{tmp_path}/calls"\n')
+    for tool in ("python", "jupyter"):
+        (bin_dir / tool).chmod(0o755)
+    subprocess.run(["bash", str(ROOT / "tools" / "course_jupyter.sh"), str(bin_dir)], check=True)
+
+    overrides = prefix / "share/jupyter/lab/settings/overrides.json"
+    assert overrides.read_text() == (ROOT / "tools" / "overrides.json").read_text()
+    server = json.loads((prefix / "etc/jupyter/jupyter_server_config.json").read_text())
+    # Kernels get CurveZMQ keys: no "Kernel is running over TCP without encryption".
+    assert server["MappingKernelManager"]["transport_encryption"] == "auto"
+    assert server["ServerApp"]["tornado_settings"]["websocket_max_message_size"] == 100 * 2**20
+    calls = (tmp_path / "calls").read_text()
+    assert "labextension disable --level=sys_prefix @jupyter/nbgrader" in calls
+    assert "server extension disable --sys-prefix notebook_shim" in calls
+    assert "server extension disable --sys-prefix nbgrader.server_extensions.formgrader" in calls
+
+
+def test_binder_applies_the_same_settings():
+    assert "bash tools/course_jupyter.sh" in (ROOT / "postBuild").read_text()
+
+
+def test_the_editable_install_is_a_plain_path_entry():
+    """A package at the root with package-dir {"": "."} makes setuptools write a .pth
+    file instead of an import hook, and print no "Editable installation" banner."""
+    setuptools = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
+    assert setuptools["package-dir"] == {"": "."}
+    assert setuptools["packages"] == ["mcp_lesson"]

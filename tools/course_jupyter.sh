@@ -2,7 +2,14 @@
 # Course settings for the Jupyter of one environment:
 #   - no news pop-up and no update check in JupyterLab (tools/overrides.json);
 #   - nbgrader's teacher panels hidden: nbgrader is only a library here (it
-#     makes the learner copies), and its panels would puzzle a learner.
+#     makes the learner copies), and its panels would puzzle a learner;
+#   - the Jupyter server (JupyterLab, and Binder's) encrypts the traffic with its
+#     kernels (CurveZMQ keys it makes for each kernel), so no kernel warns
+#     "running over TCP without encryption", and it takes a pasted message of
+#     up to 100 MiB (the web socket's default limit is 10 MiB);
+#   - notebook_shim's server extension is off: it only adapts extensions written
+#     for the classic Notebook server (the course has none), and each start it
+#     reads the deprecated ServerApp.token, which prints a DeprecationWarning.
 # Used by the Makefile for .venv, by postBuild for Binder, and by conda users:
 #   bash tools/course_jupyter.sh [BIN_DIR]     (default: the active environment)
 set -euo pipefail
@@ -10,9 +17,18 @@ here=$(cd "$(dirname "$0")" && pwd)
 bin=${1:-$(dirname "$(command -v python)")}
 prefix=$("$bin/python" -c 'import sys; print(sys.prefix)')
 
-mkdir -p "$prefix/share/jupyter/lab/settings"
+mkdir -p "$prefix/share/jupyter/lab/settings" "$prefix/etc/jupyter"
 cp "$here/overrides.json" "$prefix/share/jupyter/lab/settings/overrides.json"
+# The environment's own server settings (a user's ~/.jupyter settings still win).
+cat > "$prefix/etc/jupyter/jupyter_server_config.json" <<'JSON'
+{
+  "MappingKernelManager": {"transport_encryption": "auto"},
+  "ServerApp": {"tornado_settings": {"websocket_max_message_size": 104857600}}
+}
+JSON
 "$bin/jupyter" labextension disable --level=sys_prefix @jupyter/nbgrader >/dev/null 2>&1
-for ext in formgrader validate_assignment assignment_list course_list; do
-    "$bin/jupyter" server extension disable --sys-prefix "nbgrader.server_extensions.$ext" >/dev/null 2>&1
+for ext in nbgrader.server_extensions.formgrader nbgrader.server_extensions.validate_assignment \
+           nbgrader.server_extensions.assignment_list nbgrader.server_extensions.course_list \
+           notebook_shim; do
+    "$bin/jupyter" server extension disable --sys-prefix "$ext" >/dev/null 2>&1
 done
