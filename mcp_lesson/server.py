@@ -156,7 +156,14 @@ def build_server():
 
 
 def main():
-    """Serve over stdio until stdin closes."""
+    """Serve over stdio until stdin closes (Ctrl-D), or until Ctrl-C.
+
+    The SDK reads stdin in a thread that a KeyboardInterrupt cannot stop, so
+    Ctrl-C gets the default action (end the process) instead of an exception.
+    """
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
     build_server().run("stdio")
 
 

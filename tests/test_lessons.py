@@ -116,7 +116,10 @@ def run_all(nb, folder):
     """
     from nbclient import NotebookClient
 
+    from traitlets.config import Config
+
     client = NotebookClient(nb, timeout=120, kernel_name="python3", allow_errors=True,
+                            config=Config({"KernelManager": {"transport_encryption": "auto"}}),
                             resources={"metadata": {"path": str(folder)}})
     failure = []
 
