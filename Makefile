@@ -18,7 +18,7 @@ ROOT_FLAG := $(shell [ "$$(id -u)" = 0 ] && echo --allow-root)
 # runs `make app`, which would hand Voila the ARGS meant for pytest). Make
 # passes such variables on through MAKEFLAGS and through the environment.
 MAKEOVERRIDES :=
-unexport ARGS PORT NB FORCE PYTHON
+unexport ARGS PORT NB FORCE PYTHON PKG
 
 # --- the Python of .venv -------------------------------------------------------
 # The oldest Python pyproject.toml accepts (its requires-python reads ">=X.Y").
@@ -56,7 +56,7 @@ case "$(word 2,$(PYTHON_ABOUT))" in \
 esac
 endef
 
-.PHONY: lab lab-learner test lessons learner app bench clean venv FORCE
+.PHONY: lab lab-learner test lessons learner graduate app bench clean venv FORCE
 
 venv: $(STAMP)
 
@@ -111,6 +111,12 @@ lessons: $(STAMP)
 # Learner copies: the lesson masters with their solutions replaced by stubs.
 learner: $(STAMP)
 	$(BIN)/python tools/make_learner.py $(if $(FORCE),--force)
+
+# Graduation: the course's own tests, run against a learner's package (by
+# default the one lessons 02-04 export, notebooks/learner/my_mcp; PKG=dir for
+# another). Exits 0 only when every test passes.
+graduate: $(STAMP)
+	@$(BIN)/python tools/graduate.py $(PKG)
 
 # Classroom mode: the playground as a standalone page (Voila), on loopback.
 app: $(STAMP)
