@@ -32,7 +32,7 @@ from .cases import CASES, ERROR_BUILDS, NOT_TEXT_CASES, REQUEST_BUILDS, TEXT_CAS
 from ._safe import call_safely, safe_equal, same_message, shown
 from .learner_package import BUILT, PACKAGE, carry_forward, start_lesson  # noqa: F401  (lesson helpers)
 from .learner_package import load as load_package
-from .selfcheck import TARGETS, check
+from .selfcheck import TARGETS, check, run_check
 
 #: The lessons, in order: the course knows them by this list, never by a name
 #: pattern, so a learner's own ``08_my_notes.ipynb`` is never taken for a lesson.
@@ -194,8 +194,9 @@ def show_json(fn, *args, **kwargs):
 
 def expect(fn, table):
     """Check ``fn`` on a small table of ``(argument, expected result)`` pairs and
-    print one verdict line, then each miss in plain words (results compare by
-    type too, so ``1`` is not ``True``)."""
+    print one verdict line, then each miss in plain words: the call, then what
+    it should be and what came back (results compare by type too, so ``1`` is
+    not ``True``)."""
     name = getattr(fn, "__name__", "fn")
     outcomes = [(arg, want, _outcome(fn, (arg,))) for arg, want in table]
     if all(status == "todo" for _, _, (status, _) in outcomes):
@@ -205,8 +206,8 @@ def expect(fn, table):
               if not (got[0] == "value" and type(got[1]) is type(want) and safe_equal(got[1], want))]
     print(f"{name}: {len(table) - len(misses)}/{len(table)} right")
     for arg, want, got in misses:
-        print(f"  {_call_text(fn, (arg,))} should be {_result_text(want, 60)}, "
-              f"got {_outcome_text(got)}")
+        print(f"  {_call_text(fn, (arg,))}")
+        print(f"      should be {_result_text(want, 100)}, got {_outcome_text(got, 100)}")
 
 
 # --- agreement with the package -------------------------------------------------
@@ -247,13 +248,13 @@ def _same(mine, theirs):
     return type(a) is type(b) and same_message(a, b)  # key order, 1 vs 1.0 vs true
 
 
-def _outcome_text(outcome):
+def _outcome_text(outcome, limit=60):
     status, value = outcome
     if status == "todo":
         return NOT_YET
     if status == "raised":
-        return f"raises {type(value).__name__}" + (f": {str(value)[:60]}" if str(value) else "")
-    return _result_text(value, 60)
+        return f"raises {type(value).__name__}" + (f": {str(value)[:limit]}" if str(value) else "")
+    return _result_text(value, limit)
 
 
 def _label(fn):
@@ -330,7 +331,11 @@ def check_mine(name, show=3):
             print(f"{name}: not in your package {PACKAGE} yet ({where})")
         return
     if name in TARGETS:
-        check(mine, name, show=show)
+        if run_check(mine, name).not_implemented:
+            print(f"{name}: in your package {PACKAGE}, but {NOT_YET} "
+                  f"(write its body in lesson {lesson or '?'} and run that cell again)")
+        else:
+            check(mine, name, show=show)
     elif name in _REFERENCES:
         agree(mine, table=name, show=show)
     else:

@@ -167,7 +167,8 @@ def test_check_mine_checks_the_learners_function(capsys, my_package):
     course.check_mine("is_id")
     out = capsys.readouterr().out.splitlines()
     assert out[0] == f"classify: {len(mcp_lesson.CASES)}/{len(mcp_lesson.CASES)} cases pass"
-    assert out[1].startswith("create_request: 0/") and "not implemented yet" in out[1]
+    assert out[1] == ("create_request: in your package my_mcp, but not implemented yet "
+                      "(write its body in lesson 02 and run that cell again)")
     assert "error_response: not in your package my_mcp yet (lesson 04 writes it)" in out
     assert out[-1] == "is_id: not in your package my_mcp yet (no lesson writes it)"
 
@@ -181,6 +182,24 @@ def test_check_mine_names_a_lesson_file_that_cannot_run(capsys, my_package):
     assert out.startswith("classify: not in your package my_mcp, because lesson_03.py could not run "
                           "(SyntaxError")
     assert out.count("\n") == 1
+
+
+def test_expect_shows_each_miss_on_two_lines(capsys):
+    def double(n):
+        if n == 3:
+            raise ValueError("three")
+        return [n, n] if n else None
+
+    course.expect(double, [(1, [1, 1]), (2, [2]), (3, [3, 3]), (0, [])])
+    assert capsys.readouterr().out.splitlines() == [
+        "double: 1/4 right",
+        "  double(2)",
+        "      should be [2], got [2, 2]",
+        "  double(3)",
+        "      should be [3, 3], got raises ValueError: three",
+        "  double(0)",
+        "      should be [], got None",
+    ]
 
 
 def test_aim_names_rules_by_their_short_words(capsys):
