@@ -245,30 +245,36 @@ def as_text(html_or_widget):
 # --- the classifier -------------------------------------------------------------
 
 
-def _example_text(case):
-    """The wire text of a case-table example, or None if a text area cannot hold it."""
-    if hasattr(case, "text"):
-        text = case.text
-        if isinstance(text, (bytes, bytearray)):
-            try:
-                return bytes(text).decode("utf-8")
-            except UnicodeDecodeError:
-                return None  # invalid UTF-8 cannot be typed into a text area
-        return text
+def _message_text(message):
+    """A parsed example as pretty JSON text, or None if it has no JSON form."""
     try:
-        return json.dumps(case.message, indent=2, ensure_ascii=False)
+        return json.dumps(message, indent=2, ensure_ascii=False)
     except (TypeError, ValueError):
         return None
 
 
+def _wire_text(text):
+    """A raw-text example as a text area holds it, or None (invalid UTF-8 cannot be typed)."""
+    if isinstance(text, (bytes, bytearray)):
+        try:
+            return bytes(text).decode("utf-8")
+        except UnicodeDecodeError:
+            return None
+    return text
+
+
 def examples():
-    """``(label, text)`` for every example a text area can hold, in table order."""
+    """``(label, text)`` for every example a text area can hold, in table order:
+    the parsed messages of ``CASES`` as pretty JSON, then ``TEXT_CASES`` as written."""
     found = []
-    for case in [*CASES, *TEXT_CASES]:
-        text = _example_text(case)
-        if text is not None:
-            code = f" {case.code}" if case.code is not None else ""
-            found.append((f"{case.kind}{code}: {case.name}", text))
+    tables = [(CASES, lambda case: _message_text(case.message)),
+              (TEXT_CASES, lambda case: _wire_text(case.text))]
+    for table, text_of in tables:
+        for case in table:
+            text = text_of(case)
+            if text is not None:
+                code = f" {case.code}" if case.code is not None else ""
+                found.append((f"{case.kind}{code}: {case.name}", text))
     return found
 
 
@@ -359,6 +365,7 @@ class Classifier(widgets.VBox):
         self._from_code = True
         try:
             if text == self.text.value:
+                self._cancel_pending()
                 self._show(text)  # no change event fires, but the verdict may differ
             self.text.value = text
         finally:
