@@ -122,3 +122,29 @@ graduate: $(STAMP)
 app: $(STAMP)
 	$(BIN)/voila notebooks/05_playground.ipynb --no-browser --port=$(PORT) \
 	    --Voila.ip=127.0.0.1 --Voila.config_file_paths=tools/classroom $(ARGS)
+
+# --- A teacher's day with nbgrader (tools/grading; the README says more) -------------
+# make release [ASSIGNMENT=03_classifying]  the graded lessons, into $(CLASSROOM)/release/
+# make collect FROM=<folder>                 <folder>/<student>/<assignment>/ into submitted/
+# make autograde [TIMEOUT=30]                into $(CLASSROOM)/gradebook.db (SQLite)
+# make feedback                              an HTML page per student and notebook
+# make grades                                $(CLASSROOM)/grades.csv
+CLASSROOM ?= classroom
+GRADING   := $(BIN)/python tools/grading/classroom.py --course $(CLASSROOM)
+unexport FROM ASSIGNMENT TIMEOUT CLASSROOM
+.PHONY: release collect autograde feedback grades
+
+release: $(STAMP)
+	$(GRADING) release $(ASSIGNMENT)
+
+collect: $(STAMP)
+	$(GRADING) collect $(FROM)
+
+autograde: $(STAMP)
+	$(GRADING) autograde $(ASSIGNMENT) $(if $(TIMEOUT),--timeout $(TIMEOUT))
+
+feedback: $(STAMP)
+	$(GRADING) feedback $(ASSIGNMENT)
+
+grades: $(STAMP)
+	$(GRADING) grades

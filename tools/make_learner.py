@@ -6,10 +6,15 @@
 
 Every lesson master (the list ``mcp_lesson.course.LESSONS``) holds its
 solutions between nbgrader's solution comment lines inside function bodies.
-nbgrader's own ``ClearSolutions`` preprocessor replaces each such region with a
-stub that raises ``NotImplementedError``; outputs and execution counts are
-cleared, and a short note at the top says this is the learner copy and where
-its master is.
+The learner copy is the student version nbgrader's ``generate_assignment``
+makes of it, the same one ``make release`` hands a class: the pipeline is
+tools/grading/student_version.py (nbgrader's own generate_assignment steps
+under the course's nbgrader settings, without a gradebook). Each solution
+region becomes a stub that raises ``NotImplementedError``, outputs and
+execution counts are cleared, hidden tests are taken out of the autograder
+cells, and those cells stay locked with their nbgrader metadata (so a learner
+copy, handed in, is a submission nbgrader can grade). A short note at the top
+says this is the learner copy and where its master is.
 
 A learner's work is never lost. The tool keeps a record of what it wrote
 (``notebooks/learner/.written.json``: a fingerprint of each file's cells), and:
@@ -31,19 +36,18 @@ kernel's language version) is not part of it.
 """
 
 import argparse
-import copy
 import hashlib
 import json
 import sys
 from pathlib import Path
 
 import nbformat
-from nbconvert.preprocessors import ClearOutputPreprocessor
-from nbgrader.preprocessors import ClearSolutions
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tools" / "grading"))
 from mcp_lesson.course import LESSONS  # noqa: E402  (the checkout's, not an installed one)
+from student_version import student_notebook  # noqa: E402  (nbgrader's generate_assignment steps)
 
 MASTERS = ROOT / "notebooks"
 LEARNER = MASTERS / "learner"
@@ -68,18 +72,11 @@ def masters(folder=MASTERS):
 
 def learner_copy(master):
     """The learner copy of the notebook at ``master``, as a NotebookNode."""
-    nb = nbformat.read(str(master), as_version=4)
-    nb = copy.deepcopy(nb)
-    stubbed = any("### BEGIN SOLUTION" in cell.source for cell in nb.cells)
-    nb, _ = ClearSolutions(enforce_metadata=False).preprocess(nb, {"language": "python"})
-    nb, _ = ClearOutputPreprocessor().preprocess(nb, {})
+    stubbed = any("### BEGIN SOLUTION" in cell.source
+                  for cell in nbformat.read(str(master), as_version=4).cells)
+    nb = student_notebook(master)
     for cell in nb.cells:
-        if cell.cell_type == "code":
-            cell.execution_count = None
-            cell.outputs = []
-        # nbgrader metadata would mean nothing to a learner; execution timings vary.
-        cell.metadata.pop("nbgrader", None)
-        cell.metadata.pop("execution", None)
+        cell.metadata.pop("execution", None)  # execution timings vary from run to run
     name = Path(master).name
     note = nbformat.v4.new_markdown_cell(NOTE.format(
         what=WITH_EXERCISES if stubbed else WITHOUT_EXERCISES,

@@ -1,0 +1,501 @@
+"""A teacher's day with nbgrader: release, collect, autograde, feedback, grades.
+
+    python tools/grading/classroom.py release [ASSIGNMENT|NOTEBOOK ...]
+    python tools/grading/classroom.py collect FOLDER
+    python tools/grading/classroom.py autograde [ASSIGNMENT ...] [--timeout SECONDS]
+    python tools/grading/classroom.py feedback [ASSIGNMENT ...]
+    python tools/grading/classroom.py grades
+
+(``--course DIR`` before the step names the course directory; default
+``classroom/`` in the project. The make targets of the same names run these.)
+
+Each step runs nbgrader's own command in the course directory, which is laid
+out as nbgrader expects:
+
+* ``nbgrader_config.py``: loads the course's settings (tools/grading/nbgrader_config.py);
+* ``source/<a>/<a>.ipynb``: the lesson master, copied there by *release*;
+* ``release/<a>/<a>.ipynb``: the student version (``nbgrader generate_assignment``);
+* ``submitted/<student>/<a>/``: the class's work, copied there by *collect*;
+* ``autograded/<student>/<a>/``: the graded notebooks (``nbgrader autograde``);
+* ``feedback/<student>/<a>/<a>.html``: one page per student and notebook
+  (``nbgrader generate_feedback``);
+* ``gradebook.db``: nbgrader's SQLite gradebook; ``grades.csv`` (``nbgrader export``);
+* ``teacher.log``: every line these steps printed, with the time; ``logs/``:
+  nbgrader's full output of each run.
+
+An assignment is a lesson: its name is the master's, without ``.ipynb``
+(``03_classifying``). By default *release* hands out every lesson whose master
+has autograder cells; a notebook path hands out that notebook instead.
+
+Grading a class goes on whatever a submission does. Each student's notebook
+is autograded in its own nbgrader run, so one submission can only cost its own
+points, and each problem gets one line: a cell stopped by the timeout, a
+kernel that died, a flood of output cut, a test cell that was edited
+(restored) or deleted (put back), a notebook missing (0 points), a submission
+nbgrader could not grade at all (0 points, with the log to read).
+"""
+
+import argparse
+import csv
+import datetime
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+HERE = Path(__file__).resolve().parent
+DEFAULT_COURSE = ROOT / "classroom"
+NOTEBOOKS = ROOT / "notebooks"
+DEFAULT_TIMEOUT = 30
+SAFE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.@-]*$")
+
+
+def _with_our_bin():
+    """nbgrader's gradebook runs the ``alembic`` command: find the one beside this Python."""
+    bin_dir = os.path.dirname(sys.executable)
+    if bin_dir not in os.environ.get("PATH", "").split(os.pathsep):
+        os.environ["PATH"] = bin_dir + os.pathsep + os.environ.get("PATH", "")
+
+
+_with_our_bin()
+
+CONFIG_LOADER = '''\
+# Written by tools/grading/classroom.py: the course's nbgrader settings are kept
+# in the project, so that every nbgrader command run here uses them.
+load_subconfig({config!r})  # noqa: F821
+'''
+
+
+class Step:
+    """Lines for the teacher: printed, and appended to the course's teacher.log."""
+
+    def __init__(self, course, title):
+        self.course = Path(course)
+        self.course.mkdir(parents=True, exist_ok=True)
+        stamp = datetime.datetime.now().isoformat(timespec="seconds")
+        self.log = open(self.course / "teacher.log", "a", encoding="utf-8")
+        self.log.write(f"\n== {stamp} {title}\n")
+
+    def say(self, line):
+        print(line, flush=True)
+        self.log.write(line + "\n")
+        self.log.flush()
+
+    def close(self):
+        self.log.close()
+
+
+# --- the course directory -----------------------------------------------------------
+
+def prepare(course):
+    """Make the course directory with its nbgrader_config.py; return its path."""
+    course = Path(course).resolve()
+    course.mkdir(parents=True, exist_ok=True)
+    loader = CONFIG_LOADER.format(config=str(HERE / "nbgrader_config.py"))
+    config = course / "nbgrader_config.py"
+    if not config.exists() or config.read_text(encoding="utf-8") != loader:
+        config.write_text(loader, encoding="utf-8")
+    return course
+
+
+def nbgrader(course, *args, log_name=None):
+    """Run ``nbgrader ARGS`` in ``course``; return (exit code, its output).
+
+    The kernels nbgrader starts ignore Python warnings (a warning on stderr in
+    a test cell would cost its points), and each student's exported package
+    stays in that student's own folder (MCP_LESSON_MY_PACKAGE is not passed on).
+    """
+    env = dict(os.environ, PYTHONWARNINGS="ignore")
+    env.pop("MCP_LESSON_MY_PACKAGE", None)
+    run = subprocess.run([sys.executable, "-m", "nbgrader", *args], cwd=course, env=env,
+                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                         errors="replace")
+    if log_name:
+        logs = Path(course) / "logs"
+        logs.mkdir(exist_ok=True)
+        (logs / f"{log_name}.log").write_text(run.stdout, encoding="utf-8")
+    return run.returncode, run.stdout
+
+
+def gradebook(course):
+    from nbgrader.api import Gradebook
+
+    return Gradebook(f"sqlite:///{Path(course) / 'gradebook.db'}")
+
+
+def released(course):
+    """{assignment: set of notebook names} of what has been released."""
+    folder = Path(course) / "release"
+    if not folder.is_dir():
+        return {}
+    return {a.name: {p.name for p in a.glob("*.ipynb")}
+            for a in sorted(folder.iterdir()) if a.is_dir()}
+
+
+def graded_masters(folder=NOTEBOOKS):
+    """The lesson masters that hold autograder cells (nbgrader grade cells)."""
+    import nbformat
+
+    sys.path.insert(0, str(ROOT))
+    from mcp_lesson.course import LESSONS
+
+    found = []
+    for name in LESSONS:
+        path = Path(folder) / name
+        if not path.exists():
+            continue
+        nb = nbformat.read(str(path), as_version=4)
+        if any(cell.metadata.get("nbgrader", {}).get("grade") for cell in nb.cells):
+            found.append(path)
+    return found
+
+
+# --- release ----------------------------------------------------------------------
+
+def release(course, targets=()):
+    """Copy the masters into source/ and run ``nbgrader generate_assignment`` on each."""
+    course = prepare(course)
+    step = Step(course, "release")
+    try:
+        masters = []
+        for target in targets:
+            path = Path(target)
+            if path.suffix == ".ipynb":
+                masters.append(path)
+            elif (NOTEBOOKS / f"{target}.ipynb").exists():
+                masters.append(NOTEBOOKS / f"{target}.ipynb")
+            else:
+                step.say(f"no lesson called {target}: name one of notebooks/NN_*.ipynb without .ipynb")
+                return 1
+        masters = masters or graded_masters()
+        if not masters:
+            step.say("no lesson master has autograder cells yet: nothing to release")
+            return 1
+        failed = 0
+        for master in masters:
+            if not master.exists():
+                step.say(f"{master}: no such notebook")
+                failed += 1
+                continue
+            assignment = master.stem
+            source = course / "source" / assignment
+            source.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(master, source / master.name)
+            code, output = nbgrader(course, "generate_assignment", assignment, "--force",
+                                    log_name=f"release-{assignment}")
+            if code == 0:
+                step.say(f"released {assignment}: {_shown(course / 'release' / assignment / master.name)}")
+            else:
+                failed += 1
+                step.say(f"could not release {assignment}: {_first_error(output)} "
+                         f"(see {_shown(course / 'logs' / f'release-{assignment}.log')})")
+        return 1 if failed else 0
+    finally:
+        step.close()
+
+
+# --- collect ----------------------------------------------------------------------
+
+def _ignore(folder, names):
+    """What collect leaves behind: checkpoints, caches and symbolic links."""
+    return [n for n in names if n in (".ipynb_checkpoints", "__pycache__")
+            or os.path.islink(os.path.join(folder, n))]
+
+
+def collect(course, source):
+    """Copy ``source/<student>/<assignment>/`` into the course's submitted/ folder."""
+    course = prepare(course)
+    step = Step(course, f"collect {source}")
+    try:
+        source = Path(source)
+        if (source / "submitted").is_dir():
+            source = source / "submitted"
+        if not source.is_dir():
+            step.say(f"{source} is not a folder: give the folder that holds one folder per "
+                     "student (make collect FROM=<folder>)")
+            return 1
+        known = released(course)
+        if not known:
+            step.say("nothing has been released yet: run `make release` first")
+            return 1
+        count = 0
+        for student in sorted(p for p in source.iterdir() if p.is_dir() and not p.is_symlink()):
+            if student.name.startswith("."):
+                continue
+            if not SAFE_NAME.match(student.name):
+                step.say(f"skipped the folder {student.name!r}: a student id is letters, digits "
+                         "and _ . @ - only")
+                continue
+            for folder in sorted(p for p in student.iterdir() if p.is_dir() and not p.is_symlink()):
+                if folder.name.startswith("."):
+                    continue
+                if folder.name not in known:
+                    step.say(f"{student.name}: skipped {folder.name}/, which is not a released assignment")
+                    continue
+                dest = course / "submitted" / student.name / folder.name
+                again = dest.exists()
+                if again:
+                    shutil.rmtree(dest)
+                shutil.copytree(folder, dest, ignore=_ignore)
+                count += 1
+                present = {p.name for p in dest.glob("*.ipynb")}
+                wanted = known[folder.name]
+                line = f"{student.name} {folder.name}: collected" + (" again (replaced)" if again else "")
+                if wanted - present:
+                    line += f"; missing {', '.join(sorted(wanted - present))}"
+                if present - wanted:
+                    line += f"; not part of the assignment: {', '.join(sorted(present - wanted))}"
+                step.say(line)
+        step.say(f"{count} submission{'s' * (count != 1)} in {_shown(course / 'submitted')}")
+        return 0
+    finally:
+        step.close()
+
+
+# --- autograde ----------------------------------------------------------------------
+
+#: nbgrader's own warnings about a submission, in the teacher's words.
+NBGRADER_SAYS = [
+    (re.compile(r"Attribute 'points' for cell (\S+) has changed"),
+     "the points of cell {0} were changed: nbgrader restored them"),
+    (re.compile(r"Attribute '(locked|cell_type)' for cell (\S+) has changed"),
+     "the {0} setting of cell {1} was changed: nbgrader restored it"),
+    (re.compile(r"Cell '(\S+)' does not exist in the database"),
+     "cell {0} is not in the release (a copied cell?): it is not graded"),
+    (re.compile(r"No submitted file: (\S+)"), "{0} is missing: 0 points for it"),
+    (re.compile(r"Skipping unknown notebook: (\S+)"), "{0} is not part of the assignment: not graded"),
+]
+
+
+def problems_in(output, student=""):
+    """The lines about ``student``'s submission in nbgrader's output, in plain words."""
+    found = []
+    for line in output.splitlines():
+        if "[grading] " in line:
+            text = line.split("[grading] ", 1)[1]
+            found.append(text[len(student) + 1:] if student and text.startswith(student + " ") else text)
+            continue
+        for pattern, words in NBGRADER_SAYS:
+            match = pattern.search(line)
+            if match:
+                found.append(words.format(*(_short_path(g) for g in match.groups())))
+                break
+    return found
+
+
+def tampering(release_nb, submitted):
+    """Lines for the locked cells (tests, read-only) of ``release_nb`` that the notebook
+    file ``submitted`` edited or deleted. (nbgrader restores both: its own warning
+    cannot tell an edit from the hidden tests it puts back, so the release is compared.)"""
+    import nbformat
+
+    try:
+        nb = nbformat.read(str(submitted), as_version=4)
+        cells = {cell.metadata.get("nbgrader", {}).get("grade_id"): cell for cell in nb.cells}
+    except Exception as exc:  # not JSON, not a notebook...
+        return [f"{Path(submitted).name} is not a notebook nbgrader can read ({type(exc).__name__})"]
+    found = []
+    for cell in release_nb.cells:
+        info = cell.metadata.get("nbgrader", {})
+        if not info.get("locked"):
+            continue
+        what = "test cell" if info.get("grade") else "read-only cell"
+        theirs = cells.get(info.get("grade_id"))
+        if theirs is None:
+            found.append(f"{what} {info['grade_id']} was deleted: nbgrader put it back")
+        elif theirs.source != cell.source:
+            found.append(f"{what} {info['grade_id']} was edited: nbgrader restored it from the release")
+    return found
+
+
+def _short_path(text):
+    return Path(text).name if "/" in text else text
+
+
+def zero(course, assignment, student):
+    """Record ``student``'s ``assignment`` in the gradebook with 0 points in every cell
+    (what nbgrader itself records for a notebook that was not submitted)."""
+    with gradebook(course) as gb:
+        gb.update_or_create_student(student)
+        submission = gb.update_or_create_submission(assignment, student)
+        for notebook in submission.notebooks:
+            for grade in notebook.grades:
+                grade.auto_score = 0
+                grade.needs_manual_grade = False
+        gb.db.commit()
+
+
+def score_of(course, assignment, student):
+    """(score, max score) of a submission, from the gradebook."""
+    with gradebook(course) as gb:
+        submission = gb.find_submission(assignment, student)
+        score = max(0.0, submission.score - submission.late_submission_penalty)
+        return float(score), float(submission.max_score)
+
+
+def autograde(course, assignments=(), timeout=DEFAULT_TIMEOUT):
+    """Autograde every collected submission of ``assignments`` (default: all released)."""
+    course = prepare(course)
+    step = Step(course, f"autograde (each cell under {timeout} s)")
+    try:
+        known = released(course)
+        wanted = list(assignments) or sorted(known)
+        unknown = [a for a in wanted if a not in known]
+        if unknown:
+            step.say(f"not released: {', '.join(unknown)} (released: {', '.join(sorted(known)) or 'none'})")
+            return 1
+        submitted = course / "submitted"
+        graded = 0
+        for assignment in wanted:
+            students = sorted(p.parent.name for p in submitted.glob(f"*/{assignment}") if p.is_dir())
+            if not students:
+                step.say(f"{assignment}: no submissions collected")
+                continue
+            step.say(f"{assignment}:")
+            for student in students:
+                graded += 1
+                _grade_one(course, step, assignment, student, known[assignment], timeout)
+        step.say(f"{graded} submission{'s' * (graded != 1)} graded into "
+                 f"{_shown(course / 'gradebook.db')}")
+        return 0
+    finally:
+        step.close()
+
+
+def _grade_one(course, step, assignment, student, notebooks, timeout):
+    folder = course / "submitted" / student / assignment
+    present = {p.name for p in folder.glob("*.ipynb")}
+    if not present & notebooks:
+        zero(course, assignment, student)
+        found = f" (found {', '.join(sorted(present))})" if present else ""
+        step.say(f"  {student}: 0 points: no {', '.join(sorted(notebooks))} in the submission{found}")
+        return
+    import nbformat
+
+    tampered = []
+    for name in sorted(present & notebooks):
+        release_nb = nbformat.read(str(course / "release" / assignment / name), as_version=4)
+        tampered += tampering(release_nb, folder / name)
+    started = time.monotonic()
+    code, output = nbgrader(course, "autograde", assignment, f"--student={student}", "--force",
+                            f"--Execute.timeout={timeout}",
+                            log_name=f"autograde-{assignment}-{student}")
+    seconds = time.monotonic() - started
+    problems = tampered + problems_in(output, student)
+    if code != 0:
+        zero(course, assignment, student)
+        problems.append(f"nbgrader could not grade it ({_first_error(output)}): 0 points; see "
+                        f"{_shown(course / 'logs' / f'autograde-{assignment}-{student}.log')}")
+    score, most = score_of(course, assignment, student)
+    step.say(f"  {student}: {score:g}/{most:g} points ({seconds:.1f} s)")
+    for problem in problems:
+        step.say(f"    {problem}")
+
+
+# --- feedback and grades ----------------------------------------------------------------
+
+def feedback(course, assignments=()):
+    """``nbgrader generate_feedback`` for each assignment: an HTML page per student and notebook."""
+    course = prepare(course)
+    step = Step(course, "feedback")
+    try:
+        autograded = course / "autograded"
+        wanted = list(assignments) or sorted({p.name for p in autograded.glob("*/*") if p.is_dir()})
+        if not wanted:
+            step.say("nothing has been autograded yet: run `make autograde` first")
+            return 1
+        failed = 0
+        for assignment in wanted:
+            code, output = nbgrader(course, "generate_feedback", assignment, "--force",
+                                    log_name=f"feedback-{assignment}")
+            pages = sorted((course / "feedback").glob(f"*/{assignment}/*.html"))
+            if code != 0:
+                failed += 1
+                step.say(f"{assignment}: feedback failed: {_first_error(output)}")
+            step.say(f"{assignment}: {len(pages)} feedback page{'s' * (len(pages) != 1)}")
+            for page in pages:
+                step.say(f"  {_shown(page)}")
+        return 1 if failed else 0
+    finally:
+        step.close()
+
+
+def grades(course):
+    """``nbgrader export`` to grades.csv (student, assignment, score, max_score)."""
+    course = prepare(course)
+    step = Step(course, "grades")
+    try:
+        if not (course / "gradebook.db").exists():
+            step.say("there is no gradebook yet: run `make release` first")
+            return 1
+        code, output = nbgrader(course, "export", "--to=grades.csv", log_name="export")
+        if code != 0:
+            step.say(f"export failed: {_first_error(output)}")
+            return 1
+        with open(course / "grades.csv", encoding="utf-8", newline="") as handle:
+            rows = list(csv.DictReader(handle))
+        for row in rows:
+            step.say(f"{row['student']:<16} {row['assignment']:<24} "
+                     f"{float(row['score']):g}/{float(row['max_score']):g}")
+        step.say(f"{len(rows)} row{'s' * (len(rows) != 1)} in {_shown(course / 'grades.csv')}")
+        return 0
+    finally:
+        step.close()
+
+
+# --- helpers and the command line ----------------------------------------------------------
+
+def _first_error(output):
+    lines = [line for line in output.splitlines() if "ERROR" in line or "Error" in line]
+    text = (lines[0] if lines else (output.strip().splitlines() or ["no output"])[-1]).strip()
+    return text[:200]
+
+
+def _shown(path):
+    path = Path(path)
+    try:
+        return str(path.relative_to(Path.cwd()))
+    except ValueError:
+        return str(path)
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--course", default=str(DEFAULT_COURSE),
+                        help="the nbgrader course directory (default: classroom/)")
+    steps = parser.add_subparsers(dest="step", required=True)
+    p = steps.add_parser("release", help="generate_assignment into release/")
+    p.add_argument("targets", nargs="*", help="lesson names (03_classifying) or notebook paths")
+    p = steps.add_parser("collect", help="copy FOLDER/<student>/<assignment>/ into submitted/")
+    p.add_argument("source", nargs="?", help="the folder with one folder per student")
+    p = steps.add_parser("autograde", help="autograde into gradebook.db")
+    p.add_argument("assignments", nargs="*")
+    p.add_argument("--timeout", type=int, default=DEFAULT_TIMEOUT, help="seconds per cell")
+    p = steps.add_parser("feedback", help="an HTML page per student and notebook")
+    p.add_argument("assignments", nargs="*")
+    steps.add_parser("grades", help="export grades.csv")
+    args = parser.parse_args(argv)
+    if args.step == "release":
+        return release(args.course, args.targets)
+    if args.step == "collect":
+        if not args.source:
+            print("say where the submissions are: make collect FROM=<folder>, which holds "
+                  "one folder per student, each with one folder per assignment")
+            return 1
+        return collect(args.course, args.source)
+    if args.step == "autograde":
+        if args.timeout <= 0:
+            print("the timeout is a number of seconds above 0")
+            return 1
+        return autograde(args.course, args.assignments, args.timeout)
+    if args.step == "feedback":
+        return feedback(args.course, args.assignments)
+    return grades(args.course)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
