@@ -19,7 +19,8 @@ from .messages import PARSE_ERROR as _PARSE
 
 
 class Case(NamedTuple):
-    """One labelled example: ``classify(message, revision)`` must give ``(kind, code)``."""
+    """One labelled example: ``classify(message, revision)`` must give ``(kind, code)``;
+    for a case of raw text, ``classify_json(text)`` must."""
 
     name: str
     message: Any
@@ -31,6 +32,11 @@ class Case(NamedTuple):
     @property
     def expected(self):
         return (self.kind, self.code)
+
+    @property
+    def text(self):
+        """The raw wire text of a case of :data:`TEXT_CASES` (its ``message``)."""
+        return self.message
 
 
 def _case(name, message, kind, reason, revision=None):
@@ -215,24 +221,11 @@ REVISION_CASES = [
 ]
 
 
-class TextCase(NamedTuple):
-    """Raw wire text: ``classify_json(text)`` must give ``(kind, code)``."""
-
-    name: str
-    text: Any
-    kind: str
-    code: Optional[int]
-    reason: str
-
-    @property
-    def expected(self):
-        return (self.kind, self.code)
-
-
 def _text(name, text, kind, reason, code=None):
+    """A case of raw wire text: ``classify_json(case.text)`` must give the verdict."""
     if kind == "invalid" and code is None:
         code = _INV
-    return TextCase(name, text, kind, code, reason)
+    return Case(name, text, kind, code, reason)
 
 
 TEXT_CASES = [

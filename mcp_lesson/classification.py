@@ -610,6 +610,3 @@ def reply_for_json(text, revision=None):
     if reason is not None:
         return error_response(None, PARSE_ERROR, ERROR_MESSAGES[PARSE_ERROR])
     return reply_for(value, revision)
-
-
-reply_for_message = reply_for  # the old name, kept until mcp_lesson.widgets moves to reply_for

@@ -308,7 +308,7 @@ TEXT_CLASSES = {
                     "100,000 brackets are an (invalid) array there and a parse error here.",
 }
 
-#: TextCase name -> (the TS SDK's verdict, the class) for TEXT_CASES; a text that
+#: Case name -> (the TS SDK's verdict, the class) for TEXT_CASES; a text that
 #: parses on both sides may disagree for one of the message classes too.
 EXPECTED_TEXT_DISAGREEMENTS = {
     "invalid UTF-8": ("notification", "utf8-replaced"),
