@@ -117,6 +117,9 @@ c.ClassroomKernelManager.cull_idle_timeout = 30
 c.ClassroomKernelManager.cull_interval = 10
 c.ClassroomKernelManager.cull_connected = False
 c.ClassroomKernelManager.cull_busy = False
+# Kernel traffic encrypted, as in the course's JupyterLab (no "running over TCP
+# without encryption" warning per page).
+c.ClassroomKernelManager.transport_encryption = "auto"
 
 c.VoilaConfiguration.template = "classroom"
 c.VoilaConfiguration.strip_sources = True
