@@ -48,7 +48,16 @@ import ipywidgets as widgets
 from IPython.display import Javascript
 
 from .cases import CASES, TEXT_CASES
-from .classification import classify, explain, parse, parse_error_explanation, reply_for
+from .classification import (
+    REVISIONS,
+    classify,
+    explain,
+    parse,
+    parse_error_explanation,
+    reply_for,
+    revision_note,
+    switches,
+)
 from .messages import ERROR_MESSAGES, PARSE_ERROR, error_response
 from .selfcheck import run_check
 
@@ -61,6 +70,7 @@ COLOURS = {
     "notification": "#8250df",
     "response": "#1a7f37",
     "invalid": "#cf222e",
+    "batch": "#9a6700",
     "waiting": "#57606a",
 }
 
@@ -278,15 +288,18 @@ def examples():
     return found
 
 
-def verdict(text):
-    """``(kind, code, reason, reply, value)`` for pasted text, as the package sees it.
+def verdict(text, revision=None):
+    """``(kind, code, reason, reply, value)`` for pasted text, as the package sees it
+    (under ``revision``: None for the course's rules, or one of ``REVISIONS``).
 
     The text is parsed once; ``value`` is the parsed message, or None when the
     text is not JSON (then the ``*_json`` helpers give the parse-error verdict).
     """
+    switches(revision)  # an unknown revision is a ValueError, as everywhere
     value, problem = parse(text)
     if problem is None:
-        (kind, code), reason, reply = classify(value), explain(value), reply_for(value)
+        kind, code = classify(value, revision)
+        reason, reply = explain(value, revision), reply_for(value, revision)
         return kind, code, reason, reply, value
     return "invalid", PARSE_ERROR, parse_error_explanation(problem), error_response(
         None, PARSE_ERROR, ERROR_MESSAGES[PARSE_ERROR]), None
@@ -300,7 +313,9 @@ class Classifier(widgets.VBox):
     ``.badge`` the badge alone. ``.examples`` is the drop-down of examples.
     ``.announcement`` is the live region a screen reader reads out: one line
     with the kind and the code (visually hidden: the result shows the same).
-    ``.judged`` counts the texts judged so far.
+    ``.judged`` counts the texts judged so far. ``.revision`` is the drop-down
+    of MCP revisions (default: the course's rules); when the verdict differs
+    between revisions, one line under the reason says how.
     """
 
     _HINT = "Paste a JSON-RPC message above, or pick an example."
@@ -313,6 +328,12 @@ class Classifier(widgets.VBox):
             value=-1,
             description="Example:",
             layout=widgets.Layout(width="min(100%, 40em)"),
+        )
+        self.revision = widgets.Dropdown(
+            options=[("the course's rules", None)] + [(f"MCP {r}", r) for r in REVISIONS],
+            value=None,
+            description="Revision:",
+            layout=widgets.Layout(width="min(100%, 24em)"),
         )
         self.text = widgets.Textarea(
             value="",
@@ -335,12 +356,14 @@ class Classifier(widgets.VBox):
         self._from_code = False  # True while .value is being set from code
         self._pending = None  # the timer of a text waiting for a pause in typing
         super().__init__(
-            [*_styles(), self.examples, self.text, self.announcement, self.result], **kwargs
+            [*_styles(), self.examples, self.revision, self.text, self.announcement, self.result],
+            **kwargs,
         )
         self.add_class("mcp-tool")
         self.add_class("mcp-classifier")
         self.examples.observe(self._on_example, names="value")
         self.text.observe(self._on_text, names="value")
+        self.revision.observe(self._on_revision, names="value")
         self._show("")
         if value:
             self.value = value
@@ -382,6 +405,10 @@ class Classifier(widgets.VBox):
     def _on_example(self, change):
         if change["new"] is not None and change["new"] >= 0:
             self.value = self._examples[change["new"]][1]
+
+    def _on_revision(self, change):
+        self._cancel_pending()
+        self._show(self.text.value)
 
     def _on_text(self, change):
         text = change["new"]
@@ -455,7 +482,8 @@ class Classifier(widgets.VBox):
                 "a server would answer it with a parse error, -32700.)</p></div>"
             )
         wire = self._wire
-        kind, code, reason, reply, value = verdict(wire[1] if wire and wire[0] == text else text)
+        kind, code, reason, reply, value = verdict(wire[1] if wire and wire[0] == text else text,
+                                                   self.revision.value)
         self.kind, self.code = kind, code
         self.badge.value = badge(kind)
         if code is None:
@@ -466,14 +494,20 @@ class Classifier(widgets.VBox):
             '<div class="mcp-verdict" style="line-height: 1.45">',
             f'<p>{self.badge.value} <span class="mcp-code" style="{_MONO}">'
             f"{escape(code_text)}</span></p>",
-            f'<p class="mcp-reason">{escape(reason)}</p>',
-            "<p><b>A strict server replies:</b></p>",
+            f'<p class="mcp-reason" style="white-space: pre-wrap">{escape(reason)}</p>',
         ]
+        note = revision_note(value) if value is not None else None
+        if note is not None:
+            parts.append(f'<p class="mcp-revisions" style="{_NOTE}">Across MCP revisions: '
+                         f"{escape(note)}.</p>")
+        parts.append("<p><b>A strict server replies:</b></p>")
         if reply is None:
             why = {
                 "request": "the application answers it with a result or an error for this id",
                 "notification": "nobody replies to a notification",
                 "response": "a response is an answer; nobody replies to it",
+                "batch": "no member of the batch is owed an error; the application adds its "
+                         "answers to the requests in one list",
             }[kind]
             parts.append(f'<p class="mcp-reply" style="{_NOTE}">nothing ({escape(why)})</p>')
         else:

@@ -503,3 +503,22 @@ def test_verdicts_are_announced_in_live_regions():
         scripts = [child for child in tool.children if isinstance(child, ipywidgets.Output)]
         assert [output["data"]["application/javascript"] for output in scripts[0].outputs] == [
             LIVE_REGION_SCRIPT]
+
+
+def test_the_classifier_judges_under_the_chosen_revision():
+    no_id = '{"jsonrpc":"2.0","error":{"code":-32700,"message":"Parse error"}}'
+    tool = Classifier(no_id)
+    assert tool.revision.value is None and (tool.kind, tool.code) == ("invalid", -32600)
+    assert "valid since 2025-11-25" in as_text(tool.result)
+    tool.revision.value = "2026-07-28"
+    assert (tool.kind, tool.code) == ("response", None)
+    tool.value = '[{"jsonrpc":"2.0","method":"notifications/initialized"}]'
+    assert tool.kind == "invalid"
+    tool.revision.value = "2025-03-26"
+    assert tool.kind == "batch" and "valid only under 2025-03-26" in as_text(tool.result)
+    assert [label for label, _ in tool.revision.options][0] == "the course's rules"
+
+
+def test_the_same_verdict_under_every_revision_says_nothing_about_revisions():
+    tool = Classifier('{"jsonrpc":"2.0","id":1,"method":"ping"}')
+    assert "Across MCP revisions" not in as_text(tool.result)
