@@ -12,8 +12,8 @@ code does:
 * :func:`same_verdict` and :func:`same_message` compare by exact type and
   value, so an object whose ``==`` always says True (or raises) is not a
   right answer.
-* :func:`shown` and :func:`shown_result` render any value on one short line
-  and never raise.
+* :func:`shown` (as JSON) and :func:`python_text` (as Python writes it)
+  render any value on one short line and never raise.
 """
 
 import contextlib
@@ -127,10 +127,16 @@ def shown(value, limit=90):
         return show_value(value)
 
 
-def shown_result(value, limit=90):
-    """``repr`` of a learner's result when short, else a cut rendering; never raises."""
+def python_text(value, limit=90):
+    """How Python writes ``value`` (its ``repr``), on one line of at most ``limit``
+    characters: long text is cut inside its quotes, and anything else too long
+    is shown cut as JSON (:func:`shown`). Never raises."""
     try:
+        if isinstance(value, (str, bytes, bytearray)) and len(value) > limit:
+            head = repr(bytes(value[: limit - 10]) if isinstance(value, bytearray)
+                        else value[: limit - 10])
+            return head[:-1] + "..." + head[-1]
         text = repr(value)
         return text if len(text) <= limit else shown(value, limit)
     except Exception:  # an int too long to print, a hostile __repr__...
-        return show_value(value)
+        return shown(value, limit)

@@ -29,7 +29,7 @@ from typing import NamedTuple
 
 from . import classification, messages
 from .cases import CASES, ERROR_BUILDS, NOT_TEXT_CASES, REQUEST_BUILDS, TEXT_CASES
-from ._safe import call_safely, safe_equal, same_message, shown
+from ._safe import call_safely, python_text, safe_equal, same_message
 from .learner_package import BUILT, PACKAGE, carry_forward, start_lesson  # noqa: F401  (lesson helpers)
 from .learner_package import load as load_package
 from .selfcheck import TARGETS, check, run_check
@@ -132,31 +132,9 @@ def _outcome(fn, args, kwargs=None):
     return "raised", exc
 
 
-def _result_text(value, limit=130):
-    """``repr(value)`` when it is short, else a cut JSON rendering; never raises."""
-    try:
-        text = repr(value)
-    except Exception:  # an int too long to print, a hostile __repr__...
-        return shown(value, limit)
-    return text if len(text) <= limit else shown(value, limit)
-
-
-def _arg_text(value, limit=70):
-    """A Python-looking, short rendering of one argument (never huge)."""
-    try:
-        if isinstance(value, (str, bytes)) and len(value) > limit:
-            return repr(value[: limit - 10])[:-1] + "..." + repr(value)[0 if isinstance(value, str) else 1]
-        text = repr(value) if len(value if isinstance(value, (str, bytes)) else "") <= limit else ""
-        if isinstance(value, (dict, list, tuple)):
-            text = repr(value) if len(json.dumps(value, default=str)) <= 2 * limit else shown(value, limit)
-        return text if len(text) <= limit else text[: limit - 3] + "..."
-    except Exception:
-        return shown(value, limit)
-
-
 def _call_text(fn, args, kwargs=None):
-    parts = [_arg_text(a) for a in args]
-    parts += [f"{k}={_arg_text(v)}" for k, v in (kwargs or {}).items()]
+    parts = [python_text(a, 70) for a in args]
+    parts += [f"{k}={python_text(v, 70)}" for k, v in (kwargs or {}).items()]
     return f"{getattr(fn, '__name__', 'fn')}({', '.join(parts)})"
 
 
@@ -172,7 +150,7 @@ def try_it(fn, *args, **kwargs):
     elif status == "raised":
         result = f"raises {type(value).__name__}: {value}"
     else:
-        result = _result_text(value)
+        result = python_text(value, 130)
     print(f"{_call_text(fn, args, kwargs)} -> {result}")
 
 
@@ -189,7 +167,7 @@ def show_json(fn, *args, **kwargs):
         try:
             print(json.dumps(value, indent=2))
         except (TypeError, ValueError) as exc:
-            print(f"{_call_text(fn, args, kwargs)} -> {_result_text(value)}, which is not JSON ({exc})")
+            print(f"{_call_text(fn, args, kwargs)} -> {python_text(value, 130)}, which is not JSON ({exc})")
 
 
 def expect(fn, table):
@@ -207,7 +185,7 @@ def expect(fn, table):
     print(f"{name}: {len(table) - len(misses)}/{len(table)} right")
     for arg, want, got in misses:
         print(f"  {_call_text(fn, (arg,))}")
-        print(f"      should be {_result_text(want, 100)}, got {_outcome_text(got, 100)}")
+        print(f"      should be {python_text(want, 100)}, got {_outcome_text(got, 100)}")
 
 
 # --- agreement with the package -------------------------------------------------
@@ -254,7 +232,7 @@ def _outcome_text(outcome, limit=60):
         return NOT_YET
     if status == "raised":
         return f"raises {type(value).__name__}" + (f": {str(value)[:limit]}" if str(value) else "")
-    return _result_text(value, limit)
+    return python_text(value, limit)
 
 
 def _label(fn):
@@ -368,7 +346,7 @@ def _is_pair(label):
 def _quiz_line(number, label, kind, msg):
     """One wrong label in plain words: what the learner said, what the message is, and why."""
     reason = classification.explain(msg).partition(": ")[2]  # drop the "Request:" heading
-    said = _result_text(label, 60)
+    said = python_text(label, 60)
     if _is_pair(label) and safe_equal(label[0], kind):
         return (f"  message {number}: you said {said}, the whole verdict; "
                 f"the quiz wants the kind only, the string {kind!r}")

@@ -10,8 +10,8 @@ always runs on to the end; see :mod:`mcp_lesson._safe` for how.
 
 from typing import List, NamedTuple
 
-from ._safe import (PrintedOutput, call_safely, is_verdict, same_message, same_verdict, shown,
-                    shown_result)
+from ._safe import (PrintedOutput, call_safely, is_verdict, python_text, same_message,
+                    same_verdict, shown)
 from .cases import CASES, ERROR_BUILDS, NOT_TEXT_CASES, REPLY_MATCHES, REQUEST_BUILDS, TEXT_CASES
 from .messages import python_value
 
@@ -133,7 +133,7 @@ def _verdict_rows(fn, cases, as_text, printed):
             reason = "right values, but return a tuple, not a list"
         elif not ok and not is_verdict(got) and _looks_equal(got, case.expected):
             reason = "it compares equal, but a verdict is a plain tuple of a str and an int or None"
-        rows.append(Row(case.name, shown(given), repr(case.expected), shown_result(got),
+        rows.append(Row(case.name, shown(given), repr(case.expected), python_text(got),
                         ok, reason))
     return rows
 
@@ -145,19 +145,11 @@ def _looks_equal(got, expected):
         return False
 
 
-def _argument(value, limit=40):
-    """An argument as Python writes it: text in quotes, cut to ``limit`` characters."""
-    if isinstance(value, str):
-        text = repr(value)
-        return text if len(text) <= limit else text[: limit - 4] + "...'"
-    return shown(value, limit)
-
-
 def _build_rows(fn, builds, printed):
     rows = []
     for build in builds:
-        call = ", ".join([*(_argument(a) for a in build.args),
-                          *(f"{k}={_argument(v)}" for k, v in build.kwargs.items())])
+        call = ", ".join([*(python_text(a, 40) for a in build.args),
+                          *(f"{k}={python_text(v, 40)}" for k, v in build.kwargs.items())])
         got, exc = call_safely(fn, build.args, build.kwargs, printed)
         if build.expected is TypeError:
             want = "TypeError"
