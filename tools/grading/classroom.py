@@ -67,6 +67,9 @@ CONFIG_LOADER = '''\
 # Written by tools/grading/classroom.py: the course's nbgrader settings are kept
 # in the project, so that every nbgrader command run here uses them.
 load_subconfig({config!r})  # noqa: F821
+
+# Your own settings go below (for JupyterHub: c.Exchange.root = "...").
+c = get_config()  # noqa: F821
 '''
 
 
@@ -92,13 +95,17 @@ class Step:
 # --- the course directory -----------------------------------------------------------
 
 def prepare(course):
-    """Make the course directory with its nbgrader_config.py; return its path."""
+    """Make the course directory and its nbgrader_config.py (once: a teacher's own
+    settings added to it later are kept); return the directory's path."""
     course = Path(course).resolve()
     course.mkdir(parents=True, exist_ok=True)
-    loader = CONFIG_LOADER.format(config=str(HERE / "nbgrader_config.py"))
+    ours = str(HERE / "nbgrader_config.py")
     config = course / "nbgrader_config.py"
-    if not config.exists() or config.read_text(encoding="utf-8") != loader:
-        config.write_text(loader, encoding="utf-8")
+    if not config.exists():
+        config.write_text(CONFIG_LOADER.format(config=ours), encoding="utf-8")
+    elif ours not in config.read_text(encoding="utf-8", errors="replace"):
+        print(f"note: {_shown(config)} does not load {ours}, so nbgrader runs without the "
+              "course's grading settings (delete the file and it is written again)")
     return course
 
 
