@@ -12,6 +12,8 @@ import os
 
 import pytest
 
+from processes import live_processes
+
 from mcp_lesson import classify_json, create_request, reply_for_json
 from mcp_lesson.server import MAX_DIGITS, SERVER_NAME, add_integers, evaluate
 from mcp_lesson.stdio_client import StdioServer, live_servers
@@ -26,20 +28,8 @@ FRESH_IDS = itertools.count(1000)
 
 def _children_named(fragment):
     """Pids of this process's live children whose command line holds ``fragment``."""
-    found = []
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat") as stat:
-                fields = stat.read().rsplit(")", 1)[1].split()
-            with open(f"/proc/{entry}/cmdline", "rb") as cmd:
-                cmdline = cmd.read().replace(b"\0", b" ").decode(errors="replace")
-        except OSError:
-            continue
-        if int(fields[1]) == os.getpid() and fields[0] != "Z" and fragment in cmdline:
-            found.append(int(entry))
-    return found
+    return [process.pid for process in live_processes()
+            if process.ppid == os.getpid() and fragment in process.command]
 
 
 @pytest.fixture(scope="module")

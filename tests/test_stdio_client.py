@@ -15,6 +15,8 @@ import tracemalloc
 
 import pytest
 
+from processes import live_processes
+
 from mcp_lesson import create_request
 from mcp_lesson.stdio_client import (
     KEEP_LINES,
@@ -44,18 +46,7 @@ META = {
 
 def _group_members(pgid):
     """Pids of the live (not zombie) processes whose process group is ``pgid``."""
-    found = []
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat") as stat:
-                fields = stat.read().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        if int(fields[2]) == pgid and fields[0] not in ("Z", "X"):
-            found.append(int(entry))
-    return found
+    return [process.pid for process in live_processes() if process.pgid == pgid]
 
 
 def _wait_for_members(pgid, count, timeout=20.0):
