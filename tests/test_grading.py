@@ -1,33 +1,37 @@
 """Grading a class with nbgrader, end to end (tools/grading, the teacher's make targets).
 
 Real nbgrader commands, real kernels, no mocks. A course directory in a
-temporary folder goes through the teacher's whole day: release, collect,
-autograde, feedback, grades.csv, for three synthetic students:
+temporary folder goes through the teacher's whole day with the graded lessons
+(01-04 and 08): release, collect, autograde, feedback, grades.csv, for three
+synthetic students:
 
-* **complete** fills in every solution: full marks;
-* **partial** gets some exercises right and others wrong: an exact score;
-* **hostile** does what real classes do: a function that loops forever, a
-  flood of output, test cells edited and deleted, a broken import and
-  ``sys.exit``, a notebook missing (handed in under another name).
+* **complete** hands in the masters' solutions: full marks;
+* **partial** makes one or two real mistakes per lesson: an exact score;
+* **hostile** does what real classes do: ``classify`` loops forever, megabytes
+  of output, a test cell edited to pass and another deleted, a broken import
+  and ``sys.exit``, a notebook missing (handed in under another name).
 
 The tests then check grades.csv row by row, read the gradebook back with
 nbgrader's own API, read the teacher's log (one clear line per problem; the
-endless loop costs one timeout, not one per cell that calls the loop), and
-render a feedback page in Chromium, which must show the failing case in plain
-words (a screenshot goes to test-artifacts/, and with UPDATE_SCREENSHOTS=1 to
+endless loop costs one timeout, not one per cell that calls it), and render a
+feedback page in Chromium, which must show the failing case in plain words (a
+screenshot goes to test-artifacts/, and with UPDATE_SCREENSHOTS=1 to
 docs/feedback.png).
+
+The graded lessons themselves are checked too: every exercise is an nbgrader
+solution cell followed by a locked test cell with points and hidden tests, the
+release is the learner copy (one pipeline), and no learner copy holds a hidden
+test.
 
 The cell timeout is GRADING_TEST_TIMEOUT seconds (default 30). The time each
 step and each student took is printed (pytest -s shows it) and written to
 test-artifacts/grading-times.txt: a figure to report, never a test's limit.
-
 GuardedExecute's own guards (dead kernel, a kernel deaf to the interrupt) are
-checked on small notebooks first, with a short timeout.
+checked on small notebooks, with a short timeout.
 """
 
 import copy
 import csv
-import json
 import os
 import re
 import shutil
@@ -39,7 +43,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
+from nbformat.v4 import new_code_cell, new_notebook
 from traitlets.config import Config
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -53,125 +57,71 @@ from grades_csv import COLUMNS  # noqa: E402
 
 pytestmark = pytest.mark.timeout(900)  # a hang guard for the whole class, not a speed limit
 
-
-# --- a small course to grade (the throwaway assignments) ---------------------------------
-
-def solution_cell(grade_id, source):
-    cell = new_code_cell(source)
-    cell.metadata.nbgrader = {"grade": False, "grade_id": grade_id, "locked": False,
-                              "schema_version": 3, "solution": True, "task": False}
-    return cell
+LESSONS = ["01_messages", "02_building_requests", "03_classifying", "04_errors", "08_revisions"]
+MASTERS = [ROOT / "notebooks" / f"{name}.ipynb" for name in LESSONS]
+HIDDEN = "### BEGIN HIDDEN TESTS"
 
 
-def grade_cell(grade_id, points, source):
-    cell = new_code_cell(source)
-    cell.metadata.nbgrader = {"grade": True, "grade_id": grade_id, "locked": True,
-                              "points": points, "schema_version": 3, "solution": False,
-                              "task": False}
-    return cell
+def read(path):
+    return nbformat.read(str(path), as_version=4)
 
 
-def lesson(*cells):
-    nb = new_notebook(cells=list(cells))
-    nb.metadata.kernelspec = {"name": "python3", "display_name": "Python 3", "language": "python"}
-    return nb
+def nbgrader_info(cell):
+    return cell.metadata.get("nbgrader", {})
 
 
-IS_ID = '''\
-def is_id(value):
-    """True for a str, or an int that is not a bool."""
-    ### BEGIN SOLUTION
-    return isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool))
-    ### END SOLUTION'''
+# --- the graded lessons -------------------------------------------------------------------
 
-IS_ID_TESTS = '''\
-expect(is_id, [(7, True), ("a", True), (True, False), (None, False)])
-### BEGIN HIDDEN TESTS
-for value, want in [(0, True), ("", True), (-3, True), (2.0, False), ([1], False), (False, False)]:
-    got = is_id(value)
-    assert got is want, f"is_id({value!r}) gave {got!r}; it should be {want!r}"
-### END HIDDEN TESTS'''
+def test_the_graded_lessons_are_the_ones_classroom_releases():
+    from classroom import graded_masters
 
-CLASSIFY = '''\
-def classify(msg):
-    """Return (kind, code) for a parsed message."""
-    ### BEGIN SOLUTION
-    from mcp_lesson import classify as course_classify
-    return course_classify(msg)
-    ### END SOLUTION'''
-
-CLASSIFY_TESTS = '''\
-check(classify)
-### BEGIN HIDDEN TESTS
-for msg, want, why in [
-    ({"jsonrpc": "2.0", "id": -5, "method": "resources/read"}, ("request", None),
-     "a negative integer id is still an integer"),
-    ({"jsonrpc": "2.0", "id": "x", "method": "ping", "params": []}, ("invalid", -32600),
-     "params must be an object"),
-]:
-    got = classify(msg)
-    assert got == want, f"classify({msg!r}) gave {got!r}; it should be {want!r}: {why}"
-### END HIDDEN TESTS'''
-
-PING = '''\
-def ping(request_id):
-    """A ping request with this id."""
-    ### BEGIN SOLUTION
-    return {"jsonrpc": "2.0", "id": request_id, "method": "ping"}
-    ### END SOLUTION'''
-
-PING_TESTS = '''\
-try_it(ping, 1)
-### BEGIN HIDDEN TESTS
-for request_id in (1, "a-7", 0):
-    got = ping(request_id)
-    want = {"jsonrpc": "2.0", "id": request_id, "method": "ping"}
-    assert got == want, f"ping({request_id!r}) gave {got!r}; it should be {want!r}"
-### END HIDDEN TESTS'''
-
-IMPORTS = "from mcp_lesson.course import check, expect, try_it"
+    assert [path.stem for path in graded_masters()] == LESSONS
 
 
-def toy_masters(folder):
-    """Three small lessons in the course's style; returns their paths."""
-    folder.mkdir(parents=True, exist_ok=True)
-    lessons = {
-        "toy_a": lesson(new_markdown_cell("# Toy A"), new_code_cell(IMPORTS),
-                        solution_cell("is_id", IS_ID), grade_cell("is_id-tests", 1, IS_ID_TESTS),
-                        solution_cell("classify", CLASSIFY),
-                        grade_cell("classify-tests", 3, CLASSIFY_TESTS),
-                        solution_cell("ping", PING), grade_cell("ping-tests", 1, PING_TESTS),
-                        new_code_cell("check(classify)")),
-        "toy_b": lesson(new_markdown_cell("# Toy B"), new_code_cell(IMPORTS),
-                        solution_cell("ping", PING), grade_cell("ping-tests", 2, PING_TESTS),
-                        solution_cell("is_id", IS_ID), grade_cell("is_id-tests", 1, IS_ID_TESTS)),
-        "toy_c": lesson(new_markdown_cell("# Toy C"), new_code_cell(IMPORTS),
-                        solution_cell("ping", PING), grade_cell("ping-tests", 2, PING_TESTS)),
-    }
-    paths = []
-    for name, nb in lessons.items():
-        nbformat.write(nb, str(folder / f"{name}.ipynb"))
-        paths.append(folder / f"{name}.ipynb")
-    return paths
+@pytest.mark.parametrize("master", MASTERS, ids=LESSONS)
+def test_every_exercise_is_a_solution_cell_followed_by_locked_tests(master):
+    cells = read(master).cells
+    exercises = [i for i, cell in enumerate(cells) if "### BEGIN SOLUTION" in cell.source]
+    assert exercises
+    for i in exercises:
+        info = nbgrader_info(cells[i])
+        assert info.get("solution") and not info.get("grade") and not info.get("locked"), cells[i].source[:80]
+        tests = [cell for cell in cells[i + 1:i + 4] if nbgrader_info(cell).get("grade_id") ==
+                 f"{info['grade_id']}-tests"]
+        assert tests, f"no test cell right after {info['grade_id']}"
+        test = nbgrader_info(tests[0])
+        assert test["grade"] and test["locked"] and test["points"] > 0
+        assert HIDDEN in tests[0].source and "### END HIDDEN TESTS" in tests[0].source
+
+
+@pytest.mark.parametrize("name", LESSONS)
+def test_the_learner_copy_has_the_locked_tests_but_no_hidden_ones(name):
+    master = read(ROOT / "notebooks" / f"{name}.ipynb")
+    learner = read(ROOT / "notebooks" / "learner" / f"{name}.ipynb")
+    text = "\n".join(cell.source for cell in learner.cells)
+    assert HIDDEN not in text
+    wanted = {nbgrader_info(c)["grade_id"] for c in master.cells if nbgrader_info(c).get("grade")}
+    locked = {nbgrader_info(c)["grade_id"] for c in learner.cells
+              if nbgrader_info(c).get("grade") and c.metadata.get("editable") is False}
+    assert wanted and wanted == locked
 
 
 # --- what each student hands in -----------------------------------------------------------
 
 def solutions(master):
     """{grade_id: source} of the solution cells of a master."""
-    nb = nbformat.read(str(master), as_version=4)
-    return {cell.metadata.nbgrader["grade_id"]: cell.source for cell in nb.cells
-            if cell.metadata.get("nbgrader", {}).get("solution")}
+    return {nbgrader_info(cell)["grade_id"]: cell.source for cell in read(master).cells
+            if nbgrader_info(cell).get("solution")}
 
 
-def handed_in(release_nb, sources=None, edits=None, deleted=(), first_cell=None):
+def handed_in(release_nb, sources=None, edits=None, deleted=(), first_code=None):
     """A copy of the released notebook as a student saves it: ``sources`` fill solution
     cells, ``edits`` replace (locked) cells, ``deleted`` cells are removed, and
-    ``first_cell`` replaces the first code cell (the lesson's imports)."""
+    ``first_code`` replaces the lesson's first code cell."""
     nb = copy.deepcopy(release_nb)
     kept = []
     for cell in nb.cells:
-        grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
+        grade_id = nbgrader_info(cell).get("grade_id")
         if grade_id in deleted:
             continue
         if grade_id in (sources or {}):
@@ -180,57 +130,135 @@ def handed_in(release_nb, sources=None, edits=None, deleted=(), first_cell=None)
             cell.source = edits[grade_id]
         kept.append(cell)
     nb.cells = kept
-    if first_cell is not None:
-        next(cell for cell in nb.cells if cell.cell_type == "code").source = first_cell
+    if first_code is not None:
+        next(cell for cell in nb.cells if cell.cell_type == "code").source = first_code
     return nb
 
 
-LOOPING_CLASSIFY = "def classify(msg):\n    while True:\n        pass"
-FLOODING_IS_ID = ("print('x' * 3_000_000)\n\ndef is_id(value):\n"
-                  "    return isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool))")
-WRONG_PING = "def ping(request_id):\n    return {'jsonrpc': '2.0', 'method': 'ping'}"
-EXITING_PING = "import sys\nsys.exit('bye')\n" + WRONG_PING
+def swap_solution(source, body):
+    """``source`` with its solution region replaced by ``body`` (indented like the region),
+    the way a student fills in the stub and keeps the rest of the cell."""
+    lines, out, inside = source.split("\n"), [], False
+    for line in lines:
+        if "### BEGIN SOLUTION" in line:
+            indent = line[: len(line) - len(line.lstrip())]
+            out += [indent + part if part else part for part in body.split("\n")]
+            inside = True
+        elif "### END SOLUTION" in line:
+            inside = False
+        elif not inside:
+            out.append(line)
+    return "\n".join(out)
 
 
-def submissions(release, masters):
+# The partial student's mistakes (function bodies): each costs exactly its test cell's points.
+TRUTHY_SENDER = 'return isinstance(msg, dict) and bool(msg.get("method")) and bool(msg.get("id"))'
+UNCHECKED_BUILDER = """\
+message = {"jsonrpc": "2.0", "method": method}
+if request_id is not None:
+    message["id"] = request_id
+if params is not None:
+    message["params"] = params
+return message"""
+LENIENT_JSON = """\
+try:
+    if isinstance(text, (bytes, bytearray)):
+        text = text.decode("utf-8")
+    value = json.loads(text)
+except (ValueError, TypeError, RecursionError):
+    return ("invalid", PARSE_ERROR)
+return classify(value)"""
+SPLITLINES_STREAM = "return [package_classify_json(line) for line in text.splitlines() if line.strip()]"
+FALSY_DATA_DROPPED = """\
+if id is not None and not is_valid_id(id):
+    raise TypeError("bad id")
+if not is_integer(code):
+    raise TypeError("bad code")
+if not isinstance(message, str):
+    raise TypeError("bad message")
+error = {"code": code, "message": message}
+if data is not OMITTED and data:
+    error["data"] = data
+return {"jsonrpc": "2.0", "id": id, "error": error}"""
+VALID_EVERYWHERE = 'return create_request("ping", request_id=1)'
+
+# The hostile student's acts.
+EXIT_FIRST = "import sys\nsys.exit('done')\n"
+EMPTY_BUILDER = "return {}"
+HANDWRITTEN_HALFWAY = """\
+return {"jsonrpc": "2.0", "method": "notifications/progress",
+        "params": {"progressToken": "t1", "progress": 50, "total": 100}}"""
+ENDLESS_CLASSIFY = "while True:\n    pass"
+FLOOD = "print('flood ' * 1_000_000)\n"
+
+
+def submissions(release):
     """{student: {assignment: {notebook file name: NotebookNode}}} for the three students."""
-    read = {m.stem: nbformat.read(str(release / m.stem / m.name), as_version=4) for m in masters}
-    right = {m.stem: solutions(m) for m in masters}
-    partial_a = dict(right["toy_a"], classify="def classify(msg):\n    return ('request', None)")
+    released = {name: read(release / name / f"{name}.ipynb") for name in LESSONS}
+    right = {master.stem: solutions(master) for master in MASTERS}
+
+    def but(name, **bodies):
+        """The master's solutions of lesson ``name``, with some function bodies of the student's."""
+        return dict(right[name], **{grade_id: swap_solution(right[name][grade_id], body)
+                                    for grade_id, body in bodies.items()})
+
+    partial = {
+        "01_messages": but("01_messages", fixed_sender_waits=TRUTHY_SENDER),
+        "02_building_requests": but("02_building_requests", create_request=UNCHECKED_BUILDER),
+        "03_classifying": but("03_classifying", classify_json=LENIENT_JSON, fixed_stream=SPLITLINES_STREAM),
+        "04_errors": but("04_errors", error_response=FALSY_DATA_DROPPED),
+        "08_revisions": but("08_revisions", only_one=VALID_EVERYWHERE),
+    }
+    hostile = {
+        # a broken import in the lesson's first cell; sys.exit before rough_kind is defined
+        "01_messages": {"01_messages.ipynb": handed_in(
+            released["01_messages"],
+            dict(right["01_messages"], rough_kind=EXIT_FIRST + right["01_messages"]["rough_kind"]),
+            first_code="import mcp_lessons")},
+        # a wrong builder whose test cell is edited to pass; another test cell deleted
+        "02_building_requests": {"02_building_requests.ipynb": handed_in(
+            released["02_building_requests"],
+            but("02_building_requests", create_request=EMPTY_BUILDER, halfway=HANDWRITTEN_HALFWAY),
+            edits={"create_request-tests": "print('all tests pass')"}, deleted={"is_valid_id-tests"})},
+        # classify loops forever
+        "03_classifying": {"03_classifying.ipynb": handed_in(
+            released["03_classifying"], but("03_classifying", classify=ENDLESS_CLASSIFY))},
+        # megabytes of output
+        "04_errors": {"04_errors.ipynb": handed_in(
+            released["04_errors"], dict(right["04_errors"], error_response=FLOOD + right["04_errors"]["error_response"]))},
+        # handed in under another name: the notebook itself is missing
+        "08_revisions": {"08_revisions-Copy1.ipynb": handed_in(released["08_revisions"], right["08_revisions"])},
+    }
     return {
-        "complete": {a: {f"{a}.ipynb": handed_in(read[a], right[a])} for a in read},
-        "partial": {
-            "toy_a": {"toy_a.ipynb": handed_in(read["toy_a"], partial_a)},
-            "toy_b": {"toy_b.ipynb": handed_in(read["toy_b"], dict(right["toy_b"], ping=WRONG_PING))},
-            "toy_c": {"toy_c.ipynb": handed_in(read["toy_c"], right["toy_c"])},
-        },
-        "hostile": {
-            # loops, floods, edits a test cell to pass and deletes another
-            "toy_a": {"toy_a.ipynb": handed_in(
-                read["toy_a"], dict(right["toy_a"], classify=LOOPING_CLASSIFY, is_id=FLOODING_IS_ID,
-                                    ping=WRONG_PING),
-                edits={"ping-tests": "print('all tests pass')"}, deleted={"is_id-tests"})},
-            # the imports fail, and a solution calls sys.exit
-            "toy_b": {"toy_b.ipynb": handed_in(read["toy_b"], dict(right["toy_b"], ping=EXITING_PING),
-                                               first_cell="import mcp_lessons")},
-            # handed in under another name: the notebook itself is missing
-            "toy_c": {"toy_c-Copy1.ipynb": handed_in(read["toy_c"], right["toy_c"])},
-        },
+        "complete": {a: {f"{a}.ipynb": handed_in(released[a], right[a])} for a in LESSONS},
+        "partial": {a: {f"{a}.ipynb": handed_in(released[a], partial[a])} for a in LESSONS},
+        "hostile": hostile,
     }
 
 
-#: The exact scores: (score, max score) per student and assignment.
-EXPECTED = {
-    ("complete", "toy_a"): (5.0, 5.0), ("complete", "toy_b"): (3.0, 3.0),
-    ("complete", "toy_c"): (2.0, 2.0),
-    ("partial", "toy_a"): (2.0, 5.0), ("partial", "toy_b"): (1.0, 3.0),
-    ("partial", "toy_c"): (2.0, 2.0),
-    # is_id floods but is right (1); classify loops (0); ping is wrong, its edited test restored (0)
-    ("hostile", "toy_a"): (1.0, 5.0),
-    # nothing runs without the imports; the exiting cell defines nothing
-    ("hostile", "toy_b"): (0.0, 3.0),
-    ("hostile", "toy_c"): (0.0, 2.0),
+MAX = {"01_messages": 5.0, "02_building_requests": 8.0, "03_classifying": 20.0, "04_errors": 11.0,
+       "08_revisions": 4.0}
+#: The exact score of each student in each lesson.
+SCORES = {
+    "complete": dict(MAX),
+    "partial": {
+        "01_messages": 4.0,  # fixed_sender_waits tests truth, not presence (-1)
+        "02_building_requests": 5.0,  # create_request refuses nothing (-3)
+        "03_classifying": 15.0,  # classify_json takes -Infinity (-3), fixed_stream uses splitlines (-2)
+        "04_errors": 8.0,  # error_response drops falsy data (-3)
+        "08_revisions": 3.0,  # only_one is valid under every revision (-1)
+    },
+    "hostile": {
+        "01_messages": 3.0,  # rough_kind is never defined (-2); the broken import costs nothing graded
+        "02_building_requests": 5.0,  # create_request wrong, its edited test restored (-3); the
+                                      # deleted test cell is put back, and passes
+        "03_classifying": 13.0,  # classify loops (-4), classify_json calls it (-3)
+        "04_errors": 11.0,  # the flood is cut and costs nothing
+        "08_revisions": 0.0,  # no 08_revisions.ipynb
+    },
 }
+EXPECTED = {(student, lesson): (score, MAX[lesson])
+            for student, scores in SCORES.items() for lesson, score in scores.items()}
 
 
 # --- the teacher's day, run once for the module -------------------------------------------
@@ -248,8 +276,8 @@ def step(course, *args):
 class Day:
     """What the teacher's day left behind, and how long each part took."""
 
-    def __init__(self, course, masters, outputs, seconds):
-        self.course, self.masters, self.outputs, self.seconds = course, masters, outputs, seconds
+    def __init__(self, course, outputs, seconds):
+        self.course, self.outputs, self.seconds = course, outputs, seconds
 
     def student_seconds(self):
         """{student: seconds}, summed over the assignments, from autograde's lines."""
@@ -263,7 +291,6 @@ class Day:
 @pytest.fixture(scope="module")
 def day(tmp_path_factory):
     base = tmp_path_factory.mktemp("grading")
-    masters = toy_masters(base / "masters")
     course = base / "classroom"
     outputs, seconds = {}, {}
     started = time.monotonic()
@@ -273,9 +300,9 @@ def day(tmp_path_factory):
         outputs[name] = step(course, *args)
         seconds[name] = time.monotonic() - begin
 
-    timed("release", "release", *map(str, masters))
+    timed("release", "release")  # every lesson with test cells: the graded ones
     inbox = base / "inbox"  # what the students handed in, one folder each
-    for student, assignments in submissions(course / "release", masters).items():
+    for student, assignments in submissions(course / "release").items():
         for assignment, notebooks in assignments.items():
             folder = inbox / student / assignment
             folder.mkdir(parents=True)
@@ -286,11 +313,14 @@ def day(tmp_path_factory):
     timed("feedback", "feedback")
     timed("grades", "grades")
     seconds["whole day"] = time.monotonic() - started
-    result = Day(course, masters, outputs, seconds)
+    result = Day(course, outputs, seconds)
     report = [f"{name}: {value:.1f} s" for name, value in seconds.items()]
-    report += [f"autograde {student}: {value:.1f} s" for student, value in result.student_seconds().items()]
+    report += [f"autograde {student} ({len(LESSONS)} lessons): {value:.1f} s"
+               for student, value in result.student_seconds().items()]
     ARTIFACTS.mkdir(exist_ok=True)
     (ARTIFACTS / "grading-times.txt").write_text("\n".join(report) + "\n", encoding="utf-8")
+    (ARTIFACTS / "grading-teacher.log").write_text(
+        (course / "teacher.log").read_text(encoding="utf-8"), encoding="utf-8")
     print("\n" + "\n".join(report))
     return result
 
@@ -305,8 +335,8 @@ def test_grades_csv_has_one_exact_row_per_student_and_assignment(day):
     got = {(row["student"], row["assignment"]): (float(row["score"]), float(row["max_score"]))
            for row in rows}
     assert len(rows) == len(EXPECTED)
-    for key, want in EXPECTED.items():
-        assert got.get(key) == want, f"{key}: grades.csv says {got.get(key)}, expected {want}"
+    wrong = {key: (got.get(key), want) for key, want in EXPECTED.items() if got.get(key) != want}
+    assert not wrong, f"(grades.csv, expected): {wrong}\n{day.outputs['autograde']}"
 
 
 def test_the_gradebook_is_sqlite_that_nbgrader_reads_back(day):
@@ -319,13 +349,14 @@ def test_the_gradebook_is_sqlite_that_nbgrader_reads_back(day):
     assert {"assignment", "student", "submitted_assignment", "grade"} <= tables
     with Gradebook(f"sqlite:///{path}") as gb:
         assert sorted(s.id for s in gb.students) == ["complete", "hostile", "partial"]
-        assert sorted(a.name for a in gb.assignments) == sorted(m.stem for m in day.masters)
+        assert sorted(a.name for a in gb.assignments) == LESSONS
         for (student, assignment), (score, most) in EXPECTED.items():
             submission = gb.find_submission(assignment, student)
             assert (submission.score, submission.max_score) == (score, most), (student, assignment)
-        # hidden tests are part of what nbgrader stored, and they graded
-        cell = gb.find_source_cell("classify-tests", "toy_a", "toy_a")
-        assert "### BEGIN HIDDEN TESTS" in cell.source and cell.locked
+        # the hidden tests are what nbgrader stored, and what it graded with
+        cell = gb.find_source_cell("classify-tests", "03_classifying", "03_classifying")
+        assert HIDDEN in cell.source and cell.locked
+        assert gb.find_grade("classify-tests", "03_classifying", "03_classifying", "partial").score == 4
 
 
 # --- the teacher's log: one clear line per problem ------------------------------------------
@@ -335,9 +366,8 @@ def autograde_lines(day, student, assignment):
     lines, current, inside = [], None, False
     for line in day.outputs["autograde"].splitlines():
         if not line.startswith(" "):
-            current = line.rstrip(":")
-            inside = False
-        elif line.startswith("  ") and not line.startswith("    "):
+            current, inside = line.rstrip(":"), False
+        elif not line.startswith("    "):
             inside = current == assignment and line.strip().startswith(f"{student}:")
         if inside:
             lines.append(line.strip())
@@ -345,58 +375,55 @@ def autograde_lines(day, student, assignment):
 
 
 def test_the_endless_loop_costs_one_timeout(day):
-    lines = autograde_lines(day, "hostile", "toy_a")
+    lines = autograde_lines(day, "hostile", "03_classifying")
     stopped = [line for line in lines if "ran past the" in line]
     assert len(stopped) == 1, lines
-    assert f"ran past the {TIMEOUT} s limit" in stopped[0]
-    assert "classify was switched off" in stopped[0]
-    assert "ran past" not in day.outputs["autograde"].replace(stopped[0], ""), "a second timeout"
-    log = (day.course / "teacher.log").read_text(encoding="utf-8")
-    assert stopped[0] in log
+    assert f"ran past the {TIMEOUT} s limit" in stopped[0] and "classify was switched off" in stopped[0]
+    assert day.outputs["autograde"].count("ran past the") == 1, "a second timeout"
+    assert stopped[0] in (day.course / "teacher.log").read_text(encoding="utf-8")
 
 
 def test_each_hostile_act_has_a_clear_line(day):
-    a = "\n".join(autograde_lines(day, "hostile", "toy_a"))
-    assert "printed more than 100,000 characters: cut there" in a
-    assert "test cell ping-tests was edited: nbgrader restored it from the release" in a
-    assert "test cell is_id-tests was deleted: nbgrader put it back" in a
-    c = "\n".join(autograde_lines(day, "hostile", "toy_c"))
-    assert "0 points: no toy_c.ipynb in the submission (found toy_c-Copy1.ipynb)" in c
-    assert ("hostile toy_c: collected; missing toy_c.ipynb; not part of the assignment: "
-            "toy_c-Copy1.ipynb") in day.outputs["collect"]
+    said = {lesson: "\n".join(autograde_lines(day, "hostile", lesson)) for lesson in LESSONS}
+    assert "(rough_kind): stopped with SystemExit: done" in said["01_messages"]
+    assert "stopped with ModuleNotFoundError: No module named 'mcp_lessons'" in said["01_messages"]
+    assert "test cell create_request-tests was edited: nbgrader restored it from the release" in \
+        said["02_building_requests"]
+    assert "test cell is_valid_id-tests was deleted: nbgrader put it back" in said["02_building_requests"]
+    assert "printed more than 100,000 characters: cut there" in said["04_errors"]
+    assert "0 points: no 08_revisions.ipynb in the submission (found 08_revisions-Copy1.ipynb)" in \
+        said["08_revisions"]
+    assert ("hostile 08_revisions: collected; missing 08_revisions.ipynb; not part of the "
+            "assignment: 08_revisions-Copy1.ipynb") in day.outputs["collect"]
     for student in ("complete", "partial"):
-        for assignment in ("toy_a", "toy_b", "toy_c"):
-            assert len(autograde_lines(day, student, assignment)) == 1, (student, assignment)
+        for lesson in LESSONS:
+            assert len(autograde_lines(day, student, lesson)) == 1, autograde_lines(day, student, lesson)
 
 
 def test_the_flood_is_cut_in_the_graded_notebook(day):
-    graded = day.course / "autograded" / "hostile" / "toy_a" / "toy_a.ipynb"
-    assert graded.stat().st_size < 400_000
-    nb = nbformat.read(str(graded), as_version=4)
-    text = "".join(out.get("text", "") for cell in nb.cells if cell.cell_type == "code"
+    graded = day.course / "autograded" / "hostile" / "04_errors" / "04_errors.ipynb"
+    assert graded.stat().st_size < 1_000_000
+    text = "".join(out.get("text", "") for cell in read(graded).cells if cell.cell_type == "code"
                    for out in cell.outputs)
     assert "output cut: this cell printed more than 100,000 characters" in text
 
 
-def test_the_broken_imports_and_sys_exit_cost_only_that_notebook(day):
-    nb = nbformat.read(str(day.course / "autograded" / "hostile" / "toy_b" / "toy_b.ipynb"), as_version=4)
-    errors = [out.ename for cell in nb.cells if cell.cell_type == "code"
+def test_the_broken_import_and_sys_exit_cost_only_their_cells(day):
+    graded = read(day.course / "autograded" / "hostile" / "01_messages" / "01_messages.ipynb")
+    errors = [out.ename for cell in graded.cells if cell.cell_type == "code"
               for out in cell.outputs if out.output_type == "error"]
     assert "ModuleNotFoundError" in errors and "SystemExit" in errors
 
 
-# --- the release is the learner copy's pipeline ----------------------------------------------
+# --- one pipeline: the release is the learner copy -------------------------------------------
 
-def test_the_release_and_the_student_version_are_the_same(day):
-    from student_version import student_notebook
-
-    for master in day.masters:
-        released = nbformat.read(str(day.course / "release" / master.stem / master.name), as_version=4)
-        ours = student_notebook(master)
+def test_the_release_is_the_learner_copy(day):
+    for name in LESSONS:
+        released = read(day.course / "release" / name / f"{name}.ipynb")
+        learner = read(ROOT / "notebooks" / "learner" / f"{name}.ipynb")
+        assert learner.cells[0].id == "learner-copy-note"
         assert [(c.cell_type, c.source, c.metadata) for c in released.cells] == \
-               [(c.cell_type, c.source, c.metadata) for c in ours.cells]
-        text = json.dumps(released.dict())
-        assert "BEGIN HIDDEN TESTS" not in text and "BEGIN SOLUTION" not in text
+               [(c.cell_type, c.source, c.metadata) for c in learner.cells[1:]], name
 
 
 # --- a feedback page in Chromium -------------------------------------------------------------
@@ -417,10 +444,11 @@ def missing(reason):
 CHROMIUM_ARGS = ["--disable-gpu", "--disable-background-networking", "--disable-component-update",
                  "--disable-sync", "--no-first-run", "--disable-quic"] + (
     ["--no-sandbox"] if hasattr(os, "geteuid") and os.geteuid() == 0 else [])
+FAILING_CASE = "-Infinity is not JSON, even deep inside"
 
 
 def test_a_feedback_page_shows_the_failing_case_in_plain_words(day):
-    page_file = day.course / "feedback" / "partial" / "toy_a" / "toy_a.html"
+    page_file = day.course / "feedback" / "partial" / "03_classifying" / "03_classifying.html"
     assert page_file.exists(), sorted(p.name for p in (day.course / "feedback").rglob("*.html"))
     chromium = find_chromium()
     if chromium is None:
@@ -433,7 +461,7 @@ def test_a_feedback_page_shows_the_failing_case_in_plain_words(day):
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=chromium, args=CHROMIUM_ARGS)
         try:
-            page = browser.new_page(viewport={"width": 1100, "height": 900})
+            page = browser.new_page(viewport={"width": 1100, "height": 1040})
 
             def only_local(route):
                 if route.request.url.startswith("file://"):
@@ -445,12 +473,17 @@ def test_a_feedback_page_shows_the_failing_case_in_plain_words(day):
             page.route("**/*", only_local)
             page.goto(page_file.as_uri())
             text = page.inner_text("body")
-            assert "classify" in text
-            assert "should be ('invalid', -32600): params must be an object" in text
+            assert "03_classifying (Score: 15.0 / 20.0)" in text
+            assert "classify_json-tests" in text and "Score: 0.0 / 3.0" in text
             assert "AssertionError" in text
-            assert re.search(r"2\.0\s*/\s*5\.0|Score: 2", text), text[:500]
-            failing = page.get_by_text("params must be an object").first
-            failing.scroll_into_view_if_needed()
+            failing = page.get_by_text(FAILING_CASE).last
+            assert failing.is_visible()
+            line = failing.inner_text()
+            assert "gave ('request', None),\n  but it should be ('invalid', -32700)" in line
+            # the picture: the failing test cell, from its score to the case in words
+            page.get_by_text("Grade cell: classify_json-tests").first.evaluate(
+                "element => element.scrollIntoView({block: 'start'})")
+            page.evaluate("window.scrollBy(0, -16)")
             ARTIFACTS.mkdir(exist_ok=True)
             shot = ARTIFACTS / "feedback.png"
             page.screenshot(path=str(shot))
@@ -464,7 +497,8 @@ def test_a_feedback_page_shows_the_failing_case_in_plain_words(day):
 # --- GuardedExecute's own guards, on small notebooks -------------------------------------------
 
 def run_guarded(*sources, timeout=3):
-    nb = lesson(*(new_code_cell(source) for source in sources))
+    nb = new_notebook(cells=[new_code_cell(source) for source in sources])
+    nb.metadata.kernelspec = {"name": "python3", "display_name": "Python 3", "language": "python"}
     guard = GuardedExecute(timeout=timeout, config=Config(
         {"KernelManager": {"transport_encryption": "auto"}}))
     nb, _ = guard.preprocess(nb, {"nbgrader": {"student": "s", "notebook": "n"}})

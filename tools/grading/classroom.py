@@ -278,13 +278,17 @@ NBGRADER_SAYS = [
 ]
 
 
-def problems_in(output, student=""):
-    """The lines about ``student``'s submission in nbgrader's output, in plain words."""
+def problems_in(output, student="", assignment=""):
+    """The lines about ``student``'s submission in nbgrader's output, in plain words
+    (without the student's name, nor the notebook's when it is the assignment's)."""
     found = []
     for line in output.splitlines():
         if "[grading] " in line:
             text = line.split("[grading] ", 1)[1]
-            found.append(text[len(student) + 1:] if student and text.startswith(student + " ") else text)
+            for prefix in (f"{student} ", f"{assignment}: "):
+                if prefix.strip() and text.startswith(prefix):
+                    text = text[len(prefix):]
+            found.append(text)
             continue
         for pattern, words in NBGRADER_SAYS:
             match = pattern.search(line)
@@ -392,7 +396,7 @@ def _grade_one(course, step, assignment, student, notebooks, timeout):
                             f"--Execute.timeout={timeout}",
                             log_name=f"autograde-{assignment}-{student}")
     seconds = time.monotonic() - started
-    problems = tampered + problems_in(output, student)
+    problems = tampered + problems_in(output, student, assignment)
     if code != 0:
         zero(course, assignment, student)
         problems.append(f"nbgrader could not grade it ({_first_error(output)}): 0 points; see "

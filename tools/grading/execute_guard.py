@@ -4,7 +4,9 @@ nbgrader already runs every cell under ``Execute.timeout`` (interrupting the
 kernel when it is reached) and keeps going after a cell's error. This
 subclass adds what a real class needs, so that one submission can only cost
 its own points and the teacher's log says what happened in one line each
-(lines start with ``[grading]``, then the student, the notebook and the cell):
+(lines start with ``[grading]``, then the student, the notebook and the cell;
+the first error outside the test cells, such as a broken import or a call of
+``sys.exit``, gets a line too):
 
 * **an endless loop costs one timeout:** the kernel loads ``kernel_guard.py``
   at start, which switches off the looping function after the interrupt; the
@@ -72,6 +74,7 @@ class GuardedExecute(Execute):
         return f"{info.get('student', '?')} {info.get('notebook', '?')}: {label}"
 
     def _incident(self, cell_index, text):
+        self._reported.add(cell_index)
         self.log.warning("%s%s: %s", GUARD_LINE, self._where(cell_index), text)
 
     # --- the kernel loads the guard ---------------------------------------------------
@@ -103,7 +106,30 @@ class GuardedExecute(Execute):
         self._used = {}
         self._cut = set()
         self._timed_out = None
-        return super().preprocess(nb, resources, km)
+        self._reported = set()
+        nb, resources = super().preprocess(nb, resources, km)
+        self._report_errors()
+        return nb, resources
+
+    def _report_errors(self):
+        """A line for each solution cell that stopped with an error (the student's own
+        code raised, or called sys.exit, as it was defined), and one for the first
+        other cell outside the tests that did (a broken import...), with a count of the
+        rest. A failing test cell needs no line: its points say it."""
+        own, other = [], []
+        for index, cell in enumerate(self.nb.cells):
+            info = cell.get("metadata", {}).get("nbgrader", {})
+            if index in self._reported or info.get("grade"):
+                continue
+            errors = [out for out in cell.get("outputs", []) if out.get("output_type") == "error"]
+            if errors:
+                (own if info.get("solution") else other).append((index, errors[0]))
+        for index, error in own + other[:1]:
+            text = f"stopped with {error.get('ename')}: {str(error.get('evalue', ''))[:150]}"
+            if other and index == other[0][0] and len(other) > 1:
+                text += (f" (and {len(other) - 1} more cell{'s' * (len(other) > 2)} of the lesson "
+                         "stopped with an error)")
+            self._incident(index, text)
 
     def output(self, outs, msg, display_id, cell_index):
         content = msg.get("content", {})

@@ -75,8 +75,7 @@ def install(shell=None):
         shell._showtraceback(etype, value, stb)
         if name is not None and not getattr(shell.user_ns[name], "grading_stopped", False):
             shell.user_ns[name] = stand_in(name)
-            print(f"[grading] {name} was switched off: it ran past the time limit; "
-                  "later calls raise TimeoutError at once")
+            print(f"[grading] {name} was switched off: later calls of it raise TimeoutError at once")
         return stb
 
     shell.set_custom_exc((KeyboardInterrupt,), on_interrupt)
