@@ -41,6 +41,7 @@ import datetime
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -54,14 +55,13 @@ DEFAULT_TIMEOUT = 30
 SAFE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.@-]*$")
 
 
-def _with_our_bin():
-    """nbgrader's gradebook runs the ``alembic`` command: find the one beside this Python."""
+def _with_our_bin(env):
+    """``env`` with this Python's bin folder first on PATH: nbgrader's gradebook runs
+    the ``alembic`` command, which must be the one beside this Python."""
     bin_dir = os.path.dirname(sys.executable)
-    if bin_dir not in os.environ.get("PATH", "").split(os.pathsep):
-        os.environ["PATH"] = bin_dir + os.pathsep + os.environ.get("PATH", "")
-
-
-_with_our_bin()
+    if bin_dir not in env.get("PATH", "").split(os.pathsep):
+        env["PATH"] = bin_dir + os.pathsep + env.get("PATH", "")
+    return env
 
 CONFIG_LOADER = '''\
 # Written by tools/grading/classroom.py: the course's nbgrader settings are kept
@@ -109,28 +109,43 @@ def prepare(course):
     return course
 
 
-def nbgrader(course, *args, log_name=None):
+def nbgrader(course, *args, log_name=None, limit=None):
     """Run ``nbgrader ARGS`` in ``course``; return (exit code, its output).
 
-    The kernels nbgrader starts ignore Python warnings (a warning on stderr in
-    a test cell would cost its points), and each student's exported package
-    stays in that student's own folder (MCP_LESSON_MY_PACKAGE is not passed on).
+    The exit code is None when the run took longer than ``limit`` seconds (a
+    last resort: the cell timeout should end any run long before); nbgrader and
+    its kernels are then stopped, as they are on Ctrl-C. The kernels nbgrader
+    starts ignore Python warnings (a warning on stderr in a test cell would cost
+    its points), and each student's exported package stays in that student's
+    own folder (MCP_LESSON_MY_PACKAGE is not passed on).
     """
-    env = dict(os.environ, PYTHONWARNINGS="ignore")
+    env = _with_our_bin(dict(os.environ, PYTHONWARNINGS="ignore"))
     env.pop("MCP_LESSON_MY_PACKAGE", None)
-    run = subprocess.run([sys.executable, "-m", "nbgrader", *args], cwd=course, env=env,
-                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                         errors="replace")
+    run = subprocess.Popen([sys.executable, "-m", "nbgrader", *args], cwd=course, env=env,
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                           errors="replace", start_new_session=True)
+    try:
+        output, _ = run.communicate(timeout=limit)
+        code = run.returncode
+    except subprocess.TimeoutExpired:
+        os.killpg(run.pid, signal.SIGKILL)
+        output, _ = run.communicate()
+        code = None
+    except BaseException:  # Ctrl-C: nbgrader runs in its own session, so end it here
+        os.killpg(run.pid, signal.SIGKILL)
+        run.wait()
+        raise
     if log_name:
         logs = Path(course) / "logs"
         logs.mkdir(exist_ok=True)
-        (logs / f"{log_name}.log").write_text(run.stdout, encoding="utf-8")
-    return run.returncode, run.stdout
+        (logs / f"{log_name}.log").write_text(output, encoding="utf-8")
+    return code, output
 
 
 def gradebook(course):
     from nbgrader.api import Gradebook
 
+    _with_our_bin(os.environ)
     return Gradebook(f"sqlite:///{Path(course) / 'gradebook.db'}")
 
 
@@ -147,18 +162,21 @@ def graded_masters(folder=NOTEBOOKS):
     """The lesson masters that hold autograder cells (nbgrader grade cells)."""
     import nbformat
 
-    sys.path.insert(0, str(ROOT))
+    if str(ROOT) not in sys.path:
+        sys.path.insert(0, str(ROOT))
     from mcp_lesson.course import LESSONS
 
     found = []
     for name in LESSONS:
         path = Path(folder) / name
-        if not path.exists():
-            continue
-        nb = nbformat.read(str(path), as_version=4)
-        if any(cell.metadata.get("nbgrader", {}).get("grade") for cell in nb.cells):
+        if path.exists() and has_tests(nbformat.read(str(path), as_version=4)):
             found.append(path)
     return found
+
+
+def has_tests(nb):
+    """True when the notebook has autograder cells (nbgrader grade cells)."""
+    return any(cell.metadata.get("nbgrader", {}).get("grade") for cell in nb.cells)
 
 
 # --- release ----------------------------------------------------------------------
@@ -168,17 +186,19 @@ def release(course, targets=()):
     course = prepare(course)
     step = Step(course, "release")
     try:
+        graded = graded_masters()
         masters = []
         for target in targets:
             path = Path(target)
             if path.suffix == ".ipynb":
-                masters.append(path)
-            elif (NOTEBOOKS / f"{target}.ipynb").exists():
+                masters.append(path)  # any notebook the teacher names
+            elif NOTEBOOKS / f"{target}.ipynb" in graded:
                 masters.append(NOTEBOOKS / f"{target}.ipynb")
             else:
-                step.say(f"no lesson called {target}: name one of notebooks/NN_*.ipynb without .ipynb")
+                step.say(f"{target} is not a graded lesson; they are: "
+                         f"{', '.join(m.stem for m in graded) or 'none yet'}")
                 return 1
-        masters = masters or graded_masters()
+        masters = masters or graded
         if not masters:
             step.say("no lesson master has autograder cells yet: nothing to release")
             return 1
@@ -327,6 +347,17 @@ def _short_path(text):
     return Path(text).name if "/" in text else text
 
 
+def release_cells(course, assignment, name):
+    """The code cells of a released notebook (none when it cannot be read)."""
+    import nbformat
+
+    try:
+        nb = nbformat.read(str(Path(course) / "release" / assignment / name), as_version=4)
+    except Exception:  # noqa: BLE001 - a missing or broken release counts as empty
+        return []
+    return [cell for cell in nb.cells if cell.cell_type == "code"]
+
+
 def zero(course, assignment, student):
     """Record ``student``'s ``assignment`` in the gradebook with 0 points in every cell
     (what nbgrader itself records for a notebook that was not submitted)."""
@@ -391,16 +422,21 @@ def _grade_one(course, step, assignment, student, notebooks, timeout):
     for name in sorted(present & notebooks):
         release_nb = nbformat.read(str(course / "release" / assignment / name), as_version=4)
         tampered += tampering(release_nb, folder / name)
+    cells = sum(len(release_cells(course, assignment, name)) for name in notebooks)
+    limit = 300 + cells * (timeout + 10)  # a last resort: every cell timing out, and then some
     started = time.monotonic()
     code, output = nbgrader(course, "autograde", assignment, f"--student={student}", "--force",
-                            f"--Execute.timeout={timeout}",
+                            f"--Execute.timeout={timeout}", limit=limit,
                             log_name=f"autograde-{assignment}-{student}")
     seconds = time.monotonic() - started
     problems = tampered + problems_in(output, student, assignment)
-    if code != 0:
+    log = _shown(course / "logs" / f"autograde-{assignment}-{student}.log")
+    if code is None:
         zero(course, assignment, student)
-        problems.append(f"nbgrader could not grade it ({_first_error(output)}): 0 points; see "
-                        f"{_shown(course / 'logs' / f'autograde-{assignment}-{student}.log')}")
+        problems.append(f"nbgrader did not finish within {limit} s and was stopped: 0 points; see {log}")
+    elif code != 0:
+        zero(course, assignment, student)
+        problems.append(f"nbgrader could not grade it ({_first_error(output)}): 0 points; see {log}")
     score, most = score_of(course, assignment, student)
     step.say(f"  {student}: {score:g}/{most:g} points ({seconds:.1f} s)")
     for problem in problems:
@@ -430,6 +466,10 @@ def feedback(course, assignments=()):
             step.say(f"{assignment}: {len(pages)} feedback page{'s' * (len(pages) != 1)}")
             for page in pages:
                 step.say(f"  {_shown(page)}")
+            with_pages = {page.parent.parent.name for page in pages}
+            for folder in sorted((course / "submitted").glob(f"*/{assignment}")):
+                if folder.parent.name not in with_pages:
+                    step.say(f"  {folder.parent.name}: no page (nothing of theirs could be graded)")
         return 1 if failed else 0
     finally:
         step.close()

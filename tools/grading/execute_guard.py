@@ -4,9 +4,7 @@ nbgrader already runs every cell under ``Execute.timeout`` (interrupting the
 kernel when it is reached) and keeps going after a cell's error. This
 subclass adds what a real class needs, so that one submission can only cost
 its own points and the teacher's log says what happened in one line each
-(lines start with ``[grading]``, then the student, the notebook and the cell;
-the first error outside the test cells, such as a broken import or a call of
-``sys.exit``, gets a line too):
+(lines start with ``[grading]``, then the student, the notebook and the cell):
 
 * **an endless loop costs one timeout:** the kernel loads ``kernel_guard.py``
   at start, which switches off the looping function after the interrupt; the
@@ -17,7 +15,11 @@ the first error outside the test cells, such as a broken import or a call of
 * **a flood of output** is cut: each cell keeps at most ``max_output_chars``
   characters of output (the rest is dropped as it arrives, so memory stays
   bounded), and each line of an error at most ``max_error_line_chars``.
-  nbgrader's ``LimitOutput`` later also caps the number of lines.
+  nbgrader's ``LimitOutput`` later also caps the number of lines;
+* **errors outside the test cells** are named: each solution cell that
+  stopped with an error (the student's code raised, or called ``sys.exit``,
+  when it was defined), and the first other cell that did (a broken import),
+  with a count of the rest. A failing test cell needs no line: its points say it.
 
 Settings (nbgrader config or command line): ``Execute.timeout`` (seconds per
 cell), ``GuardedExecute.max_output_chars``, ``GuardedExecute.max_error_line_chars``.
@@ -100,7 +102,7 @@ class GuardedExecute(Execute):
         self._timed_out = index
         return await super()._async_handle_timeout(timeout, cell)
 
-    # --- output floods -------------------------------------------------------------
+    # --- one notebook: fresh counters, and its errors reported at the end ------------
 
     def preprocess(self, nb, resources=None, km=None):
         self._used = {}
@@ -112,10 +114,8 @@ class GuardedExecute(Execute):
         return nb, resources
 
     def _report_errors(self):
-        """A line for each solution cell that stopped with an error (the student's own
-        code raised, or called sys.exit, as it was defined), and one for the first
-        other cell outside the tests that did (a broken import...), with a count of the
-        rest. A failing test cell needs no line: its points say it."""
+        """A line for each solution cell that stopped with an error, and one for the
+        first other cell outside the tests that did, with a count of the rest."""
         own, other = [], []
         for index, cell in enumerate(self.nb.cells):
             info = cell.get("metadata", {}).get("nbgrader", {})
@@ -130,6 +130,8 @@ class GuardedExecute(Execute):
                 text += (f" (and {len(other) - 1} more cell{'s' * (len(other) > 2)} of the lesson "
                          "stopped with an error)")
             self._incident(index, text)
+
+    # --- output floods -------------------------------------------------------------
 
     def output(self, outs, msg, display_id, cell_index):
         content = msg.get("content", {})
