@@ -298,4 +298,7 @@ def test_the_editable_install_is_a_plain_path_entry():
     file instead of an import hook, and print no "Editable installation" banner."""
     setuptools = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
     assert setuptools["package-dir"] == {"": "."}
-    assert setuptools["packages"] == ["mcp_lesson"]
+    assert {name.split(".")[0] for name in setuptools["packages"]} == {"mcp_lesson"}
+    pth = list((ROOT / ".venv" / "lib").glob("python3*/site-packages/__editable__.mcp_lesson*.pth"))
+    if pth:  # the installed venv: one plain line naming this folder, no import hook
+        assert pth[0].read_text().strip() == str(ROOT)
