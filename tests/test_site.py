@@ -1,0 +1,486 @@
+"""The course in the browser: the JupyterLite site of `make site`, offline, in Chromium.
+
+The site is built by tools/site/build.py (which does nothing when its inputs
+have not changed) and served by tools/site/serve.py on a free loopback port.
+Headless Chromium (Debian's, driven by Python Playwright, as in
+tests/test_browser.py) then:
+
+* opens a learner copy, runs it top to bottom (Run All) and reads its
+  self-check report, with not one traceback on the page;
+* opens the playground (lesson 05), pastes a request and an HTML payload into
+  the Classifier and checks the verdict, and that nothing became markup;
+* runs the package in the site's Python (Pyodide's CPython 3.14) and compares
+  its verdicts on the whole case table with this Python's.
+
+Nothing may leave the machine. Every request of the site (its pages, their
+workers, where the kernel runs, and its service worker) to anything but
+127.0.0.1 is aborted and recorded, and fails the test. Chromium's proxy is a
+trap on loopback, so that nothing else gets out either: it refuses Chromium's
+own calls to its vendor's services (Debian's build makes some, for updates,
+sign-in and autofill, whatever the page does), which are listed in
+test-artifacts/site-offline.txt beside the count of the site's requests.
+
+The kernel's start time (page shown to kernel idle) is written to
+test-artifacts/site-timings.json, the build's output to site-build.log, and
+what differs between the two Pythons (wording only) to site-python.txt. Set
+UPDATE_SCREENSHOTS=1 to refresh docs/site.png from the same run.
+
+Without Chromium or npm the tests are skipped with the reason; with CI=true
+they fail instead, so they never silently vanish.
+"""
+
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from collections import Counter
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+BUILD = ROOT / "tools" / "site" / "build.py"
+SERVE = ROOT / "tools" / "site" / "serve.py"
+SITE = ROOT / "build" / "site"
+ARTIFACTS = ROOT / "test-artifacts"
+DOCS = ROOT / "docs"
+AS_ROOT = hasattr(os, "geteuid") and os.geteuid() == 0
+
+CHROMIUM_ARGS = [
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-quic",
+] + (["--no-sandbox"] if AS_ROOT else [])
+
+HOW_TO_GET_CHROMIUM = (
+    "the site tests need Chromium (Debian/Ubuntu: sudo apt-get install chromium) "
+    "and Python Playwright (in .venv via `make venv`); no browser download is used"
+)
+
+#: The learner copy a newcomer opens first, and the one with the first real exercise.
+LEARNER_COPIES = ["00_start_here.ipynb", "03_classifying.ipynb"]
+
+REQUEST = '{"jsonrpc": "2.0", "id": 41, "method": "tools/call", "params": {"name": "calculator"}}'
+PAYLOAD = json.dumps({"jsonrpc": "2.0", "id": 43, "method": "<img src=x onerror=alert(1)>"})
+
+KERNEL_IDLE = """() => {
+  const w = window.jupyterapp && window.jupyterapp.shell.currentWidget;
+  return !!(w && w.sessionContext && w.sessionContext.session
+            && w.sessionContext.kernelDisplayStatus === 'idle');
+}"""
+
+# Every code cell has run (a number in its prompt, no *) and the kernel is idle.
+ALL_CELLS_RUN = """() => {
+  const w = window.jupyterapp.shell.currentWidget;
+  if (w.sessionContext.kernelDisplayStatus !== 'idle') return false;
+  const prompts = [...w.node.querySelectorAll('.jp-CodeCell .jp-InputPrompt')]
+    .map(e => e.textContent);
+  return prompts.length > 0 && prompts.every(p => /\\[\\d+\\]/.test(p));
+}"""
+
+ERROR_OUTPUTS = (".jp-OutputArea-output[data-mime-type='application/vnd.jupyter.stderr'], "
+                 ".jp-RenderedText[data-mime-type='application/vnd.jupyter.stderr']")
+
+# Runs Python in a fresh kernel of the site through JupyterLite's own services;
+# gives up after `seconds` (a kernel that died never answers).
+RUN_IN_KERNEL = """async ([code, seconds]) => {
+  const kernels = window.jupyterapp.serviceManager.kernels;
+  const kernel = await kernels.startNew({name: 'python'});
+  const out = [];
+  const future = kernel.requestExecute({code});
+  future.onIOPub = (msg) => {
+    const c = msg.content;
+    if (c.text) out.push(c.text);
+    if (c.ename) out.push(`${c.ename}: ${c.evalue}`);
+  };
+  const late = new Promise(resolve => setTimeout(() => resolve('late'), seconds * 1000));
+  const done = await Promise.race([future.done.then(() => 'done'), late]);
+  if (done === 'done') await kernel.shutdown();
+  return {done: done === 'done', out: out.join('')};
+}"""
+
+# The package's verdicts and explanations on the whole case table, as JSON.
+VERDICTS_CODE = """
+import contextlib, doctest, io, json, sys
+import mcp_lesson, mcp_lesson.messages
+from mcp_lesson import CASES, classify, classify_json, explain_json
+from mcp_lesson.cases import TEXT_CASES
+from mcp_lesson.selfcheck import run_check
+
+reports = {name: run_check(getattr(mcp_lesson, name), name)
+           for name in ("create_request", "classify", "classify_json", "error_response")}
+with contextlib.redirect_stdout(io.StringIO()):  # a failing doctest prints its story
+    failed = sum(doctest.testmod(module).failed for module in (mcp_lesson, mcp_lesson.messages))
+print(json.dumps({
+    "python": sys.version.split()[0],
+    "platform": sys.platform,
+    "classify": [[c.name, *classify(c.message)] for c in CASES],
+    "classify_json": [[c.name, *classify_json(c.text)] for c in TEXT_CASES],
+    "explain_json": {c.name: explain_json(c.text) for c in TEXT_CASES},
+    "checks": {name: [report.all_pass, report.summary()] for name, report in reports.items()},
+    "doctests_failed": failed,
+}))
+"""
+
+
+# --- helpers -------------------------------------------------------------------------
+
+
+def find_chromium():
+    """The Chromium to use: $CHROMIUM if set, else /usr/bin/chromium or one on PATH."""
+    candidates = ([os.environ["CHROMIUM"]] if os.environ.get("CHROMIUM") else
+                  ["/usr/bin/chromium", shutil.which("chromium"), shutil.which("chromium-browser")])
+    for path in candidates:
+        if path and os.path.isfile(path) and os.access(path, os.X_OK):
+            return path
+    return None
+
+
+def missing(reason):
+    """Fail in CI, skip (with the reason) anywhere else."""
+    if os.environ.get("CI") == "true":
+        pytest.fail(f"CI=true and {reason}", pytrace=False)
+    pytest.skip(reason)
+
+
+def free_port():
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def listening(port):
+    try:
+        socket.create_connection(("127.0.0.1", port), timeout=1).close()
+        return True
+    except OSError:
+        return False
+
+
+def on_loopback(url):
+    """True for a URL that stays on this machine (127.0.0.1, or data: and blob:)."""
+    parts = urlsplit(url)
+    return parts.scheme in ("data", "blob", "about") or parts.hostname == "127.0.0.1"
+
+
+class Trap:
+    """Chromium's proxy: records every request that would leave the machine, refuses it."""
+
+    def __init__(self):
+        self.seen = []
+        trap = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def __getattr__(self, name):
+                if name.startswith("do_"):  # any method, CONNECT included
+                    return self.refuse
+                raise AttributeError(name)
+
+            def refuse(self):
+                trap.seen.append(f"{self.command} {self.path}")
+                self.send_error(403, "this test allows no request off the machine")
+
+            def log_message(self, format, *args):
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.port = self.server.server_address[1]
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread.start()
+
+    def close(self):
+        self.server.shutdown()
+        self.server.server_close()
+
+
+# --- fixtures --------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def chromium():
+    path = find_chromium()
+    if path is None:
+        missing(f"Chromium was not found; {HOW_TO_GET_CHROMIUM}")
+    try:
+        import playwright.sync_api  # noqa: F401
+    except ImportError:
+        missing(f"Python Playwright is not installed; {HOW_TO_GET_CHROMIUM}")
+    return path
+
+
+@pytest.fixture(scope="module")
+def site(chromium):
+    """build/site, built (or found up to date) by tools/site/build.py."""
+    if shutil.which("npm") is None:
+        missing("npm was not found: the site takes Pyodide from its npm package "
+                "(Debian/Ubuntu: apt-get install nodejs npm)")
+    ARTIFACTS.mkdir(exist_ok=True)
+    log = ARTIFACTS / "site-build.log"
+    started = time.monotonic()
+    with open(log, "w") as out:
+        done = subprocess.run([sys.executable, BUILD], cwd=ROOT, stdout=out,
+                              stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+    if done.returncode != 0:
+        pytest.fail(f"`make site` failed:\n{log.read_text()[-3000:]}", pytrace=False)
+    assert (SITE / "index.html").exists()
+    return {"build_seconds": round(time.monotonic() - started, 1)}
+
+
+@pytest.fixture(scope="module")
+def site_url(site):
+    """tools/site/serve.py on a free loopback port, in its own process group."""
+    port = free_port()
+    log = open(ARTIFACTS / "site-server.log", "w")
+    server = subprocess.Popen([sys.executable, SERVE, "--port", str(port)], cwd=ROOT,
+                              stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                              start_new_session=True)
+    try:
+        deadline = time.monotonic() + 30
+        while not listening(port):
+            if server.poll() is not None or time.monotonic() > deadline:
+                pytest.fail(f"the site server did not start:\n{(ARTIFACTS / 'site-server.log').read_text()}")
+            time.sleep(0.1)
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        try:
+            os.killpg(server.pid, signal.SIGTERM)
+            server.wait(timeout=15)
+        except (ProcessLookupError, subprocess.TimeoutExpired):
+            os.killpg(server.pid, signal.SIGKILL)
+        log.close()
+
+
+@pytest.fixture(scope="module")
+def offline_browser(chromium):
+    """Chromium whose only way off the machine is a proxy that refuses and records."""
+    from playwright.sync_api import sync_playwright
+
+    trap = Trap()
+    blocked, served = [], []
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path=chromium,
+            args=CHROMIUM_ARGS + [f"--proxy-server=http://127.0.0.1:{trap.port}"],
+        )
+        context = browser.new_context(viewport={"width": 1280, "height": 900})
+
+        def only_loopback(route):
+            url = route.request.url
+            if on_loopback(url):
+                served.append(url)
+                route.continue_()
+            else:
+                blocked.append(url)
+                route.abort()
+
+        context.route("**/*", only_loopback)
+        try:
+            yield context
+        finally:
+            context.close()
+            browser.close()
+            trap.close()
+    ARTIFACTS.mkdir(exist_ok=True)
+    (ARTIFACTS / "site-offline.txt").write_text(
+        f"the site's requests: {len(served)} to 127.0.0.1, {len(blocked)} elsewhere (aborted)\n"
+        + "".join(f"  {url}\n" for url in blocked)
+        + f"Chromium's own, refused by the proxy trap: {len(trap.seen)}\n"
+        + "".join(f"  {count} x {host}\n" for host, count in Counter(
+            urlsplit(line.split()[1] if "://" in line else "//" + line.split()[1]).hostname
+            for line in trap.seen).most_common()))
+    assert not blocked, f"the site asked for files off the machine: {blocked}"
+
+
+@pytest.fixture(scope="module")
+def timings():
+    found = {}
+    yield found
+    ARTIFACTS.mkdir(exist_ok=True)
+    (ARTIFACTS / "site-timings.json").write_text(json.dumps(found, indent=2) + "\n")
+
+
+# --- driving the page ------------------------------------------------------------------
+
+
+def open_notebook(context, site_url, path, timings=None):
+    """Open a notebook of the site and wait for its kernel; the page, ready to run."""
+    from playwright.sync_api import expect
+
+    page = context.new_page()
+    page.set_default_timeout(120_000)
+    expect.set_options(timeout=60_000)
+    page.fatal, page.dialogs = [], []
+    page.on("console", lambda message: page.fatal.append(message.text)
+            if "fatal error" in message.text else None)
+
+    def on_dialog(dialog):
+        page.dialogs.append(dialog.message)
+        dialog.dismiss()
+
+    page.on("dialog", on_dialog)
+    started = time.monotonic()
+    page.goto(f"{site_url}/lab/index.html?path={path}")
+    page.wait_for_selector(".jp-Notebook .jp-Cell")
+    shown = time.monotonic()
+    page.wait_for_function(KERNEL_IDLE)
+    if timings is not None:
+        timings.setdefault(path, {
+            "page_shown_s": round(shown - started, 1),
+            "kernel_start_s": round(time.monotonic() - shown, 1),
+        })
+    return page
+
+
+def run_all(page, timeout=120):
+    """Run > Run All Cells, then wait until every cell has run; fail if the kernel died."""
+    page.evaluate("() => { window.jupyterapp.commands.execute('notebook:run-all-cells'); }")
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if page.fatal:
+            pytest.fail("the browser's Python died while running the notebook: "
+                        + " | ".join(page.fatal[:4]), pytrace=False)
+        if page.evaluate(ALL_CELLS_RUN):
+            return
+        page.wait_for_timeout(300)
+    pytest.fail(f"the notebook had not finished running after {timeout} s", pytrace=False)
+
+
+def notebook_text(page):
+    return page.evaluate("window.jupyterapp.shell.currentWidget.node.innerText")
+
+
+def screenshot(page, name, docs_name=None):
+    ARTIFACTS.mkdir(exist_ok=True)
+    path = ARTIFACTS / name
+    page.screenshot(path=str(path))
+    if docs_name and os.environ.get("UPDATE_SCREENSHOTS") == "1":
+        shutil.copy(path, DOCS / docs_name)
+
+
+# --- the tests ---------------------------------------------------------------------------
+
+
+@pytest.mark.timeout(900)  # the first test may build the site (a few minutes, cold)
+@pytest.mark.parametrize("lesson", LEARNER_COPIES)
+def test_a_learner_copy_runs_top_to_bottom(offline_browser, site_url, timings, lesson):
+    page = open_notebook(offline_browser, site_url, f"learner/{lesson}", timings)
+    try:
+        run_all(page)
+        text = notebook_text(page)
+        errors = page.locator(ERROR_OUTPUTS).all_inner_texts()
+        assert errors == [], f"{lesson}: output on stderr (a traceback?): {errors[:3]}"
+        # The self-check reports what is not written yet, and counts cases.
+        assert "not implemented yet" in text
+        assert "cases pass" in text
+        if lesson.startswith("00"):
+            # The table of contents is read from the lesson files, in the browser's storage.
+            assert "01 · JSON-RPC 2.0" in text
+            assert "(no lessons found)" not in text
+        assert page.dialogs == []
+    except BaseException:
+        screenshot(page, f"site-{lesson[:2]}-failure.png")
+        raise
+    finally:
+        page.close()
+
+
+@pytest.mark.timeout(900)
+def test_the_playground_classifies_and_injects_nothing(offline_browser, site_url, timings):
+    from playwright.sync_api import expect
+
+    page = open_notebook(offline_browser, site_url, "learner/05_playground.ipynb", timings)
+    try:
+        run_all(page)
+        box = page.locator(".mcp-classifier-input textarea").first
+        result = page.locator(".mcp-classifier-result").first
+
+        box.fill(REQUEST)
+        expect(result).to_contain_text("the id 41")
+        assert result.locator(".mcp-badge").first.inner_text() == "REQUEST"
+
+        box.fill(PAYLOAD)
+        expect(result).to_contain_text("the id 43")
+        expect(result).to_contain_text("<img src=x onerror=alert(1)>")  # shown as text
+        page.wait_for_timeout(300)  # time for an injected onerror to fire
+        assert page.locator(".mcp-classifier img, .mcp-classifier script").count() == 0
+        assert page.dialogs == []
+
+        box.fill('{\n  "jsonrpc": "2.0",\n  "id": true,\n  "method": "tools/list"\n}')
+        expect(result).to_contain_text("a bool is not an integer")
+        page.evaluate("() => { const app = window.jupyterapp;"
+                      " app.shell.collapseLeft(); app.shell.collapseRight(); }")
+        page.evaluate("() => document.querySelector('.mcp-classifier')"
+                      ".closest('.jp-Cell').scrollIntoView({block: 'start'})")
+        page.wait_for_timeout(300)
+        screenshot(page, "site-playground.png", "site.png")
+    except BaseException:
+        screenshot(page, "site-playground-failure.png")
+        raise
+    finally:
+        page.close()
+
+
+def host_verdicts():
+    """The same report as VERDICTS_CODE, from this Python."""
+    import contextlib
+    import io
+
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        exec(compile(VERDICTS_CODE, "<verdicts>", "exec"), {})
+    return json.loads(out.getvalue())
+
+
+@pytest.mark.timeout(900)
+def test_the_package_agrees_with_itself_on_pyodide(offline_browser, site_url, site, timings):
+    page = offline_browser.new_page()
+    page.set_default_timeout(120_000)
+    fatal = []
+    page.on("console", lambda message: fatal.append(message.text)
+            if "fatal error" in message.text else None)
+    try:
+        page.goto(f"{site_url}/lab/index.html")
+        page.wait_for_function(
+            "() => { const s = window.jupyterapp && window.jupyterapp.serviceManager.kernelspecs.specs;"
+            " return !!(s && s.kernelspecs && s.kernelspecs.python); }")
+        started = time.monotonic()
+        answer = page.evaluate(RUN_IN_KERNEL, [VERDICTS_CODE, 180])
+        timings["fresh kernel, start and run the case table"] = round(time.monotonic() - started, 1)
+    finally:
+        page.close()
+    assert answer["done"], f"the site's Python did not finish (it died?): {fatal[:4]}"
+    output = answer["out"]
+    try:
+        there = json.loads(output)
+    except ValueError:
+        pytest.fail(f"the site's Python did not answer with JSON:\n{output[-3000:]}", pytrace=False)
+    here = host_verdicts()
+    timings["python"] = {"site": f"{there['python']} ({there['platform']})", "host": here["python"]}
+    timings["build_s (0 work when cached)"] = site["build_seconds"]
+
+    assert there["python"].startswith("3.14"), there["python"]
+    assert there["doctests_failed"] == 0
+    assert all(all_pass for all_pass, summary in there["checks"].values()), there["checks"]
+    # The verdicts are the package's contract: the same on every Python.
+    assert there["classify"] == here["classify"]
+    assert there["classify_json"] == here["classify_json"]
+    # Explanations quote Python's own parser messages, which may change between
+    # versions: recorded, not required to match.
+    differs = {name: {"here": text, "there": there["explain_json"][name]}
+               for name, text in here["explain_json"].items()
+               if there["explain_json"].get(name) != text}
+    ARTIFACTS.mkdir(exist_ok=True)
+    (ARTIFACTS / "site-python.txt").write_text(
+        f"host Python {here['python']}, site Python {there['python']}\n"
+        f"explain_json texts that differ: {len(differs)}/{len(here['explain_json'])}\n"
+        + json.dumps(differs, indent=2, ensure_ascii=False) + "\n")

@@ -1,0 +1,461 @@
+"""Build the course as a static JupyterLite site (``make site``, into build/site/).
+
+JupyterLite runs JupyterLab and a Python kernel (Pyodide: CPython compiled to
+WebAssembly) in the browser, from static files. The site built here needs no
+server but a static one and no network: every file the page and the kernel
+load is in the site.
+
+What goes in, and from where:
+
+* Pyodide from the npm package (tools/site/package.json and its lock), put at
+  ``static/pyodide/`` of the lite directory, where jupyterlite-pyodide-kernel
+  finds it, copies it and points the kernel at it.
+* The npm package has Pyodide but none of its wheels. The kernel's start-up
+  wheels (micropip, IPython and its dependencies, jedi, parso) come from PyPI at
+  the exact versions ``pyodide-lock.json`` names. PyPI's files are not
+  byte-identical to Pyodide's builds, and Pyodide checks every wheel's sha256
+  against the lock file, so the lock file is rewritten for the downloaded
+  files. It keeps only the packages the site holds.
+* comm and ipywidgets (tools/site/kernel-wheels.txt) and the course's own
+  wheel, built from this checkout, are added to the lock file and loaded as the
+  kernel starts (``loadPyodideOptions.packages`` in tools/site/jupyter-lite.json),
+  so ``import mcp_lesson`` works in every lesson with no ``%pip`` cell.
+* The browser's call stack is small: json's C parser, on a text nested some
+  thousands deep, kills the kernel instead of raising RecursionError (see
+  tools/site/deep_json_guard.py). That module goes in as a wheel too, and
+  ``PYTHONSTARTUP`` (which IPython runs before the first cell) installs it.
+* ``disablePyPIFallback``: the kernel never asks PyPI for a package.
+* The lessons: the masters at the top, the learner copies in ``learner/``, as
+  in notebooks/. Their kernel is the site's (Pyodide's ``python``). Lessons 06
+  and 07 start a real MCP server as a subprocess, which WebAssembly cannot do:
+  the site's copies open with a note saying so (the files in notebooks/ are
+  never changed). Lesson 08 needs no subprocess and runs as it is.
+
+The build tools (tools/site/requirements.txt, pinned) are installed in their
+own virtual environment, build/site-cache/venv: ``jupyter lite build`` copies
+every JupyterLab extension of the environment it runs in into the site, and
+the course's .venv has some (nbgrader, voila) that have no place there.
+
+When the inputs (this folder, the package, pyproject.toml, the lessons) have
+not changed since the last build, nothing is done: their digest is kept in
+build/site-cache/site.sha256. ``--force`` builds anyway.
+
+Usage: python tools/site/build.py [--force]
+"""
+
+import argparse
+import fcntl
+import hashlib
+import json
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import venv
+import zipfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+HERE = ROOT / "tools" / "site"
+OUTPUT = ROOT / "build" / "site"
+CACHE = ROOT / "build" / "site-cache"
+STAMP = CACHE / "site.sha256"
+
+#: Where the site's Python differs from a checkout's, and why: lessons whose
+#: site copies get a note at the top. The masters in notebooks/ stay as they are.
+NEEDS_LOCAL_INSTALL = {
+    "06_real_server.ipynb": (
+        "it starts the course's calculator MCP server as a separate process and talks "
+        "to it over that process's stdin and stdout."
+    ),
+    "07_disagreements.ipynb": (
+        "it starts a real MCP server as a separate process, and asks the official "
+        "`mcp` Python SDK (which is not in this page's Python) for its verdicts."
+    ),
+}
+
+NOTE = """\
+> **This lesson needs the course installed on your computer.** In the browser \
+you can read it, with the outputs it printed when it was last run, but not run \
+it: {why} The Python in this page is compiled to WebAssembly and runs inside \
+your browser, and WebAssembly has no way to start another process.
+>
+> To run it: install the course locally (Python 3.11 or newer, then `make lab` \
+in a copy of the course's repository, as its README says) and open this \
+lesson there. Lessons 00 to 05 and 08 run here in full.
+"""
+
+WELCOME = """\
+> **The course in your browser.** Nothing to install: Python runs inside this \
+page (Pyodide), with the course's package `mcp_lesson` already loaded. The \
+first run of a notebook takes a few seconds while Python starts. What you \
+change is kept in this browser's storage, on this computer only: use \
+*File > Download* to keep a copy. Work in the learner copies (the folder \
+`learner/`); the notebooks at the top hold the worked solutions.
+"""
+
+#: The site's kernel: Pyodide's, registered by jupyterlite-pyodide-kernel.
+KERNELSPEC = {"name": "python", "display_name": "Python (Pyodide)", "language": "python"}
+
+#: Pyodide's files that a page never loads (type declarations, demo consoles).
+PYODIDE_SKIP = re.compile(r"(\.map|\.d\.ts|^README\.md|^console.*\.html|^package\.json)$")
+
+#: The packages the kernel loads before its first cell (their dependencies follow).
+KERNEL_ROOTS = ("micropip", "ipython", "jedi")
+
+#: The guard against deep JSON (a module here, a package in the site).
+GUARD = HERE / "deep_json_guard.py"
+GUARD_VERSION = "1.0"
+
+
+# --- small helpers ------------------------------------------------------------------
+
+
+def say(text):
+    print(f"[site] {text}", flush=True)
+
+
+def run(command, log=None, **kwargs):
+    """Run a command, its output going to ours (or to ``log``, shown if it fails);
+    stop the build if it fails."""
+    command = [str(part) for part in command]
+    if log is None:
+        result = subprocess.run(command, **kwargs)
+    else:
+        with open(log, "w") as out:
+            result = subprocess.run(command, stdout=out, stderr=subprocess.STDOUT, **kwargs)
+    if result.returncode != 0:
+        if log is not None:
+            print(Path(log).read_text()[-4000:], file=sys.stderr)
+        sys.exit(f"[site] failed ({result.returncode}): {' '.join(command)}")
+
+
+def normalize(name):
+    """A package name as PEP 503 compares them."""
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def sha256_of(path):
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
+def digest_of(paths):
+    """One sha256 over the paths (relative to the checkout) and their contents."""
+    digest = hashlib.sha256()
+    for path in sorted(paths):
+        digest.update(str(path.relative_to(ROOT)).encode() + b"\0")
+        digest.update(path.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
+def inputs():
+    """Every file the site is built from."""
+    found = [path for path in HERE.rglob("*") if path.is_file()
+             and "__pycache__" not in path.parts and "node_modules" not in path.parts]
+    found += [path for path in (ROOT / "mcp_lesson").rglob("*")
+              if path.is_file() and "__pycache__" not in path.parts]
+    found += [ROOT / name for name in ("pyproject.toml", "README.md", "LICENSE",
+                                       "LICENSE-LESSONS.md") if (ROOT / name).exists()]
+    found += sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
+    found += sorted((ROOT / "notebooks" / "learner").glob("[0-9][0-9]_*.ipynb"))
+    return found
+
+
+def pins(path):
+    """The ``name==version`` lines of a requirements file, comments dropped."""
+    lines = [line.split("#")[0].strip() for line in path.read_text().splitlines()]
+    return [line for line in lines if line]
+
+
+# --- the tools --------------------------------------------------------------------
+
+
+def build_tools():
+    """build/site-cache/venv with tools/site/requirements.txt; its Python."""
+    env = CACHE / "venv"
+    python = env / "bin" / "python"
+    requirements = HERE / "requirements.txt"
+    stamp = env / ".requirements.sha256"
+    wanted = sha256_of(requirements)
+    if python.exists() and stamp.exists() and stamp.read_text() == wanted:
+        return python
+    say(f"installing the build tools into {env.relative_to(ROOT)} (pinned: {requirements.relative_to(ROOT)})")
+    shutil.rmtree(env, ignore_errors=True)
+    venv.EnvBuilder(with_pip=True, clear=True).create(env)
+    run([python, "-m", "pip", "install", "-qq", "--disable-pip-version-check",
+         "-r", requirements])
+    stamp.write_text(wanted)
+    return python
+
+
+def pyodide_package():
+    """The npm package's folder: ``npm ci`` with the committed lock file, when stale."""
+    npm = shutil.which("npm")
+    if npm is None:
+        sys.exit("[site] npm not found: the site takes Pyodide from its npm package "
+                 "(Debian/Ubuntu: apt-get install nodejs npm)")
+    folder = CACHE / "npm"
+    stamp = folder / ".package.sha256"
+    files = [HERE / "package.json", HERE / "package-lock.json"]
+    wanted = digest_of(files)
+    package = folder / "node_modules" / "pyodide"
+    if not (stamp.exists() and stamp.read_text() == wanted and (package / "pyodide.mjs").exists()):
+        say("installing Pyodide from npm (tools/site/package-lock.json)")
+        shutil.rmtree(folder, ignore_errors=True)
+        folder.mkdir(parents=True)
+        for path in files:
+            shutil.copy(path, folder)
+        run([npm, "ci", "--ignore-scripts", "--no-audit", "--no-fund", "--loglevel=error"],
+            cwd=folder)
+        stamp.write_text(wanted)
+    return package
+
+
+def download_wheels(requirements, dest):
+    """Pure-Python wheels for Pyodide's Python (3.14) from PyPI, without dependencies.
+
+    pip keeps a file already in ``dest``, so a warm cache downloads nothing.
+    """
+    dest.mkdir(parents=True, exist_ok=True)
+    run([sys.executable, "-m", "pip", "download", "-qq", "--disable-pip-version-check",
+         "--no-deps", "--only-binary=:all:", "--python-version", "3.14",
+         "--implementation", "py", "--abi", "none", "--platform", "any",
+         "--dest", dest, *requirements])
+
+
+def wheel_for(folder, name, version):
+    """The wheel of ``name`` ``version`` in ``folder``."""
+    for path in folder.glob("*.whl"):
+        wheel_name, wheel_version = path.name.split("-")[:2]
+        if normalize(wheel_name) == normalize(name) and wheel_version == version:
+            return path
+    sys.exit(f"[site] no wheel of {name} {version} in {folder}")
+
+
+def course_wheel(python, dest):
+    """The course's wheel, built from this checkout (``pip wheel --no-deps``).
+
+    It is built from a copy of the files a wheel is made from, so the build
+    leaves nothing in the checkout.
+    """
+    for old in dest.glob("mcp_lesson-*.whl"):
+        old.unlink()
+    with tempfile.TemporaryDirectory() as tmp:
+        source = Path(tmp) / "mcp_lesson"
+        source.mkdir()
+        for name in ("pyproject.toml", "README.md", "LICENSE", "LICENSE-LESSONS.md"):
+            if (ROOT / name).exists():
+                shutil.copy(ROOT / name, source)
+        shutil.copytree(ROOT / "mcp_lesson", source / "mcp_lesson",
+                        ignore=shutil.ignore_patterns("__pycache__"))
+        run([python, "-m", "pip", "wheel", "-qq", "--disable-pip-version-check",
+             "--no-deps", "--no-build-isolation", "--wheel-dir", dest, source])
+    [wheel] = dest.glob("mcp_lesson-*.whl")
+    return wheel
+
+
+def guard_wheel(dest):
+    """deep_json_guard as a wheel: the module, and the startup file that installs it.
+
+    Written byte for byte the same from the same source (fixed dates), so its
+    sha256 in the lock file only changes with the module.
+    """
+    name = f"deep_json_guard-{GUARD_VERSION}"
+    files = {
+        "deep_json_guard/__init__.py": GUARD.read_bytes(),
+        "deep_json_guard/startup.py": b'__import__("deep_json_guard").install()\n',
+        f"{name}.dist-info/METADATA": (f"Metadata-Version: 2.1\nName: deep-json-guard\n"
+                                       f"Version: {GUARD_VERSION}\n").encode(),
+        f"{name}.dist-info/WHEEL": (b"Wheel-Version: 1.0\nGenerator: tools/site/build.py\n"
+                                    b"Root-Is-Purelib: true\nTag: py3-none-any\n"),
+    }
+    record = [f"{path},sha256={hashlib.sha256(data).hexdigest()},{len(data)}"
+              for path, data in files.items()]
+    files[f"{name}.dist-info/RECORD"] = ("\n".join(record + [f"{name}.dist-info/RECORD,,"])
+                                         + "\n").encode()
+    dest.mkdir(parents=True, exist_ok=True)
+    wheel = dest / f"{name}-py3-none-any.whl"
+    with zipfile.ZipFile(wheel, "w", zipfile.ZIP_DEFLATED) as archive:
+        for path, data in files.items():
+            archive.writestr(zipfile.ZipInfo(path, date_time=(2020, 1, 1, 0, 0, 0)), data)
+    return wheel
+
+
+# --- the kernel's packages --------------------------------------------------------
+
+
+def closure(packages, roots):
+    """The lock file's names of ``roots`` and everything they depend on."""
+    found, todo = [], list(roots)
+    while todo:
+        name = normalize(todo.pop())
+        if name not in found:
+            found.append(name)
+            todo += packages[name]["depends"]
+    return sorted(found)
+
+
+def lock_entry(wheel, name, version, imports, depends):
+    return {
+        "name": name,
+        "version": version,
+        "file_name": wheel.name,
+        "install_dir": "site",
+        "sha256": sha256_of(wheel),
+        "package_type": "package",
+        "imports": imports,
+        "depends": depends,
+        "unvendored_tests": False,
+    }
+
+
+def kernel_packages(python, pyodide, pyodide_dir):
+    """Put the kernel's wheels in ``pyodide_dir`` and write its pyodide-lock.json.
+
+    Returns the wheels' names and versions, for the report.
+    """
+    lock = json.loads((pyodide / "pyodide-lock.json").read_text())
+    packages = {normalize(name): entry for name, entry in lock["packages"].items()}
+    start_up = closure(packages, KERNEL_ROOTS)
+    wheels = CACHE / "wheels"
+    extra = pins(HERE / "kernel-wheels.txt")
+    say(f"kernel wheels from PyPI: {len(start_up)} at the lock file's versions, "
+        f"{len(extra)} from tools/site/kernel-wheels.txt")
+    download_wheels([f"{packages[name]['name']}=={packages[name]['version']}" for name in start_up]
+                    + extra, wheels)
+
+    kept = {}
+    for name in start_up:
+        entry = dict(packages[name])
+        wheel = wheel_for(wheels, entry["name"], entry["version"])
+        entry.update(file_name=wheel.name, sha256=sha256_of(wheel))
+        kept[name] = (entry, wheel)
+    for requirement in extra:
+        name, version = requirement.split("==")
+        wheel = wheel_for(wheels, name, version)
+        depends = {"comm": [], "ipywidgets": ["comm", "ipython", "traitlets"]}[normalize(name)]
+        kept[normalize(name)] = (lock_entry(wheel, name, version, [name], depends), wheel)
+
+    ours = course_wheel(python, CACHE / "dist")
+    version = ours.name.split("-")[1]
+    kept["mcp-lesson"] = (lock_entry(ours, "mcp-lesson", version, ["mcp_lesson"],
+                                     ["ipywidgets"]), ours)
+    guard = guard_wheel(CACHE / "dist")
+    kept["deep-json-guard"] = (lock_entry(guard, "deep-json-guard", GUARD_VERSION,
+                                          ["deep_json_guard"], []), guard)
+
+    for entry, wheel in kept.values():
+        shutil.copy(wheel, pyodide_dir / wheel.name)
+    lock["packages"] = {name: entry for name, (entry, wheel) in sorted(kept.items())}
+    (pyodide_dir / "pyodide-lock.json").write_text(json.dumps(lock, indent=1) + "\n")
+    return [f"{entry['name']} {entry['version']}" for entry, wheel in kept.values()]
+
+
+# --- the lessons ------------------------------------------------------------------
+
+
+def markdown_cell(text):
+    return {"cell_type": "markdown", "metadata": {}, "source": text.splitlines(keepends=True)}
+
+
+def site_copy(source, dest, note=None):
+    """Copy a lesson for the site: Pyodide's kernel, and ``note`` as its first cell."""
+    notebook = json.loads(source.read_text(encoding="utf-8"))
+    notebook.setdefault("metadata", {})["kernelspec"] = dict(KERNELSPEC)
+    if note:
+        notebook["cells"].insert(0, markdown_cell(note))
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    dest.write_text(json.dumps(notebook, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+
+
+def lessons(files):
+    """The site's lessons: masters at the top, learner copies in learner/."""
+    count = 0
+    for folder, target in ((ROOT / "notebooks", files),
+                           (ROOT / "notebooks" / "learner", files / "learner")):
+        for source in sorted(folder.glob("[0-9][0-9]_*.ipynb")):
+            if source.name in NEEDS_LOCAL_INSTALL:
+                note = NOTE.format(why=NEEDS_LOCAL_INSTALL[source.name])
+            elif source.name.startswith("00_"):
+                note = WELCOME
+            else:
+                note = None
+            site_copy(source, target / source.name, note)
+            count += 1
+    return count
+
+
+# --- the build --------------------------------------------------------------------
+
+
+def lite_dir(python):
+    """The lite directory jupyter lite build reads, made afresh."""
+    lite = CACHE / "lite"
+    shutil.rmtree(lite, ignore_errors=True)
+    pyodide_dir = lite / "static" / "pyodide"
+    pyodide_dir.mkdir(parents=True)
+    pyodide = pyodide_package()
+    for path in pyodide.iterdir():
+        if path.is_file() and not PYODIDE_SKIP.search(path.name) and path.name != "pyodide-lock.json":
+            shutil.copy(path, pyodide_dir / path.name)
+    wheels = kernel_packages(python, pyodide, pyodide_dir)
+    write_config(lite / "jupyter-lite.json", pyodide)
+    count = lessons(lite / "files")
+    return lite, wheels, count
+
+
+def write_config(path, pyodide):
+    """tools/site/jupyter-lite.json, with the kernel's PYTHONSTARTUP for this Pyodide's Python."""
+    config = json.loads((HERE / "jupyter-lite.json").read_text())
+    python = json.loads((pyodide / "pyodide-lock.json").read_text())["info"]["python"]
+    major_minor = ".".join(python.split(".")[:2])
+    settings = config["jupyter-config-data"]["litePluginSettings"][
+        "@jupyterlite/pyodide-kernel-extension:kernel"]
+    options = settings.setdefault("loadPyodideOptions", {})
+    options.setdefault("env", {})["PYTHONSTARTUP"] = (
+        f"/lib/python{major_minor}/site-packages/deep_json_guard/startup.py")
+    path.write_text(json.dumps(config, indent=2) + "\n")
+
+
+def size_of(folder):
+    return sum(path.stat().st_size for path in folder.rglob("*") if path.is_file())
+
+
+def build(force=False):
+    wanted = digest_of(inputs())
+    if not force and STAMP.exists() and STAMP.read_text() == wanted \
+            and (OUTPUT / "index.html").exists():
+        say(f"{OUTPUT.relative_to(ROOT)} is up to date (its inputs have not changed)")
+        return False
+    started = time.monotonic()
+    STAMP.unlink(missing_ok=True)
+    python = build_tools()
+    lite, wheels, count = lite_dir(python)
+    say(f"{count} lessons; kernel packages: {', '.join(wheels)}")
+    shutil.rmtree(OUTPUT, ignore_errors=True)
+    jupyter = python.parent / "jupyter"
+    say("jupyter lite build (its output: build/site-cache/lite-build.log)")
+    run([jupyter, "lite", "build", "--lite-dir", lite, "--output-dir", OUTPUT,
+         "--contents", lite / "files", "--apps", "lab", "--no-unused-shared-packages",
+         "--no-sourcemaps"], log=CACHE / "lite-build.log", cwd=lite)
+    STAMP.write_text(wanted)
+    say(f"built {OUTPUT.relative_to(ROOT)}: {size_of(OUTPUT) / 1e6:.1f} MB "
+        f"in {time.monotonic() - started:.0f} s")
+    return True
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--force", action="store_true", help="build even if nothing changed")
+    args = parser.parse_args(argv)
+    CACHE.mkdir(parents=True, exist_ok=True)
+    # Two builds at once (make site beside make test) take turns.
+    with open(CACHE / ".lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        build(force=args.force)
+
+
+if __name__ == "__main__":
+    main()
