@@ -151,3 +151,16 @@ feedback: $(STAMP)
 
 grades: $(STAMP)
 	$(GRADING) grades
+
+# The course in the browser (JupyterLite, nothing to install): a static site in
+# build/site/, rebuilt only when its inputs change (FORCE=1 rebuilds anyway), and
+# served on loopback only. Open the address site-serve prints.
+SITE_PORT ?= 8867
+
+.PHONY: site site-serve
+
+site: $(STAMP)
+	$(BIN)/python tools/site/build.py $(if $(FORCE),--force)
+
+site-serve: site
+	$(BIN)/python tools/site/serve.py --port $(SITE_PORT)
