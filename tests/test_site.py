@@ -67,6 +67,9 @@ HOW_TO_GET_CHROMIUM = (
     "and Python Playwright (in .venv via `make venv`); no browser download is used"
 )
 
+#: How long a kernel may take to start (8-15 s is usual here), in seconds.
+KERNEL_WAIT = 300
+
 #: The learner copy a newcomer opens first, and the one with the first real exercise.
 LEARNER_COPIES = ["00_start_here.ipynb", "03_classifying.ipynb"]
 
@@ -319,9 +322,14 @@ def open_notebook(context, site_url, path, timings=None):
     page = context.new_page()
     page.set_default_timeout(120_000)
     expect.set_options(timeout=60_000)
-    page.fatal, page.dialogs = [], []
-    page.on("console", lambda message: page.fatal.append(message.text)
-            if "fatal error" in message.text else None)
+    page.fatal, page.dialogs, page.console = [], [], []
+
+    def on_console(message):
+        page.console.append(f"{message.type}: {message.text[:300]}")
+        if "fatal error" in message.text:
+            page.fatal.append(message.text)
+
+    page.on("console", on_console)
 
     def on_dialog(dialog):
         page.dialogs.append(dialog.message)
@@ -332,7 +340,16 @@ def open_notebook(context, site_url, path, timings=None):
     page.goto(f"{site_url}/lab/index.html?path={path}")
     page.wait_for_selector(".jp-Notebook .jp-Cell")
     shown = time.monotonic()
-    page.wait_for_function(KERNEL_IDLE)
+    try:
+        # Generous: a busy machine (two cores shared with other work) slows Pyodide down.
+        page.wait_for_function(KERNEL_IDLE, timeout=KERNEL_WAIT * 1000)
+    except Exception:
+        status = page.evaluate("() => { const w = window.jupyterapp.shell.currentWidget;"
+                               " return w && w.sessionContext && w.sessionContext.kernelDisplayStatus; }")
+        screenshot(page, "site-kernel-failure.png")
+        page.close()
+        pytest.fail(f"{path}: no idle kernel after {KERNEL_WAIT} s (status: {status}); "
+                    f"the page's last messages:\n" + "\n".join(page.console[-15:]), pytrace=False)
     if timings is not None:
         timings.setdefault(path, {
             "page_shown_s": round(shown - started, 1),
@@ -341,7 +358,7 @@ def open_notebook(context, site_url, path, timings=None):
     return page
 
 
-def run_all(page, timeout=120):
+def run_all(page, timeout=300):
     """Run > Run All Cells, then wait until every cell has run; fail if the kernel died."""
     page.evaluate("() => { window.jupyterapp.commands.execute('notebook:run-all-cells'); }")
     deadline = time.monotonic() + timeout
@@ -454,7 +471,7 @@ def test_the_package_agrees_with_itself_on_pyodide(offline_browser, site_url, si
             "() => { const s = window.jupyterapp && window.jupyterapp.serviceManager.kernelspecs.specs;"
             " return !!(s && s.kernelspecs && s.kernelspecs.python); }")
         started = time.monotonic()
-        answer = page.evaluate(RUN_IN_KERNEL, [VERDICTS_CODE, 180])
+        answer = page.evaluate(RUN_IN_KERNEL, [VERDICTS_CODE, 300])
         timings["fresh kernel, start and run the case table"] = round(time.monotonic() - started, 1)
     finally:
         page.close()
