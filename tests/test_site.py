@@ -12,6 +12,11 @@ tests/test_browser.py) then:
 * runs the package in the site's Python (Pyodide's CPython 3.14) and compares
   its verdicts on the whole case table with this Python's.
 
+Without a browser, the site's files are checked too: every wheel of the
+rewritten pyodide-lock.json is there with its sha256, the kernel is told to
+stay in the site, and the lessons are the repository's (06 and 07 with their
+note); and tools/site/deep_json_guard.py is tried on this Python.
+
 Nothing may leave the machine. Every request of the site (its pages, their
 workers, where the kernel runs, and its service worker) to anything but
 127.0.0.1 is aborted and recorded, and fails the test. Chromium's proxy is a
@@ -25,8 +30,9 @@ test-artifacts/site-timings.json, the build's output to site-build.log, and
 what differs between the two Pythons (wording only) to site-python.txt. Set
 UPDATE_SCREENSHOTS=1 to refresh docs/site.png from the same run.
 
-Without Chromium or npm the tests are skipped with the reason; with CI=true
-they fail instead, so they never silently vanish.
+Without Chromium (browser tests) or npm (all but the last) the tests are
+skipped with the reason; with CI=true they fail instead, so they never
+silently vanish.
 """
 
 import json
@@ -222,7 +228,7 @@ def chromium():
 
 
 @pytest.fixture(scope="module")
-def site(chromium):
+def site():
     """build/site, built (or found up to date) by tools/site/build.py."""
     if shutil.which("npm") is None:
         missing("npm was not found: the site takes Pyodide from its npm package "
@@ -501,3 +507,82 @@ def test_the_package_agrees_with_itself_on_pyodide(offline_browser, site_url, si
         f"host Python {here['python']}, site Python {there['python']}\n"
         f"explain_json texts that differ: {len(differs)}/{len(here['explain_json'])}\n"
         + json.dumps(differs, indent=2, ensure_ascii=False) + "\n")
+
+
+# --- the site's files, without a browser ---------------------------------------------------
+
+
+def test_the_site_holds_every_wheel_the_kernel_loads(site):
+    """Each package of the rewritten lock file is in the site, with the sha256 the
+    lock file gives (Pyodide refuses a wheel whose digest differs)."""
+    import hashlib
+    import re
+
+    pyodide = SITE / "static" / "pyodide"
+    lock = json.loads((pyodide / "pyodide-lock.json").read_text())
+    assert lock["info"]["python"].startswith("3.14")
+    names = set(lock["packages"])
+    assert {"micropip", "ipython", "jedi", "parso", "comm", "ipywidgets", "mcp-lesson",
+            "deep-json-guard"} <= names
+    for name, entry in lock["packages"].items():
+        wheel = pyodide / entry["file_name"]
+        assert wheel.exists(), name
+        assert hashlib.sha256(wheel.read_bytes()).hexdigest() == entry["sha256"], name
+        depends = {re.sub(r"[-_.]+", "-", depend).lower() for depend in entry["depends"]}
+        assert depends <= names, name  # nothing to fetch from elsewhere
+
+
+def test_the_kernel_is_told_to_stay_in_the_site(site):
+    config = json.loads((SITE / "jupyter-lite.json").read_text())["jupyter-config-data"]
+    kernel = config["litePluginSettings"]["@jupyterlite/pyodide-kernel-extension:kernel"]
+    assert kernel["disablePyPIFallback"] is True
+    assert kernel["pyodideUrl"] == "./static/pyodide/pyodide.mjs"
+    assert all(url.startswith("./") for url in kernel["pipliteUrls"])
+    assert set(kernel["loadPyodideOptions"]["packages"]) == {"mcp-lesson", "deep-json-guard"}
+    startup = kernel["loadPyodideOptions"]["env"]["PYTHONSTARTUP"]
+    assert startup.endswith("/site-packages/deep_json_guard/startup.py")
+    names = {extension["name"] for extension in config["federated_extensions"]}
+    assert {"@jupyter-widgets/jupyterlab-manager", "@jupyterlite/pyodide-kernel-extension"} <= names
+
+
+def lesson_cells(path):
+    return ["".join(cell["source"]) for cell in json.loads(path.read_text())["cells"]]
+
+
+@pytest.mark.parametrize("folder", ["", "learner"])
+def test_the_site_copies_of_the_lessons(site, folder):
+    """Every lesson is in the site; 06 and 07 open with why they need the local
+    install; the rest are the repository's lessons, cell for cell."""
+    masters = ROOT / "notebooks" / folder
+    for lesson in sorted(masters.glob("[0-9][0-9]_*.ipynb")):
+        copy = SITE / "files" / folder / lesson.name
+        assert copy.exists(), copy
+        cells, original = lesson_cells(copy), lesson_cells(lesson)
+        kernel = json.loads(copy.read_text())["metadata"]["kernelspec"]["name"]
+        assert kernel == "python"  # Pyodide's kernel, not the local ipykernel
+        if lesson.name[:2] in ("06", "07"):
+            assert "needs the course installed on your computer" in cells[0]
+            assert "WebAssembly has no way to start another process" in cells[0]
+        assert cells[-len(original):] == original
+        assert len(cells) - len(original) <= 1
+
+
+def test_deep_json_gives_a_recursion_error_not_a_crash():
+    """tools/site/deep_json_guard.py, here on this Python: the same values as json,
+    and RecursionError on nesting deeper than Python reads."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(
+        "deep_json_guard", ROOT / "tools" / "site" / "deep_json_guard.py")
+    guard = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(guard)
+    texts = ['{"jsonrpc": "2.0", "id": 1, "method": "ping", "params": {"a": [1, 2.5, null]}}',
+             '"caf\\u00e9"', "[" * 500 + "]" * 500, '{"id": NaN}']
+    before = [json.loads(text) for text in texts[:3]]
+    decoder = json.JSONDecoder()
+    decoder.scan_once = guard.make_scanner(decoder)
+    assert [decoder.decode(text) for text in texts[:3]] == before
+    with pytest.raises(RecursionError):
+        decoder.decode("[" * 100_000 + "]" * 100_000)
+    with pytest.raises(json.JSONDecodeError):
+        decoder.decode('{"a": 1,}')
