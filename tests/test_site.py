@@ -365,7 +365,9 @@ def open_notebook(context, site_url, path, timings=None):
 
 
 def run_all(page, timeout=300):
-    """Run > Run All Cells, then wait until every cell has run; fail if the kernel died."""
+    """Clear the outputs, Run > Run All Cells, then wait until every cell has run
+    (stored prompts would look run); fail if the kernel died."""
+    page.evaluate("() => window.jupyterapp.commands.execute('notebook:clear-all-cell-outputs')")
     page.evaluate("() => { window.jupyterapp.commands.execute('notebook:run-all-cells'); }")
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
