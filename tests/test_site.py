@@ -269,45 +269,64 @@ def site_url(site):
         log.close()
 
 
+class OfflineBrowser:
+    """Opens pages, each in a fresh browser context (JupyterLite keeps its open tabs
+    and files in the browser's storage), where every request of the site that is
+    not for 127.0.0.1 is aborted and recorded."""
+
+    def __init__(self, browser):
+        self.browser = browser
+        self.served, self.blocked = [], []
+        self.contexts = []
+
+    def only_loopback(self, route):
+        url = route.request.url
+        if on_loopback(url):
+            self.served.append(url)
+            route.continue_()
+        else:
+            self.blocked.append(url)
+            route.abort()
+
+    def new_page(self):
+        context = self.browser.new_context(viewport={"width": 1280, "height": 900})
+        context.route("**/*", self.only_loopback)
+        self.contexts.append(context)
+        return context.new_page()
+
+    def close(self):
+        for context in self.contexts:
+            context.close()
+
+
 @pytest.fixture(scope="module")
 def offline_browser(chromium):
     """Chromium whose only way off the machine is a proxy that refuses and records."""
     from playwright.sync_api import sync_playwright
 
     trap = Trap()
-    blocked, served = [], []
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(
             executable_path=chromium,
             args=CHROMIUM_ARGS + [f"--proxy-server=http://127.0.0.1:{trap.port}"],
         )
-        context = browser.new_context(viewport={"width": 1280, "height": 900})
-
-        def only_loopback(route):
-            url = route.request.url
-            if on_loopback(url):
-                served.append(url)
-                route.continue_()
-            else:
-                blocked.append(url)
-                route.abort()
-
-        context.route("**/*", only_loopback)
+        offline = OfflineBrowser(browser)
         try:
-            yield context
+            yield offline
         finally:
-            context.close()
+            offline.close()
             browser.close()
             trap.close()
     ARTIFACTS.mkdir(exist_ok=True)
     (ARTIFACTS / "site-offline.txt").write_text(
-        f"the site's requests: {len(served)} to 127.0.0.1, {len(blocked)} elsewhere (aborted)\n"
-        + "".join(f"  {url}\n" for url in blocked)
+        f"the site's requests: {len(offline.served)} to 127.0.0.1, "
+        f"{len(offline.blocked)} elsewhere (aborted)\n"
+        + "".join(f"  {url}\n" for url in offline.blocked)
         + f"Chromium's own, refused by the proxy trap: {len(trap.seen)}\n"
         + "".join(f"  {count} x {host}\n" for host, count in Counter(
             urlsplit(line.split()[1] if "://" in line else "//" + line.split()[1]).hostname
             for line in trap.seen).most_common()))
-    assert not blocked, f"the site asked for files off the machine: {blocked}"
+    assert not offline.blocked, f"the site asked for files off the machine: {offline.blocked}"
 
 
 @pytest.fixture(scope="module")
@@ -321,11 +340,11 @@ def timings():
 # --- driving the page ------------------------------------------------------------------
 
 
-def open_notebook(context, site_url, path, timings=None):
+def open_notebook(offline, site_url, path, timings=None):
     """Open a notebook of the site and wait for its kernel; the page, ready to run."""
     from playwright.sync_api import expect
 
-    page = context.new_page()
+    page = offline.new_page()
     page.set_default_timeout(120_000)
     expect.set_options(timeout=60_000)
     page.fatal, page.dialogs, page.console = [], [], []
