@@ -63,8 +63,8 @@ OUTPUT = ROOT / "build" / "site"
 CACHE = ROOT / "build" / "site-cache"
 STAMP = CACHE / "site.sha256"
 
-#: Where the site's Python differs from a checkout's, and why: lessons whose
-#: site copies get a note at the top. The masters in notebooks/ stay as they are.
+#: Lessons that cannot run in the browser, and why: their site copies open with
+#: a note (NOTE) saying so. The masters in notebooks/ stay as they are.
 NEEDS_LOCAL_INSTALL = {
     "06_real_server.ipynb": (
         "it starts the course's calculator MCP server as a separate process and talks "
