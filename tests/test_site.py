@@ -363,7 +363,9 @@ def open_notebook(offline, site_url, path, timings=None):
     page.on("dialog", on_dialog)
     started = time.monotonic()
     page.goto(f"{site_url}/lab/index.html?path={path}")
-    page.wait_for_selector(".jp-Notebook .jp-Cell")
+    # A visible cell: a notebook of an earlier page, restored in a background
+    # tab of the same browser profile, has cells too, all hidden.
+    page.wait_for_selector(".jp-Notebook .jp-Cell >> visible=true")
     shown = time.monotonic()
     try:
         # Generous: a busy machine (two cores shared with other work) slows Pyodide down.
