@@ -44,6 +44,8 @@ from pathlib import Path
 import psutil
 import pytest
 
+from chromium import CHROMIUM_ARGS, find_chromium, free_port, missing
+
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOK = ROOT / "notebooks" / "05_playground.ipynb"
 CLASSROOM_CONFIG = ROOT / "tools" / "classroom" / "voila.py"
@@ -54,16 +56,6 @@ AS_ROOT = hasattr(os, "geteuid") and os.geteuid() == 0
 AXE_VERSION = "4.14.1"
 AXE_DIR = ROOT / ".cache" / "axe"
 AXE_JS = AXE_DIR / "node_modules" / "axe-core" / "axe.min.js"
-
-# This machine (and CI) may have no network: keep Chromium from phoning home.
-CHROMIUM_ARGS = [
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-    "--disable-quic",
-] + (["--no-sandbox"] if AS_ROOT else [])
 
 HOW_TO_GET_CHROMIUM = (
     "the browser tests need Chromium (Debian/Ubuntu: sudo apt-get install chromium) "
@@ -89,32 +81,6 @@ LONG = json.dumps({"jsonrpc": "2.0", "id": 44, "method": "tools/call",
 # Text meant for notebook users only (cells tagged notebook-only).
 NOTEBOOK_ONLY = re.compile(r"Run the cell|Shift\+Enter|make app|\d+/\d+ cases pass|Previous:|Next:")
 KERNEL_ID = re.compile(r'"kernelId":\s*"([0-9a-f-]{36})"')
-
-
-def find_chromium():
-    """The Chromium to use: $CHROMIUM if set, else /usr/bin/chromium or one on PATH."""
-    if os.environ.get("CHROMIUM"):
-        candidates = [os.environ["CHROMIUM"]]
-    else:
-        candidates = ["/usr/bin/chromium", shutil.which("chromium"),
-                      shutil.which("chromium-browser")]
-    for path in candidates:
-        if path and os.path.isfile(path) and os.access(path, os.X_OK):
-            return path
-    return None
-
-
-def missing(reason):
-    """Fail in CI, skip (with the reason) anywhere else."""
-    if os.environ.get("CI") == "true":
-        pytest.fail(f"CI=true and {reason}", pytrace=False)
-    pytest.skip(reason)
-
-
-def free_port():
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 class Server:

@@ -46,6 +46,8 @@ import pytest
 from nbformat.v4 import new_code_cell, new_notebook
 from traitlets.config import Config
 
+from chromium import CHROMIUM_ARGS, find_chromium, missing
+
 ROOT = Path(__file__).resolve().parent.parent
 GRADING = ROOT / "tools" / "grading"
 ARTIFACTS = ROOT / "test-artifacts"
@@ -428,22 +430,6 @@ def test_the_release_is_the_learner_copy(day):
 
 # --- a feedback page in Chromium -------------------------------------------------------------
 
-def find_chromium():
-    candidates = [os.environ.get("CHROMIUM"), "/usr/bin/chromium", shutil.which("chromium"),
-                  shutil.which("chromium-browser")]
-    return next((p for p in candidates if p and os.path.isfile(p) and os.access(p, os.X_OK)), None)
-
-
-def missing(reason):
-    """Fail in CI, skip (with the reason) anywhere else."""
-    if os.environ.get("CI") == "true":
-        pytest.fail(f"CI=true and {reason}", pytrace=False)
-    pytest.skip(reason)
-
-
-CHROMIUM_ARGS = ["--disable-gpu", "--disable-background-networking", "--disable-component-update",
-                 "--disable-sync", "--no-first-run", "--disable-quic"] + (
-    ["--no-sandbox"] if hasattr(os, "geteuid") and os.geteuid() == 0 else [])
 FAILING_CASE = "-Infinity is not JSON, even deep inside"
 
 

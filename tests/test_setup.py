@@ -6,7 +6,6 @@ import pathlib
 import re
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -14,6 +13,8 @@ import tomllib
 import urllib.request
 
 import pytest
+
+from chromium import free_port
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 
@@ -117,12 +118,6 @@ def test_lab_learner_is_rooted_among_the_learner_copies():
     # Two workspaces: their names end the browser tab's title.
     assert "--ServerApp.root_dir=notebooks " in masters
     assert "/lab/workspaces/solutions/tree/00_start_here.ipynb" in masters
-
-
-def free_port():
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def get_json(url):

@@ -51,6 +51,8 @@ from urllib.parse import urlsplit
 
 import pytest
 
+from chromium import CHROMIUM_ARGS, find_chromium, free_port, missing
+
 ROOT = Path(__file__).resolve().parents[1]
 BUILD = ROOT / "tools" / "site" / "build.py"
 SERVE = ROOT / "tools" / "site" / "serve.py"
@@ -58,15 +60,6 @@ SITE = ROOT / "build" / "site"
 ARTIFACTS = ROOT / "test-artifacts"
 DOCS = ROOT / "docs"
 AS_ROOT = hasattr(os, "geteuid") and os.geteuid() == 0
-
-CHROMIUM_ARGS = [
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-    "--disable-quic",
-] + (["--no-sandbox"] if AS_ROOT else [])
 
 HOW_TO_GET_CHROMIUM = (
     "the site tests need Chromium (Debian/Ubuntu: sudo apt-get install chromium) "
@@ -143,29 +136,6 @@ print(json.dumps({
 
 
 # --- helpers -------------------------------------------------------------------------
-
-
-def find_chromium():
-    """The Chromium to use: $CHROMIUM if set, else /usr/bin/chromium or one on PATH."""
-    candidates = ([os.environ["CHROMIUM"]] if os.environ.get("CHROMIUM") else
-                  ["/usr/bin/chromium", shutil.which("chromium"), shutil.which("chromium-browser")])
-    for path in candidates:
-        if path and os.path.isfile(path) and os.access(path, os.X_OK):
-            return path
-    return None
-
-
-def missing(reason):
-    """Fail in CI, skip (with the reason) anywhere else."""
-    if os.environ.get("CI") == "true":
-        pytest.fail(f"CI=true and {reason}", pytrace=False)
-    pytest.skip(reason)
-
-
-def free_port():
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def listening(port):

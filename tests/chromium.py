@@ -1,0 +1,48 @@
+"""What every browser test needs: Debian's Chromium (never a browser download),
+the flags that keep it off the network, a free port, and the rule that a
+missing browser skips locally and fails in CI."""
+
+import os
+import shutil
+import socket
+
+import pytest
+
+AS_ROOT = hasattr(os, "geteuid") and os.geteuid() == 0
+
+#: This machine (and CI) may have no network: keep Chromium from phoning home.
+CHROMIUM_ARGS = [
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-quic",
+] + (["--no-sandbox"] if AS_ROOT else [])
+
+
+def find_chromium():
+    """The Chromium to use: $CHROMIUM if set, else /usr/bin/chromium or one on PATH."""
+    if os.environ.get("CHROMIUM"):
+        candidates = [os.environ["CHROMIUM"]]
+    else:
+        candidates = ["/usr/bin/chromium", shutil.which("chromium"),
+                      shutil.which("chromium-browser")]
+    for path in candidates:
+        if path and os.path.isfile(path) and os.access(path, os.X_OK):
+            return path
+    return None
+
+
+def missing(reason):
+    """Fail in CI, skip (with the reason) anywhere else."""
+    if os.environ.get("CI") == "true":
+        pytest.fail(f"CI=true and {reason}", pytrace=False)
+    pytest.skip(reason)
+
+
+def free_port():
+    """A TCP port on 127.0.0.1 that nothing listens on right now."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
