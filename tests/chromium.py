@@ -46,3 +46,18 @@ def free_port():
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return sock.getsockname()[1]
+
+
+def chromium_or_skip(tests="the browser tests"):
+    """The Chromium path, when it and Python Playwright are there; else skip
+    (fail in CI) with a sentence saying how to get them."""
+    how = (f"{tests} need Chromium (Debian/Ubuntu: sudo apt-get install chromium) and "
+           "Python Playwright (in .venv via `make venv`); no browser download is used")
+    path = find_chromium()
+    if path is None:
+        missing(f"Chromium was not found; {how}")
+    try:
+        import playwright.sync_api  # noqa: F401
+    except ImportError:
+        missing(f"Python Playwright is not installed; {how}")
+    return path

@@ -44,7 +44,7 @@ from pathlib import Path
 import psutil
 import pytest
 
-from chromium import CHROMIUM_ARGS, find_chromium, free_port, missing
+from chromium import CHROMIUM_ARGS, chromium_or_skip, free_port, missing
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOK = ROOT / "notebooks" / "05_playground.ipynb"
@@ -57,10 +57,6 @@ AXE_VERSION = "4.14.1"
 AXE_DIR = ROOT / ".cache" / "axe"
 AXE_JS = AXE_DIR / "node_modules" / "axe-core" / "axe.min.js"
 
-HOW_TO_GET_CHROMIUM = (
-    "the browser tests need Chromium (Debian/Ubuntu: sudo apt-get install chromium) "
-    "and Python Playwright (in .venv via `make venv`); no browser download is used"
-)
 
 SELECT_TEXT = ".mcp-classifier-input textarea"
 RESULT = ".mcp-classifier-result"
@@ -187,13 +183,9 @@ def max_kernels():
 
 @pytest.fixture(scope="module")
 def browser():
-    chromium = find_chromium()
-    if chromium is None:
-        missing(f"Chromium was not found; {HOW_TO_GET_CHROMIUM}")
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        missing(f"Python Playwright is not installed; {HOW_TO_GET_CHROMIUM}")
+    chromium = chromium_or_skip()
+    from playwright.sync_api import sync_playwright
+
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=chromium, args=CHROMIUM_ARGS)
         yield browser

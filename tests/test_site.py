@@ -51,7 +51,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from chromium import CHROMIUM_ARGS, find_chromium, free_port, missing
+from chromium import CHROMIUM_ARGS, chromium_or_skip, free_port, missing
 
 ROOT = Path(__file__).resolve().parents[1]
 BUILD = ROOT / "tools" / "site" / "build.py"
@@ -61,10 +61,6 @@ ARTIFACTS = ROOT / "test-artifacts"
 DOCS = ROOT / "docs"
 AS_ROOT = hasattr(os, "geteuid") and os.geteuid() == 0
 
-HOW_TO_GET_CHROMIUM = (
-    "the site tests need Chromium (Debian/Ubuntu: sudo apt-get install chromium) "
-    "and Python Playwright (in .venv via `make venv`); no browser download is used"
-)
 
 #: How long a kernel may take to start (8-15 s is usual here), in seconds.
 KERNEL_WAIT = 300
@@ -187,14 +183,7 @@ class Trap:
 
 @pytest.fixture(scope="module")
 def chromium():
-    path = find_chromium()
-    if path is None:
-        missing(f"Chromium was not found; {HOW_TO_GET_CHROMIUM}")
-    try:
-        import playwright.sync_api  # noqa: F401
-    except ImportError:
-        missing(f"Python Playwright is not installed; {HOW_TO_GET_CHROMIUM}")
-    return path
+    return chromium_or_skip("the site tests")
 
 
 @pytest.fixture(scope="module")
