@@ -29,16 +29,13 @@ Two more peers' views live here:
   reply that never comes.
 """
 
-import itertools
 import json
-import time
 from functools import lru_cache
 from importlib import resources
-from typing import Any, NamedTuple, Optional
+from typing import Any, NamedTuple
 
 from .cases import CASES, TEXT_CASES
 from .classification import classify, classify_json, parse, rule_of
-from .stdio_client import ServerError, reply_id, same_id
 
 _KINDS = {
     "JSONRPCRequest": "request",
@@ -348,42 +345,17 @@ PARSER_LIMITS = (
     ),
 )
 
-_AFTER_IDS = itertools.count(1)
 
 
 def lines_after(server, message, grace=None):
     """Send ``message`` and return the lines the server sends back for it (``[]``: silence).
 
-    The probe of :class:`~mcp_lesson.stdio_client.StdioServer` done by hand,
-    for a message that is owed a reply that may never come: right after
-    ``message`` goes the server's follow-up request
-    (:meth:`~mcp_lesson.stdio_client.StdioServer.follow_up`: a ``ping``, or
-    ``server/discover`` for a stateless revision). The server reads its input
-    in order, so once the follow-up is answered it has read ``message``; then
-    the client listens ``grace`` seconds more (default: the server's own
-    ``grace``) for a late answer. ``StdioServer.probe`` would instead wait up
-    to its whole timeout for the reply a valid request is owed. Raises
-    :class:`~mcp_lesson.stdio_client.ServerError` when the follow-up is not
-    answered within the server's timeout; returns at most the latest 1,000 lines.
+    :meth:`StdioServer.probe <mcp_lesson.stdio_client.StdioServer.probe>`
+    without waiting for the reply a valid request is owed (that reply may never
+    come): once the server's follow-up request (a ``ping``, or
+    ``server/discover`` for a stateless revision) is answered, it has read
+    ``message``, and the client listens ``grace`` seconds more for a late
+    answer. Raises :class:`~mcp_lesson.stdio_client.ServerError` when the
+    follow-up is not answered within the server's timeout.
     """
-    grace = server.grace if grace is None else grace
-    follow = server.follow_up(f"after-{next(_AFTER_IDS)}")
-    server.send(message)
-    server.send(follow)
-    lines = []
-    deadline = time.monotonic() + server.timeout
-    while True:
-        line = server.read_line(max(0.0, deadline - time.monotonic()))
-        if line is None:
-            raise ServerError(f"the server did not answer the follow-up {follow['method']} "
-                              f"within {server.timeout:g} s")
-        if same_id(reply_id(line), follow["id"]):
-            break
-        lines = (lines + [line])[-1000:]
-    deadline = time.monotonic() + grace
-    while (left := deadline - time.monotonic()) > 0:
-        line = server.read_line(left)
-        if line is None:
-            break
-        lines = (lines + [line])[-1000:]
-    return lines
+    return server.probe(message, grace, await_reply=False)

@@ -524,7 +524,7 @@ class StdioServer:
             return {"jsonrpc": "2.0", "id": request_id, "method": "server/discover", "params": {"_meta": meta}}
         return {"jsonrpc": "2.0", "id": request_id, "method": "ping"}
 
-    def probe(self, message, grace=None):
+    def probe(self, message, grace=None, await_reply=True):
         """Send anything, and return the list of lines the server sends back for it.
 
         An empty list means the server stayed silent. Silence cannot be seen
@@ -538,12 +538,15 @@ class StdioServer:
         probe waits for the reply with that id instead (up to the timeout):
         the SDK answers such a message, with a result or an error, even where
         this package would call it invalid (``"params": null``).
+        With ``await_reply=False`` it does not wait for that reply: a valid
+        request the server may drop silently is then probed in about ``grace``
+        seconds, not the whole timeout.
         A line already on its way before the probe (a late reply to an earlier
         request) would be counted too, so await every request before probing.
         At most :data:`KEEP_LINES` lines (the latest) are returned.
         """
         grace = self.grace if grace is None else grace
-        owed = _owed_id(message)
+        owed = _owed_id(message) if await_reply else None
         self.send(message)
         follow_up = self.follow_up(f"probe-{next(self._probe_ids)}")
         follow_id = follow_up["id"]

@@ -61,3 +61,12 @@ def chromium_or_skip(tests="the browser tests"):
     except ImportError:
         missing(f"Python Playwright is not installed; {how}")
     return path
+
+
+def listening(port):
+    """True when something accepts connections on 127.0.0.1:``port``."""
+    try:
+        socket.create_connection(("127.0.0.1", port), timeout=1).close()
+        return True
+    except OSError:
+        return False

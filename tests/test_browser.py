@@ -32,7 +32,6 @@ import os
 import re
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -44,7 +43,7 @@ from pathlib import Path
 import psutil
 import pytest
 
-from chromium import CHROMIUM_ARGS, chromium_or_skip, free_port, missing
+from chromium import CHROMIUM_ARGS, chromium_or_skip, free_port, listening, missing
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOK = ROOT / "notebooks" / "05_playground.ipynb"
@@ -140,14 +139,6 @@ def answers(url):
     try:
         with urllib.request.urlopen(url, timeout=2) as response:
             return response.status == 200
-    except OSError:
-        return False
-
-
-def listening(port):
-    try:
-        socket.create_connection(("127.0.0.1", port), timeout=1).close()
-        return True
     except OSError:
         return False
 

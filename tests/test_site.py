@@ -39,7 +39,6 @@ import json
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import threading
@@ -51,7 +50,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from chromium import CHROMIUM_ARGS, chromium_or_skip, free_port, missing
+from chromium import CHROMIUM_ARGS, chromium_or_skip, free_port, listening, missing
 
 ROOT = Path(__file__).resolve().parents[1]
 BUILD = ROOT / "tools" / "site" / "build.py"
@@ -132,14 +131,6 @@ print(json.dumps({
 
 
 # --- helpers -------------------------------------------------------------------------
-
-
-def listening(port):
-    try:
-        socket.create_connection(("127.0.0.1", port), timeout=1).close()
-        return True
-    except OSError:
-        return False
 
 
 def on_loopback(url):
