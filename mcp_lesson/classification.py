@@ -83,8 +83,8 @@ def switches(revision):
         return SWITCHES[revision]
     except (KeyError, TypeError):
         raise ValueError(
-            f"unknown MCP revision {revision!r}; the known ones are {', '.join(REVISIONS)} "
-            "(or None for the course's rules)"
+            f"unknown MCP revision {show_value(revision)}; the known ones are "
+            f"{', '.join(REVISIONS)} (or None for the course's rules)"
         ) from None
 
 
@@ -198,7 +198,8 @@ def rule_of(msg, revision=None):
             elif isinstance(msg, list):
                 if not rules.batches:
                     return "batch"
-                return "json-rpc-batch" if msg else "empty-batch"
+                # the members it really stores: a fake list (through __class__) raises
+                return "json-rpc-batch" if list.__len__(msg) else "empty-batch"
             else:
                 return "not-object"
         version = msg.get("jsonrpc", _MISSING)
@@ -273,21 +274,22 @@ VERDICTS = {name: rule.verdict for name, rule in RULES.items()}
 
 # --- raw text ------------------------------------------------------------------
 
-#: The longest integer literal (in digits) that the parser converts, and the
-#: most digits it converts in one text. Python converts decimal text to int in
-#: quadratic time, so 10 MB of digits would take an hour; like nesting that is
-#: too deep, numbers that are too long are a limit of the parser: a parse error.
+#: The longest integer literal, in digits, that the parser reads; a longer one
+#: is a parse error, like nesting too deep. The rule is the same for every
+#: number of every text: there is no second limit on the digits of all numbers
+#: together, because each number is converted in time close to linear in its
+#: length (:func:`_digits_to_int`), so a 10 MB text of the longest numbers
+#: still parses in well under a second. (Python's own ``int(str)`` takes
+#: quadratic time, which is why it refuses more than 4,300 digits by default.)
 MAX_INT_DIGITS = 20_000
-MAX_TOTAL_DIGITS = 100_000
 
 
 def parse(text):
     """Parse wire text strictly; return ``(value, None)`` or ``(None, reason)``.
 
     Strict means RFC 8259 JSON: ``NaN`` and ``Infinity`` are refused, bytes
-    must be UTF-8, and nesting too deep or integers too long for the parser
-    (over :data:`MAX_INT_DIGITS` digits in one number, or
-    :data:`MAX_TOTAL_DIGITS` in all) are parse errors. Never raises.
+    must be UTF-8, and nesting too deep or an integer too long for the parser
+    (over :data:`MAX_INT_DIGITS` digits) are parse errors. Never raises.
     """
     try:
         if isinstance(text, (bytes, bytearray, memoryview)):
@@ -306,7 +308,7 @@ def parse(text):
     except RecursionError:
         return None, "the JSON is nested too deeply for the parser"
     except ValueError as exc:
-        if "digits" in str(exc):  # Python's guard against huge int literals
+        if "digits" in str(exc):  # Python's guard against long int literals: read them ourselves
             return _parse_long_ints(text)
         return None, f"the text is not JSON ({str(exc)[:120]})"
     except Exception as exc:
@@ -321,30 +323,45 @@ def _refuse_constant(name):
     raise _NotJSON(f"{name} is a JavaScript number, not JSON: JSON has no {name}")
 
 
-class _LongInts:
-    """``parse_int`` for texts with long integers: counts the digits it converts."""
+#: Integer literals up to this many digits go to Python's ``int`` directly
+#: (below its default limit of 4,300, so that limit never applies).
+_DIRECT_DIGITS = 4_000
+#: ``10 ** (_DIRECT_DIGITS * 2**j)``: the only powers :func:`_digits_to_int` uses.
+_POWERS = {}
 
-    def __init__(self):
-        self.total = 0
 
-    def __call__(self, literal):
-        digits = len(literal) - literal.startswith("-")
-        self.total += digits
-        if digits > MAX_INT_DIGITS:
-            raise _NotJSON(f"a number with {digits:,} digits is longer than this parser "
-                           f"reads ({MAX_INT_DIGITS:,} digits at most)")
-        if self.total > MAX_TOTAL_DIGITS:
-            raise _NotJSON(f"the numbers in this text have more than {MAX_TOTAL_DIGITS:,} "
-                           "digits in all, more than this parser reads")
-        from decimal import Decimal
+def _digits_to_int(digits):
+    """The int written by the decimal ``digits`` (no sign), in time near linear:
+    the low part is always a power-of-two multiple of :data:`_DIRECT_DIGITS`
+    digits, split off and joined with one multiplication."""
+    if len(digits) <= _DIRECT_DIGITS:
+        return int(digits)
+    low = _DIRECT_DIGITS
+    while low * 2 < len(digits):
+        low *= 2
+    power = _POWERS.get(low)
+    if power is None:
+        power = _POWERS[low] = 10 ** low
+    return _digits_to_int(digits[:-low]) * power + _digits_to_int(digits[-low:])
 
-        return int(Decimal(literal))  # no digit limit, unlike int(str)
+
+def _long_int(literal):
+    """``parse_int`` for texts with long integer literals."""
+    if len(literal) <= _DIRECT_DIGITS:
+        return int(literal)
+    negative = literal.startswith("-")
+    digits = literal[1:] if negative else literal
+    if len(digits) > MAX_INT_DIGITS:
+        raise _NotJSON(f"a number with {len(digits):,} digits is longer than this parser "
+                       f"reads ({MAX_INT_DIGITS:,} digits at most)")
+    value = _digits_to_int(digits)
+    return -value if negative else value
 
 
 def _parse_long_ints(text):
     """Retry with a parser for long integer literals (rare)."""
     try:
-        return json.loads(text, parse_constant=_refuse_constant, parse_int=_LongInts()), None
+        return json.loads(text, parse_constant=_refuse_constant, parse_int=_long_int), None
     except _NotJSON as exc:
         return None, str(exc)
     except RecursionError:
@@ -420,15 +437,15 @@ def _details(msg, switch):
     error = get("error")
     code = dict.get(error, "code", _MISSING) if isinstance(error, dict) else _MISSING
     message = dict.get(error, "message", _MISSING) if isinstance(error, dict) else _MISSING
+    size = list.__len__(msg) if isinstance(msg, list) else None  # what a list really stores
     return {
         "what": json_type(msg),
         "text_hint": (
             " (if it is the raw text of a message, parse it first: explain_json does)"
             if isinstance(msg, (str, bytes, bytearray)) else ""
         ),
-        "count": (f"{len(msg)} message{'s' * (len(msg) != 1)}" if isinstance(msg, list) else ""),
-        "batch_note": (" (revision 2025-03-26 alone allowed batches)" if isinstance(msg, list)
-                       and msg else ""),
+        "count": (f"{size:,} message{'s' * (size != 1)}" if size is not None else ""),
+        "batch_note": " (revision 2025-03-26 alone allowed batches)" if size else "",
         "version": show_value(get("jsonrpc")),
         "method": show_value(get("method")),
         "params_type": json_type(get("params")),
@@ -497,9 +514,17 @@ def explain(msg, revision=None):
 _SHOWN_MEMBERS = 20
 
 
+def batch_members(batch, limit=None):
+    """The first ``limit`` members a list really stores (all when ``limit`` is
+    None), whatever its methods claim: a list subclass whose ``__iter__`` or
+    ``__getitem__`` lies is read through ``list``'s own. Raises ``TypeError``
+    for an object that only pretends to be a list."""
+    return list.__getitem__(batch, slice(0, limit))
+
+
 def _member_lines(batch, revision):
     lines = []
-    for number, member in enumerate(batch[:_SHOWN_MEMBERS], 1):
+    for number, member in enumerate(batch_members(batch, _SHOWN_MEMBERS), 1):
         if isinstance(member, list):
             line = f"{_head(RULES['batch'].verdict)}: a batch cannot hold another list."
         else:
@@ -507,8 +532,13 @@ def _member_lines(batch, revision):
         if isinstance(member, dict) and dict.get(member, "method") == "initialize":
             line += " But initialize MUST NOT be part of a batch (2025-03-26, lifecycle)."
         lines.append(f"\n  {number}. {line}")
-    if len(batch) > _SHOWN_MEMBERS:
-        lines.append(f"\n  ... and {len(batch) - _SHOWN_MEMBERS:,} more")
+    size = list.__len__(batch)
+    if size > _SHOWN_MEMBERS:
+        lines.append(f"\n  ... and {size - _SHOWN_MEMBERS:,} more")
+    if size > MAX_BATCH_MEMBERS:
+        lines.append(f"\n  A server of this course processes the first {MAX_BATCH_MEMBERS:,} "
+                     f"members only and says so in its reply; the last {size - MAX_BATCH_MEMBERS:,} "
+                     "are not processed.")
     return lines
 
 
@@ -554,6 +584,12 @@ def revision_note(msg):
 
 # --- replies ----------------------------------------------------------------
 
+#: The most members of one batch that :func:`reply_for` judges and answers.
+#: JSON-RPC 2.0 sets no size for a batch, and a server may refuse work it
+#: cannot do: members past this one are not processed, and the reply says so
+#: in one more error object (id null) instead of one error per member.
+MAX_BATCH_MEMBERS = 1_000
+
 
 def reply_for(msg, revision=None):
     """What a strict server sends back for the parsed message ``msg``: a reply, or None.
@@ -567,15 +603,19 @@ def reply_for(msg, revision=None):
       owed by the message layer, as JSON-RPC 2.0 prescribes, or None when
       none is owed (all notifications or valid messages; the application adds
       its responses to requests in the same list). An empty list is invalid.
+      Only the first :data:`MAX_BATCH_MEMBERS` members are judged; a longer
+      batch gets their replies and one more error, id null, saying how many
+      members were not processed.
 
     ``msg`` is a parsed value (a ``str`` is a JSON string, never a message);
     for raw wire text use :func:`reply_for_json`.
     """
     verdict = classify(msg, revision)
     if verdict[0] == "batch":
-        owed = [reply for reply in (reply_for(member, _member_revision(revision)) for member in msg)
-                if reply is not None]
-        return owed or None
+        try:
+            return _batch_replies(msg, revision)
+        except Exception:  # an object that only pretends to be a list
+            verdict = VERDICTS["unreadable"]
     if verdict[0] != "invalid":
         return None
     request_id = None
@@ -585,6 +625,20 @@ def reply_for(msg, revision=None):
     except Exception:  # an object that only pretends to be a dict
         request_id = None
     return error_response(request_id, verdict[1], ERROR_MESSAGES[verdict[1]])
+
+
+def _batch_replies(batch, revision):
+    """The replies a batch is owed, for at most :data:`MAX_BATCH_MEMBERS` members."""
+    members = batch_members(batch, MAX_BATCH_MEMBERS)
+    owed = [reply for reply in (reply_for(member, _member_revision(revision)) for member in members)
+            if reply is not None]
+    left = list.__len__(batch) - len(members)
+    if left > 0:
+        owed.append(error_response(
+            None, INVALID_REQUEST, ERROR_MESSAGES[INVALID_REQUEST],
+            data=f"this batch has {list.__len__(batch):,} members; this server processes at most "
+                 f"{MAX_BATCH_MEMBERS:,} per batch, so the last {left:,} were not processed"))
+    return owed or None
 
 
 def _member_revision(revision):

@@ -11,6 +11,7 @@ import json
 import pytest
 
 from mcp_lesson import INVALID_REQUEST, PARSE_ERROR, explain, explain_json
+from mcp_lesson.classification import parse
 from implementation import classify, classify_json, error_response, reply_for, reply_for_json  # mcp_lesson's, or a graduating package's
 
 REQUEST = ("request", None)
@@ -410,18 +411,40 @@ def test_wire_text_gets_parse_error_with_null_id_or_the_parsed_verdict():
         assert reply(invalid) == error_response(3, INVALID_REQUEST, "Invalid Request")
 
 
-# --- long numbers: bounded in all, not only one by one ---------------------------------------
+# --- long numbers: one rule for every number of every text ------------------------------
 
 @pytest.mark.course_only
-def test_the_digits_of_all_numbers_together_are_bounded():
-    from mcp_lesson.classification import MAX_INT_DIGITS, MAX_TOTAL_DIGITS
+def test_the_digit_limit_is_one_rule_per_number():
+    """Only the length of each number counts, never how many digits short
+    numbers and long ones add up to: 124,300 digits in numbers of 4,300 and
+    125,000 in numbers of 5,000 are read alike."""
+    from mcp_lesson.classification import MAX_INT_DIGITS
 
-    many = "[" + ",".join(["9" * (MAX_INT_DIGITS - 1)] * 500) + "]"  # 10 MB of digits
-    assert classify_json(many) == UNPARSABLE
-    assert f"{MAX_TOTAL_DIGITS:,} digits in all" in explain_json(many)
-    assert reply_for_json(many) == error_response(None, PARSE_ERROR, "Parse error")
-    three_long = '{"jsonrpc":"2.0","id":1,"method":"x","params":{"n":[%s]}}' % ",".join(["9" * 5000] * 3)
-    assert classify_json(three_long) == REQUEST  # 15,000 digits in all: still read
+    template = '{"jsonrpc":"2.0","id":1,"method":"x","params":{"n":[%s]}}'
+    short = template % ",".join(["9" * 4300] * 29)  # Python's own int() reads these
+    longer = template % ",".join(["9" * 5000] * 25)  # these it refuses; the parser does not
+    assert classify_json(short) == classify_json(longer) == REQUEST
+    value, reason = parse(longer)
+    assert reason is None and value["params"]["n"][0] == int("9" * 1000) * 10 ** 4000 + int("9" * 4000)
+    many = "[" + ",".join(["9" * MAX_INT_DIGITS] * 500) + "]"  # 10 MB of the longest numbers
+    assert classify_json(many) == INVALID  # parsed: a list, not a parse error
+    one_too_long = template % ",".join(["9" * 4300] * 28 + ["9" * (MAX_INT_DIGITS + 1)])
+    assert classify_json(one_too_long) == UNPARSABLE
+    assert f"{MAX_INT_DIGITS + 1:,} digits" in explain_json(one_too_long)
+
+
+@pytest.mark.course_only
+@pytest.mark.parametrize("digits", [4001, 8000, 8001, 16001, 19_999, 20_000])
+def test_long_integers_are_read_exactly(digits):
+    import random
+
+    rng = random.Random(digits)
+    literal = str(rng.randint(1, 9)) + "".join(str(rng.randint(0, 9)) for _ in range(digits - 1))
+    for sign in ("", "-"):
+        value, reason = parse(f"[{sign}{literal}]")
+        assert reason is None
+        import decimal
+        assert value == [int(decimal.Decimal(sign + literal))]
 
 
 @pytest.mark.course_only

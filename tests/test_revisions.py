@@ -106,7 +106,82 @@ def test_explain_lists_the_members_of_a_batch():
 
 
 def test_explain_of_a_huge_batch_stays_short():
-    assert len(explain([REQ] * 100_000, "2025-03-26")) < 10_000
+    text = explain([REQ] * 100_000, "2025-03-26")
+    assert len(text) < 10_000
+    assert "processes the first 1,000 members only" in text
+
+
+def test_an_unknown_revision_is_shown_briefly():
+    with pytest.raises(ValueError) as raised:
+        classify({}, "x" * 10_000_000)
+    assert len(str(raised.value)) < 400
+    assert "10,000,000 characters" in str(raised.value)
+
+
+# --- a batch's work is bounded: a 10 MB paste is judged in well under a second -----------
+
+def test_the_reply_to_a_huge_batch_answers_the_first_members_and_says_so():
+    from mcp_lesson.classification import MAX_BATCH_MEMBERS
+
+    size = 5_000_000  # "[1,1,...]": 10 MB of text
+    replies = reply_for_json("[" + ",".join(["1"] * size) + "]", "2025-03-26")
+    assert len(replies) == MAX_BATCH_MEMBERS + 1
+    assert replies[:-1] == [error_response(None, INVALID_REQUEST, "Invalid Request")] * MAX_BATCH_MEMBERS
+    last = replies[-1]
+    assert last["id"] is None and last["error"]["code"] == INVALID_REQUEST
+    assert f"{size:,} members" in last["error"]["data"]
+    assert f"the last {size - MAX_BATCH_MEMBERS:,} were not processed" in last["error"]["data"]
+    # at the limit, every member is answered and nothing more is said
+    assert len(reply_for([42] * MAX_BATCH_MEMBERS, "2025-03-26")) == MAX_BATCH_MEMBERS
+
+
+def test_a_huge_batch_judges_a_bounded_number_of_members(monkeypatch):
+    """Counted, not timed: reply_for is called once per judged member."""
+    from mcp_lesson import classification
+
+    calls = []
+    real = classification.reply_for
+    monkeypatch.setattr(classification, "reply_for",
+                        lambda msg, revision=None: calls.append(1) or real(msg, revision))
+    classification.reply_for([REQ] * 200_000, "2025-03-26")
+    assert len(calls) == 1 + classification.MAX_BATCH_MEMBERS
+
+
+class _LyingList(list):
+    def __iter__(self):
+        raise RuntimeError("no iterating me")
+
+    def __getitem__(self, index):
+        raise RuntimeError("no indexing me")
+
+    def __len__(self):
+        raise RuntimeError("no length")
+
+
+class _FakeList:
+    """Claims to be a list through __class__, stores nothing."""
+
+    @property
+    def __class__(self):
+        return list
+
+
+@pytest.mark.parametrize("revision", [None, *REVISIONS])
+def test_lists_that_lie_are_judged_by_what_they_store(revision):
+    liar = _LyingList([{"jsonrpc": "2.0", "id": 9, "method": 1}])
+    plain = [{"jsonrpc": "2.0", "id": 9, "method": 1}]
+    assert classify(liar, revision) == classify(plain, revision)
+    assert reply_for(liar, revision) == reply_for(plain, revision)
+    assert explain(liar, revision) == explain(plain, revision)
+
+
+@pytest.mark.parametrize("revision", [None, *REVISIONS])
+def test_a_fake_list_never_raises(revision):
+    fake = _FakeList()
+    assert isinstance(fake, list)
+    assert classify(fake, revision) == INVALID
+    assert reply_for(fake, revision) == error_response(None, INVALID_REQUEST, "Invalid Request")
+    assert explain(fake, revision).startswith("Invalid (-32600)")
 
 
 # --- the id of an error response: optional from 2025-11-25 --------------------------------
