@@ -24,9 +24,13 @@ does a sum of more than :data:`MAX_DIGITS` digits, which a Python client
 could not read back.
 
 Everything here uses the SDK the way its documentation intends
-(``MCPServer`` and its ``@tool()`` decorator); the only code of our own is the
-arithmetic: :func:`evaluate` and :func:`add_integers`. Importing this module does not import the
-SDK; :func:`build_server` does.
+(``MCPServer`` and its ``@tool()`` decorator, its stdio transport); the code
+of our own is the arithmetic (:func:`evaluate` and :func:`add_integers`) and
+one fix at end of input: the SDK ends at once when its input closes and drops
+the answers still being computed, so input piped in all at once lost its last
+reply. :func:`serve_stdio` holds the end of input back until every request
+read is answered. Importing this module does not import the SDK;
+:func:`build_server` does.
 """
 
 import ast
@@ -155,16 +159,175 @@ def build_server():
     return server
 
 
+#: Longest wait, in seconds, at end of input for the answers still owed.
+END_OF_INPUT_WAIT = 30.0
+
+
+class _Owed:
+    """The requests read and not yet answered, counted by id.
+
+    A request that the client cancels (``notifications/cancelled``) is owed
+    nothing: the SDK drops its answer.
+    """
+
+    def __init__(self):
+        import anyio
+
+        self._counts = {}
+        self._settled = anyio.Event()
+        self._settled.set()
+
+    @staticmethod
+    def _key(request_id):
+        # The SDK matches a cancel for "7" with the request 7, so this does too.
+        return str(request_id)
+
+    def add(self, request_id):
+        import anyio
+
+        key = self._key(request_id)
+        self._counts[key] = self._counts.get(key, 0) + 1
+        if self._settled.is_set():
+            self._settled = anyio.Event()
+
+    def settle(self, request_id):
+        key = self._key(request_id)
+        if key not in self._counts:
+            return
+        self._counts[key] -= 1
+        if not self._counts[key]:
+            del self._counts[key]
+        if not self._counts:
+            self._settled.set()
+
+    async def wait(self):
+        await self._settled.wait()
+
+
+class _ReadUntilAnswered:
+    """The SDK's stdin stream, with its end held back until every request read is answered.
+
+    The SDK's dispatcher cancels the requests still in flight as soon as its
+    input ends, so a request piped in just before the end of input was read
+    but never answered. This stream notes each request read, and at end of
+    input waits (at most :data:`END_OF_INPUT_WAIT` seconds) until
+    :class:`_WriteNotingAnswers` has seen each one answered.
+    """
+
+    def __init__(self, stream, owed):
+        self._stream = stream
+        self._owed = owed
+
+    @property
+    def last_context(self):  # the sender's context, which the SDK's own stream carries
+        return getattr(self._stream, "last_context", None)
+
+    async def receive(self):
+        import anyio
+        from mcp_types import JSONRPCNotification, JSONRPCRequest
+
+        try:
+            item = await self._stream.receive()
+        except anyio.EndOfStream:
+            with anyio.move_on_after(END_OF_INPUT_WAIT):
+                await self._owed.wait()
+            raise
+        message = getattr(item, "message", None)
+        if isinstance(message, JSONRPCRequest):
+            self._owed.add(message.id)
+        elif isinstance(message, JSONRPCNotification) and message.method == "notifications/cancelled":
+            params = message.params if isinstance(message.params, dict) else {}
+            if params.get("requestId") is not None:
+                self._owed.settle(params["requestId"])
+        return item
+
+    def __aiter__(self):
+        return self
+
+    async def __anext__(self):
+        import anyio
+
+        try:
+            return await self.receive()
+        except anyio.EndOfStream:
+            raise StopAsyncIteration from None
+
+    async def aclose(self):
+        await self._stream.aclose()
+
+    def close(self):
+        self._stream.close()
+
+    async def __aenter__(self):
+        return self
+
+    async def __aexit__(self, *exc_info):
+        await self.aclose()
+        return None
+
+
+class _WriteNotingAnswers:
+    """The SDK's stdout stream, noting each answer once the writer has taken it."""
+
+    def __init__(self, stream, owed):
+        self._stream = stream
+        self._owed = owed
+
+    async def send(self, item):
+        from mcp_types import JSONRPCError, JSONRPCResponse
+
+        await self._stream.send(item)
+        message = getattr(item, "message", None)
+        if isinstance(message, (JSONRPCResponse, JSONRPCError)) and message.id is not None:
+            self._owed.settle(message.id)
+
+    async def aclose(self):
+        await self._stream.aclose()
+
+    def close(self):
+        self._stream.close()
+
+    async def __aenter__(self):
+        return self
+
+    async def __aexit__(self, *exc_info):
+        await self.aclose()
+        return None
+
+
+async def serve_stdio(server):
+    """Serve ``server`` over stdio, as the SDK's ``run("stdio")`` does, answering every request read.
+
+    The one difference: at end of input the SDK would end at once and drop
+    the answers still being computed (piping a whole conversation in lost
+    the last reply); here the end of input waits for them first.
+    """
+    from mcp.server.stdio import stdio_server
+
+    lowlevel = server._lowlevel_server  # the SDK's own in-memory client reaches it the same way
+    owed = _Owed()
+    async with stdio_server() as (read_stream, write_stream):
+        await lowlevel.run(
+            _ReadUntilAnswered(read_stream, owed),
+            _WriteNotingAnswers(write_stream, owed),
+            lowlevel.create_initialization_options(),
+        )
+
+
 def main():
     """Serve over stdio until stdin closes (Ctrl-D), or until Ctrl-C.
 
-    The SDK reads stdin in a thread that a KeyboardInterrupt cannot stop, so
-    Ctrl-C gets the default action (end the process) instead of an exception.
+    At end of input every request already read is answered before the
+    server exits (see :func:`serve_stdio`). The SDK reads stdin in a thread
+    that a KeyboardInterrupt cannot stop, so Ctrl-C gets the default action
+    (end the process) instead of an exception.
     """
     import signal
 
+    import anyio
+
     signal.signal(signal.SIGINT, signal.SIG_DFL)
-    build_server().run("stdio")
+    anyio.run(serve_stdio, build_server())
 
 
 if __name__ == "__main__":

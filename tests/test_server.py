@@ -9,6 +9,8 @@ arithmetic) and :mod:`mcp_lesson.stdio_client` (timeouts, stopping) state.
 import itertools
 import json
 import os
+import subprocess
+import sys
 
 import pytest
 
@@ -189,6 +191,55 @@ def test_params_null_is_answered_like_no_params(server):
 def test_every_line_received_is_a_response(server):
     assert server.received
     assert {classify_json(line) for line in server.received} == {("response", None)}
+
+
+# --- input that ends at once -------------------------------------------------
+
+# The README's conversation, as a reader pipes it in: all three lines at once,
+# then end of input.
+README_LINES = [
+    '{"jsonrpc": "2.0", "id": 2, "method": "initialize", "params": {"protocolVersion": "2025-06-18", '
+    '"capabilities": {}, "clientInfo": {"name": "me", "version": "1"}}}',
+    '{"jsonrpc": "2.0", "method": "notifications/initialized"}',
+    '{"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "add", "arguments": {"a": 2, "b": 3}}}',
+]
+# The same, then many more calls in a row: each one is still in flight when
+# the input ends.
+MANY_CALLS = README_LINES + [
+    json.dumps(create_request("tools/call", {"name": "add", "arguments": {"a": n, "b": 3}}, n))
+    for n in range(4, 44)
+]
+
+
+def _piped(lines):
+    """The reply lines of a server given ``lines`` at once, then end of input; and its exit code.
+
+    The deadline only stops a server that never exits; subprocess.run kills
+    the server however the call ends.
+    """
+    done = subprocess.run(
+        [sys.executable, "-m", "mcp_lesson.server"],
+        input="\n".join(lines) + "\n",
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    return [json.loads(line) for line in done.stdout.splitlines()], done.returncode
+
+
+@pytest.mark.parametrize("lines", [README_LINES, MANY_CALLS], ids=["readme", "many-calls"])
+def test_every_request_read_is_answered_before_the_server_exits(lines):
+    replies, code = _piped(lines)
+    assert code == 0
+    by_id = {reply["id"]: reply for reply in replies}
+    wanted = [json.loads(line)["id"] for line in lines if "id" in json.loads(line)]
+    assert sorted(by_id) == sorted(wanted), f"answered {sorted(by_id)}"
+    assert len(replies) == len(wanted)
+    assert by_id[2]["result"]["serverInfo"]["name"] == SERVER_NAME
+    for request_id in wanted[1:]:
+        result = by_id[request_id]["result"]
+        assert result["isError"] is False
+        assert result["structuredContent"] == {"result": 5 if request_id == 3 else request_id + 3}
 
 
 # --- the client's own guarantees -------------------------------------------
