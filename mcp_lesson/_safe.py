@@ -6,7 +6,9 @@ code does:
 
 * :func:`call_safely` gives the function its own deep copy of every argument,
   so a function that mutates its input cannot change the case table; it
-  catches any exception (and ``sys.exit``) and returns it; and it keeps what
+  catches any exception (``sys.exit``, ``GeneratorExit`` and other
+  ``BaseException`` subclasses too; only ``KeyboardInterrupt``, the stop
+  button, goes through) and returns it; and it keeps what
   the function prints, up to :data:`MAX_PRINTED` characters, so a function
   that prints a megabyte per call cannot flood a notebook.
 * :func:`same_verdict` and :func:`same_message` compare by exact type and
@@ -80,8 +82,29 @@ def call_safely(fn, args, kwargs=None, printed=None):
     try:
         with contextlib.redirect_stdout(sink), contextlib.redirect_stderr(sink):
             return fn(*args, **kwargs), None
-    except (Exception, SystemExit) as exc:  # reported, never re-raised
+    except KeyboardInterrupt:  # the learner pressed the stop button: that stops the check
+        raise
+    except BaseException as exc:  # anything else is reported, never re-raised
         return None, exc
+
+
+def exception_text(exc, limit=80):
+    """``"TypeError: what it says"``: an exception's type and its text cut to
+    ``limit`` characters (only the type when it has no text). Never raises,
+    even when the exception's ``__str__`` does."""
+    try:
+        name = type(exc).__name__
+    except Exception:
+        name = "an exception"
+    try:
+        text = str(exc)
+        if type(text) is not str:
+            text = str.__str__(text)
+    except Exception:
+        return f"{name} (whose message could not be shown)"
+    if len(text) > limit:
+        text = text[: max(limit - 3, 0)] + "..."
+    return f"{name}: {text}" if text else name
 
 
 def is_verdict(value):

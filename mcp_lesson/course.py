@@ -29,7 +29,7 @@ from typing import NamedTuple
 
 from . import classification, messages
 from .cases import CASES, ERROR_BUILDS, NOT_TEXT_CASES, REQUEST_BUILDS, TEXT_CASES
-from ._safe import call_safely, python_text, safe_equal, same_message
+from ._safe import call_safely, exception_text, python_text, safe_equal, same_message
 from .learner_package import BUILT, PACKAGE, carry_forward, start_lesson  # noqa: F401  (lesson helpers)
 from .learner_package import load as load_package
 from .selfcheck import TARGETS, check, run_check
@@ -148,7 +148,7 @@ def try_it(fn, *args, **kwargs):
     if status == "todo":
         result = NOT_YET
     elif status == "raised":
-        result = f"raises {type(value).__name__}: {value}"
+        result = f"raises {exception_text(value, 200)}"
     else:
         result = python_text(value, 130)
     print(f"{_call_text(fn, args, kwargs)} -> {result}")
@@ -162,7 +162,7 @@ def show_json(fn, *args, **kwargs):
     if status == "todo":
         print(f"{_call_text(fn, args, kwargs)} -> {NOT_YET}")
     elif status == "raised":
-        print(f"{_call_text(fn, args, kwargs)} -> raises {type(value).__name__}: {value}")
+        print(f"{_call_text(fn, args, kwargs)} -> raises {exception_text(value, 200)}")
     else:
         try:
             print(json.dumps(value, indent=2))
@@ -231,7 +231,7 @@ def _outcome_text(outcome, limit=60):
     if status == "todo":
         return NOT_YET
     if status == "raised":
-        return f"raises {type(value).__name__}" + (f": {str(value)[:limit]}" if str(value) else "")
+        return f"raises {exception_text(value, limit)}"
     return python_text(value, limit)
 
 
@@ -327,7 +327,7 @@ def _answer_of(fn):
     if status == "todo":
         print(f"{name}: {NOT_YET}")
     elif status == "raised":
-        print(f"{name}: raises {type(value).__name__}: {value}")
+        print(f"{name}: raises {exception_text(value, 200)}")
     return status == "value", value
 
 

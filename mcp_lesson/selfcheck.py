@@ -10,8 +10,8 @@ always runs on to the end; see :mod:`mcp_lesson._safe` for how.
 
 from typing import List, NamedTuple
 
-from ._safe import (PrintedOutput, call_safely, is_verdict, python_text, same_message,
-                    same_verdict, shown)
+from ._safe import (PrintedOutput, call_safely, exception_text, is_verdict, python_text,
+                    same_message, same_verdict, shown)
 from .cases import CASES, ERROR_BUILDS, NOT_TEXT_CASES, REPLY_MATCHES, REQUEST_BUILDS, TEXT_CASES
 from .messages import python_value
 
@@ -113,9 +113,6 @@ def _raised_in(exc, fn):
     return "" if name == own or name.startswith("<") else name
 
 
-def _describe_exception(exc):
-    text = str(exc)
-    return f"{type(exc).__name__}" + (f": {text[:80]}" if text else "")
 
 
 def _verdict_rows(fn, cases, as_text, printed):
@@ -125,7 +122,7 @@ def _verdict_rows(fn, cases, as_text, printed):
         got, exc = call_safely(fn, (given,), {}, printed)
         if exc is not None:
             rows.append(Row(case.name, shown(given), repr(case.expected),
-                            f"an exception, {_describe_exception(exc)}", False, case.reason,
+                            f"an exception, {exception_text(exc)}", False, case.reason,
                             type(exc).__name__, _raised_in(exc, fn)))
             continue
         ok, reason = same_verdict(got, case.expected), case.reason
@@ -158,7 +155,7 @@ def _build_rows(fn, builds, printed):
             want = repr(build.expected) if isinstance(build.expected, bool) else shown(build.expected)
             ok = exc is None and same_message(got, build.expected)
         if exc is not None:
-            outcome = _describe_exception(exc)
+            outcome = exception_text(exc)
         else:
             outcome = repr(got) if isinstance(got, bool) else shown(got)
         raised = type(exc).__name__ if exc is not None else ""

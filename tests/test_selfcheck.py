@@ -222,3 +222,37 @@ def test_a_function_s_own_failures_come_before_those_raised_in_a_helper(capsys):
     assert "inside unfinished_helper" in out and "shows them all" not in out
     check(classify)
     assert f"(check(..., show={len(failures)}) shows them all)" in capsys.readouterr().out
+
+
+class _Unprintable(Exception):
+    def __str__(self):
+        raise RuntimeError("no text for you")
+
+
+class _Custom(BaseException):
+    pass
+
+
+def _raiser(exc):
+    def classify(msg):
+        raise exc
+    return classify
+
+
+@pytest.mark.parametrize("exc", [_Unprintable(), _Custom("custom"), GeneratorExit()],
+                         ids=["str raises", "BaseException subclass", "GeneratorExit"])
+def test_no_learner_exception_escapes_a_check(exc, capsys):
+    fn = _raiser(exc)
+    check(fn)  # never re-raises
+    course.self_check(fn)
+    course.try_it(fn, {})
+    out = capsys.readouterr().out
+    assert f"0/{len(CASES)} cases pass" in out
+    assert type(exc).__name__ in out
+    if isinstance(exc, _Unprintable):
+        assert "whose message could not be shown" in out
+
+
+def test_the_stop_button_still_stops_a_check():
+    with pytest.raises(KeyboardInterrupt):
+        check(_raiser(KeyboardInterrupt()))
