@@ -357,3 +357,36 @@ def test_one_ctrl_c_ends_the_run_while_a_notebook_runs(tmp_path):
             pass
     assert "KeyboardInterrupt" in output, output[-800:]
     assert not after.exists(), "the suite ran on after Ctrl-C"
+
+
+@pytest.mark.parametrize("encoding", ["latin-1", "utf-16"])
+@pytest.mark.parametrize("lesson_changed", [False, True], ids=["same lesson", "new lesson"])
+def test_a_copy_in_another_encoding_is_kept(course_dirs, encoding, lesson_changed, capsys):
+    """Another editor saved the copy as Latin-1 or UTF-16: it is the learner's work."""
+    masters, learner = course_dirs
+    name = MASTERS[3].name
+    text = (learner / name).read_text(encoding="utf-8").replace("# YOUR CODE HERE", "# mine: café")
+    (learner / name).write_bytes(text.encode(encoding))
+    saved = (learner / name).read_bytes()
+    if lesson_changed:
+        _edit_master(masters, name)
+    make_learner.write_all(learner, master_folder=masters)
+    assert (learner / name).read_bytes() == saved
+    out = capsys.readouterr().out
+    assert f"kept {learner / name}: it is not UTF-8 text" in out
+    side = learner / make_learner.beside(name)
+    assert side.exists() == lesson_changed
+    if lesson_changed:
+        assert "A new paragraph" in side.read_text(encoding="utf-8")
+        assert f"went beside it, as {side}" in out
+    assert name in make_learner.stale(learner, masters)
+
+
+def test_an_edited_copy_of_an_unchanged_lesson_gets_no_side_copy(course_dirs, capsys):
+    masters, learner = course_dirs
+    name = MASTERS[3].name
+    _learner_edits(learner / name, run_it=True)
+    make_learner.write_all(learner, master_folder=masters)
+    assert "# my own code" in (learner / name).read_text()
+    assert not (learner / make_learner.beside(name)).exists()
+    assert "beside" not in capsys.readouterr().out

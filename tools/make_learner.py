@@ -23,7 +23,10 @@ A learner's work is never lost. The tool keeps a record of what it wrote
   (so a copy that was edited, run, or cleared after editing is never
   overwritten, outputs or not);
 * when such a changed copy is out of date, the new version goes *beside* it,
-  as ``NN_topic.updated.ipynb``, and the tool says so;
+  as ``NN_topic.updated.ipynb``, and the tool says so; when the lesson has not
+  changed since the tool wrote the copy, there is nothing new to put beside it;
+* a copy it cannot read as UTF-8 text (saved in another encoding by another
+  editor, say) is a copy somebody changed: it is kept, and the tool says so;
 * it deletes only files it wrote itself and that nobody changed since (a copy
   whose lesson left the list); a file it did not write is never touched;
 * ``--force`` overwrites changed copies and removes changed orphans: the
@@ -117,6 +120,10 @@ def _joined(source):
     return "".join(source) if isinstance(source, list) else source
 
 
+#: What :meth:`Folder.read` returns for a file that exists but cannot be read as UTF-8 text.
+UNREADABLE = object()
+
+
 class Folder:
     """A learner folder and the record of what this tool wrote into it."""
 
@@ -131,15 +138,20 @@ class Folder:
             self.record = {}
 
     def read(self, name):
+        """The text of the file ``name``; None when there is no such file, and
+        :data:`UNREADABLE` when there is one that is not UTF-8 text."""
+        path = self.path / name
         try:
-            return (self.path / name).read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError):
-            return None
+            return path.read_text(encoding="utf-8")
+        except UnicodeDecodeError:
+            return UNREADABLE
+        except OSError:
+            return UNREADABLE if path.exists() or path.is_symlink() else None
 
     def untouched(self, name):
         """True when the file ``name`` is exactly what the tool last wrote there."""
         text = self.read(name)
-        return text is not None and self.record.get(name) == fingerprint(text)
+        return isinstance(text, str) and self.record.get(name) == fingerprint(text)
 
     def write(self, name, text):
         (self.path / name).write_text(text, encoding="utf-8")
@@ -184,6 +196,11 @@ def write_all(folder=LEARNER, force=False, master_folder=MASTERS):
             if (target.path / beside(name)).exists() and target.untouched(beside(name)):
                 target.remove(beside(name))  # the side copy is no longer needed
             continue
+        if current is UNREADABLE:
+            print(f"kept {_shown(target.path / name)}: it is not UTF-8 text (saved in another "
+                  "encoding?), so it counts as yours and is never overwritten")
+        if target.record.get(name) == fingerprint(text):
+            continue  # changed by somebody, but the lesson is what the tool wrote there last
         side = beside(name)
         if target.read(side) == text:
             continue
