@@ -390,3 +390,28 @@ def test_an_edited_copy_of_an_unchanged_lesson_gets_no_side_copy(course_dirs, ca
     assert "# my own code" in (learner / name).read_text()
     assert not (learner / make_learner.beside(name)).exists()
     assert "beside" not in capsys.readouterr().out
+
+
+def test_re_executing_an_unchanged_notebook_changes_no_byte(tmp_path):
+    """`make lessons` stores what a cell prints in several writes as one output,
+    and leaves a notebook whose outputs did not change (as nbval reads them) alone."""
+    spec = importlib.util.spec_from_file_location("execute_lessons", ROOT / "tools" / "execute_lessons.py")
+    execute_lessons = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(execute_lessons)
+    nb = nbformat.v4.new_notebook()
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nb.cells = [nbformat.v4.new_code_cell(
+        "import sys, tempfile\n"
+        "for part in range(5):\n"
+        "    print('part', part, end=' ')\n"
+        "    sys.stdout.flush()\n"
+        "print(tempfile.mkdtemp(), id(object()) and hex(id(object())))")]
+    path = tmp_path / "99_demo.ipynb"
+    nbformat.write(nb, str(path))
+    assert execute_lessons.execute(path) is True
+    outputs = nbformat.read(str(path), as_version=4).cells[0].outputs
+    assert [o.output_type for o in outputs] == ["stream"]  # one output, not one per flush
+    assert outputs[0].text.startswith("part 0 part 1 part 2 part 3 part 4 /tmp/")
+    before = path.read_bytes()
+    assert execute_lessons.execute(path) is False  # a new temp path and address: nbval ignores both
+    assert path.read_bytes() == before

@@ -12,23 +12,51 @@ them), so every master is saved the same way:
 * widgets keep only their plain-text form: the widget-view output and the
   widget state are dropped, since their model ids differ every run and a
   saved state without a live kernel only shows "model not found" in
-  JupyterLab. Running the cell starts the tool again.
+  JupyterLab. Running the cell starts the tool again;
+* what a cell prints in several writes is stored as one output (nbconvert's
+  CoalesceStreamsPreprocessor, as nbval compares it), so the split, which
+  depends on timing, never shows in a diff;
+* a notebook whose new outputs equal its stored ones, read as nbval reads
+  them (notebooks/sanitize.cfg: addresses, temporary paths, timings), is not
+  written at all: a re-execution that changes nothing changes no byte.
 """
 
+import configparser
 import os
+import re
 import sys
 from pathlib import Path
 
 import nbformat
 from nbclient import NotebookClient
+from nbconvert.preprocessors import CoalesceStreamsPreprocessor
 from traitlets.config import Config
 
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 ROOT = Path(__file__).resolve().parent.parent
 
 
+def _sanitizers(path=ROOT / "notebooks" / "sanitize.cfg"):
+    """The (pattern, replacement) pairs of nbval's sanitize file."""
+    config = configparser.ConfigParser(interpolation=None)
+    config.read(path, encoding="utf-8")
+    return [(re.compile(config[section]["regex"]), config[section]["replace"])
+            for section in config.sections()]
+
+
+def comparable(nb, sanitizers=None):
+    """The text of ``nb`` with what nbval ignores replaced, for comparing runs."""
+    text = nbformat.writes(nb)
+    for pattern, replacement in sanitizers if sanitizers is not None else _sanitizers():
+        text = pattern.sub(replacement, text)
+    return text
+
+
 def execute(path):
+    """Run the notebook at ``path`` and save it when its outputs changed;
+    returns True when it was written."""
     path = Path(path)
+    stored = nbformat.read(str(path), as_version=4)
     nb = nbformat.read(str(path), as_version=4)
     # Encrypted kernel transport, as the course's Jupyter settings ask: no
     # "running over TCP without encryption" warning per kernel.
@@ -41,8 +69,12 @@ def execute(path):
         for output in cell.get("outputs", []):
             output.get("data", {}).pop(WIDGET_VIEW, None)
     nb.metadata.pop("widgets", None)
+    nb, _ = CoalesceStreamsPreprocessor().preprocess(nb, {})
+    stored, _ = CoalesceStreamsPreprocessor().preprocess(stored, {})
+    if comparable(nb) == comparable(stored):
+        return False
     nbformat.write(nb, str(path))
-    return path
+    return True
 
 
 def main(argv):
@@ -65,7 +97,9 @@ def main(argv):
         export_notebook(master, package)
     paths = [Path(p) for p in argv] or masters()
     for path in paths:
-        print(f"executed {execute(path)}")
+        written = execute(path)
+        print(f"executed {path}: " + ("saved, its outputs changed" if written
+                                      else "unchanged, not written"))
     return 0
 
 
