@@ -393,8 +393,8 @@ def test_each_hostile_act_has_a_clear_line(day):
         said["02_building_requests"]
     assert "test cell is_valid_id-tests was deleted: nbgrader put it back" in said["02_building_requests"]
     assert "printed more than 100,000 characters: cut there" in said["04_errors"]
-    assert "0 points: no 08_revisions.ipynb in the submission (found 08_revisions-Copy1.ipynb)" in \
-        said["08_revisions"]
+    # collect takes the released notebooks only, so the copy under another name stays behind
+    assert "0 points: no 08_revisions.ipynb in the submission" in said["08_revisions"]
     assert ("hostile 08_revisions: collected; missing 08_revisions.ipynb; not part of the "
             "assignment: 08_revisions-Copy1.ipynb") in day.outputs["collect"]
     for student in ("complete", "partial"):
@@ -478,6 +478,59 @@ def test_a_feedback_page_shows_the_failing_case_in_plain_words(day):
         finally:
             browser.close()
     assert all("mathjax" in url.lower() for url in outside), outside
+
+
+# --- collect, on a small folder (no nbgrader run) ---------------------------------------------
+
+def test_collect_takes_only_the_released_notebooks_and_skips_special_files(tmp_path, capsys):
+    """A named pipe or a symbolic link in one student's folder costs the others nothing: collect
+    names it in one line and goes on. Only regular files named like a released notebook are
+    taken, and links are never followed."""
+    import classroom
+
+    course = tmp_path / "classroom"
+    for assignment in ("01_messages", "03_classifying"):
+        (course / "release" / assignment).mkdir(parents=True)
+        (course / "release" / assignment / f"{assignment}.ipynb").write_text("{}", encoding="utf-8")
+    secret = tmp_path / "secret.ipynb"  # outside every student's folder
+    secret.write_text("the teacher's secret", encoding="utf-8")
+    inbox = tmp_path / "inbox"
+    alice, bob = inbox / "alice" / "03_classifying", inbox / "bob" / "03_classifying"
+    for folder in (alice, bob, inbox / "alice" / "01_messages"):
+        folder.mkdir(parents=True)
+    (alice / "03_classifying.ipynb").write_text('{"by": "alice"}', encoding="utf-8")
+    os.mkfifo(alice / "pipe")
+    (alice / "link.ipynb").symlink_to(secret)
+    os.mkfifo(inbox / "alice" / "01_messages" / "01_messages.ipynb")  # a pipe in place of the notebook
+    (bob / "03_classifying.ipynb").write_text('{"by": "bob"}', encoding="utf-8")
+    (bob / "notes.txt").write_text("not a notebook", encoding="utf-8")
+    (bob / "03_classifying-Copy1.ipynb").write_text("{}", encoding="utf-8")
+
+    assert classroom.collect(course, inbox) == 0
+    said = capsys.readouterr().out
+    submitted = course / "submitted"
+    assert (submitted / "alice" / "03_classifying" / "03_classifying.ipynb").read_text() == '{"by": "alice"}'
+    assert (submitted / "bob" / "03_classifying" / "03_classifying.ipynb").read_text() == '{"by": "bob"}'
+    assert sorted(p.name for p in submitted.rglob("*")) == [
+        "01_messages", "03_classifying", "03_classifying", "03_classifying.ipynb", "03_classifying.ipynb",
+        "alice", "bob"]
+    lines = said.splitlines()
+    assert "alice 03_classifying: skipped pipe, a named pipe: collect takes regular files only" in lines
+    assert "alice 03_classifying: skipped link.ipynb, a symbolic link: collect takes regular files only" in lines
+    assert "alice 01_messages: skipped 01_messages.ipynb, a named pipe: collect takes regular files only" in lines
+    assert "alice 01_messages: collected; missing 01_messages.ipynb" in lines
+    assert "alice 03_classifying: collected" in lines
+    assert ("bob 03_classifying: collected; not part of the assignment: 03_classifying-Copy1.ipynb, "
+            "notes.txt (not collected)") in lines
+    assert lines[-1].startswith("3 submissions in ")
+    log = (course / "teacher.log").read_text(encoding="utf-8")
+    assert "alice 03_classifying: skipped pipe, a named pipe" in log and "Traceback" not in said
+
+    assert classroom.collect(course, inbox) == 0  # again: each submission is replaced, none is left over
+    lines = capsys.readouterr().out.splitlines()
+    assert "bob 03_classifying: collected again (replaced); not part of the assignment: " \
+        "03_classifying-Copy1.ipynb, notes.txt (not collected)" in lines
+    assert len(list(submitted.rglob("*"))) == 7
 
 
 # --- GuardedExecute's own guards, on small notebooks -------------------------------------------

@@ -15,7 +15,8 @@ out as nbgrader expects:
 * ``nbgrader_config.py``: loads the course's settings (tools/grading/nbgrader_config.py);
 * ``source/<a>/<a>.ipynb``: the lesson master, copied there by *release*;
 * ``release/<a>/<a>.ipynb``: the student version (``nbgrader generate_assignment``);
-* ``submitted/<student>/<a>/``: the class's work, copied there by *collect*;
+* ``submitted/<student>/<a>/``: the class's work, copied there by *collect*
+  (the released notebooks only, as regular files: nothing else a student leaves);
 * ``autograded/<student>/<a>/``: the graded notebooks (``nbgrader autograde``);
 * ``feedback/<student>/<a>/<a>.html``: one page per student and notebook
   (``nbgrader generate_feedback``);
@@ -38,12 +39,15 @@ nbgrader could not grade at all (0 points, with the log to read).
 import argparse
 import csv
 import datetime
+import errno
 import os
 import re
 import shutil
 import signal
+import stat
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -227,14 +231,95 @@ def release(course, targets=()):
 
 # --- collect ----------------------------------------------------------------------
 
-def _ignore(folder, names):
-    """What collect leaves behind: checkpoints, caches and symbolic links."""
-    return [n for n in names if n in (".ipynb_checkpoints", "__pycache__")
-            or os.path.islink(os.path.join(folder, n))]
+#: What collect passes over without a word: editor checkpoints and caches.
+QUIET = (".ipynb_checkpoints", "__pycache__")
+
+
+def _kind(mode):
+    """What a file that is not a regular file is, in words (from its ``st_mode``)."""
+    for test, words in ((stat.S_ISLNK, "a symbolic link"), (stat.S_ISFIFO, "a named pipe"),
+                        (stat.S_ISSOCK, "a socket"), (stat.S_ISCHR, "a device"),
+                        (stat.S_ISBLK, "a device"), (stat.S_ISDIR, "a folder")):
+        if test(mode):
+            return words
+    return "not a regular file"
+
+
+def _copy_regular(path, dest):
+    """Copy ``path`` to ``dest`` if it is a regular file; return None, or what it is instead.
+
+    A symbolic link is never followed, and nothing but a regular file is
+    opened: a named pipe, a socket or a device is only looked at (``lstat``).
+    The file is opened without following a link and without waiting, then
+    checked again, so a file swapped for a pipe or a link in between is
+    refused all the same.
+    """
+    mode = os.lstat(path).st_mode
+    if not stat.S_ISREG(mode):
+        return _kind(mode)
+    flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
+    try:
+        fd = os.open(path, flags)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            return "a symbolic link"
+        raise
+    with open(fd, "rb") as source:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            return _kind(info.st_mode)
+        with open(dest, "wb") as target:
+            shutil.copyfileobj(source, target)
+    os.utime(dest, ns=(info.st_atime_ns, info.st_mtime_ns))
+    return None
+
+
+def _plain(name):
+    """A file name as it can be shown on one line of the log."""
+    return name if name.isprintable() else repr(name)
+
+
+def _collect_one(step, folder, dest, wanted, who):
+    """Copy the released notebooks ``wanted`` of one student's ``folder`` into the folder ``dest``.
+
+    Return the names taken, and the names left out (other files and folders).
+    Each file that is not a regular file gets a line of its own.
+    """
+    taken, left_out = set(), []
+    with os.scandir(folder) as entries:
+        names = sorted(entry.name for entry in entries)
+    for name in names:
+        if name in QUIET:
+            continue
+        path = folder / name
+        mode = os.lstat(path).st_mode
+        if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)) or (name in wanted and stat.S_ISDIR(mode)):
+            step.say(f"{who}: skipped {_plain(name)}, {_kind(mode)}: collect takes regular files only")
+            continue
+        if name.startswith("."):
+            continue
+        if name not in wanted:
+            left_out.append(_plain(name) + ("/" if stat.S_ISDIR(mode) else ""))
+            continue
+        instead = _copy_regular(path, dest / name)
+        if instead is None:
+            taken.add(name)
+        else:
+            step.say(f"{who}: skipped {_plain(name)}, {instead}: collect takes regular files only")
+    return taken, left_out
 
 
 def collect(course, source):
-    """Copy ``source/<student>/<assignment>/`` into the course's submitted/ folder."""
+    """Copy the released notebooks found in ``source/<student>/<assignment>/`` into submitted/.
+
+    Only what nbgrader released is taken: for each assignment, the regular
+    files named like its released notebooks. Nothing else a student puts in
+    the folder is collected (other files and folders are named in the line
+    of that submission), links are never followed, and a named pipe, a
+    socket, a device or a link gets one line of its own and is passed over.
+    A submission that cannot be read costs only itself: collect goes on with
+    the others.
+    """
     course = prepare(course)
     step = Step(course, f"collect {source}")
     try:
@@ -257,25 +342,42 @@ def collect(course, source):
                 step.say(f"skipped the folder {student.name!r}: a student id is letters, digits "
                          "and _ . @ - only")
                 continue
-            for folder in sorted(p for p in student.iterdir() if p.is_dir() and not p.is_symlink()):
+            try:
+                folders = sorted(p for p in student.iterdir() if p.is_dir() and not p.is_symlink())
+            except OSError as exc:
+                step.say(f"{student.name}: not collected: the folder cannot be read ({type(exc).__name__})")
+                continue
+            for folder in folders:
                 if folder.name.startswith("."):
                     continue
                 if folder.name not in known:
-                    step.say(f"{student.name}: skipped {folder.name}/, which is not a released assignment")
+                    step.say(f"{student.name}: skipped {_plain(folder.name)}/, which is not a released "
+                             "assignment")
                     continue
+                who = f"{student.name} {folder.name}"
                 dest = course / "submitted" / student.name / folder.name
                 again = dest.exists()
+                wanted = known[folder.name]
+                dest.parent.mkdir(parents=True, exist_ok=True)
+                fresh = Path(tempfile.mkdtemp(prefix=".collecting-", dir=dest.parent))
+                os.chmod(fresh, 0o755)  # as a folder made by mkdir (mkdtemp's is private)
+                try:
+                    taken, left_out = _collect_one(step, folder, fresh, wanted, who)
+                except OSError as exc:
+                    shutil.rmtree(fresh, ignore_errors=True)
+                    kept = " (the copy collected before is kept)" if again else ""
+                    step.say(f"{who}: not collected: {type(exc).__name__} while reading "
+                             f"{_plain(Path(exc.filename or folder).name)}{kept}")
+                    continue
                 if again:
                     shutil.rmtree(dest)
-                shutil.copytree(folder, dest, ignore=_ignore)
+                fresh.rename(dest)
                 count += 1
-                present = {p.name for p in dest.glob("*.ipynb")}
-                wanted = known[folder.name]
-                line = f"{student.name} {folder.name}: collected" + (" again (replaced)" if again else "")
-                if wanted - present:
-                    line += f"; missing {', '.join(sorted(wanted - present))}"
-                if present - wanted:
-                    line += f"; not part of the assignment: {', '.join(sorted(present - wanted))}"
+                line = f"{who}: collected" + (" again (replaced)" if again else "")
+                if wanted - taken:
+                    line += f"; missing {', '.join(sorted(wanted - taken))}"
+                if left_out:
+                    line += f"; not part of the assignment: {', '.join(left_out)} (not collected)"
                 step.say(line)
         step.say(f"{count} submission{'s' * (count != 1)} in {_shown(course / 'submitted')}")
         return 0
