@@ -116,7 +116,7 @@ learner: $(STAMP)
 # default the one lessons 02-04 export, notebooks/learner/my_mcp; PKG=dir for
 # another). Exits 0 only when every test passes.
 graduate: $(STAMP)
-	@$(BIN)/python tools/graduate.py $(PKG)
+	@$(BIN)/python tools/graduate.py $(if $(PKG),'$(subst ','\'',$(PKG))')
 
 # Classroom mode: the playground as a standalone page (Voila), on loopback.
 app: $(STAMP)

@@ -297,3 +297,10 @@ def test_the_editable_install_is_a_plain_path_entry():
     pth = list((ROOT / ".venv" / "lib").glob("python3*/site-packages/__editable__.mcp_lesson*.pth"))
     if pth:  # the installed venv: one plain line naming this folder, no import hook
         assert pth[0].read_text().strip() == str(ROOT)
+
+
+@needs_make
+def test_make_graduate_keeps_a_package_path_with_spaces_whole(tmp_path):
+    where = tmp_path / "a dir" / "it's here" / "my_mcp"
+    done = make("-o", ".venv/.installed", "graduate", f"PKG={where}", check=False)
+    assert f"There is no package at {where} yet" in done.stdout, done.stdout
