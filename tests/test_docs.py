@@ -1,6 +1,12 @@
-"""The examples in the README and in the docstrings are run, so they stay true."""
+"""The README and the pages under docs/ stay true: their examples run, their commands
+are run or dry-run, their links lead somewhere, and every figure they give is computed
+here from the code it comes from."""
 
+import ast
+import contextlib
 import doctest
+import inspect
+import io
 import json
 import os
 import pathlib
@@ -8,6 +14,7 @@ import re
 import shlex
 import shutil
 import subprocess
+import sys
 
 import pytest
 
@@ -15,11 +22,21 @@ import mcp_lesson
 from mcp_lesson import classification, messages
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
+README = ROOT / "README.md"
+#: The README and the guides it links to (docs/teaching.md, docs/maintaining.md...).
+PAGES = [README, *sorted((ROOT / "docs").glob("*.md"))]
 
 
-def test_readme_examples():
-    result = doctest.testfile(str(ROOT / "README.md"), module_relative=False)
-    assert result.attempted >= 4 and result.failed == 0
+def name_of(page):
+    return page.relative_to(ROOT).as_posix()
+
+
+@pytest.mark.parametrize("page", PAGES, ids=name_of)
+def test_the_examples_of_each_page(page):
+    result = doctest.testfile(str(page), module_relative=False)
+    assert result.failed == 0
+    if page == README:
+        assert result.attempted >= 4
 
 
 @pytest.mark.parametrize("module", [mcp_lesson, messages, classification])
@@ -27,13 +44,12 @@ def test_docstring_examples(module):
     assert doctest.testmod(module).failed == 0
 
 
-# --- the README's commands -------------------------------------------------------------
-# Every command the README shows is collected here (its sh and bat blocks, and inline
-# code that starts with a command), and each is either run in a way that cannot change
-# the checkout or .venv, or listed in NOT_RUN with the reason. A new command in the
-# README that fits neither fails test_every_readme_command_is_covered.
+# --- the commands shown ------------------------------------------------------------------
+# Every command the README and the pages show is collected here (their sh and bat blocks,
+# and inline code that starts with a command), and each is either run in a way that cannot
+# change the checkout or .venv, or listed in NOT_RUN with the reason. A new command that
+# fits neither fails test_every_command_shown_is_covered.
 
-README = ROOT / "README.md"
 COMMAND_WORDS = {"make", "bash", "jupyter", "conda", "sudo", "ssh", "docker", "pip", "py",
                  "python", ".venv/bin/python", r".venv\Scripts\python", r".venv\Scripts\jupyter"}
 #: Command beginnings that a test cannot run, and why.
@@ -45,7 +61,7 @@ NOT_RUN = {
     "sudo apt-get ": "installs system packages",
     "ssh ": "needs a second machine",
     "docker ": "needs a container engine",
-    "py -3.11 ": "Windows (this suite runs on Linux)",
+    "py -3 ": "Windows (this suite runs on Linux)",
     ".venv\\Scripts\\": "Windows (this suite runs on Linux)",
     "pip config list": "shows the reader's own pip settings",
 }
@@ -54,10 +70,10 @@ MAKE_CONTEXT = ("MAKEFLAGS", "MFLAGS", "MAKELEVEL", "MAKEOVERRIDES", "ARGS")
 FENCE = re.compile(r"^\s*```(\w*)\s*$")
 
 
-def readme_commands(text=None):
-    """The README's commands, in order, without their trailing comments."""
+def commands_in(text):
+    """The commands of one page, in order, without their trailing comments."""
     commands, block = [], None
-    for line in (README.read_text() if text is None else text).splitlines():
+    for line in text.splitlines():
         fence = FENCE.match(line)
         if fence:
             block = None if block is not None else fence.group(1)
@@ -75,6 +91,11 @@ def readme_commands(text=None):
     return list(dict.fromkeys(commands))
 
 
+def shown_commands():
+    """The commands of every page, each once."""
+    return list(dict.fromkeys(c for page in PAGES for c in commands_in(page.read_text())))
+
+
 def split_env(command):
     """('VAR=value' assignments in front, the words of the command)."""
     words = shlex.split(command)
@@ -88,7 +109,7 @@ def split_env(command):
 def test_the_command_collector():
     sample = ("Run `make test ARGS=-x` or `PYTHON=/x`.\n\n```sh\nmake lab   # open it\n```\n"
               "  ```sh\n  make app\n  ```\n```python\n>>> make\n```\n")
-    assert readme_commands(sample) == ["make test ARGS=-x", "make lab", "make app"]
+    assert commands_in(sample) == ["make test ARGS=-x", "make lab", "make app"]
 
 
 def covered(command):
@@ -99,10 +120,10 @@ def covered(command):
     return any(command.startswith(start) for start in NOT_RUN)
 
 
-def test_every_readme_command_is_covered():
-    commands = readme_commands()
-    assert "make lab-learner" in commands and "make test" in commands
-    assert [c for c in commands if not covered(c)] == []
+def test_every_command_shown_is_covered():
+    readme = commands_in(README.read_text())
+    assert "make lab-learner" in readme and "make test" in readme
+    assert [c for c in shown_commands() if not covered(c)] == []
 
 
 def clean_env(extra=()):
@@ -121,12 +142,12 @@ def paths_in(words):
     return found
 
 
-MAKE_COMMANDS = [c for c in readme_commands() if split_env(c)[1][0] == "make"]
+MAKE_COMMANDS = [c for c in shown_commands() if split_env(c)[1][0] == "make"]
 
 
 @pytest.mark.skipif(shutil.which("make") is None, reason="`make` is not installed")
 @pytest.mark.parametrize("command", MAKE_COMMANDS)
-def test_readme_make_command(command):
+def test_make_command_shown(command):
     """make accepts it as written (a dry run: nothing runs, .venv is left alone),
     ARGS reaches the program, and the files it names exist."""
     env, words = split_env(command)
@@ -141,11 +162,11 @@ def test_readme_make_command(command):
         assert (ROOT / path).exists(), path
 
 
-PYTHON_COMMANDS = [c for c in readme_commands() if c.startswith(".venv/bin/python ")]
+PYTHON_COMMANDS = [c for c in shown_commands() if c.startswith(".venv/bin/python ")]
 
 
 @pytest.mark.parametrize("command", PYTHON_COMMANDS)
-def test_readme_python_command(command):
+def test_python_command_shown(command):
     """pytest commands collect what they name; the learner check runs (it only reads);
     the server is run by test_the_server_answers_the_readme_lines."""
     words = shlex.split(command)
@@ -203,3 +224,282 @@ def test_the_server_answers_the_readme_lines():
     assert all("result" in a for a in answers), answers
     assert answers[2]["result"]["content"][0]["text"] == "5"
     assert server.stdout.read() == "" and server.stderr.read() == ""
+
+
+# --- links and pictures ------------------------------------------------------------------
+
+LINK = re.compile(r"\]\(([^)\s]+)\)")
+HEADING = re.compile(r"^#{1,6}\s+(.*?)\s*#*\s*$")
+
+
+def prose_lines(text):
+    """The lines of a page outside its code blocks."""
+    block = False
+    for line in text.splitlines():
+        if FENCE.match(line):
+            block = not block
+        elif not block:
+            yield line
+
+
+def anchors(page):
+    """The anchors GitHub makes for a page's headings (lower case, punctuation dropped,
+    spaces as hyphens, -1, -2... for repeats)."""
+    found, seen = set(), {}
+    for line in prose_lines(page.read_text()):
+        heading = HEADING.match(line)
+        if heading:
+            slug = re.sub(r"[^\w\- ]", "", heading.group(1).strip().lower()).replace(" ", "-")
+            count = seen.get(slug, 0)
+            seen[slug] = count + 1
+            found.add(slug if count == 0 else f"{slug}-{count}")
+    return found
+
+
+def links(page):
+    return [target for line in prose_lines(page.read_text()) for target in LINK.findall(line)]
+
+
+def test_the_anchors_are_githubs():
+    page = ROOT / "docs" / "teaching.md"
+    assert "a-class-bigger-than-one-machine-jupyterhub-with-nbgraders-exchange" in anchors(page)
+    assert "in-the-browser-nothing-to-install-jupyterlite" in anchors(README)
+
+
+@pytest.mark.parametrize("page", PAGES, ids=name_of)
+def test_every_link_leads_somewhere(page):
+    """A link to a file of the repository names one that exists, and a #part names a
+    heading of that file. (Addresses on the web are not fetched: the suite is offline.)"""
+    targets = links(page)
+    if page == README:
+        assert targets
+    for target in targets:
+        if re.match(r"https?://", target):
+            continue
+        path, _, anchor = target.partition("#")
+        where = (page.parent / path).resolve() if path else page
+        assert where.is_relative_to(ROOT) and where.exists(), f"{name_of(page)}: {target}"
+        if anchor:
+            assert where.suffix == ".md", f"{name_of(page)}: {target}"
+            assert anchor in anchors(where), f"{name_of(page)}: {target}: no such heading"
+
+
+def test_every_page_is_reached_from_the_readme():
+    reached, todo = {README}, [README]
+    while todo:
+        page = todo.pop()
+        for target in links(page):
+            path = target.partition("#")[0]
+            if path.endswith(".md") and not re.match(r"https?://", target):
+                found = (page.parent / path).resolve()
+                if found not in reached:
+                    reached.add(found)
+                    todo.append(found)
+    assert set(PAGES) <= reached, sorted(name_of(p) for p in set(PAGES) - reached)
+
+
+PICTURE = re.compile(r"!\[[^\]]*\]\(([^)\s]+)\)")
+
+
+@pytest.mark.parametrize("page", PAGES, ids=name_of)
+def test_every_picture_comes_from_a_test(page):
+    """Each picture shown is one that a test takes (and UPDATE_SCREENSHOTS=1 refreshes)."""
+    tests = "".join(path.read_text() for path in (ROOT / "tests").glob("*.py")
+                    if path.name != pathlib.Path(__file__).name)
+    for target in PICTURE.findall(page.read_text()):
+        if re.match(r"https?://", target):  # a badge, not a picture of the course
+            continue
+        picture = (page.parent / target).resolve().relative_to(ROOT).as_posix()
+        assert picture in tests, f"no test takes {picture}"
+
+
+# --- figures -----------------------------------------------------------------------------
+# Every count, limit, port and target the pages give is computed below from the code it
+# comes from, and must appear in the page as written. A time, a size, a ratio or an N/M
+# in a page that is not one of these fails test_no_figure_goes_unchecked: what no test
+# can compute (how long a step takes on some machine) is not given.
+
+WORDS = {1: "one", 2: "two", 3: "three", 4: "four", 5: "five", 6: "six", 7: "seven"}
+FIGURE = re.compile(r"\b\d[\d,.]*(?:\s?(?:ms|s|MB|MiB|GB|KB|minutes?|seconds?|hours?)\b|x\b)"
+                    r"|\b\d+/\d+\b")
+
+
+def flat(text):
+    return " ".join(text.split())
+
+
+def and_list(items):
+    """'01, 02 and 08'."""
+    items = list(items)
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def runs(numbers):
+    """'00 to 05 and 08': two-digit lesson numbers, consecutive ones as a range."""
+    groups = []
+    for number in numbers:
+        if groups and int(number) == int(groups[-1][-1]) + 1:
+            groups[-1].append(number)
+        else:
+            groups.append([number])
+    return and_list(g[0] if len(g) == 1 else f"{g[0]} to {g[-1]}" for g in groups)
+
+
+def test_the_figure_finder():
+    found = FIGURE.findall("about 600 MB, 3.7 s, 11.3x faster, 264/264 tests, 9.17 ms, "
+                           "on 2025-06-18 in lesson 03, python3.12, a minute")
+    assert found == ["600 MB", "3.7 s", "11.3x", "264/264", "9.17 ms"]
+
+
+def test_the_list_helpers():
+    assert runs(["00", "01", "02", "05", "08"]) == "00 to 02, 05 and 08"
+    assert and_list(["06", "07"]) == "06 and 07"
+
+
+def source(path):
+    return (ROOT / path).read_text()
+
+
+def setting(path, pattern):
+    """The number that ``pattern`` (one group) finds in a file of the repository."""
+    found = re.findall(pattern, source(path), re.M)
+    assert len(found) == 1, (path, pattern, found)
+    return float(found[0].replace("_", "")) if "." in found[0] else int(found[0].replace("_", ""))
+
+
+def masters():
+    return sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
+
+
+def graded_cells(master):
+    """{grade_id: points} of a master's autograder test cells (nbgrader's metadata)."""
+    cells = json.loads(master.read_text())["cells"]
+    return {c["metadata"]["nbgrader"]["grade_id"]: c["metadata"]["nbgrader"].get("points", 0)
+            for c in cells if c.get("metadata", {}).get("nbgrader", {}).get("grade")}
+
+
+def local_only_lessons():
+    """The lessons the site cannot run (tools/site/build.py's NEEDS_LOCAL_INSTALL)."""
+    tree = ast.parse(source("tools/site/build.py"))
+    [names] = [ast.literal_eval(node.value).keys() for node in tree.body
+               if isinstance(node, ast.Assign)
+               and any(getattr(t, "id", None) == "NEEDS_LOCAL_INSTALL" for t in node.targets)]
+    return sorted(names)
+
+
+def self_check_line():
+    from mcp_lesson import classify
+    from mcp_lesson.course import self_check
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        self_check(classify)
+    return out.getvalue().splitlines()[0]
+
+
+def expected_figures():
+    """(page, phrase, where the figure comes from), for every figure the pages give."""
+    from mcp_lesson import CASES, REVISIONS
+    from mcp_lesson.selfcheck import check
+    figures = []
+
+    def give(page, phrase, origin):
+        figures.append((page, phrase, origin))
+
+    give("README.md", f"a shared table of {len(CASES)} labelled messages", "len(CASES)")
+    give("README.md", f'"{self_check_line()}"', "what self_check(classify) prints")
+    show = inspect.signature(check).parameters["show"].default
+    give("README.md", f"more failures than the first {WORDS[show]}", "check(show=...)")
+    give("README.md", f"({REVISIONS[0]} to {REVISIONS[-1]}:", "REVISIONS")
+
+    oldest = re.search(r'^requires-python = ">=(\d+\.\d+)"', source("pyproject.toml"), re.M)[1]
+    give("README.md", f"Python {oldest} or newer", "pyproject.toml")
+    give("docs/setup.md", f"Python {oldest} or newer", "pyproject.toml")
+    give("docs/setup.md", f"older than the {oldest} that", "pyproject.toml")
+
+    # The site, and the lessons that start a process (the stdio client, Unix only).
+    numbers = [m.name[:2] for m in masters()]
+    local = local_only_lessons()
+    assert local == sorted(m.name for m in masters() if "stdio_client" in m.read_text())
+    local = [name[:2] for name in local]
+    in_site = [n for n in numbers if n not in local]
+    give("README.md", f"Lessons {runs(in_site)}, and the playground", "tools/site/build.py")
+    give("README.md", f"Lessons {and_list(local)} start a server as a separate process",
+         "tools/site/build.py")
+    give("docs/setup.md", f"runs every lesson but {and_list(local)} in the browser",
+         "tools/site/build.py")
+    client = source("mcp_lesson/stdio_client.py")
+    assert "select.poll(" in client and "os.killpg(" in client
+    give("README.md", f"Lessons {and_list(local)} need Linux, macOS or WSL",
+         "the lessons that use mcp_lesson.stdio_client")
+
+    # Ports (the Makefile's defaults).
+    site_port = setting("Makefile", r"^SITE_PORT \?= (\d+)$")
+    app_port = setting("Makefile", r"^PORT +\?= (\d+)$")
+    give("README.md", f"http://127.0.0.1:{site_port}", "Makefile SITE_PORT")
+    give("docs/teaching.md", f"http://127.0.0.1:{app_port}", "Makefile PORT")
+
+    # Classroom mode (tools/classroom/voila.py).
+    voila = "tools/classroom/voila.py"
+    idle = setting(voila, r"^c\.ClassroomKernelManager\.cull_idle_timeout = (\d+)")
+    most = setting(voila, r"^c\.ClassroomKernelManager\.max_kernels = (\d+)")
+    give("docs/teaching.md", f"culled after {idle} s idle; at most {most} kernels run at once",
+         voila)
+
+    # Grading (the masters' nbgrader metadata, tools/grading).
+    graded = {m.stem: graded_cells(m) for m in masters() if graded_cells(m)}
+    total = sum(sum(cells.values()) for cells in graded.values())
+    give("docs/teaching.md", f"Lessons {and_list([g[:2] for g in graded])} are graded",
+         "the masters' nbgrader metadata")
+    give("docs/teaching.md", f"worth some points, {total} in all", "the masters' points")
+    give("docs/teaching.md",
+         "named after its notebook: " + and_list([f"`{g}`" for g in graded]).replace(" and ", ", ") + ".",
+         "the graded masters")
+    json_points = graded["03_classifying"]["classify_json-tests"]
+    give("docs/teaching.md", f"the test cell of classify_json, 0 of {json_points} points",
+         "03_classifying's metadata (docs/feedback.png's caption)")
+    timeout = setting("tools/grading/classroom.py", r"^DEFAULT_TIMEOUT = (\d+)")
+    assert timeout == setting("tools/grading/nbgrader_config.py", r"^c\.Execute\.timeout = (\d+)")
+    give("docs/teaching.md", f"longer limit per cell; {timeout} s by default", "DEFAULT_TIMEOUT")
+    kept = setting("tools/grading/nbgrader_config.py",
+                   r"^c\.GuardedExecute\.max_output_chars = ([\d_]+)")
+    give("docs/teaching.md", f"each cell keeps its first {kept:,} characters", "max_output_chars")
+    pin = re.search(r'"mcp>=(\d+)\.(\d+),<(\d+)\.(\d+)"', source("pyproject.toml")).groups()
+    assert (int(pin[2]), int(pin[3])) == (int(pin[0]), int(pin[1]) + 1), pin
+    give("docs/teaching.md", f"pinned to {pin[0]}.{pin[1]}.x", "pyproject.toml")
+
+    # The test suite and the benchmark.
+    addopts = re.search(r"^addopts = \[(.*?)^\]", source("pyproject.toml"), re.M | re.S)[1]
+    workers = re.search(r'"-n", "(\d+)"', addopts)[1]
+    give("docs/maintaining.md", f"runs in {workers} worker processes", "pyproject.toml addopts")
+    bench = "benchmarks/bench.py"
+    faster = setting(bench, r"^TARGET_CLASSIFY = ([\d.]+)")
+    slower = setting(bench, r"^TARGET_JSON = ([\d.]+)")
+    give("docs/maintaining.md", f"at least {faster:g}x the SDK's throughput", "TARGET_CLASSIFY")
+    give("docs/maintaining.md", f"at most {slower:g}x the time of `json.loads`", "TARGET_JSON")
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    try:
+        import bench as bench_module
+    finally:
+        sys.path.remove(str(ROOT / "benchmarks"))
+    size = round(len(bench_module.one_megabyte_message().encode()) / 1e6)
+    give("docs/maintaining.md", f"on a {size} MB message", "bench.one_megabyte_message()")
+    return figures
+
+
+FIGURES = expected_figures()
+
+
+@pytest.mark.parametrize("page, phrase, origin", FIGURES,
+                         ids=[f"{page}: {phrase[:40]}" for page, phrase, _ in FIGURES])
+def test_the_figure_is_the_codes(page, phrase, origin):
+    assert phrase in flat(source(page)), f"{page} should say {phrase!r} (from {origin})"
+
+
+@pytest.mark.parametrize("page", PAGES, ids=name_of)
+def test_no_figure_goes_unchecked(page):
+    text = flat(page.read_text())
+    checked = [phrase for where, phrase, _ in FIGURES
+               if where == name_of(page) and phrase in text]
+    unchecked = [m.group() for m in FIGURE.finditer(text)
+                 if not any(m.group() in phrase for phrase in checked)]
+    assert unchecked == [], f"{name_of(page)}: figures no test computes: {unchecked}"
