@@ -46,6 +46,7 @@ from html.parser import HTMLParser
 
 import ipywidgets as widgets
 from IPython.display import Javascript
+from traitlets import observe
 
 from .cases import CASES, TEXT_CASES
 from .classification import (
@@ -81,6 +82,9 @@ PAUSE = 0.5
 
 #: How many characters of a pretty-printed message or reply are shown.
 PREVIEW_LIMIT = 4000
+
+#: The label of revision None (the course's rules) in the classifier's Revision drop-down.
+COURSE_RULES = "the course's rules"
 
 _MONO = "font-family: var(--jp-code-font-family, monospace); font-size: 12px"
 _PRE = (
@@ -255,6 +259,32 @@ def as_text(html_or_widget):
 # --- the classifier -------------------------------------------------------------
 
 
+class DropdownWithNone(widgets.Dropdown):
+    """A ``Dropdown`` in which an option whose value is None can be selected.
+
+    ipywidgets reads the value None as "nothing selected": a plain
+    ``Dropdown`` made with ``value=None``, or set back to None later (by code,
+    or by picking that option in the page), ends with ``index`` None, and the
+    page shows the drop-down blank. Here None is looked up among the options
+    like any other value, so the option with the value None is selected, its
+    label is shown, and ``.value`` is None.
+    """
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        if self.index is None and self.value is None and None in self._options_values:
+            self.index = self._options_values.index(None)
+
+    @observe("value")
+    def _propagate_value(self, change):
+        if change.new is None and None in self._options_values:
+            index = self._options_values.index(None)
+            if self.index != index:
+                self.index = index
+        else:
+            super()._propagate_value(change)
+
+
 def _message_text(message):
     """A parsed example as pretty JSON text, or None if it has no JSON form."""
     try:
@@ -314,8 +344,9 @@ class Classifier(widgets.VBox):
     ``.announcement`` is the live region a screen reader reads out: one line
     with the kind and the code (visually hidden: the result shows the same).
     ``.judged`` counts the texts judged so far. ``.revision`` is the drop-down
-    of MCP revisions (default: the course's rules); when the verdict differs
-    between revisions, one line under the reason says how.
+    of MCP revisions (a :class:`DropdownWithNone`; by default it shows the course's
+    rules, and its ``.value`` is then None); when the verdict differs between
+    revisions, one line under the reason says how.
     """
 
     _HINT = "Paste a JSON-RPC message above, or pick an example."
@@ -329,12 +360,13 @@ class Classifier(widgets.VBox):
             description="Example:",
             layout=widgets.Layout(width="min(100%, 40em)"),
         )
-        self.revision = widgets.Dropdown(
-            options=[("the course's rules", None)] + [(f"MCP {r}", r) for r in REVISIONS],
+        self.revision = DropdownWithNone(
+            options=[(COURSE_RULES, None)] + [(f"MCP {r}", r) for r in REVISIONS],
             value=None,
             description="Revision:",
             layout=widgets.Layout(width="min(100%, 24em)"),
         )
+        self.revision.add_class("mcp-classifier-revision")
         self.text = widgets.Textarea(
             value="",
             description="Message:",

@@ -58,6 +58,9 @@ AXE_JS = AXE_DIR / "node_modules" / "axe-core" / "axe.min.js"
 
 
 SELECT_TEXT = ".mcp-classifier-input textarea"
+REVISION = ".mcp-classifier-revision select"
+# The label of revision None (mcp_lesson.widgets.COURSE_RULES), as a learner reads it.
+COURSE_RULES = "the course's rules"
 RESULT = ".mcp-classifier-result"
 ANNOUNCEMENT = ".mcp-classifier-announcement"
 WIDGET_ERRORS = ("Error displaying widget", "Model not found", "Failed to load model class")
@@ -351,6 +354,37 @@ def drive_classifier(page):
     assert page.dialogs == []
 
 
+def revision_shown(page):
+    """The text the Revision drop-down shows (its selected option's), or None when blank.
+
+    ipywidgets writes each option's spaces as no-break spaces; they read as spaces.
+    """
+    return page.locator(REVISION).evaluate(
+        "select => select.selectedIndex < 0 ? null"
+        " : select.options[select.selectedIndex].text.replace(/\\u00a0/g, ' ')"
+    )
+
+
+def check_revision_drop_down(page):
+    """The Revision drop-down shows the course's rules: when the tool appears,
+    and again after a learner picks another revision and then comes back."""
+    from playwright.sync_api import expect
+
+    chosen = page.locator(f"{REVISION} option:checked")
+    expect(chosen).to_have_text(COURSE_RULES)  # polls until the page shows it
+    assert revision_shown(page) == COURSE_RULES
+
+    batch = '[{"jsonrpc": "2.0", "method": "notifications/initialized"}]'
+    page.locator(REVISION).select_option(value="MCP 2025-03-26")
+    expect(chosen).to_have_text("MCP 2025-03-26")
+    expect(paste(page, batch).locator(".mcp-badge").first).to_have_text("BATCH")
+    page.locator(REVISION).select_option(value=COURSE_RULES)
+    # The kernel's answer must not blank it (ipywidgets takes None for "no choice").
+    expect(page.locator(f"{RESULT} .mcp-badge").first).to_have_text("INVALID")
+    expect(chosen).to_have_text(COURSE_RULES)
+    assert revision_shown(page) == COURSE_RULES
+
+
 def check_live_region(page):
     """The verdict is announced: the live region stays the same element while
     its text follows the verdict (a region replaced at each change is not read)."""
@@ -497,6 +531,7 @@ def test_playground_in_jupyterlab(browser, lab_url, axe_js):
         page.evaluate("window.jupyterapp.commands.execute('notebook:run-all-cells')")
         page.wait_for_selector(SELECT_TEXT)
         page.wait_for_selector(".mcp-checker button")
+        check_revision_drop_down(page)
         drive_classifier(page)
         check_live_region(page)
         check_long_paste(page)
@@ -535,6 +570,7 @@ def test_playground_in_voila(browser, voila_url, axe_js):
         assert page.locator(".jp-InputArea-editor, .jp-CodeMirrorEditor").count() == 0
         shown = page.evaluate("document.body.innerText")
         assert NOTEBOOK_ONLY.findall(shown) == []
+        check_revision_drop_down(page)
         drive_classifier(page)
         check_live_region(page)
         check_long_paste(page)

@@ -519,6 +519,31 @@ def test_the_classifier_judges_under_the_chosen_revision():
     assert [label for label, _ in tool.revision.options][0] == "the course's rules"
 
 
+def test_the_revision_drop_down_shows_the_course_s_rules():
+    """ipywidgets takes the value None for "nothing selected": the drop-down must
+    still select (and the page show) the option of revision None, also after a
+    learner picks another revision and comes back, or code sets None again."""
+    revision = Classifier().revision
+    course_rules = "the course's rules"
+    assert revision.options[0] == (course_rules, None)
+
+    def shows_the_course_s_rules():
+        # What the page gets is the index (-1 in the page when it is None).
+        assert revision.get_state()["index"] == 0
+        assert (revision.index, revision.label, revision.value) == (0, course_rules, None)
+
+    shows_the_course_s_rules()
+    revision.set_state({"index": 1})  # as a pick in the page arrives: by index
+    assert revision.value == "2024-11-05"
+    revision.set_state({"index": 0})
+    shows_the_course_s_rules()
+    revision.value = "2025-03-26"
+    revision.value = None
+    shows_the_course_s_rules()
+    tool = Classifier("[]")  # classified under the course's rules: a list is invalid
+    assert (tool.revision.index, tool.kind, tool.code) == (0, "invalid", -32600)
+
+
 def test_the_same_verdict_under_every_revision_says_nothing_about_revisions():
     tool = Classifier('{"jsonrpc":"2.0","id":1,"method":"ping"}')
     assert "Across MCP revisions" not in as_text(tool.result)
