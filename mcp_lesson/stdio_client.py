@@ -10,20 +10,32 @@ badly it behaves, can hang a notebook or a test, or fill its memory:
   makes a call fail with :class:`ServerError` after ``timeout`` seconds;
 * **the server always stops, with everything it started**: the server runs in
   a process group of its own, and :meth:`StdioServer.stop` ends the whole
-  group (a wrapper such as ``sh -c``, npx or uvx leaves grandchildren behind)
-  without waiting on a grandchild that still holds the server's stdout open.
-  :class:`StdioServer` is a context manager, ``stop`` is safe to call twice,
-  and every server still running when Python exits is stopped by an
-  ``atexit`` hook;
+  process tree (a wrapper such as ``sh -c``, npx or uvx leaves grandchildren
+  behind): the group, every descendant, and every process that carries the
+  server's mark in its environment, so a grandchild that left the group with
+  ``setsid`` and lost its parent is found too. It never waits on a grandchild
+  that still holds the server's stdout open. :class:`StdioServer` is a context
+  manager, ``stop`` is safe to call twice, and every server still running when
+  Python exits is stopped by an ``atexit`` hook;
 * **what is kept is bounded**: :attr:`StdioServer.received` and
   :attr:`StdioServer.sent` keep the last :data:`KEEP_LINES` lines (at most
   :data:`KEEP_CHARS` characters) and count the ones they dropped; at most
   :data:`READ_AHEAD` unread lines wait in memory (then the server waits, as
-  a pipe makes it), and a line longer than :data:`MAX_LINE_BYTES` is cut.
+  a pipe makes it), and a line longer than :data:`MAX_LINE_BYTES` is cut;
+  the server's stderr (its logs) is read all the time, never into a
+  notebook's output, and only its first :data:`STDERR_HEAD_BYTES` and last
+  :data:`STDERR_TAIL_BYTES` bytes are kept, in memory (nothing goes to disk):
+  :meth:`StdioServer.stderr_text` shows them, :attr:`StdioServer.stderr_dropped`
+  counts the bytes between, read and dropped;
+* **a message that is not JSON is refused before anything is written**: one
+  that cannot be written as JSON (an integer of more than 4,300 digits, a
+  ``set``, a dict that holds itself) raises :class:`ServerError`, and the
+  server never sees a piece of it.
 
-The server's stderr (its logs) goes to a private temporary file, never into a
-notebook's output; :meth:`StdioServer.stderr_text` reads its end when needed.
 The client uses POSIX process groups and ``poll``: it runs on Linux and macOS.
+On Linux the processes of a server's tree are found through ``/proc``;
+elsewhere through ``psutil`` when it is installed, and without it only the
+server's process group is ended.
 
     >>> from mcp_lesson.stdio_client import StdioServer
     >>> with StdioServer() as server:                      # doctest: +SKIP
@@ -42,9 +54,9 @@ import select
 import signal
 import subprocess
 import sys
-import tempfile
 import threading
 import time
+import uuid
 
 from .classification import classify, parse
 from .messages import is_integer, is_valid_id
@@ -64,6 +76,13 @@ KEEP_CHARS = 8_000_000
 MAX_LINE_BYTES = 1 << 20
 #: How many lines may wait, read but not yet asked for; then reading pauses until one is taken.
 READ_AHEAD = 16
+#: How many bytes of the start of the server's stderr (its log) are kept.
+STDERR_HEAD_BYTES = 64 * 1024
+#: How many bytes of the end of the server's stderr are kept; the bytes between are read and dropped.
+STDERR_TAIL_BYTES = 64 * 1024
+#: The start of the name of the environment variable that marks every process
+#: a server starts (the rest of the name is unique to that server).
+MARK_PREFIX = "MCP_LESSON_STDIO_SERVER_"
 #: The first revision with no ``ping`` (stateless MCP): :meth:`StdioServer.probe`
 #: follows up with ``server/discover`` from this revision on.
 STATELESS_SINCE = "2026-07-28"
@@ -75,7 +94,7 @@ _LIVE_LOCK = threading.Lock()
 
 
 class ServerError(RuntimeError):
-    """The server did not answer or read in time, or it is not running."""
+    """The server did not answer or read in time, or it is not running; or a message cannot be sent."""
 
 
 class RecentLines(collections.abc.Sequence):
@@ -127,6 +146,95 @@ def wire_text(message):
     return json.dumps(message, separators=(",", ":"))
 
 
+def _json_text(message):
+    """:func:`wire_text` of ``message``, or :class:`ServerError` saying why it cannot be JSON."""
+    try:
+        return wire_text(message)
+    except RecursionError:
+        why = "it is nested too deeply"
+    except (ValueError, TypeError, OverflowError) as exc:
+        text = str(exc)
+        if "integer string conversion" in text:
+            why = (f"it holds an integer of more than {sys.get_int_max_str_digits():,} digits, "
+                   "more than Python writes as text (and more than the SDK's parser reads)")
+        elif "Circular reference" in text:
+            why = "it holds itself (a circular reference)"
+        else:
+            why = f"{type(exc).__name__}: {text[:200]}"
+    raise ServerError(f"the message cannot be written as JSON, so nothing was sent: {why}")
+
+
+class _BoundedLog:
+    """The start and the end of what a process writes to a pipe, read by a thread of its own.
+
+    The first ``head`` bytes and the last ``tail`` bytes are kept; the bytes
+    between are read (so the writer never waits long) and dropped, and
+    :attr:`dropped` counts them. Memory stays within ``head + 2 * tail``
+    bytes, whatever the writer sends.
+    """
+
+    def __init__(self, fd, head=STDERR_HEAD_BYTES, tail=STDERR_TAIL_BYTES):
+        self._fd = fd
+        self._head_limit = head
+        self._tail_limit = tail
+        self._head = bytearray()
+        self._tail = bytearray()
+        self.dropped = 0
+        self._lock = threading.Lock()
+        self._stopping = threading.Event()
+        self._thread = threading.Thread(target=self._drain, name="stdio-stderr", daemon=True)
+        self._thread.start()
+
+    def _drain(self):
+        """Read until end of output; once asked to finish, read only what is already there."""
+        late_reads = 0
+        try:
+            while True:
+                finishing = self._stopping.is_set()
+                if not _ready(self._fd, select.POLLIN, 0 if finishing else _POLL):
+                    if finishing:
+                        return
+                    continue
+                chunk = os.read(self._fd, 1 << 16)
+                if not chunk:
+                    return
+                self._keep(chunk)
+                if finishing:
+                    late_reads += 1
+                    if late_reads > 16:  # a writer still flooding: stop here all the same
+                        return
+        except (OSError, ValueError):
+            pass
+
+    def _keep(self, chunk):
+        with self._lock:
+            room = self._head_limit - len(self._head)
+            if room > 0:
+                self._head += chunk[:room]
+                chunk = chunk[room:]
+            if chunk:
+                self._tail += chunk
+                excess = len(self._tail) - self._tail_limit
+                if excess > 0:
+                    del self._tail[:excess]
+                    self.dropped += excess
+
+    def finish(self, timeout):
+        """Ask the thread to finish; True once it has (then nobody reads the pipe any more)."""
+        self._stopping.set()
+        self._thread.join(timeout)
+        return not self._thread.is_alive()
+
+    def text(self):
+        """What is kept, as text; a line in brackets stands for the bytes dropped."""
+        with self._lock:
+            head, tail, dropped = bytes(self._head), bytes(self._tail), self.dropped
+        if not dropped:
+            return (head + tail).decode("utf-8", errors="replace")
+        gap = f"\n[{dropped:,} bytes of the log not kept]\n"
+        return head.decode("utf-8", errors="replace") + gap + tail.decode("utf-8", errors="replace")
+
+
 def same_id(a, b):
     """True when two JSON-RPC ids are the same id: same type, same value.
 
@@ -153,18 +261,18 @@ def _ready(fd, events, timeout):
     return bool(poller.poll(max(0.0, timeout) * 1000))
 
 
-def _group_alive(pgid):
-    """True while a process of group ``pgid`` is alive (zombies, which cannot run, do not count)."""
-    try:
-        os.killpg(pgid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
+def _process_table():
+    """Every live process as ``(pid, ppid, pgid, environ)``, zombies left out.
+
+    ``environ()`` gives the process's environment as bytes (``b""`` when it
+    cannot be read). Read from ``/proc`` on Linux, with ``psutil`` elsewhere;
+    None when neither is there.
+    """
     try:
         entries = os.listdir("/proc")
     except OSError:
-        return True  # no /proc: trust the signal check
+        return _process_table_psutil()
+    table = []
     for entry in entries:
         if not entry.isdigit():
             continue
@@ -172,10 +280,81 @@ def _group_alive(pgid):
             with open(f"/proc/{entry}/stat") as stat:
                 fields = stat.read().rsplit(")", 1)[1].split()
         except (OSError, IndexError):
+            continue  # it ended while we looked
+        if len(fields) > 2 and fields[0] not in ("Z", "X"):
+            table.append((int(entry), int(fields[1]), int(fields[2]), _proc_environ(entry)))
+    return table
+
+
+def _proc_environ(pid):
+    def environ():
+        try:
+            with open(f"/proc/{pid}/environ", "rb") as handle:
+                return handle.read()
+        except OSError:
+            return b""
+
+    return environ
+
+
+def _process_table_psutil():
+    try:
+        import psutil
+    except ImportError:
+        return None
+    table = []
+    for process in psutil.process_iter():
+        try:
+            if process.status() == psutil.STATUS_ZOMBIE:
+                continue
+            table.append((process.pid, process.ppid(), os.getpgid(process.pid), _psutil_environ(process)))
+        except (psutil.Error, OSError):
             continue
-        if len(fields) > 2 and fields[2] == str(pgid) and fields[0] not in ("Z", "X"):
-            return True
-    return False
+    return table
+
+
+def _psutil_environ(process):
+    def environ():
+        try:
+            return b"\0".join(f"{key}={value}".encode() for key, value in process.environ().items()) + b"\0"
+        except Exception:  # noqa: BLE001 - psutil.AccessDenied, NoSuchProcess...
+            return b""
+
+    return environ
+
+
+def _tree(leader, mark):
+    """The pids of the live processes a server started, and whether any is left at all.
+
+    The tree is every process of the leader's group, every process whose
+    environment holds ``mark`` (``NAME=1``: a grandchild that left the group
+    with ``setsid`` keeps it), and every descendant of those. Without a
+    process table, only the group can be seen: the answer is then an empty
+    set, and whether the group is alive.
+    """
+    table = _process_table()
+    if table is None:
+        try:
+            os.killpg(leader, 0)
+        except ProcessLookupError:
+            return set(), False
+        except PermissionError:
+            pass
+        return set(), True
+    needle = b"\0" + mark + b"\0"
+    found = {pid for pid, _, pgid, environ in table
+             if pgid == leader or pid == leader or needle in b"\0" + environ()}
+    children = collections.defaultdict(list)
+    for pid, ppid, _, _ in table:
+        children[ppid].append(pid)
+    todo = list(found)
+    while todo:
+        for child in children.pop(todo.pop(), ()):
+            if child not in found:
+                found.add(child)
+                todo.append(child)
+    found -= {os.getpid(), 1}
+    return found, bool(found)
 
 
 class StdioServer:
@@ -209,8 +388,8 @@ class StdioServer:
         self._reader_done = threading.Event()
         self._reader = None
         self._broken = None  # why no more lines may be written, once a write was cut off
-        self._stderr = None
-        self._stderr_tail = ""
+        self._log = None  # the server's stderr, as far as it is kept
+        self._mark = f"{MARK_PREFIX}{uuid.uuid4().hex}"  # in the environment of all it starts
         self._probe_ids = itertools.count(1)
 
     # --- life cycle -------------------------------------------------------
@@ -220,22 +399,26 @@ class StdioServer:
 
         The server leads a new session and process group, so :meth:`stop` can
         end it with all it started, and a Ctrl-C in a terminal reaches the
-        client, which then stops it.
+        client, which then stops it. Its environment is this process's, plus
+        a variable of its own (:data:`MARK_PREFIX` and a unique suffix, set
+        to ``1``) that every process it starts inherits: :meth:`stop` looks
+        for it.
         """
         if self.process is not None:
             return self
-        self._stderr = tempfile.TemporaryFile()
         self.process = subprocess.Popen(
             self.command,
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
-            stderr=self._stderr,
+            stderr=subprocess.PIPE,
             close_fds=True,
             start_new_session=True,
+            env=dict(os.environ, **{self._mark: "1"}),
         )
         os.set_blocking(self.process.stdin.fileno(), False)
         with _LIVE_LOCK:
             _LIVE.add(self)
+        self._log = _BoundedLog(self.process.stderr.fileno())
         self._reader = threading.Thread(target=self._read_stdout, name="stdio-reader", daemon=True)
         self._reader.start()
         return self
@@ -299,17 +482,24 @@ class StdioServer:
         return self.process is not None and self.process.poll() is None
 
     def stop(self, timeout=None):
-        """Stop the server, and every process of its group; return its exit code. Safe to call again.
+        """Stop the server, and every process it started; return its exit code. Safe to call again.
 
         First the polite way (close its stdin: an MCP stdio server exits at end
-        of input), then ``SIGTERM`` to the whole process group, then
+        of input), then ``SIGTERM`` to the whole process tree, then
         ``SIGKILL``, waiting up to ``timeout`` seconds (default:
         ``stop_timeout``) after each of the first two, and up to
-        ``max(timeout, 5)`` after ``SIGKILL``. The group is signalled whenever
-        any of it is left, even after the server itself exited. The reader
-        thread is asked to finish (it looks every 0.1 s), never waited on for
-        a read, so a grandchild that keeps the server's stdout open cannot
-        hold ``stop`` up.
+        ``max(timeout, 5)`` after ``SIGKILL``. The tree is the server's
+        process group, every process that carries the server's mark in its
+        environment (a grandchild that called ``setsid`` and whose parent
+        exited is no longer anyone's descendant, but it still has the mark),
+        and every descendant of those; it is looked for again while waiting,
+        so a process forked meanwhile is signalled too, and it is signalled
+        whenever any of it is left, even after the server itself exited.
+        (A process that starts a program with an emptied environment, once it
+        is out of the group and its parent is gone, cannot be found.)
+        The reader threads are asked to finish (they look every 0.1 s),
+        never waited on for a read, so a grandchild that keeps the server's
+        stdout or stderr open cannot hold ``stop`` up.
         """
         timeout = self.stop_timeout if timeout is None else timeout
         process = self.process
@@ -325,14 +515,15 @@ class StdioServer:
                     process.wait(timeout)
                 except subprocess.TimeoutExpired:
                     pass
-            self._end_group(process, timeout)
+            self._end_tree(process, timeout)
         finally:
             self._stopping.set()
             self._reader.join(2 * _POLL + 1.0)
-            self._stderr_tail = self.stderr_text()
-            streams = [process.stdin, self._stderr]
+            streams = [process.stdin]
             if not self._reader.is_alive():  # never close a descriptor another thread reads
                 streams.append(process.stdout)
+            if self._log.finish(2 * _POLL + 1.0):
+                streams.append(process.stderr)
             for stream in streams:
                 try:
                     stream.close()
@@ -342,23 +533,40 @@ class StdioServer:
                 _LIVE.discard(self)
         return process.returncode
 
-    def _end_group(self, process, timeout):
-        """SIGTERM, then SIGKILL, the server's process group, until none of it is alive."""
+    def _end_tree(self, process, timeout):
+        """SIGTERM, then SIGKILL, the server's process tree (see :meth:`stop`), until none of it is alive."""
         pgid = process.pid  # the server leads its group (start_new_session)
+        mark = f"{self._mark}=1".encode()
         for sig, wait in ((signal.SIGTERM, timeout), (signal.SIGKILL, max(timeout, 5.0))):
-            process.poll()  # reap the leader once it exited, so it does not count
-            if not _group_alive(pgid):
-                break
-            try:
-                os.killpg(pgid, sig)
-            except (ProcessLookupError, PermissionError):
-                pass
+            signalled = set()  # SIGTERM goes once to each; SIGKILL again at each look
+            group_signalled = False
             deadline = time.monotonic() + wait
-            while time.monotonic() < deadline:
-                process.poll()
-                if not _group_alive(pgid):
+            while True:
+                process.poll()  # reap the leader once it exited, so it does not count
+                pids, left = _tree(pgid, mark)
+                if not left:
+                    return self._reap(process)
+                if not group_signalled or sig == signal.SIGKILL:
+                    group_signalled = True
+                    try:
+                        os.killpg(pgid, sig)
+                    except (ProcessLookupError, PermissionError):
+                        pass
+                for pid in pids - signalled:
+                    try:
+                        os.kill(pid, sig)
+                    except (ProcessLookupError, PermissionError):
+                        pass
+                if sig == signal.SIGTERM:
+                    signalled |= pids
+                left_time = deadline - time.monotonic()
+                if left_time <= 0:
                     break
-                time.sleep(min(_POLL / 2, max(0.0, deadline - time.monotonic())))
+                time.sleep(min(_POLL / 2, left_time))
+        return self._reap(process)
+
+    @staticmethod
+    def _reap(process):
         if process.poll() is None:
             process.wait()  # SIGKILL cannot be refused
 
@@ -370,17 +578,18 @@ class StdioServer:
         return False
 
     def stderr_text(self, limit=4000):
-        """The last ``limit`` characters the server wrote to stderr (its logs), for debugging."""
-        if self._stderr is None or self._stderr.closed:
-            return self._stderr_tail[-limit:]
-        try:
-            self._stderr.flush()
-            size = self._stderr.seek(0, os.SEEK_END)
-            self._stderr.seek(max(0, size - 4 * limit))  # a UTF-8 character is 4 bytes at most
-            data = self._stderr.read()
-        except (OSError, ValueError):
-            return ""
-        return data.decode("utf-8", errors="replace")[-limit:]
+        """The last ``limit`` characters of what is kept of the server's stderr (its logs).
+
+        What is kept is the first :data:`STDERR_HEAD_BYTES` and the last
+        :data:`STDERR_TAIL_BYTES` bytes; when bytes were dropped between them,
+        a line in brackets says how many. It is still there after :meth:`stop`.
+        """
+        return "" if self._log is None else self._log.text()[-limit:]
+
+    @property
+    def stderr_dropped(self):
+        """How many bytes of the server's stderr were read and dropped (between its start and its end)."""
+        return 0 if self._log is None else self._log.dropped
 
     # --- writing and reading ---------------------------------------------
 
@@ -390,8 +599,10 @@ class StdioServer:
         A ``str`` or ``bytes`` is sent as it is (so a lesson can send text that
         is not JSON); anything else is written as compact JSON. A newline in the
         text would split it into two lines on the wire, so it is refused.
-        Raises :class:`ServerError` when the server has not taken the whole
-        line within ``timeout`` seconds (default: the client's ``timeout``).
+        Raises :class:`ServerError`, before writing anything, when the
+        message cannot be written as JSON; and when the server has not taken
+        the whole line within ``timeout`` seconds (default: the client's
+        ``timeout``).
         A line cut off that way leaves a part of itself in the pipe, so every
         later ``send`` is refused too.
         """
@@ -402,7 +613,7 @@ class StdioServer:
         if isinstance(message, (bytes, bytearray)):
             data = bytes(message)
         else:
-            data = wire_text(message).encode("utf-8", errors="surrogatepass")
+            data = _json_text(message).encode("utf-8", errors="surrogatepass")
         if b"\n" in data or b"\r" in data:
             raise ValueError("one message is one line: the text must not contain a line break")
         self._write(data + b"\n", self.timeout if timeout is None else timeout)

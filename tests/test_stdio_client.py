@@ -7,6 +7,7 @@ not end; no test asserts on wall-clock time.
 
 import json
 import os
+import signal
 import subprocess
 import sys
 import textwrap
@@ -21,6 +22,8 @@ from mcp_lesson import create_request
 from mcp_lesson.stdio_client import (
     KEEP_LINES,
     MAX_LINE_BYTES,
+    STDERR_HEAD_BYTES,
+    STDERR_TAIL_BYTES,
     ServerError,
     StdioServer,
     same_id,
@@ -105,7 +108,112 @@ def test_a_grandchild_outliving_a_polite_leader_is_stopped_too():
     assert _group_members(pgid) == []
 
 
+# A polite server (it leaves at end of input) that first double-forks a
+# grandchild into a session of its own (setsid): out of the server's process
+# group, and no longer its descendant once the middle process exits. The
+# grandchild ignores SIGTERM, prints its pid on the server's stdout, and sleeps.
+SETSID_GRANDCHILD = textwrap.dedent(
+    """
+    import os, signal, sys, time
+    middle = os.fork()
+    if middle == 0:
+        os.setsid()
+        if os.fork() == 0:
+            signal.signal(signal.SIGTERM, signal.SIG_IGN)
+            print(os.getpid(), flush=True)
+            time.sleep(600)
+        os._exit(0)
+    os.waitpid(middle, 0)
+    sys.stdin.read()
+    """
+)
+
+
+def _alive(pid):
+    """True while ``pid`` is a live process (a zombie, which cannot run, does not count)."""
+    return any(process.pid == pid for process in live_processes())
+
+
+def _gone(pid, timeout=30.0):
+    """Wait (up to ``timeout`` s) until ``pid`` is no longer a live process; True if it went."""
+    deadline = time.monotonic() + timeout
+    while _alive(pid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return not _alive(pid)
+
+
+@pytest.mark.timeout(120)
+def test_stop_ends_a_grandchild_that_left_the_group_with_setsid():
+    command = [sys.executable, "-c", SETSID_GRANDCHILD]
+    first = StdioServer(command, timeout=30.0, stop_timeout=0.5)
+    second = StdioServer(command, timeout=30.0, stop_timeout=0.5)
+    grandchildren = []
+    try:
+        for server in (first, second):
+            server.start()
+            grandchildren.append(int(server.read_line()))
+            # in a session and group of its own, not the server's
+            assert os.getsid(grandchildren[-1]) != os.getsid(server.process.pid) == server.process.pid
+            assert os.getpgid(grandchildren[-1]) != server.process.pid
+        first.stop()
+        assert not first.running
+        assert _gone(grandchildren[0]), "the setsid grandchild outlived stop()"
+        assert _alive(grandchildren[1]), "stop() ended a process of another server"
+        second.stop()
+        assert _gone(grandchildren[1])
+    finally:
+        for server in (first, second):
+            server.stop()
+        for pid in grandchildren:
+            if _alive(pid):
+                os.kill(pid, signal.SIGKILL)
+
+
 # --- what is kept is bounded -------------------------------------------------
+
+
+# A server that floods its stderr (about 100 MB), then says "done" on stdout.
+STDERR_FLOOD = textwrap.dedent(
+    """
+    import sys
+    log = sys.stderr.buffer
+    log.write(b"the first line of the log\\n")
+    block = b"x" * 1023 + b"\\n"
+    for _ in range(100 * 1024):
+        log.write(block)
+    log.write(b"the last line of the log\\n")
+    log.flush()
+    print("done", flush=True)
+    sys.stdin.read()
+    """
+)
+
+
+@pytest.mark.timeout(300)
+def test_the_server_s_stderr_keeps_its_start_and_end_within_a_fixed_size():
+    flooded = len(b"the first line of the log\n") + 100 * 1024 * 1024 + len(b"the last line of the log\n")
+    bound = STDERR_HEAD_BYTES + STDERR_TAIL_BYTES
+    tracemalloc.start()
+    try:
+        with StdioServer([sys.executable, "-c", STDERR_FLOOD], timeout=240.0, stop_timeout=0.5) as server:
+            assert server.read_line() == "done"
+            deadline = time.monotonic() + 60.0  # the log is drained by a thread of its own
+            while not server.stderr_text().endswith("the last line of the log\n") and time.monotonic() < deadline:
+                time.sleep(0.05)
+            held = tracemalloc.get_traced_memory()[1]
+            text = server.stderr_text(limit=10 * flooded)
+            assert text.startswith("the first line of the log\n")
+            assert text.endswith("x\nthe last line of the log\n")
+            assert server.stderr_dropped == flooded - bound
+            assert f"[{flooded - bound:,} bytes of the log not kept]" in text
+            assert len(text.encode()) < bound + 100
+            assert server.stderr_text(limit=25) == "the last line of the log\n"
+        assert held < 10e6, f"the client held {held / 1e6:.0f} MB for the server's log"
+        assert server.stderr_text(limit=10 * flooded) == text  # still there after stop()
+    finally:
+        tracemalloc.stop()
+
+
 
 
 @pytest.mark.timeout(120)
@@ -148,6 +256,32 @@ def test_a_line_longer_than_the_limit_is_cut_and_counted():
         assert long.read_line() == "z" * MAX_LINE_BYTES
         assert long.cut_lines == 1
         assert long.read_line() == "after"
+
+
+# --- a message that cannot be written as JSON ------------------------------
+
+# A server that writes back every line it reads.
+ECHO = [sys.executable, "-c", "import sys\nfor line in sys.stdin:\n    print(line, end='', flush=True)"]
+
+
+@pytest.mark.timeout(60)
+def test_a_message_that_cannot_be_written_as_json_is_a_server_error_and_nothing_is_sent():
+    circular = {"jsonrpc": "2.0", "method": "ping"}
+    circular["params"] = circular
+    with StdioServer(ECHO, timeout=20.0, stop_timeout=0.5) as echo:
+        huge = create_request("ping", request_id=10**4300)  # 4,301 digits: a valid id for classify
+        with pytest.raises(ServerError, match="cannot be written as JSON.*4,300 digits"):
+            echo.request(huge)
+        with pytest.raises(ServerError, match="cannot be written as JSON"):
+            echo.probe(huge)
+        with pytest.raises(ServerError, match="cannot be written as JSON"):
+            echo.send({"jsonrpc": "2.0", "method": "ping", "params": {"ids": {1, 2}}})
+        with pytest.raises(ServerError, match="cannot be written as JSON"):
+            echo.send(circular)
+        assert list(echo.sent) == []
+        # nothing of them reached the pipe: the next line is the first the server sees
+        echo.send(create_request("ping", request_id=1))
+        assert json.loads(echo.read_line()) == create_request("ping", request_id=1)
 
 
 # --- probe speaks 2026-07-28 --------------------------------------------------
