@@ -2,22 +2,64 @@
 so that it is loaded before nbval starts any kernel)."""
 
 import os
+import signal
+import sys
 from pathlib import Path
+
+import pytest
 
 # nbval compares everything a cell prints, stderr too. A library that starts
 # printing a DeprecationWarning must not turn a lesson red at random, so the
 # kernels (and the servers the lessons start) inherit "ignore warnings". Only
 # child processes read this variable; the pytest process itself is unchanged.
 os.environ.setdefault("PYTHONWARNINGS", "ignore")
+# A lesson's graduate() cell, run by nbval or a learner-copy test, prints one
+# line instead of running this suite inside itself (tests/test_graduation.py
+# graduates the lessons' package; mcp_lesson.learner_package.NO_NESTED_RUNS).
+os.environ["MCP_LESSON_NO_NESTED_RUNS"] = "1"
 
 #: Test files that start servers and a browser before their first test ends.
 #: They run last, so that the progress counter moves from the first second.
 RUN_LAST = {"test_browser.py"}
 
+#: The full tier (`make test-all`, which CI runs), beside the fast one (`make
+#: test`, which leaves out what is marked "full"): whole files that need a
+#: browser, nbgrader's grading day, the JupyterLite site, Node.js, or pytest run
+#: inside pytest. Single tests elsewhere carry @pytest.mark.full themselves.
+FULL_TIER = {"test_browser.py", "test_grading.py", "test_site.py", "test_ts_peer.py",
+             "test_graduation.py"}
+
+
+def pytest_configure(config):
+    config.addinivalue_line(
+        "markers", "full: slow or heavy (a browser, a grading day, the site, Node.js, a nested "
+                   "pytest run); only `make test-all` runs it, `make test` leaves it out")
+    _die_with_the_parent()
+
+
+def _die_with_the_parent():
+    """Ask Linux for a SIGTERM when the process that started this one ends, so
+    that `kill` of `make test` (or of the xdist controller) ends the run too,
+    and with it the servers its tests started (tests/processes.py)."""
+    if not sys.platform.startswith("linux"):
+        return
+    try:
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM, 0, 0, 0)  # PR_SET_PDEATHSIG
+        if os.getppid() == 1:  # the parent is already gone
+            os.kill(os.getpid(), signal.SIGTERM)
+    except (OSError, AttributeError):
+        pass
+
 
 def pytest_collection_modifyitems(session, config, items):
-    """Move the items of RUN_LAST to the end, keeping every other order as it is
-    (nbval needs a notebook's cells in sequence)."""
+    """Mark the items of FULL_TIER "full", and move the items of RUN_LAST to the
+    end, keeping every other order as it is (nbval needs a notebook's cells in
+    sequence)."""
+    for item in items:
+        if Path(str(item.fspath)).name in FULL_TIER:
+            item.add_marker(pytest.mark.full)
     items[:] = sorted(items, key=lambda item: Path(str(item.fspath)).name in RUN_LAST)
 
 # The lessons export the learner's functions into a package of their own (see

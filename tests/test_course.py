@@ -208,3 +208,19 @@ def test_aim_names_rules_by_their_short_words(capsys):
 
     course.aim(good, "bad-request-id")
     assert capsys.readouterr().out == "good: hit! a request id must be a string or an integer\n"
+
+
+def test_a_graduate_cell_under_a_test_run_only_says_so(monkeypatch, capsys):
+    """Lesson 04's graduate() cell under nbval, a learner-copy run or grading: one
+    line, no pytest inside pytest (tests/test_graduation.py graduates for real)."""
+    import subprocess
+
+    from mcp_lesson import learner_package
+
+    def no_nested_run(*args, **kwargs):
+        raise AssertionError("graduate() started a run inside the test run")
+
+    monkeypatch.setattr(subprocess, "run", no_nested_run)
+    monkeypatch.setenv(learner_package.NO_NESTED_RUNS, "1")
+    assert learner_package.graduate() is None
+    assert "only says so" in capsys.readouterr().out

@@ -325,6 +325,7 @@ def test_after_it():
 '''
 
 
+@pytest.mark.full  # a pytest run inside this one
 def test_one_ctrl_c_ends_the_run_while_a_notebook_runs(tmp_path):
     """Ctrl-C (SIGINT to the terminal's process group) stops pytest, kernel and all."""
     import os

@@ -275,6 +275,7 @@ def _stable(dump):
     return dump
 
 
+@pytest.mark.full  # Node.js and the TypeScript SDK
 def test_the_stored_ts_verdicts_are_what_the_ts_peer_makes_now():
     try:
         fresh = TS_PEER.dump()

@@ -102,6 +102,7 @@ def test_started_by_make_sees_no_args():
         assert "test_started_by_make" not in dry_run("app", "PORT=1", env=dict(os.environ))
 
 
+@pytest.mark.full  # a pytest run inside this one
 @needs_make
 def test_make_test_keeps_its_args_to_itself():
     probe = "tests/test_setup.py::test_started_by_make_sees_no_args"
@@ -125,6 +126,7 @@ def get_json(url):
         return json.load(response)
 
 
+@pytest.mark.full  # a real JupyterLab
 @needs_make
 def test_make_lab_learner_serves_only_the_learner_copies(tmp_path):
     """`make lab-learner` for real, with ARGS as the README passes them."""

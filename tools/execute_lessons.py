@@ -81,6 +81,9 @@ def main(argv):
     # As in the test suite (conftest.py): a library's warning on stderr must not
     # be stored in a lesson, where nbval would compare it.
     os.environ.setdefault("PYTHONWARNINGS", "ignore")
+    # As in the test suite: a graduate() cell says what it would do, so the
+    # stored output is what nbval sees (mcp_lesson.learner_package.NO_NESTED_RUNS).
+    os.environ["MCP_LESSON_NO_NESTED_RUNS"] = "1"
     sys.path.insert(0, str(ROOT / "tools"))
     sys.path.insert(0, str(ROOT))
     from make_learner import masters
