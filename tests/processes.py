@@ -26,6 +26,34 @@ from typing import NamedTuple
 #: Seconds between SIGTERM and SIGKILL when the guard ends a tree.
 GRACE = 10.0
 
+#: How much slower than an idle 2-core machine this one may be: every hang
+#: guard and wait of the tests is multiplied by it (MCP_LESSON_TEST_SLACK=3 on a
+#: loaded CI machine). The guards are generous already; none is a speed limit.
+SLACK = max(1.0, float(os.environ.get("MCP_LESSON_TEST_SLACK", "1") or 1))
+
+
+def patience(seconds):
+    """``seconds`` of a hang guard or a wait, scaled by :data:`SLACK`."""
+    return seconds * SLACK
+
+
+def run_to_end(command, limit, **popen_kwargs):
+    """Run ``command`` to its end under the guard of :func:`start_guarded`, with
+    ``limit`` seconds (scaled by :data:`SLACK`) as a hang guard; returns a
+    ``subprocess.CompletedProcess`` (stdout and stderr as text). A run that
+    outlives the limit is ended, tree and all, and raises ``TimeoutExpired``."""
+    popen_kwargs.setdefault("stdout", subprocess.PIPE)
+    popen_kwargs.setdefault("stderr", subprocess.PIPE)
+    popen_kwargs.setdefault("text", True)
+    proc = start_guarded(command, **popen_kwargs)
+    try:
+        out, err = proc.communicate(timeout=patience(limit))
+    except BaseException:
+        proc.end(grace=1)
+        raise
+    proc.end()
+    return subprocess.CompletedProcess(command, proc.returncode, out, err)
+
 
 class Process(NamedTuple):
     pid: int
@@ -162,8 +190,12 @@ def _guard(command):
     """Run ``command``; end its tree when stdin reaches end of file (the test
     process is gone) or when the guard is asked to stop (SIGTERM)."""
     _adopt_orphans()
-    child = subprocess.Popen(command, stdin=subprocess.DEVNULL)
     lost = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: lost.set())
+    # Ctrl-C for the group reaches the command itself; the guard stays to clean up.
+    # (Handlers, not SIG_IGN: the command would inherit SIG_IGN through exec.)
+    signal.signal(signal.SIGINT, lambda *_: None)
+    child = subprocess.Popen(command, stdin=subprocess.DEVNULL)
 
     def watch():
         try:
@@ -174,7 +206,6 @@ def _guard(command):
         lost.set()
 
     threading.Thread(target=watch, daemon=True).start()
-    signal.signal(signal.SIGTERM, lambda *_: lost.set())
     while child.poll() is None and not lost.wait(0.2):
         pass
     _end_tree(os.getpid())

@@ -8,11 +8,11 @@ reasons in plain words, never a traceback.
 """
 
 import re
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from processes import run_to_end
 
 from mcp_lesson.course import LESSONS
 from mcp_lesson.learner_package import PACKAGE, export_notebook
@@ -23,8 +23,7 @@ SUMMARY = re.compile(r"your package passes (\d+)/(\d+) of the course's tests")
 
 def graduate(package, *pytest_args):
     command = [sys.executable, str(ROOT / "tools" / "graduate.py"), str(package)]
-    run = subprocess.run(command + (["--", *pytest_args] if pytest_args else []),
-                         capture_output=True, text=True, cwd=ROOT, timeout=900)
+    run = run_to_end(command + (["--", *pytest_args] if pytest_args else []), 900, cwd=ROOT)
     output = run.stdout + run.stderr
     assert "Traceback" not in output, output[-3000:]
     return run.returncode, output

@@ -5,7 +5,6 @@ import os
 import pathlib
 import re
 import shutil
-import signal
 import subprocess
 import sys
 import time
@@ -13,6 +12,8 @@ import tomllib
 import urllib.request
 
 import pytest
+
+from processes import run_to_end, start_guarded
 
 from chromium import free_port
 
@@ -79,9 +80,8 @@ def clean_env(**extra):
 
 def make(*args, cwd=ROOT, env=None, check=True):
     """Run make; returns the completed process (stdout and stderr together)."""
-    done = subprocess.run([MAKE, "--no-print-directory", *args], cwd=cwd, text=True,
-                          env=env or clean_env(), stdout=subprocess.PIPE,
-                          stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, timeout=600)
+    done = run_to_end([MAKE, "--no-print-directory", *args], 600, cwd=cwd,
+                      env=env or clean_env(), stderr=subprocess.STDOUT)
     if check:
         assert done.returncode == 0, done.stdout
     return done
@@ -136,10 +136,9 @@ def test_make_lab_learner_serves_only_the_learner_copies(tmp_path):
                     JUPYTER_RUNTIME_DIR=str(tmp_path / "runtime"))
     args = f"--no-browser --port {port} --ServerApp.port_retries=0 --IdentityProvider.token={token}"
     log = open(tmp_path / "lab.log", "w+")
-    server = subprocess.Popen([MAKE, "--no-print-directory", "-o", ".venv/.installed",
-                               "lab-learner", f"ARGS={args}"], cwd=ROOT, env=env,
-                              stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                              start_new_session=True)
+    server = start_guarded([MAKE, "--no-print-directory", "-o", ".venv/.installed",
+                            "lab-learner", f"ARGS={args}"], cwd=ROOT, env=env,
+                           stdout=log, stderr=subprocess.STDOUT)
     base = f"http://127.0.0.1:{port}"
     try:
         listing = None
@@ -160,8 +159,7 @@ def test_make_lab_learner_serves_only_the_learner_copies(tmp_path):
                 timeout=10) as page:
             assert page.status == 200
     finally:
-        os.killpg(server.pid, signal.SIGTERM)
-        server.wait(timeout=60)
+        server.end()  # JupyterLab and its kernels, however the test ends
         log.close()
     text = (tmp_path / "lab.log").read_text()
     for noise in ("ServerApp.token", "DeprecationWarning", "Traceback"):

@@ -120,10 +120,12 @@ def nbgrader(course, *args, log_name=None, limit=None):
     last resort: the cell timeout should end any run long before); nbgrader and
     its kernels are then stopped, as they are on Ctrl-C. The kernels nbgrader
     starts ignore Python warnings (a warning on stderr in a test cell would cost
-    its points), and each student's exported package stays in that student's
-    own folder (MCP_LESSON_MY_PACKAGE is not passed on).
+    its points), each student's exported package stays in that student's
+    own folder (MCP_LESSON_MY_PACKAGE is not passed on), and a lesson's
+    ``graduate()`` cell only says what it would do (MCP_LESSON_NO_NESTED_RUNS:
+    no course test run inside a student's notebook).
     """
-    env = _with_our_bin(dict(os.environ, PYTHONWARNINGS="ignore"))
+    env = _with_our_bin(dict(os.environ, PYTHONWARNINGS="ignore", MCP_LESSON_NO_NESTED_RUNS="1"))
     env.pop("MCP_LESSON_MY_PACKAGE", None)
     run = subprocess.Popen([sys.executable, "-m", "nbgrader", *args], cwd=course, env=env,
                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
