@@ -54,9 +54,9 @@ GRADING = ROOT / "tools" / "grading"
 ARTIFACTS = ROOT / "test-artifacts"
 TIMEOUT = int(os.environ.get("GRADING_TEST_TIMEOUT", "30"))
 
-sys.path.insert(0, str(GRADING))
-from execute_guard import GuardedExecute  # noqa: E402
-from grades_csv import COLUMNS  # noqa: E402
+from tools.grading import classroom
+from tools.grading.execute_guard import GuardedExecute
+from tools.grading.grades_csv import COLUMNS
 
 # No guard for the whole module: the day's steps take what a busy machine needs,
 # and each has a generous hang guard of its own (STEP_LIMITS, scaled by
@@ -83,7 +83,7 @@ def nbgrader_info(cell):
 # --- the graded lessons -------------------------------------------------------------------
 
 def test_the_graded_lessons_are_the_ones_classroom_releases():
-    from classroom import graded_masters
+    graded_masters = classroom.graded_masters
 
     assert [path.stem for path in graded_masters()] == LESSONS
 
@@ -495,7 +495,6 @@ def test_collect_takes_only_the_released_notebooks_and_skips_special_files(tmp_p
     """A named pipe or a symbolic link in one student's folder costs the others nothing: collect
     names it in one line and goes on. Only regular files named like a released notebook are
     taken, and links are never followed."""
-    import classroom
 
     course = tmp_path / "classroom"
     for assignment in ("01_messages", "03_classifying"):

@@ -12,7 +12,6 @@ outputs. These tests check what nbval cannot:
   and is stored cleanly executed (counts 1..n, no errors, no stderr).
 """
 
-import importlib.util
 import re
 import threading
 from pathlib import Path
@@ -25,14 +24,7 @@ NOTEBOOKS = ROOT / "notebooks"
 LEARNER = NOTEBOOKS / "learner"
 
 
-def _load_tool():
-    spec = importlib.util.spec_from_file_location("make_learner", ROOT / "tools" / "make_learner.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-make_learner = _load_tool()
+from tools import make_learner  # noqa: E402
 MASTERS = make_learner.masters()
 NAMES = [m.name for m in MASTERS]
 BEGIN, END = "### BEGIN " + "SOLUTION", "### END " + "SOLUTION"
@@ -395,9 +387,8 @@ def test_an_edited_copy_of_an_unchanged_lesson_gets_no_side_copy(course_dirs, ca
 def test_re_executing_an_unchanged_notebook_changes_no_byte(tmp_path):
     """`make lessons` stores what a cell prints in several writes as one output,
     and leaves a notebook whose outputs did not change (as nbval reads them) alone."""
-    spec = importlib.util.spec_from_file_location("execute_lessons", ROOT / "tools" / "execute_lessons.py")
-    execute_lessons = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(execute_lessons)
+    from tools import execute_lessons
+
     nb = nbformat.v4.new_notebook()
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
     nb.cells = [nbformat.v4.new_code_cell(

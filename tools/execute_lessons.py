@@ -84,9 +84,9 @@ def main(argv):
     # As in the test suite: a graduate() cell says what it would do, so the
     # stored output is what nbval sees (mcp_lesson.learner_package.NO_NESTED_RUNS).
     os.environ["MCP_LESSON_NO_NESTED_RUNS"] = "1"
-    sys.path.insert(0, str(ROOT / "tools"))
-    sys.path.insert(0, str(ROOT))
-    from make_learner import masters
+    if str(ROOT) not in sys.path:  # run as a script
+        sys.path.insert(0, str(ROOT))
+    from tools.make_learner import masters
 
     # As in the test suite (conftest.py): the lessons see a private package of
     # the learner's functions, exported from the masters, never a real one.

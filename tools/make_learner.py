@@ -47,10 +47,10 @@ from pathlib import Path
 import nbformat
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "tools" / "grading"))
+if str(ROOT) not in sys.path:  # run as a script: the checkout's packages come first
+    sys.path.insert(0, str(ROOT))
 from mcp_lesson.course import LESSONS  # noqa: E402  (the checkout's, not an installed one)
-from student_version import student_notebook  # noqa: E402  (nbgrader's generate_assignment steps)
+from tools.grading.student_version import student_notebook  # noqa: E402  (nbgrader's generate_assignment steps)
 
 MASTERS = ROOT / "notebooks"
 LEARNER = MASTERS / "learner"
