@@ -489,14 +489,19 @@ def test_the_script_refuses_an_unknown_argument(peer):
 # --- the verdict table for lesson 07 ------------------------------------------
 
 
-def dump():
-    """The TS SDK's verdicts on the case tables, and the mutation summary, as a dict."""
+def dump(case_v=None, mutated=None):
+    """The TS SDK's verdicts on the case tables, and the mutation summary, as a dict.
+    ``case_v`` and ``mutated`` are the fixtures of the same names, when the
+    tests have them already (the SDK then judges each message once per run)."""
     install()
-    case_v = ts_verdicts([case.message for case in CASES])
+    if case_v is None:
+        case_v = ts_verdicts([case.message for case in CASES])
     text_v = ts_wire_verdicts([case.text for case in TEXT_CASES])
-    messages = mutations()
-    kinds = [v["verdict"] for v in ts_verdicts(messages)]
-    chains = explain_all(messages, kinds)
+    if mutated is None:
+        messages = mutations()
+        kinds = [v["verdict"] for v in ts_verdicts(messages)]
+        mutated = messages, kinds, explain_all(messages, kinds)
+    messages, kinds, chains = mutated
     by_chain = {}
     for chain in chains.values():
         by_chain[" + ".join(chain)] = by_chain.get(" + ".join(chain), 0) + 1
@@ -521,6 +526,27 @@ def dump():
         "mutations": {"messages": len(messages), "disagreements": len(chains),
                       "by_class": dict(sorted(by_chain.items()))},
     }
+
+
+# --- the stored verdicts (lesson 07 reads them; tests/test_peers.py checks them) ---------
+
+
+def _stable(dump):
+    """A dump without what depends on the Node.js version (its version, its JSON error texts)."""
+    dump = json.loads(json.dumps(dump))
+    dump["versions"].pop("node", None)
+    for row in dump["cases"] + dump["text_cases"]:
+        if row["ts"] == "parse-error":
+            row.pop("ts_issue", None)
+    return dump
+
+
+def test_the_stored_ts_verdicts_are_what_the_ts_peer_makes_now(case_verdicts, mutated):
+    """Made from the verdicts the other tests of this file use: the SDK runs once."""
+    from mcp_lesson.peers import TS_DATA, ts_data
+
+    assert _stable(ts_data()) == _stable(dump(case_verdicts, mutated)), (
+        f"remake it: {DUMP_COMMAND} > mcp_lesson/data/{TS_DATA}")
 
 
 if __name__ == "__main__":
