@@ -23,7 +23,7 @@ solution cell followed by a locked test cell with points and hidden tests, the
 release is the learner copy (one pipeline), and no learner copy holds a hidden
 test.
 
-The cell timeout is GRADING_TEST_TIMEOUT seconds (default 30). The time each
+The cell timeout is GRADING_TEST_TIMEOUT seconds (default 10, times MCP_LESSON_TEST_SLACK). The time each
 step and each student took is printed (pytest -s shows it) and written to
 test-artifacts/grading-times.txt: a figure to report, never a test's limit.
 GuardedExecute's own guards (dead kernel, a kernel deaf to the interrupt) are
@@ -47,12 +47,14 @@ from nbformat.v4 import new_code_cell, new_notebook
 from traitlets.config import Config
 
 from chromium import CHROMIUM_ARGS, find_chromium, missing
-from processes import run_to_end
+from processes import patience, run_to_end
 
 ROOT = Path(__file__).resolve().parent.parent
 GRADING = ROOT / "tools" / "grading"
 ARTIFACTS = ROOT / "test-artifacts"
-TIMEOUT = int(os.environ.get("GRADING_TEST_TIMEOUT", "30"))
+# 10 s per cell is ample for every cell but the hostile loop, which costs one
+# timeout; scaled on a slower machine (MCP_LESSON_TEST_SLACK).
+TIMEOUT = int(os.environ.get("GRADING_TEST_TIMEOUT", "0")) or round(patience(10))
 
 from tools.grading import classroom
 from tools.grading.execute_guard import GuardedExecute
@@ -546,7 +548,7 @@ def test_collect_takes_only_the_released_notebooks_and_skips_special_files(tmp_p
 def run_guarded(*sources, timeout=3):
     nb = new_notebook(cells=[new_code_cell(source) for source in sources])
     nb.metadata.kernelspec = {"name": "python3", "display_name": "Python 3", "language": "python"}
-    guard = GuardedExecute(timeout=timeout, config=Config(
+    guard = GuardedExecute(timeout=round(patience(timeout)), config=Config(
         {"KernelManager": {"transport_encryption": "auto"}}))
     nb, _ = guard.preprocess(nb, {"nbgrader": {"student": "s", "notebook": "n"}})
     return nb

@@ -12,7 +12,6 @@ Those are pinned at the end, against the real calculator server.
 """
 
 import json
-from pathlib import Path
 
 import pytest
 from mcp_types.jsonrpc import jsonrpc_message_adapter
