@@ -10,12 +10,17 @@ tests/test_browser.py) then:
 * opens the playground (lesson 05), pastes a request and an HTML payload into
   the Classifier and checks the verdict, and that nothing became markup;
 * runs the package in the site's Python (Pyodide's CPython 3.14) and compares
-  its verdicts on the whole case table with this Python's.
+  its verdicts on the whole case table with this Python's;
+* sees the page say that Python is starting while a kernel starts, and stop
+  saying it once the kernel is idle;
+* stops the site's server under a loaded lesson: its cells still run and it
+  still saves, but a lesson not opened before cannot be read and a reload fails.
 
 Without a browser, the site's files are checked too: every wheel of the
 rewritten pyodide-lock.json is there with its sha256, the kernel is told to
-stay in the site, and the lessons are the repository's (06 and 07 with their
-note); and tools/site/deep_json_guard.py is tried on this Python.
+stay in the site, the page carries the notice for a starting kernel, and the
+lessons are the repository's (06 and 07 with their note); and
+tools/site/deep_json_guard.py is tried on this Python.
 
 Nothing may leave the machine. Every request of the site (its pages, their
 workers, where the kernel runs, and its service worker) to anything but
@@ -38,7 +43,6 @@ silently vanish.
 import json
 import os
 import shutil
-import signal
 import subprocess
 import sys
 import threading
@@ -51,6 +55,7 @@ from urllib.parse import urlsplit
 import pytest
 
 from chromium import CHROMIUM_ARGS, chromium_or_skip, free_port, listening, missing
+from processes import patience, start_guarded
 
 ROOT = Path(__file__).resolve().parents[1]
 BUILD = ROOT / "tools" / "site" / "build.py"
@@ -83,6 +88,46 @@ ALL_CELLS_RUN = """() => {
   const prompts = [...w.node.querySelectorAll('.jp-CodeCell .jp-InputPrompt')]
     .map(e => e.textContent);
   return prompts.length > 0 && prompts.every(p => /\\[\\d+\\]/.test(p));
+}"""
+
+#: The site's notice while a notebook's Python starts (tools/site/kernel-notice.js).
+KERNEL_NOTICE = "#course-kernel-notice"
+
+# 'notice' once the notice is on the page while the notebook in front has a
+# kernel that is not ready yet (both seen in the same instant); 'ready' if the
+# kernel is ready first; false until one or the other.
+NOTICE_OR_READY = """() => {
+  const notice = document.querySelector('#course-kernel-notice');
+  const w = window.jupyterapp && window.jupyterapp.shell.currentWidget;
+  const status = w && w.sessionContext && w.sessionContext.session
+                 && w.sessionContext.kernelDisplayStatus;
+  if (status === 'idle' || status === 'busy') return 'ready';
+  return !!(notice && notice.checkVisibility() && status) && 'notice';
+}"""
+
+# Runs Python in the kernel of the notebook in front; its output, or the error.
+RUN_HERE = """async (code) => {
+  const kernel = window.jupyterapp.shell.currentWidget.sessionContext.session.kernel;
+  const out = [];
+  const future = kernel.requestExecute({code});
+  future.onIOPub = (msg) => {
+    const c = msg.content;
+    if (c.text) out.push(c.text);
+    if (c.ename) out.push(`${c.ename}: ${c.evalue}`);
+  };
+  await future.done;
+  return out.join('');
+}"""
+
+# A file as the page's contents manager reads it: its first cell, or the error.
+READ_FILE = """async (path) => {
+  try {
+    const model = await window.jupyterapp.serviceManager.contents.get(path, {content: true});
+    const first = model.content.cells[0].source;
+    return {ok: true, first: Array.isArray(first) ? first.join('') : first};
+  } catch (error) {
+    return {ok: false, error: String(error)};
+  }
 }"""
 
 ERROR_OUTPUTS = (".jp-OutputArea-output[data-mime-type='application/vnd.jupyter.stderr'], "
@@ -195,28 +240,41 @@ def site():
     return {"build_seconds": round(time.monotonic() - started, 1)}
 
 
+class SiteServer:
+    """tools/site/serve.py on a free loopback port, under the guard of
+    processes.start_guarded (it dies with the test run, however that ends);
+    ``stop()`` ends it and waits for it, as does leaving the ``with`` block."""
+
+    def __init__(self, log_name="site-server.log"):
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.log_path = ARTIFACTS / log_name
+        self.log = open(self.log_path, "w")
+        self.process = start_guarded([sys.executable, SERVE, "--port", str(self.port)],
+                                     cwd=ROOT, stdout=self.log, stderr=subprocess.STDOUT)
+
+    def __enter__(self):
+        deadline = time.monotonic() + patience(30)
+        while not listening(self.port):
+            if self.process.poll() is not None or time.monotonic() > deadline:
+                self.stop()
+                pytest.fail(f"the site server did not start:\n{self.log_path.read_text()}")
+            time.sleep(0.1)
+        return self
+
+    def stop(self):
+        self.process.end()
+        self.log.close()
+
+    def __exit__(self, *exc):
+        self.stop()
+
+
 @pytest.fixture(scope="module")
 def site_url(site):
-    """tools/site/serve.py on a free loopback port, in its own process group."""
-    port = free_port()
-    log = open(ARTIFACTS / "site-server.log", "w")
-    server = subprocess.Popen([sys.executable, SERVE, "--port", str(port)], cwd=ROOT,
-                              stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                              start_new_session=True)
-    try:
-        deadline = time.monotonic() + 30
-        while not listening(port):
-            if server.poll() is not None or time.monotonic() > deadline:
-                pytest.fail(f"the site server did not start:\n{(ARTIFACTS / 'site-server.log').read_text()}")
-            time.sleep(0.1)
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        try:
-            os.killpg(server.pid, signal.SIGTERM)
-            server.wait(timeout=15)
-        except (ProcessLookupError, subprocess.TimeoutExpired):
-            os.killpg(server.pid, signal.SIGKILL)
-        log.close()
+    """The site, served for the module's tests."""
+    with SiteServer() as server:
+        yield server.url
 
 
 class OfflineBrowser:
@@ -426,6 +484,77 @@ def test_the_playground_classifies_and_injects_nothing(offline_browser, site_url
         page.close()
 
 
+@pytest.mark.timeout(900)
+def test_the_page_says_python_is_starting_until_it_is_ready(offline_browser, site_url, timings):
+    """JupyterLab's status bar only reads "Unknown" while Pyodide starts, which can
+    take a minute: the site's page says in words that Python is starting, and
+    stops saying it once the kernel is idle."""
+    from playwright.sync_api import expect
+
+    path = "learner/01_messages.ipynb"
+    page = offline_browser.new_page()
+    page.set_default_timeout(120_000)
+    try:
+        started = time.monotonic()
+        page.goto(f"{site_url}/lab/index.html?path={path}")
+        seen = page.wait_for_function(NOTICE_OR_READY, timeout=KERNEL_WAIT * 1000).json_value()
+        assert seen == "notice", "the kernel started, and nothing said it was starting"
+        text = page.locator(KERNEL_NOTICE).inner_text()
+        assert "Python is starting" in text, text
+        assert "can take a minute" in text, text
+        page.wait_for_function(KERNEL_IDLE, timeout=KERNEL_WAIT * 1000)
+        timings.setdefault(path, {"page_opened_to_kernel_idle_s":
+                                  round(time.monotonic() - started, 1)})
+        expect(page.locator(KERNEL_NOTICE)).to_be_hidden()
+    except BaseException:
+        screenshot(page, "site-notice-failure.png")
+        raise
+    finally:
+        page.close()
+
+
+@pytest.mark.timeout(900)
+def test_a_loaded_lesson_keeps_working_when_the_server_stops(offline_browser, site):
+    """What "offline" means for the site: once a lesson is open and its Python is
+    ready, its cells run and it saves (into the browser's storage) with the static
+    server gone. What needs a file from the server does not work: reading a lesson
+    not opened before, and reloading the page, which fails with net::ERR_FAILED
+    (JupyterLite's service worker passes every request on to the server and keeps
+    no copies; without it the error would be net::ERR_CONNECTION_REFUSED)."""
+    lesson = "learner/02_building_requests.ipynb"
+    with SiteServer("site-server-stopped.log") as server:
+        page = open_notebook(offline_browser, server.url, lesson)
+        try:
+            # With the page loaded, Playwright's routing is taken away: on a dead
+            # server it fails requests in its own way (a save's checkpoint then
+            # reports "Could not find file"), unlike the browser alone. Chromium's
+            # proxy still refuses anything bound off the machine.
+            page.context.unroute("**/*")
+            server.stop()
+            assert not listening(server.port)
+            out = page.evaluate(RUN_HERE, "import mcp_lesson; print(6 * 7, mcp_lesson.__name__)")
+            assert out == "42 mcp_lesson\n", out
+            dirty = page.evaluate("""async () => {
+              const w = window.jupyterapp.shell.currentWidget;
+              w.content.model.sharedModel.insertCell(0, {cell_type: 'markdown',
+                                                         source: 'Written with the server gone.'});
+              await window.jupyterapp.commands.execute('docmanager:save');
+              return w.context.model.dirty;
+            }""")
+            assert dirty is False
+            saved = page.evaluate(READ_FILE, lesson)
+            assert saved == {"ok": True, "first": "Written with the server gone."}, saved
+            unopened = page.evaluate(READ_FILE, "learner/04_errors.ipynb")
+            assert not unopened["ok"], unopened
+            with pytest.raises(Exception, match="net::ERR_FAILED"):
+                page.reload(timeout=60_000)
+        except BaseException:
+            screenshot(page, "site-stopped-server-failure.png")
+            raise
+        finally:
+            page.close()
+
+
 def host_verdicts():
     """The same report as VERDICTS_CODE, from this Python."""
     import contextlib
@@ -516,6 +645,15 @@ def test_the_kernel_is_told_to_stay_in_the_site(site):
     assert startup.endswith("/site-packages/deep_json_guard/startup.py")
     names = {extension["name"] for extension in config["federated_extensions"]}
     assert {"@jupyter-widgets/jupyterlab-manager", "@jupyterlite/pyodide-kernel-extension"} <= names
+
+
+def test_the_site_page_carries_the_kernel_notice(site):
+    """tools/site/kernel-notice.js is in the site's page, once."""
+    page = (SITE / "lab" / "index.html").read_text()
+    script = (ROOT / "tools" / "site" / "kernel-notice.js").read_text()
+    assert page.count('<script id="course-kernel-notice-script">') == 1
+    assert script in page
+    assert "Python is starting in this page" in script
 
 
 def lesson_cells(path):

@@ -30,6 +30,10 @@ What goes in, and from where:
   and 07 start a real MCP server as a subprocess, which WebAssembly cannot do:
   the site's copies open with a note saying so (the files in notebooks/ are
   never changed). Lesson 08 needs no subprocess and runs as it is.
+* A notice while Python starts (tools/site/kernel-notice.js, put into the
+  site's lab/index.html): a kernel takes seconds to start, up to a minute or
+  more on a slow or busy computer, and JupyterLab itself only shows the status
+  "Unknown" meanwhile.
 
 The build tools (tools/site/requirements.txt, pinned) are installed in their
 own virtual environment, build/site-cache/venv: ``jupyter lite build`` copies
@@ -89,8 +93,9 @@ lesson there. Lessons 00 to 05 and 08 run here in full.
 
 WELCOME = """\
 > **The course in your browser.** Nothing to install: Python runs inside this \
-page (Pyodide), with the course's package `mcp_lesson` already loaded. The \
-first run of a notebook takes a few seconds while Python starts. What you \
+page (Pyodide), with the course's package `mcp_lesson` already loaded. Each \
+time you open a notebook, Python starts in the page: a note at the bottom says \
+so until it is ready, which can take a minute the first time. What you \
 change is kept in this browser's storage, on this computer only: use \
 *File > Download* to keep a copy. Work in the learner copies (the folder \
 `learner/`); the notebooks at the top hold the worked solutions.
@@ -104,6 +109,10 @@ PYODIDE_SKIP = re.compile(r"(\.map|\.d\.ts|^README\.md|^console.*\.html|^package
 
 #: The packages the kernel loads before its first cell (their dependencies follow).
 KERNEL_ROOTS = ("micropip", "ipython", "jedi")
+
+#: The script that says so while a notebook's Python starts, and where it goes.
+KERNEL_NOTICE = HERE / "kernel-notice.js"
+KERNEL_NOTICE_PAGE = Path("lab") / "index.html"
 
 #: The guard against deep JSON (a module here, a package in the site).
 GUARD = HERE / "deep_json_guard.py"
@@ -419,6 +428,16 @@ def write_config(path, pyodide):
     path.write_text(json.dumps(config, indent=2) + "\n")
 
 
+def add_kernel_notice(output):
+    """Put tools/site/kernel-notice.js into the site's page, as its last script."""
+    page = output / KERNEL_NOTICE_PAGE
+    html = page.read_text(encoding="utf-8")
+    if html.count("</body>") != 1:
+        sys.exit(f"[site] {page} has no single </body>: where does the kernel notice go?")
+    script = f'<script id="course-kernel-notice-script">\n{KERNEL_NOTICE.read_text()}</script>\n'
+    page.write_text(html.replace("</body>", script + "</body>"), encoding="utf-8")
+
+
 def size_of(folder):
     return sum(path.stat().st_size for path in folder.rglob("*") if path.is_file())
 
@@ -440,6 +459,7 @@ def build(force=False):
     run([jupyter, "lite", "build", "--lite-dir", lite, "--output-dir", OUTPUT,
          "--contents", lite / "files", "--apps", "lab", "--no-unused-shared-packages",
          "--no-sourcemaps"], log=CACHE / "lite-build.log", cwd=lite)
+    add_kernel_notice(OUTPUT)
     STAMP.write_text(wanted)
     say(f"built {OUTPUT.relative_to(ROOT)}: {size_of(OUTPUT) / 1e6:.1f} MB "
         f"in {time.monotonic() - started:.0f} s")
