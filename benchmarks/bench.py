@@ -1,4 +1,4 @@
-"""Side-by-side benchmarks of the course's speed targets (README, "Speed"), in one run.
+"""Side-by-side benchmarks of the course's speed targets (docs/maintaining.md, "Speed"), in one run.
 
     make bench                  # or: .venv/bin/python benchmarks/bench.py
 
