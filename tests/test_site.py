@@ -14,7 +14,8 @@ tests/test_browser.py) then:
 * sees the page say that Python is starting while a kernel starts, and stop
   saying it once the kernel is idle;
 * stops the site's server under a loaded lesson: its cells still run and it
-  still saves, but a lesson not opened before cannot be read and a reload fails.
+  still saves (the change is there when the site is served again), but a
+  lesson not opened before cannot be read and a reload fails.
 
 Without a browser, the site's files are checked too: every wheel of the
 rewritten pyodide-lock.json is there with its sha256, the kernel is told to
@@ -243,13 +244,14 @@ def site():
 class SiteServer:
     """tools/site/serve.py on a free loopback port, under the guard of
     processes.start_guarded (it dies with the test run, however that ends);
-    ``stop()`` ends it and waits for it, as does leaving the ``with`` block."""
+    ``stop()`` ends it and waits for it, as does leaving the ``with`` block;
+    ``port`` serves again where a stopped one did (the same browser storage)."""
 
-    def __init__(self, log_name="site-server.log"):
-        self.port = free_port()
+    def __init__(self, log_name="site-server.log", port=None):
+        self.port = port or free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.log_path = ARTIFACTS / log_name
-        self.log = open(self.log_path, "w")
+        self.log = open(self.log_path, "a" if port else "w")
         self.process = start_guarded([sys.executable, SERVE, "--port", str(self.port)],
                                      cwd=ROOT, stdout=self.log, stderr=subprocess.STDOUT)
 
@@ -263,8 +265,9 @@ class SiteServer:
         return self
 
     def stop(self):
-        self.process.end()
-        self.log.close()
+        if not self.log.closed:  # once: the guard's process group is gone after that
+            self.process.end()
+            self.log.close()
 
     def __exit__(self, *exc):
         self.stop()
@@ -515,44 +518,57 @@ def test_the_page_says_python_is_starting_until_it_is_ready(offline_browser, sit
 
 @pytest.mark.timeout(900)
 def test_a_loaded_lesson_keeps_working_when_the_server_stops(offline_browser, site):
-    """What "offline" means for the site: once a lesson is open and its Python is
-    ready, its cells run and it saves (into the browser's storage) with the static
-    server gone. What needs a file from the server does not work: reading a lesson
+    """What "offline" means for the site. Once a lesson is open and its Python is
+    ready, its cells run with the static server gone, and saving keeps the
+    changes in the browser's storage (they are there when the site is served
+    again). What needs a file from the server does not work: reading a lesson
     not opened before, and reloading the page, which fails with net::ERR_FAILED
-    (JupyterLite's service worker passes every request on to the server and keeps
-    no copies; without it the error would be net::ERR_CONNECTION_REFUSED)."""
+    (JupyterLite's service worker passes every request on to the server and
+    keeps no copies)."""
     lesson = "learner/02_building_requests.ipynb"
-    with SiteServer("site-server-stopped.log") as server:
+    mark = "Written with the server gone."
+    server, page = SiteServer("site-server-stopped.log").__enter__(), None
+    try:
         page = open_notebook(offline_browser, server.url, lesson)
-        try:
-            # With the page loaded, Playwright's routing is taken away: on a dead
-            # server it fails requests in its own way (a save's checkpoint then
-            # reports "Could not find file"), unlike the browser alone. Chromium's
-            # proxy still refuses anything bound off the machine.
-            page.context.unroute("**/*")
-            server.stop()
-            assert not listening(server.port)
-            out = page.evaluate(RUN_HERE, "import mcp_lesson; print(6 * 7, mcp_lesson.__name__)")
-            assert out == "42 mcp_lesson\n", out
-            dirty = page.evaluate("""async () => {
-              const w = window.jupyterapp.shell.currentWidget;
-              w.content.model.sharedModel.insertCell(0, {cell_type: 'markdown',
-                                                         source: 'Written with the server gone.'});
-              await window.jupyterapp.commands.execute('docmanager:save');
-              return w.context.model.dirty;
-            }""")
-            assert dirty is False
-            saved = page.evaluate(READ_FILE, lesson)
-            assert saved == {"ok": True, "first": "Written with the server gone."}, saved
-            unopened = page.evaluate(READ_FILE, "learner/04_errors.ipynb")
-            assert not unopened["ok"], unopened
-            with pytest.raises(Exception, match="net::ERR_FAILED"):
-                page.reload(timeout=60_000)
-        except BaseException:
+        server.stop()
+        assert not listening(server.port)
+        out = page.evaluate(RUN_HERE, "import mcp_lesson; print(6 * 7, mcp_lesson.__name__)")
+        assert out == "42 mcp_lesson\n", out
+        # Saving writes the lesson to the browser's storage; the checkpoint
+        # JupyterLab makes next may fail, as JupyterLite reads the site's own
+        # copy of the lesson from the server for it.
+        saved = page.evaluate("""async (mark) => {
+          const w = window.jupyterapp.shell.currentWidget;
+          w.content.model.sharedModel.insertCell(0, {cell_type: 'markdown', source: mark});
+          let error = null;
+          try {
+            await window.jupyterapp.commands.execute('docmanager:save');
+          } catch (e) {
+            error = String(e);
+          }
+          return {dirty: w.context.model.dirty, error};
+        }""", mark)
+        assert saved["dirty"] is False, saved
+        unopened = page.evaluate(READ_FILE, "learner/04_errors.ipynb")
+        assert not unopened["ok"], unopened
+        with pytest.raises(Exception, match="net::ERR_FAILED"):
+            page.reload(timeout=60_000)
+        # Served again (same address, so the same browser storage): the change is there.
+        server = SiteServer("site-server-stopped.log", port=server.port).__enter__()
+        page.reload()
+        page.wait_for_selector(".jp-Notebook .jp-Cell >> visible=true")
+        page.wait_for_function("""(mark) => {
+          const w = window.jupyterapp && window.jupyterapp.shell.currentWidget;
+          return !!(w && w.node.innerText.includes(mark));
+        }""", arg=mark)
+    except BaseException:
+        if page is not None:
             screenshot(page, "site-stopped-server-failure.png")
-            raise
-        finally:
+        raise
+    finally:
+        if page is not None:
             page.close()
+        server.stop()
 
 
 def host_verdicts():
