@@ -2,12 +2,25 @@
 
 A code cell whose first line is ``#| export`` (nbdev's marker) belongs to the
 learner's package. When such a cell runs without an error in a lesson, its
-source is written into the package ``my_mcp``, in the lesson's folder (for the
+Python is written into the package ``my_mcp``, in the lesson's folder (for the
 learner copies: ``notebooks/learner/my_mcp/``):
 
-* ``my_mcp/lesson_03.py`` holds lesson 03's exported cells, in order. Running
-  a cell again replaces its part (a cell is known by the names it defines);
-  each lesson has its own file, so no lesson's work overwrites another's.
+* ``my_mcp/lesson_03.py`` holds lesson 03's exported cells, each under a line
+  ``# --- cell <id> ---`` that names the notebook cell it came from (the marker
+  line itself is not written). Each lesson has its own file, so no lesson's
+  work overwrites another's.
+* Each exported cell is kept by the notebook cell's own id, which JupyterLab
+  sends with every cell it runs: an edited cell, run again, replaces its
+  earlier version, whatever it defines now. A cell that runs without the
+  marker any more leaves the package, and so does a cell deleted from the
+  notebook: JupyterLab names the cells deleted since the last run when it runs
+  the next one, and :func:`export_notebook` rebuilds a lesson's file from the
+  saved notebook's cells. How a cell is known when the front end sends no id
+  (nbclient, nbval, a terminal) is said in :func:`export_cell`.
+* IPython magics (``%...``, ``%%...``) and shell lines (``!...``) are not
+  Python: they are left out, the cell's output says which lines in one line,
+  and the rest of the cell and of the lesson is kept. IPython's own input
+  transformer tells them apart from Python (:func:`python_of`).
 * ``my_mcp/__init__.py`` runs the lesson files in order in one namespace, as
   the lessons themselves build on each other (lesson 04's ``reply_for`` calls
   lesson 03's ``classify``). A lesson file that fails to run is recorded in
@@ -25,6 +38,7 @@ where they pass their check, and the course's where they do not yet.
 """
 
 import ast
+import difflib
 import json
 import os
 import re
@@ -50,7 +64,15 @@ BUILT = {
     "reply_for_json": "04",
 }
 
-_CELL = re.compile(r"^# --- cell: (.*) ---$", re.MULTILINE)
+#: A cell id as nbformat allows it: 1 to 64 letters, digits, "-" and "_".
+_CELL_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
+#: The line above each part of a lesson file: ``# --- cell <id> ---`` for a
+#: cell known by its id; any other ``# --- cell... ---`` line (``# --- cell
+#: without an id ---``, or the ``# --- cell: <names> ---`` that older versions
+#: of the course wrote) starts a part without an id.
+_HEADER = re.compile(r"^# --- cell(?: (?P<id>[A-Za-z0-9_-]{1,64})|[^\n]*?) ---$", re.MULTILINE)
+_NO_ID = "# --- cell without an id ---"
+_NOT_PYTHON = "IPython magics and shell commands are not Python"
 
 INIT = '''\
 """{package}: your own MCP message functions, exported from the course's lessons.
@@ -69,14 +91,24 @@ PROBLEMS = {{}}
 def _load():
     for _path in sorted(_Path(__file__).parent.glob("lesson_*.py")):
         try:
-            _code = compile(_path.read_text(encoding="utf-8"), str(_path), "exec")
-            exec(_code, globals())
+            _text = _path.read_text(encoding="utf-8")
+        except UnicodeDecodeError as _exc:
+            PROBLEMS[_path.name] = (f"not UTF-8 text (byte 0x{{_exc.object[_exc.start]:02x}} at "
+                                    f"position {{_exc.start}}); save it as UTF-8 or delete it")
+            continue
+        try:
+            exec(compile(_text, str(_path), "exec"), globals())
         except BaseException as _exc:  # a syntax error, an import that fails...
             PROBLEMS[_path.name] = f"{{type(_exc).__name__}}: {{_exc}}"
 
 
 _load()
 '''
+
+
+class PackageFileError(ValueError):
+    """A file of the learner's package that the course cannot read; the
+    message is one sentence that names the file."""
 
 
 def package_dir(folder=None):
@@ -93,68 +125,231 @@ def is_exported(source):
     return bool(lines) and lines[0].strip() == MARKER
 
 
-def cell_key(source):
-    """The names a cell defines at its top level, which identify it among the
-    lesson's exported cells (``"imports"`` for a cell of imports only)."""
+def defined_names(code):
+    """The names a piece of Python defines at its top level (functions, classes,
+    assigned names; not imports), as a set; empty when it does not parse."""
     try:
-        tree = ast.parse(source)
+        tree = ast.parse(code)
     except SyntaxError:
-        return "unparsed: " + " ".join(source.split())[:60]
-    names = []
+        return set()
+    names = set()
     for node in tree.body:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            names.append(node.name)
+            names.add(node.name)
         elif isinstance(node, ast.Assign):
-            names += [t.id for t in node.targets if isinstance(t, ast.Name)]
+            names.update(t.id for t in node.targets if isinstance(t, ast.Name))
         elif isinstance(node, (ast.AnnAssign, ast.AugAssign)) and isinstance(node.target, ast.Name):
-            names.append(node.target.id)
-    return ", ".join(names) if names else "imports"
+            names.add(node.target.id)
+    return names
 
 
-def _read_cells(path):
-    """The exported cells of one lesson file, as ``{key: source}`` in order."""
+def python_of(source):
+    """The Python of an exported cell, as ``(code, left_out)``.
+
+    ``code`` is the cell without its marker line and without the lines that
+    are IPython's own syntax (magics, shell commands, ``?`` help): IPython's
+    input transformer tells them apart, and a line it turns into a call of
+    IPython is left out. ``left_out`` lists those lines as ``(the line's
+    number in the cell, the line)``; a magic continued over several lines is
+    listed by its first.
+    """
+    lines = source.splitlines(keepends=True)
+    if lines and not lines[-1].endswith("\n"):
+        lines[-1] += "\n"
+    cleaned = ran = lines
+    try:
+        from IPython.core.inputtransformer2 import TransformerManager
+    except ImportError:  # pragma: no cover - IPython comes with JupyterLab
+        pass
+    else:
+        manager = TransformerManager()
+        try:
+            for transform in manager.cleanup_transforms:  # prompts, a common indent
+                cleaned = transform(cleaned)
+            ran = cleaned
+            for transform in manager.line_transforms:  # a %% cell magic
+                ran = transform(ran)
+            ran = manager.do_token_transforms(ran)  # %magic, !shell, x = !cmd, obj?
+        except Exception:  # IPython cannot read it either: it is kept as written
+            cleaned = ran = lines
+    skipped = len(lines) - len(cleaned)  # the blank lines IPython drops at the top
+    kept, left_out = [], []
+    matcher = difflib.SequenceMatcher(None, cleaned, ran, autojunk=False)
+    for tag, start, end, _, _ in matcher.get_opcodes():
+        if tag == "equal":
+            kept += cleaned[start:end]
+        else:  # one item a line, except the lines that continue a magic (a "\\" at the end)
+            left_out += [(skipped + i + 1, lines[skipped + i].strip()) for i in range(start, end)
+                         if i == start or not cleaned[i - 1].rstrip("\r\n").endswith("\\")]
+    for index, line in enumerate(kept):  # the marker is the first line that is not blank
+        if line.strip():
+            if line.strip() == MARKER:
+                del kept[index]
+            break
+    return "".join(kept).strip("\n"), left_out
+
+
+def _parses(code):
+    """True when ``code`` is Python with something in it."""
+    try:
+        ast.parse(code)
+    except SyntaxError:
+        return False
+    return bool(code.strip())
+
+
+def _read_parts(path):
+    """The parts of one lesson file, in order, as ``[[cell id or None, code]]``."""
     try:
         text = path.read_text(encoding="utf-8")
-    except OSError:
-        return {}
-    parts = _CELL.split(text)
-    return {key: body.strip("\n") for key, body in zip(parts[1::2], parts[2::2])}
+    except FileNotFoundError:
+        return []
+    except UnicodeDecodeError:
+        raise PackageFileError(
+            f"{path.parent.name}/{path.name} is not UTF-8 text, so this cell cannot be added to "
+            f"it: save it as UTF-8, or delete it and run the lesson's {MARKER} cells again"
+        ) from None
+    found = list(_HEADER.finditer(text))
+    parts = []
+    for match, after in zip(found, found[1:] + [None]):
+        code = text[match.end():after.start() if after else len(text)].strip("\n")
+        if is_exported(code):  # a part that an older version of the course wrote
+            code = code.lstrip().partition("\n")[2].strip("\n")
+        parts.append([match.group("id"), code])
+    return parts
 
 
-def _write_cells(path, lesson, cells):
+def _write_parts(path, lesson, parts):
     head = (f"# Lesson {lesson}: your exported cells, written by the course when they ran.\n"
             "# Change them in the notebook, not here: running a cell rewrites its part.\n")
-    body = "".join(f"\n# --- cell: {key} ---\n{source}\n" for key, source in cells.items())
+    body = "".join(f"\n{f'# --- cell {cell_id} ---' if cell_id else _NO_ID}\n{code}\n"
+                   for cell_id, code in parts)
     path.write_text(head + body, encoding="utf-8")
 
 
-def export_cell(source, lesson, package=None):
-    """Write one exported cell's ``source`` into lesson ``lesson``'s file of the
-    package folder ``package`` (default: :func:`package_dir`); return its path."""
+def _prepare(package):
+    """The package folder, made if need be, with ``__init__.py`` as the course writes it."""
     package = Path(package) if package else package_dir()
     package.mkdir(parents=True, exist_ok=True)
     init = package / "__init__.py"
     text = INIT.format(package=PACKAGE)
-    if not init.exists() or init.read_text(encoding="utf-8") != text:
+    if not init.exists() or init.read_bytes() != text.encode("utf-8"):
         init.write_text(text, encoding="utf-8")
+    return package
+
+
+def _valid_id(cell_id):
+    return cell_id if isinstance(cell_id, str) and _CELL_ID.fullmatch(cell_id) else None
+
+
+def _place(parts, cell_id, code):
+    """Put cell ``cell_id``'s ``code`` into ``parts`` (see :func:`export_cell`)."""
+    if cell_id is None and any(part_code == code for _, part_code in parts):
+        return  # the same cell run again unchanged, as nbval does after export_notebook
+    names = defined_names(code)
+
+    def earlier_version(part):
+        part_id, part_code = part
+        if cell_id is not None and part_id == cell_id:
+            return True
+        # Without an id on one side, a part that defines one of the cell's
+        # names is taken for an earlier version of it.
+        return (part_id is None or cell_id is None) and bool(names & defined_names(part_code))
+
+    at = next((i for i, part in enumerate(parts) if earlier_version(part)), len(parts))
+    parts[:] = ([part for part in parts[:at] if not earlier_version(part)] + [[cell_id, code]]
+                + [part for part in parts[at:] if not earlier_version(part)])
+
+
+def _lines_said(left_out):
+    said = [f"line {number}, `{line if len(line) <= 40 else line[:37] + '...'}`"
+            for number, line in left_out]
+    return said[0] if len(said) == 1 else ", ".join(said[:-1]) + ", and " + said[-1]
+
+
+def _export(source, lesson, package=None, cell_id=None):
+    """Export one cell; return (the lesson file, the line to say about it, or None)."""
+    cell_id = _valid_id(cell_id)
+    package = _prepare(package)
     path = package / f"lesson_{lesson}.py"
-    cells = _read_cells(path)
-    cells[cell_key(source)] = source.strip("\n")
-    _write_cells(path, lesson, cells)
-    return path
+    where = f"{package.name}/{path.name}"
+    code, left_out = python_of(source)
+    parts = _read_parts(path)
+    if left_out and not _parses(code):
+        parts = [part for part in parts if cell_id is None or part[0] != cell_id]
+        _write_parts(path, lesson, parts)
+        what = "it has no Python" if not code.strip() else "it is not Python"
+        return path, (f"{where} leaves this cell out: without {_lines_said(left_out)}, {what} "
+                      f"({_NOT_PYTHON})")
+    _place(parts, cell_id, code)
+    _write_parts(path, lesson, parts)
+    if left_out:
+        return path, f"exported to {where} without {_lines_said(left_out)}: {_NOT_PYTHON}"
+    return path, None
+
+
+def export_cell(source, lesson, package=None, *, cell_id=None):
+    """Write one exported cell's ``source`` into lesson ``lesson``'s file of the
+    package folder ``package`` (default: :func:`package_dir`); return its path.
+
+    ``cell_id`` is the notebook cell's id: the part with the same id, the
+    cell's earlier version, is replaced, whatever either defines. A cell
+    without an id (nbclient and nbval send none, nor does IPython in a
+    terminal) is known by what it defines instead: it replaces every part that
+    defines one of its names, so an edited cell still replaces its earlier
+    version, but of two cells that define the same name only the one run last
+    is kept; a cell whose code is already in the file leaves the file as it
+    is; a cell that defines no names (imports only) is known by its code, so
+    each different one is kept. Without an id, a cell that is unmarked or
+    deleted stays in the package until :func:`export_notebook` rebuilds the
+    lesson's file from the saved notebook.
+
+    Magics and shell lines are left out (see :func:`python_of`); a cell that
+    is not Python without them is left out whole, and so is its earlier
+    version. Raises :class:`PackageFileError` when the lesson's file is not
+    UTF-8 text, and leaves that file as it is.
+    """
+    return _export(source, lesson, package, cell_id)[0]
+
+
+def _forget(lesson, cell_ids, package=None):
+    """Take the parts of the cells ``cell_ids`` out of lesson ``lesson``'s file."""
+    path = (Path(package) if package else package_dir()) / f"lesson_{lesson}.py"
+    if not path.exists():
+        return
+    parts = _read_parts(path)
+    kept = [part for part in parts if part[0] is None or part[0] not in cell_ids]
+    if kept != parts:
+        _write_parts(path, lesson, kept)
 
 
 def export_notebook(notebook, package=None):
-    """Export every marked cell of a saved notebook file into the package folder
-    ``package`` (default: :func:`package_dir`); return the lesson file written."""
+    """Rebuild lesson ``NN``'s file in the package folder ``package`` (default:
+    :func:`package_dir`) from the marked cells of the saved notebook file
+    ``notebook`` (named ``NN_...ipynb``), without running it.
+
+    The file then holds the notebook's marked cells as they are now, in the
+    notebook's order and known by their ids: a cell that is no longer in the
+    notebook, or no longer marked, is no longer in the file. Returns the
+    lesson file, or None when the notebook has no marked cells and there is
+    no file to empty.
+    """
     notebook = Path(notebook)
     lesson = notebook.name[:2]
     cells = json.loads(notebook.read_text(encoding="utf-8"))["cells"]
-    path = None
+    parts = []
     for cell in cells:
         source = "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
-        if cell["cell_type"] == "code" and is_exported(source):
-            path = export_cell(source, lesson, package)
+        if cell["cell_type"] != "code" or not is_exported(source):
+            continue
+        code, left_out = python_of(source)
+        if not left_out or _parses(code):  # every one, in order, as running them would
+            parts.append([_valid_id(cell.get("id")), code])
+    path = (Path(package) if package else package_dir()) / f"lesson_{lesson}.py"
+    if not parts and not path.exists():
+        return None
+    _prepare(package)
+    _write_parts(path, lesson, parts)
     return path
 
 
@@ -165,7 +360,18 @@ _HOOKED = {}
 
 def start_lesson(lesson):
     """Called at the top of a lesson: from now on, every ``#| export`` cell that
-    runs without an error is written into the learner's package."""
+    runs without an error is written into the learner's package.
+
+    A cell's id is IPython's ``result.info.cell_id``: ipykernel takes it from
+    the ``cellId`` that JupyterLab puts in the metadata of each request to run
+    a cell. Next to it JupyterLab sends ``deletedCells``, the ids of the cells
+    deleted since the last run, which recent IPython and ipykernel pass on as
+    ``result.info.cell_meta`` (older ones do not: a deleted cell then stays
+    until :func:`export_notebook`). A cell that runs unmarked, and a deleted
+    cell, leave the package. When there is no id (nbclient, nbval, a
+    terminal), see :func:`export_cell`. What goes wrong with the package is
+    said in one line, never with a traceback.
+    """
     try:
         from IPython import get_ipython
     except ImportError:  # pragma: no cover - outside IPython there is nothing to hook
@@ -178,12 +384,30 @@ def start_lesson(lesson):
         shell.events.unregister("post_run_cell", previous)
 
     def export_after_run(result):
-        source = result.info.raw_cell if result.info is not None else ""
-        if result.success and is_exported(source):
-            try:
-                export_cell(source, lesson)
-            except OSError as exc:
-                print(f"(could not write your package: {exc})")
+        info = result.info
+        source = getattr(info, "raw_cell", None) or ""
+        cell_id = _valid_id(getattr(info, "cell_id", None))
+        metadata = getattr(info, "cell_meta", None)
+        deleted = metadata.get("deletedCells") if isinstance(metadata, dict) else None
+        gone = [i for i in deleted if isinstance(i, str)] if isinstance(deleted, list) else []
+        exported = is_exported(source)
+        if not exported and cell_id is not None:
+            gone.append(cell_id)
+        try:
+            if gone:
+                try:
+                    _forget(lesson, gone)
+                except PackageFileError:  # said only when this cell is to be exported
+                    if exported and result.success:
+                        raise
+            if exported and result.success:
+                said = _export(source, lesson, cell_id=cell_id)[1]
+                if said:
+                    print(said)
+        except PackageFileError as exc:
+            print(exc)
+        except OSError as exc:
+            print(f"(could not write your package: {exc})")
 
     shell.events.register("post_run_cell", export_after_run)
     _HOOKED[id(shell)] = export_after_run

@@ -1,0 +1,318 @@
+"""The learner's package (mcp_lesson.learner_package): how running and saving
+the lessons' ``#| export`` cells builds ``my_mcp``.
+
+The kernel tests talk to a real IPython kernel through jupyter_client and send
+each cell the way JupyterLab does: the cell's id in the execute request's
+metadata (``cellId``), with the ids of the cells deleted since the last run
+(``deletedCells``). nbclient and nbval send no cell id; the tests that leave
+the metadata out stand for them.
+"""
+
+import json
+import os
+import queue
+
+import pytest
+from processes import patience
+
+from mcp_lesson.learner_package import ENVIRONMENT, MARKER, export_cell, export_notebook, load
+
+
+class Kernel:
+    """A real IPython kernel, and a way to run cells in it as a front end does."""
+
+    def __init__(self, folder):
+        from jupyter_client import KernelManager
+
+        self.manager = KernelManager(kernel_name="python3", transport_encryption="auto")
+        env = {**os.environ, "PYTHONWARNINGS": "ignore"}
+        env.pop(ENVIRONMENT, None)
+        self.manager.start_kernel(cwd=str(folder), env=env)
+        self.client = None
+        try:
+            self.client = self.manager.client()
+            self.client.start_channels()
+            self.client.wait_for_ready(timeout=patience(60))
+        except BaseException:
+            self.shutdown()
+            raise
+
+    def run(self, code, cell_id=None, deleted=()):
+        """Run ``code``; return (what it printed, the names of the errors it raised).
+
+        With a ``cell_id`` the request carries the metadata JupyterLab sends;
+        without one, none (as nbclient and nbval send it)."""
+        metadata = {}
+        if cell_id is not None:
+            metadata = {"deletedCells": list(deleted), "recordTiming": False, "cellId": cell_id}
+        content = {"code": code, "silent": False, "store_history": True,
+                   "user_expressions": {}, "allow_stdin": False, "stop_on_error": True}
+        request = self.client.session.msg("execute_request", content, metadata=metadata)
+        self.client.shell_channel.send(request)
+        printed, errors = [], []
+        while True:  # the kernel says "idle" for this request when the cell is done
+            try:
+                message = self.client.get_iopub_msg(timeout=patience(60))
+            except queue.Empty:
+                raise AssertionError(f"the kernel did not finish running {code!r}") from None
+            if message["parent_header"].get("msg_id") != request["header"]["msg_id"]:
+                continue
+            kind, body = message["msg_type"], message["content"]
+            if kind == "stream":
+                printed.append(body["text"])
+            elif kind == "error":
+                errors.append(body["ename"])
+            elif kind == "status" and body["execution_state"] == "idle":
+                break
+        return "".join(printed), errors
+
+    def start(self, package, lesson):
+        """A lesson's first cell, with its own package folder ``package``."""
+        printed, errors = self.run(
+            f"import os\nos.environ[{ENVIRONMENT!r}] = {str(package)!r}\n"
+            f"from mcp_lesson.course import start_lesson\nstart_lesson({lesson!r})",
+            cell_id=f"start-{lesson}")
+        assert not errors and printed.startswith(f"Cells marked {MARKER} go into"), printed
+
+    def shutdown(self):
+        if self.client is not None:
+            self.client.stop_channels()
+        if self.manager.has_kernel:
+            self.manager.shutdown_kernel(now=True)
+
+
+@pytest.fixture(scope="module")
+def kernel(tmp_path_factory):
+    """One kernel for this file's kernel tests (each has a package of its own),
+    shut down however the tests end (and should pytest itself be killed, the
+    kernel ends too: jupyter_client gives it JPY_PARENT_PID, and ipykernel
+    watches that process)."""
+    started = Kernel(tmp_path_factory.mktemp("kernel"))
+    try:
+        yield started
+    finally:
+        started.shutdown()
+
+
+def parts(path):
+    """The exported cells in a lesson file, as written: [(header, code)]."""
+    text = path.read_text(encoding="utf-8")
+    chunks = text.split("\n# --- cell")[1:]
+    return [("# --- cell" + chunk.split("\n", 1)[0], chunk.split("\n", 1)[1].strip("\n"))
+            for chunk in chunks]
+
+
+CELL = ("#| export\n{helper}def create_request(method, params=None, request_id=None):\n"
+        "    return {body}, None\n")
+HELPER = "def _mark():\n    return {mark!r}\n\n\n"
+
+
+# --- cells known by their id -------------------------------------------------------
+
+def test_an_edited_cell_run_three_times_leaves_only_its_latest_version(kernel, tmp_path):
+    """The create_request cell of lesson 02, edited and run again in JupyterLab:
+    with a helper, without it, with a helper again. The package holds the cell
+    exactly as it was run last, as the kernel does."""
+    package = tmp_path / "my_mcp"
+    kernel.start(package, "02")
+    runs = [CELL.format(helper=HELPER.format(mark="A"), body="_mark()"),
+            CELL.format(helper="", body="'B'"),
+            CELL.format(helper=HELPER.format(mark="C"), body="_mark()")]
+    for source in runs:
+        assert kernel.run(source, cell_id="c02-11") == ("", [])
+    assert kernel.run("print(create_request('ping'))", cell_id="c02-12") == ("('C', None)\n", [])
+
+    lesson = package / "lesson_02.py"
+    latest = runs[-1].replace(MARKER + "\n", "").strip()
+    assert parts(lesson) == [("# --- cell c02-11 ---", latest)]
+    mine = load(package=package)
+    assert mine.PROBLEMS == {}
+    assert mine.create_request("ping") == ("C", None)
+
+
+def test_a_cell_no_longer_marked_leaves_the_package(kernel, tmp_path):
+    package = tmp_path / "my_mcp"
+    kernel.start(package, "03")
+    kernel.run("#| export\ndef is_object(msg):\n    return isinstance(msg, dict)\n",
+               cell_id="c03-05")
+    kernel.run("#| export\ndef has_version(msg):\n    return msg.get('jsonrpc') == '2.0'\n",
+               cell_id="c03-07")
+    assert kernel.run("def is_object(msg):\n    return True\n", cell_id="c03-05") == ("", [])
+
+    assert [header for header, _ in parts(package / "lesson_03.py")] == ["# --- cell c03-07 ---"]
+    mine = load(package=package)
+    assert not hasattr(mine, "is_object") and mine.has_version({"jsonrpc": "2.0"})
+
+
+def test_a_cell_deleted_in_jupyterlab_leaves_the_package_when_the_next_cell_runs(kernel, tmp_path):
+    """JupyterLab sends the ids of the cells deleted since the last run with the
+    next cell it runs (``deletedCells``)."""
+    package = tmp_path / "my_mcp"
+    kernel.start(package, "04")
+    kernel.run("#| export\nimport json\n", cell_id="ef1a9576")
+    kernel.run("#| export\ndef reply_for(msg):\n    return None\n", cell_id="c04-09")
+    assert kernel.run("1 + 1", cell_id="c04-10", deleted=["c04-09"]) == ("", [])
+
+    assert parts(package / "lesson_04.py") == [("# --- cell ef1a9576 ---", "import json")]
+    assert not hasattr(load(package=package), "reply_for")
+
+
+def test_without_a_cell_id_an_edited_cell_replaces_the_parts_with_its_names(kernel, tmp_path):
+    """nbclient and nbval send no cell id: a cell then replaces the parts that
+    define any name it defines, so the package still has the latest version."""
+    package = tmp_path / "my_mcp"
+    kernel.start(package, "05")
+    runs = [CELL.format(helper=HELPER.format(mark="A"), body="_mark()"),
+            CELL.format(helper="", body="'B'"),
+            CELL.format(helper=HELPER.format(mark="C"), body="_mark()")]
+    for source in runs:
+        assert kernel.run(source) == ("", [])
+    assert kernel.run("print(create_request('ping'))") == ("('C', None)\n", [])
+
+    assert [code for _, code in parts(package / "lesson_05.py")] == [
+        runs[-1].replace(MARKER + "\n", "").strip()]
+    assert load(package=package).create_request("ping") == ("C", None)
+
+
+def test_cells_of_imports_only_are_kept_apart(tmp_path):
+    """Two cells that define no names: neither takes the other's place, with a
+    cell id or without one."""
+    package = tmp_path / "my_mcp"
+    export_cell("#| export\nimport json\n", "03", package)
+    export_cell("#| export\nfrom string import ascii_letters\n", "03", package)
+    export_cell("#| export\nimport json\n", "03", package)  # the first one, run again
+    export_cell("#| export\nimport math\n", "04", package, cell_id="one")
+    export_cell("#| export\nimport cmath\n", "04", package, cell_id="two")
+    assert [code for _, code in parts(package / "lesson_03.py")] == [
+        "import json", "from string import ascii_letters"]
+    assert parts(package / "lesson_04.py") == [("# --- cell one ---", "import math"),
+                                               ("# --- cell two ---", "import cmath")]
+    mine = load(package=package)
+    assert mine.PROBLEMS == {} and mine.ascii_letters and mine.cmath and mine.json
+
+
+def test_a_file_written_by_the_older_course_is_taken_over_cell_by_cell(tmp_path):
+    """Parts that older versions of the course keyed by names (marker line and
+    all) are replaced by the cell with an id that defines those names."""
+    package = tmp_path / "my_mcp"
+    package.mkdir()
+    (package / "lesson_02.py").write_text(
+        "# Lesson 02: your exported cells, written by the course when they ran.\n\n"
+        "# --- cell: create_request ---\n"
+        "#| export\ndef create_request(method):\n    return 'old'\n\n"
+        "# --- cell: is_integer, is_valid_id ---\n"
+        "#| export\ndef is_integer(value):\n    return True\n\n"
+        "def is_valid_id(value):\n    return True\n", encoding="utf-8")
+    export_cell("#| export\ndef create_request(method):\n    return 'new'\n", "02", package,
+                cell_id="c02-11")
+    assert parts(package / "lesson_02.py") == [
+        ("# --- cell c02-11 ---", "def create_request(method):\n    return 'new'"),
+        ("# --- cell without an id ---",
+         "def is_integer(value):\n    return True\n\ndef is_valid_id(value):\n    return True"),
+    ]
+    assert load(package=package).create_request("ping") == "new"
+
+
+# --- IPython's own syntax is not Python ----------------------------------------------
+
+def test_magics_and_shell_lines_are_left_out_and_the_cell_says_so(kernel, tmp_path):
+    package = tmp_path / "my_mcp"
+    kernel.start(package, "06")
+    kernel.run("#| export\nREQUEST = ('request', None)\n", cell_id="c06-01")
+    printed, errors = kernel.run(
+        "#| export\n%load_ext autoreload\n!echo from the shell\n"
+        "def is_object(msg):\n    return isinstance(msg, dict)\n", cell_id="c06-02")
+
+    assert errors == []
+    assert printed.splitlines() == [
+        "from the shell",
+        "exported to my_mcp/lesson_06.py without line 2, `%load_ext autoreload`, and line 3, "
+        "`!echo from the shell`: IPython magics and shell commands are not Python",
+    ]
+    text = (package / "lesson_06.py").read_text(encoding="utf-8")
+    assert MARKER not in text and "%load_ext" not in text and "!echo" not in text
+    mine = load(package=package)
+    assert mine.PROBLEMS == {}
+    assert mine.REQUEST == ("request", None) and mine.is_object({})
+
+
+def test_a_cell_that_is_python_only_with_its_magics_is_left_out_and_the_rest_kept(kernel, tmp_path):
+    """A shell line that is the whole body of a function: without it the cell
+    is not Python, so the cell (and its earlier version) stays out of the
+    package, and the lesson's other cells load."""
+    package = tmp_path / "my_mcp"
+    kernel.start(package, "09")
+    kernel.run("#| export\ndef classify(msg):\n    return 'old'\n", cell_id="a")
+    kernel.run("#| export\ndef is_id(value):\n    return True\n", cell_id="b")
+    printed, errors = kernel.run("#| export\ndef classify(msg):\n    !ls\n", cell_id="a")
+
+    assert errors == []
+    assert printed == ("my_mcp/lesson_09.py leaves this cell out: without line 3, `!ls`, it is not "
+                       "Python (IPython magics and shell commands are not Python)\n")
+    mine = load(package=package)
+    assert mine.PROBLEMS == {} and mine.is_id(1) and not hasattr(mine, "classify")
+
+
+# --- a saved notebook --------------------------------------------------------------------
+
+def notebook(path, *cells):
+    """Write a notebook of code cells ``(id, source)`` to ``path``."""
+    path.write_text(json.dumps({
+        "nbformat": 4, "nbformat_minor": 5, "metadata": {},
+        "cells": [{"cell_type": "code", "id": cell_id, "metadata": {}, "execution_count": None,
+                   "outputs": [], "source": source.splitlines(keepends=True)}
+                  for cell_id, source in cells]}), encoding="utf-8")
+    return path
+
+
+def test_export_notebook_rebuilds_the_lesson_file_from_the_notebooks_cells(kernel, tmp_path):
+    """A cell gone from the saved notebook is gone from the package; running the
+    saved cells afterwards without cell ids (as nbval does) adds no copies."""
+    package = tmp_path / "my_mcp"
+    first = ("c1", "#| export\nimport json\n")
+    second = ("c2", "#| export\n%load_ext autoreload\n"
+                    "def is_object(msg):\n    return isinstance(msg, dict)\n")
+    third = ("c3", "#| export\ndef has_version(msg):\n    return msg.get('jsonrpc') == '2.0'\n")
+    plain = ("c4", "print('not exported')")
+    saved = notebook(tmp_path / "07_saved.ipynb", first, second, third, plain)
+    assert export_notebook(saved, package) == package / "lesson_07.py"
+    notebook(saved, first, third)  # the learner deletes the is_object cell and saves
+    export_notebook(saved, package)
+
+    expected = [("# --- cell c1 ---", "import json"),
+                ("# --- cell c3 ---", third[1].replace(MARKER + "\n", "").strip())]
+    assert parts(package / "lesson_07.py") == expected
+    kernel.start(package, "07")
+    for _, source in (first, third):
+        assert kernel.run(source) == ("", [])
+    assert parts(package / "lesson_07.py") == expected
+    mine = load(package=package)
+    assert mine.PROBLEMS == {} and not hasattr(mine, "is_object")
+
+
+# --- a package file in another encoding ---------------------------------------------------
+
+def test_a_package_file_in_latin_1_gets_one_sentence_naming_it(kernel, tmp_path):
+    package = tmp_path / "my_mcp"
+    package.mkdir()
+    latin_1 = "# caf\u00e9\nNAME = 'cr\u00e8me'\n".encode("latin-1")
+    (package / "lesson_08.py").write_bytes(latin_1)
+    kernel.start(package, "08")
+    printed, errors = kernel.run("#| export\ndef classify(msg):\n    return None\n",
+                                 cell_id="c08-01")
+
+    assert errors == []
+    assert printed == ("my_mcp/lesson_08.py is not UTF-8 text, so this cell cannot be added to "
+                       "it: save it as UTF-8, or delete it and run the lesson's #| export cells "
+                       "again\n")
+    assert (package / "lesson_08.py").read_bytes() == latin_1  # left as it was
+    assert load(package=package).PROBLEMS == {
+        "lesson_08.py": "not UTF-8 text (byte 0xe9 at position 5); save it as UTF-8 or delete it"}
+
+
+def test_an_init_file_in_latin_1_is_written_again(tmp_path):
+    package = tmp_path / "my_mcp"
+    package.mkdir()
+    (package / "__init__.py").write_bytes("# d\u00e9j\u00e0\n".encode("latin-1"))
+    export_cell("#| export\ndef is_id(value):\n    return True\n", "03", package)
+    assert load(package=package).is_id(1)
