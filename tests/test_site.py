@@ -357,7 +357,7 @@ def open_notebook(offline, site_url, path, timings=None):
 
     page = offline.new_page()
     page.set_default_timeout(120_000)
-    expect.set_options(timeout=60_000)
+    expect.set_options(timeout=patience(60) * 1000)
     page.fatal, page.dialogs, page.console = [], [], []
 
     def on_console(message):
