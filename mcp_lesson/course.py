@@ -18,8 +18,11 @@ notebook with a traceback.
 * :func:`self_check`: ``check(fn)`` followed by ``agree(fn, package version)``;
 * :func:`check_mine`: the same check on the learner's own package, or one line
   saying that a function is not there yet;
-* :func:`aim`: target practice, "write a message that this rule catches";
-* :func:`quiz`: label some messages by hand and compare with ``classify``.
+* :func:`aim`: target practice, "write a message that this rule catches"
+  (:func:`broken_rules` lists every rule a message breaks, not only the first);
+* :func:`quiz`: label some messages by hand and compare with ``classify``;
+* :func:`rough_kind` / :func:`rough_is_request`: the course's own copy of lesson
+  01's key-sniffing sorter, the reference its bug hunt compares with.
 """
 
 import json
@@ -30,7 +33,8 @@ from typing import NamedTuple
 from . import classification, messages
 from .cases import CASES, ERROR_BUILDS, NOT_TEXT_CASES, REQUEST_BUILDS, TEXT_CASES
 from ._safe import call_safely, exception_text, python_text, safe_equal, same_message
-from .learner_package import BUILT, PACKAGE, carry_forward, start_lesson  # noqa: F401  (lesson helpers)
+from . import registry
+from .learner_package import PACKAGE, SAMPLES, carry_forward, start_lesson  # noqa: F401  (lesson helpers)
 from .learner_package import load as load_package
 from .selfcheck import TARGETS, check, run_check
 
@@ -190,25 +194,29 @@ def expect(fn, table):
 
 # --- agreement with the package -------------------------------------------------
 
-_REFERENCES = {
-    "classify": classification.classify,
-    "classify_json": classification.classify_json,
-    "create_request": messages.create_request,
-    "error_response": messages.error_response,
-    "reply_for": classification.reply_for,
-    "reply_for_json": classification.reply_for_json,
+#: The (args, kwargs) pairs of each kind of agreement (registry.Built.agree_on).
+_AGREE_INPUTS = {
+    "texts": lambda: [((case.text,), {}) for case in TEXT_CASES + NOT_TEXT_CASES],
+    "request builds": lambda: [(b.args, b.kwargs) for b in REQUEST_BUILDS],
+    "error builds": lambda: [(b.args, b.kwargs) for b in ERROR_BUILDS],
+    "messages": lambda: [((case.message,), {}) for case in CASES],
+    "samples": lambda: [((value,), {}) for value in SAMPLES],
 }
 
 
-def _inputs_for(table):
-    """The (args, kwargs) pairs a function of kind ``table`` is compared on."""
-    if table.endswith("_json"):
-        return [((case.text,), {}) for case in TEXT_CASES + NOT_TEXT_CASES]
-    if table == "create_request":
-        return [(b.args, b.kwargs) for b in REQUEST_BUILDS]
-    if table == "error_response":
-        return [(b.args, b.kwargs) for b in ERROR_BUILDS]
-    return [((case.message,), {}) for case in CASES]
+def _inputs_for(name):
+    """The (args, kwargs) pairs a function called ``name`` is compared on: what
+    the registry says for a function a lesson builds, else raw texts for a name
+    ending in ``_json`` and the case table's messages for any other."""
+    built = registry.BY_NAME.get(name)
+    kind = built.agree_on if built else ("texts" if name.endswith("_json") else "messages")
+    return _AGREE_INPUTS[kind]()
+
+
+def _reference_for(name):
+    """The course's version of ``name`` (classify for a name no lesson builds)."""
+    found = registry.reference(name) if name in registry.BY_NAME else None
+    return found if found is not None else classification.classify
 
 
 def _same(mine, theirs):
@@ -253,7 +261,7 @@ def agree(fn, reference=None, table=None, show=3):
     """
     table = table or getattr(fn, "__name__", "classify")
     if reference is None:
-        reference = _REFERENCES.get(table, classification.classify)
+        reference = _reference_for(table)
     inputs = _inputs_for(table)
     outcomes = [(_outcome(fn, a, k), _outcome(reference, a, k)) for a, k in inputs]
     name = getattr(fn, "__name__", "fn")
@@ -290,7 +298,7 @@ def check_mine(name, show=3):
     package could not run, that file and its error). Never raises; the output
     depends only on the package's contents.
     """
-    lesson = BUILT.get(name)
+    lesson = registry.lesson_of(name)
     where = f"lesson {lesson} writes it" if lesson else "no lesson writes it"
     try:
         package = load_package()
@@ -314,7 +322,7 @@ def check_mine(name, show=3):
                   f"(write its body in lesson {lesson or '?'} and run that cell again)")
         else:
             check(mine, name, show=show)
-    elif name in _REFERENCES:
+    elif name in registry.BY_NAME and registry.reference(name) is not None:
         agree(mine, table=name, show=show)
     else:
         print(f"{name}: it is in your package {PACKAGE}; the course has no check for it")
@@ -338,6 +346,14 @@ def _plural(count, word):
 _ARTICLE = {"request": "a request", "notification": "a notification", "response": "a response"}
 
 
+def _a_type(value):
+    """'a tuple', 'an int', 'None': what a value is, in words."""
+    if value is None:
+        return "None"
+    name = type(value).__name__
+    return f"{'an' if name[:1] in 'aeiou' else 'a'} {name}"
+
+
 def _is_pair(label):
     """True for a whole verdict given as a label: a 2-tuple or 2-list starting with a str."""
     return type(label) in (tuple, list) and len(label) == 2 and type(label[0]) is str
@@ -350,6 +366,9 @@ def _quiz_line(number, label, kind, msg):
     if _is_pair(label) and safe_equal(label[0], kind):
         return (f"  message {number}: you said {said}, the whole verdict; "
                 f"the quiz wants the kind only, the string {kind!r}")
+    if type(label) is str and label != kind and label.strip().lower() == kind:
+        return (f"  message {number}: you said {said}; right kind, but write it exactly "
+                f"{kind!r} (the kinds are lower-case words, with no spaces)")
     wanted = _ARTICLE.get(kind, kind)
     text = f"  message {number}: you said {said}, but it is {wanted}: {reason}"
     if _is_pair(label):
@@ -361,22 +380,17 @@ def quiz(fn, messages_to_label):
     """``fn()`` returns one kind per message: a list of strings such as
     ``"request"``, in order. Print how many match ``classify``, and for each
     wrong label what the message really is and why (a whole verdict such as
-    ``("request", None)`` is answered with "the kind only")."""
+    ``("request", None)`` is answered with "the kind only", ``"Request"`` with
+    "write it exactly 'request'"). Anything but a list (a tuple too) is not
+    scored: the lesson asks for a list, and its graded test wants one."""
     name = getattr(fn, "__name__", "fn")
     answered, labels = _answer_of(fn)
     if not answered:
         return
-    if isinstance(labels, (str, bytes, dict)) or labels is None:
-        labels = None
-    else:
-        try:
-            labels = list(labels)
-        except Exception:
-            labels = None
     want = [classification.classify(m)[0] for m in messages_to_label]
-    if labels is None:
+    if not isinstance(labels, list):
         print(f"{name}: return a list of kinds, one string per message, each "
-              "'request', 'notification', 'response' or 'invalid'")
+              f"'request', 'notification', 'response' or 'invalid' (this is {_a_type(labels)})")
         return
     if len(labels) != len(want):
         print(f"{name}: {_plural(len(want), 'message')} but {_plural(len(labels), 'label')}; "
@@ -396,15 +410,95 @@ def _short(rule):
     return found.short if found else rule
 
 
+def _mended(msg, rule):
+    """A copy of the dict ``msg`` with what ``rule`` caught put right, or None when
+    there is no one way to mend it (which of "result" and "error" was meant?)."""
+    fixed = dict(dict.items(msg))
+    error = fixed.get("error")
+    error = dict(dict.items(error)) if isinstance(error, dict) else error
+    if rule in ("no-jsonrpc", "bad-jsonrpc"):
+        fixed["jsonrpc"] = "2.0"
+    elif rule == "bad-method":
+        fixed["method"] = "ping"
+    elif rule == "bad-params":
+        del fixed["params"]
+    elif rule in ("bad-request-id", "bad-result-id", "bad-error-id", "no-response-id"):
+        fixed["id"] = 1
+    elif rule == "bad-result":
+        fixed["result"] = {}
+    elif rule == "bad-error":
+        fixed["error"] = {"code": -32603, "message": "Internal error"}
+    elif rule == "bad-error-code":
+        fixed["error"] = {**error, "code": -32603}
+    elif rule == "bad-error-message":
+        fixed["error"] = {**error, "message": "Internal error"}
+    else:
+        return None
+    return fixed
+
+
+def broken_rules(msg, revision=None):
+    """Every rule ``msg`` breaks (names of :data:`classification.RULES`), in the
+    order ``classify`` tries them: the first is the one that catches it, the rest
+    are those it would meet next, once each earlier fault is put right. Empty for
+    a valid message. Never raises, but for an unknown ``revision``."""
+    broken = []
+    current = msg
+    while True:
+        rule = classification.rule_of(current, revision)
+        if classification.RULES[rule].verdict[0] != "invalid" or rule in broken:
+            return broken
+        broken.append(rule)
+        if not isinstance(current, dict):
+            return broken
+        try:
+            current = _mended(current, rule)
+        except Exception:  # a hostile object: what is known so far
+            return broken
+        if current is None:
+            return broken
+
+
 def aim(fn, rule):
-    """Target practice: does the message ``fn()`` returns get caught by ``rule``?"""
+    """Target practice: does the message ``fn()`` returns get caught by ``rule``,
+    and by that rule alone? A message that breaks more rules than the one asked
+    for is a hit that says so, naming the others."""
     name = getattr(fn, "__name__", "fn")
     answered, msg = _answer_of(fn)
     if not answered:
         return
     got = classification.rule_of(msg)
-    if got == rule:
+    broken = broken_rules(msg)
+    others = [other for other in broken if other != rule]
+    if got == rule and not others:
         print(f"{name}: hit! {_short(rule)}")
+    elif got == rule:
+        print(f"{name}: hit, but not only that rule. It is caught by '{_short(rule)}',")
+        print(f"  and it also breaks {_plural(len(others), 'more rule')}: "
+              + "; ".join(f"'{_short(other)}'" for other in others))
+        print("  Put those right, so that the rule you aimed at is the only one it breaks.")
     else:
         print(f"{name}: miss. Wanted the rule '{_short(rule)}',")
         print(f"  but {classification.explain(msg)}")
+        if rule in broken:
+            print(f"  It does break '{_short(rule)}' too, but '{_short(got)}' catches it first.")
+
+
+# --- lesson 01's first sorter, the course's copy -------------------------------------
+
+def rough_kind(msg):
+    """Lesson 01's key-sniffing sorter, written once by the course: a verdict from
+    which keys a parsed value has, whatever their values. (Not ``classify``: it is
+    the reference for lesson 01's bug hunt, which is about keys, not values.)"""
+    if not isinstance(msg, dict):
+        return ("invalid", messages.INVALID_REQUEST)
+    if "method" in msg:
+        return ("request", None) if "id" in msg else ("notification", None)
+    if "result" in msg or "error" in msg:
+        return ("response", None)
+    return ("invalid", messages.INVALID_REQUEST)
+
+
+def rough_is_request(msg):
+    """True when the course's :func:`rough_kind` calls ``msg`` a request."""
+    return rough_kind(msg) == ("request", None)

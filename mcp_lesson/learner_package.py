@@ -44,6 +44,8 @@ import os
 import re
 from pathlib import Path
 
+from . import registry
+
 PACKAGE = "my_mcp"
 MARKER = "#| export"
 ENVIRONMENT = "MCP_LESSON_MY_PACKAGE"
@@ -54,15 +56,9 @@ ENVIRONMENT = "MCP_LESSON_MY_PACKAGE"
 #: ``make graduate`` ignores it.
 NO_NESTED_RUNS = "MCP_LESSON_NO_NESTED_RUNS"
 
-#: What the lessons build into the package, and where.
-BUILT = {
-    "create_request": "02",
-    "classify": "03",
-    "classify_json": "03",
-    "error_response": "04",
-    "reply_for": "04",
-    "reply_for_json": "04",
-}
+#: What graduation asks of a package: each public function a lesson builds,
+#: with its lesson (read from :mod:`mcp_lesson.registry`, like everything else).
+BUILT = registry.GRADUATED
 
 #: A cell id as nbformat allows it: 1 to 64 letters, digits, "-" and "_".
 _CELL_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
@@ -442,11 +438,12 @@ def load(folder=None, package=None):
 def carry_forward(namespace, *names, folder=None):
     """Put the learner's own ``names`` into ``namespace`` where they pass their
     check, and the course's otherwise; print one line per name saying which."""
-    from . import messages
-    from .course import _REFERENCES  # the course's version of each function a lesson builds
-    from .selfcheck import TARGETS, run_check
+    from .selfcheck import run_check
 
-    course = {**_REFERENCES, "is_integer": messages.is_integer, "is_valid_id": messages.is_valid_id}
+    course = {name: registry.reference(name) for name in names}
+    missing = [name for name, version in course.items() if version is None]
+    if missing:
+        raise ValueError(f"the course has no version of {', '.join(missing)} to fall back on")
     package = load(folder)
     for name in names:
         theirs = getattr(package, name, None) if package is not None else None
@@ -454,7 +451,7 @@ def carry_forward(namespace, *names, folder=None):
             namespace[name] = course[name]
             print(f"{name}: the course's (yours is not in {PACKAGE} yet)")
             continue
-        if name not in TARGETS:
+        if not registry.BY_NAME[name].table:
             right = _small_check(theirs, course[name])
             namespace[name] = theirs if right else course[name]
             print(f"{name}: yours" if right else f"{name}: the course's until yours passes")
@@ -470,14 +467,16 @@ def carry_forward(namespace, *names, folder=None):
             print(f"{name}: the course's until yours passes (yours: {why})")
 
 
-_SAMPLES = (0, 7, -1, 2**80, True, False, 1.0, "", "abc", None, [], {})
+#: The plain values a lesson's small helpers (registry rows agreeing on "samples")
+#: are compared with the course's on.
+SAMPLES = (0, 7, -1, 2**80, True, False, 1.0, "", "abc", None, [], {})
 
 
 def _small_check(theirs, course):
     """True when ``theirs`` answers like ``course`` on a few sample values (for helpers)."""
     from ._safe import call_safely
 
-    for value in _SAMPLES:
+    for value in SAMPLES:
         got, exc = call_safely(theirs, (value,))
         if exc is not None or type(got) is not bool or got != course(value):
             return False

@@ -13,10 +13,11 @@ from typing import List, NamedTuple
 from ._safe import (PrintedOutput, call_safely, exception_text, is_verdict, python_text,
                     same_message, same_verdict, shown)
 from .cases import CASES, ERROR_BUILDS, NOT_TEXT_CASES, REPLY_MATCHES, REQUEST_BUILDS, TEXT_CASES
+from . import registry
 from .messages import python_value
 
-#: What each function is checked against, by its name.
-TARGETS = ("classify", "classify_json", "create_request", "error_response", "is_reply_to")
+#: The functions checked on a table, by name (from :mod:`mcp_lesson.registry`).
+TARGETS = registry.CHECKED
 
 
 class Row(NamedTuple):
@@ -165,6 +166,16 @@ def _build_rows(fn, builds, printed):
     return rows
 
 
+#: How each table of :data:`mcp_lesson.registry.BUILT` is checked.
+_TABLES = {
+    "classify": lambda fn, printed: _verdict_rows(fn, CASES, False, printed),
+    "classify_json": lambda fn, printed: _verdict_rows(fn, TEXT_CASES + NOT_TEXT_CASES, True, printed),
+    "create_request": lambda fn, printed: _build_rows(fn, REQUEST_BUILDS, printed),
+    "error_response": lambda fn, printed: _build_rows(fn, ERROR_BUILDS, printed),
+    "is_reply_to": lambda fn, printed: _build_rows(fn, REPLY_MATCHES, printed),
+}
+
+
 def _target_of(fn, target):
     if target is not None:
         if target not in TARGETS:
@@ -185,16 +196,7 @@ def run_check(fn, target=None):
         raise TypeError(f"run_check() needs a function, got {python_value(fn)}")
     target = _target_of(fn, target)
     printed = PrintedOutput()
-    if target == "classify":
-        rows = _verdict_rows(fn, CASES, False, printed)
-    elif target == "classify_json":
-        rows = _verdict_rows(fn, TEXT_CASES + NOT_TEXT_CASES, True, printed)
-    elif target == "create_request":
-        rows = _build_rows(fn, REQUEST_BUILDS, printed)
-    elif target == "is_reply_to":
-        rows = _build_rows(fn, REPLY_MATCHES, printed)
-    else:
-        rows = _build_rows(fn, ERROR_BUILDS, printed)
+    rows = _TABLES[registry.BY_NAME[target].table](fn, printed)
     not_implemented = all(row.raised == "NotImplementedError" for row in rows)
     return CheckReport(target, rows, not_implemented, printed.size)
 

@@ -1,0 +1,81 @@
+"""What the lessons build: one row per function, read by every part of the course.
+
+Each function a learner writes into their package has one :class:`Built` row:
+the lesson that builds it, the file of the learner's package it goes into, the
+course's own version (its reference), and the table that checks it. The
+self-checks (:mod:`mcp_lesson.selfcheck`), the lessons' helpers
+(:mod:`mcp_lesson.course`), carry-forward and graduation
+(:mod:`mcp_lesson.learner_package`, ``tests/implementation.py``) all read this
+table; none keeps a list of its own.
+
+This module imports nothing of the course at import time, so any module may
+import it; :func:`reference` imports the course's version only when asked.
+"""
+
+import importlib
+from typing import NamedTuple, Optional
+
+
+class Built(NamedTuple):
+    """One function a lesson builds."""
+
+    name: str
+    #: The lesson that builds it ("03" for notebooks/03_classifying.ipynb).
+    lesson: str
+    #: The file of the learner's package it is exported into (my_mcp/<module>.py).
+    module: str
+    #: The course's own version, as "module.function" inside mcp_lesson (None
+    #: when the course has none, only a table of answers).
+    reference: Optional[str]
+    #: The table of :mod:`mcp_lesson.selfcheck` that checks it (``check(fn)``), or
+    #: None when it is checked by agreeing with its reference instead.
+    table: Optional[str]
+    #: What it is compared with its reference on (:func:`mcp_lesson.course.agree`):
+    #: "messages", "texts", "request builds", "error builds", or "samples" (a few
+    #: plain values, for a lesson's small helpers).
+    agree_on: str
+    #: True when graduation runs the course's tests on it (the package's public
+    #: functions); False for a lesson's helpers.
+    graduates: bool = True
+
+
+#: Every function a lesson builds, in the order the lessons build them.
+BUILT = (
+    Built("is_integer", "02", "lesson_02", "messages.is_integer", None, "samples", False),
+    Built("is_valid_id", "02", "lesson_02", "messages.is_valid_id", None, "samples", False),
+    Built("create_request", "02", "lesson_02", "messages.create_request", "create_request",
+          "request builds"),
+    Built("classify", "03", "lesson_03", "classification.classify", "classify", "messages"),
+    Built("classify_json", "03", "lesson_03", "classification.classify_json", "classify_json",
+          "texts"),
+    Built("error_response", "04", "lesson_04", "messages.error_response", "error_response",
+          "error builds"),
+    Built("reply_for", "04", "lesson_04", "classification.reply_for", None, "messages"),
+    Built("reply_for_json", "04", "lesson_04", "classification.reply_for_json", None, "texts"),
+    Built("is_reply_to", "06", "lesson_06", None, "is_reply_to", "messages", False),
+)
+
+#: The rows by name.
+BY_NAME = {built.name: built for built in BUILT}
+
+#: The functions graduation runs the course's tests on, by name, with their lesson.
+GRADUATED = {built.name: built.lesson for built in BUILT if built.graduates}
+
+
+#: The names of the functions that :func:`mcp_lesson.selfcheck.check` checks on a table.
+CHECKED = tuple(built.name for built in BUILT if built.table)
+
+
+def reference(name):
+    """The course's own version of the function ``name``: None when the course
+    has none, a ``KeyError`` for a name no lesson builds."""
+    if BY_NAME[name].reference is None:
+        return None
+    module, _, function = BY_NAME[name].reference.rpartition(".")
+    return getattr(importlib.import_module(f"mcp_lesson.{module}"), function)
+
+
+def lesson_of(name):
+    """The lesson that builds ``name``, or None when no lesson does."""
+    built = BY_NAME.get(name)
+    return built.lesson if built else None

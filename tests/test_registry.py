@@ -1,0 +1,58 @@
+"""mcp_lesson.registry: one row per function a lesson builds, and every part of
+the course reads it (self-checks, carry-forward, graduation)."""
+
+import re
+
+import nbformat
+import pytest
+
+from mcp_lesson import course, learner_package, registry, selfcheck
+from mcp_lesson.course import LESSONS
+from tools.make_learner import MASTERS
+
+ROWS = registry.BUILT
+
+
+def exported_names(lesson):
+    """The names the #| export cells of lesson ``lesson``'s master define."""
+    [name] = [name for name in LESSONS if name.startswith(lesson + "_")]
+    nb = nbformat.read(str(MASTERS / name), as_version=4)
+    names = set()
+    for cell in nb.cells:
+        if cell.cell_type == "code" and cell.source.startswith(learner_package.MARKER):
+            names |= set(re.findall(r"^def (\w+)\(", cell.source, re.M))
+    return names
+
+
+@pytest.mark.parametrize("row", ROWS, ids=[row.name for row in ROWS])
+def test_each_function_is_exported_by_its_lesson(row):
+    assert row.name in exported_names(row.lesson)
+    assert row.module == f"lesson_{row.lesson}"
+
+
+@pytest.mark.parametrize("row", ROWS, ids=[row.name for row in ROWS])
+def test_each_reference_is_the_course_s_function_of_that_name(row):
+    found = registry.reference(row.name)
+    if row.reference is None:
+        assert found is None and row.table, "without a reference, a table must check it"
+    else:
+        assert callable(found) and found.__name__ == row.name
+
+
+def test_the_self_checks_graduation_and_carry_forward_read_the_registry():
+    assert selfcheck.TARGETS == tuple(row.name for row in ROWS if row.table)
+    assert set(selfcheck._TABLES) == {row.table for row in ROWS if row.table}
+    assert learner_package.BUILT == {row.name: row.lesson for row in ROWS if row.graduates}
+    assert {row.agree_on for row in ROWS} <= set(course._AGREE_INPUTS)
+
+
+def test_learner_package_does_not_import_course():
+    """The cycle course <-> learner_package is gone: both read the registry."""
+    source = learner_package.__file__
+    text = open(source, encoding="utf-8").read()
+    assert "from .course" not in text and "import course" not in text
+
+
+def test_carry_forward_refuses_a_function_the_course_has_no_version_of():
+    with pytest.raises(ValueError, match="no version of is_reply_to"):
+        learner_package.carry_forward({}, "is_reply_to")
