@@ -119,9 +119,10 @@ learner: $(STAMP)
 
 # Graduation: the course's own tests, run against a learner's package (by
 # default the one lessons 02-04 export, notebooks/learner/my_mcp; PKG=dir for
-# another). Exits 0 only when every test passes.
+# another; ALL=1 lists every failure, not only the first few). Exits 0 only
+# when every test passes.
 graduate: $(STAMP)
-	@$(BIN)/python tools/graduate.py $(if $(PKG),'$(subst ','\'',$(PKG))')
+	@$(BIN)/python tools/graduate.py $(if $(filter-out 0 no,$(ALL)),--all) $(if $(PKG),'$(subst ','\'',$(PKG))')
 
 # Classroom mode: the playground as a standalone page (Voila), on loopback.
 app: $(STAMP)

@@ -7,47 +7,342 @@ there, and a function the package lacks is a stand-in that says so. Tests of
 what no lesson builds carry the ``course_only`` mark and are skipped then.
 
 Test modules import the functions from here, so one set of tests serves both.
+
+Any ordinary package folder can graduate: the one the lessons export, or one
+written by hand whose ``__init__.py`` imports its modules (``from .core import
+*``). While graduating, every call a test makes to the package is remembered
+(:data:`CALLS`), so that a failure can say in plain words what was called
+and what came back (tests/conftest.py writes the report).
 """
 
+import collections
+import functools
+import importlib.util
+import itertools
+import json
+import re
+import reprlib
+import sys
+import traceback
+from pathlib import Path
 from types import SimpleNamespace
 
 import mcp_lesson
-from mcp_lesson.learner_package import BUILT, load
+from mcp_lesson.learner_package import BUILT
 
 #: None, or the folder of the package being graduated.
 GRADUATING = None
-#: Why the package could not be read at all (None when it was read).
+#: Why the package could not be read, or read only in part (None when all is well).
 PROBLEM = None
+#: True when the package could not be imported at all.
+UNREADABLE = False
+#: The last calls a test made to the graduating package's functions (:class:`Call`\ s),
+#: the latest last; tests/conftest.py empties it before each test.
+CALLS = collections.deque(maxlen=20)
 
 
-def _missing(name):
+class NotInPackage(NotImplementedError):
+    """Raised by the stand-in of a function the package does not have."""
+
+    def __init__(self, name, why):
+        super().__init__(f"{name} {why}")
+        self.function = name
+
+
+class Unmet(AssertionError):
+    """A check of the tests that failed, already said in plain words."""
+
+
+# --- showing values in plain words ----------------------------------------------------
+
+class _Short(reprlib.Repr):
+    """reprlib's short texts, with a dict's keys in their own order (the lessons
+    care about that order; reprlib sorts them)."""
+
+    def repr_dict(self, x, level):
+        if not x:
+            return "{}"
+        if level <= 0:
+            return "{...}"
+        pieces = [f"{self.repr1(key, level - 1)}: {self.repr1(value, level - 1)}"
+                  for key, value in itertools.islice(x.items(), self.maxdict)]
+        if len(x) > self.maxdict:
+            pieces.append("...")
+        return "{" + ", ".join(pieces) + "}"
+
+
+_SHORT = _Short()
+_SHORT.maxlevel, _SHORT.maxdict, _SHORT.maxlist, _SHORT.maxtuple = 4, 8, 8, 8
+_SHORT.maxstring, _SHORT.maxother, _SHORT.maxlong = 50, 50, 50
+
+
+def _describe(value):
+    """Python's words for a value that cannot be printed whole (or at all)."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return f"<an int of about {int(value.bit_length() * 0.30103) + 1:,} digits>"
+    return f"<a {type(value).__name__}>"
+
+
+def shown(value):
+    """A short text for ``value`` as Python writes it; never raises, stays short."""
+    try:
+        return _SHORT.repr(value)
+    except Exception:  # an int too long to print, a hostile __repr__...
+        try:
+            return _describe(value)
+        except Exception:
+            return "<a value that cannot be shown>"
+
+
+def full_text(value, limit=20_000):
+    """The whole ``repr`` of ``value`` when it can be made and is not huge, else :func:`shown`."""
+    try:
+        text = repr(value)
+    except Exception:
+        return shown(value)
+    return text if len(text) <= limit else shown(value)
+
+
+def around_difference(got, expected, width=70, before=30):
+    """``got`` and ``expected`` (texts) cut to the part around their first difference."""
+    if len(got) <= width and len(expected) <= width:
+        return got, expected
+    first = next((i for i, (a, b) in enumerate(zip(got, expected)) if a != b),
+                 min(len(got), len(expected)))
+    start = max(0, first - before)
+    gap = got.rfind(", ", max(0, start - 20), start)  # start at a member or an item if one is near
+    if gap != -1:
+        start = gap + 2
+
+    def cut(text):
+        part = text[start:start + width]
+        return ("..." if start else "") + part + ("..." if start + width < len(text) else "")
+
+    return cut(got), cut(expected)
+
+
+# --- the calls a test makes ---------------------------------------------------------
+
+class Call:
+    """One call of the package's function: what was asked, what came back."""
+
+    def __init__(self, name, args, kwargs):
+        self.name, self.args, self.kwargs = name, args, kwargs
+        self.returned = False
+        self.result = None
+        self.raised = None
+
+    def __str__(self):
+        parts = [shown(arg) for arg in self.args]
+        parts += [f"{key}={shown(value)}" for key, value in self.kwargs.items()]
+        return f"{self.name}({', '.join(parts)})"
+
+    def outcome(self):
+        """ "returned {...}" or "raised KeyError ('id')"."""
+        if self.raised is not None:
+            return f"raised {exception_in_words(self.raised)}"
+        if self.returned:
+            return f"returned {shown(self.result)}"
+        return "did not finish"
+
+
+def exception_in_words(exc):
+    """ "KeyError ('id')": an exception's type and its text, short."""
+    try:
+        text = str(exc)
+    except Exception:
+        text = ""
+    text = " ".join(text.split())
+    if len(text) > 150:
+        text = text[:147] + "..."
+    return f"{type(exc).__name__} ({text})" if text else type(exc).__name__
+
+
+def _recorded(name, fn):
+    """``fn``, remembering each call in :data:`CALLS`."""
+
+    @functools.wraps(fn)
+    def call(*args, **kwargs):
+        record = Call(name, args, kwargs)
+        CALLS.append(record)
+        try:
+            record.result = fn(*args, **kwargs)
+        except BaseException as exc:
+            record.raised = exc
+            raise
+        record.returned = True
+        return record.result
+
+    call.__name__ = call.__qualname__ = name
+    return call
+
+
+# --- what a refusal must say ---------------------------------------------------------
+
+#: Usual words for a type, besides Python's own name of it.
+TYPE_WORDS = {
+    "bool": ("boolean",), "int": ("integer",), "float": ("floating",),
+    "str": ("string", "text"), "dict": ("dictionary", "object", "mapping"),
+    "list": ("array",), "NoneType": ("None", "null"), "bytes": ("byte string",),
+    "tuple": (), "set": (), "complex": ("complex number",),
+}
+
+
+def _value_texts(value):
+    """The ways a message may write ``value``: as Python and JSON write it."""
+    texts = []
+    for make in (repr, str, _SHORT.repr, json.dumps):
+        try:
+            texts.append(make(value))
+        except Exception:  # not JSON, too long to print, a hostile __repr__...
+            pass
+    return [text for text in texts if text.strip()]
+
+
+def names_what_was_wrong(text, value):
+    """True when ``text`` (a TypeError's words) names the offending ``value``.
+
+    The rule: the text names the value's type, as Python names it (``bool``,
+    ``float``, ``list``, ``NoneType``) or in the usual words for it
+    (``boolean``, ``integer``, ``string``, ``dictionary`` or ``object``,
+    ``array``, ``None`` or ``null``), or it quotes the value, as Python or
+    JSON writes it (``True``, ``true``, ``1.5``, ``[1]``, ``'x'``), whole or
+    (for a long value) its first 20 characters. Case does not matter, and a
+    word counts only whole: "int" is not found in "print".
+    """
+    text = str(text)
+    name = type(value).__name__
+    words = (name, *TYPE_WORDS.get(name, ()))
+    for word in words:
+        if re.search(rf"(?<!\w){re.escape(word)}(?!\w)", text, re.IGNORECASE):
+            return True
+    for written in _value_texts(value):
+        if re.search(rf"(?<!\w){re.escape(written)}(?!\w)", text, re.IGNORECASE):
+            return True
+        if len(written) > 20 and written[:20].lower() in text.lower():
+            return True
+    return False
+
+
+def refusal(fn, *args, **kwargs):
+    """Call ``fn``; return the TypeError it raises. Anything else fails in plain words."""
+    call = Call(getattr(fn, "__name__", "the function"), args, kwargs)
+    try:
+        result = fn(*args, **kwargs)
+    except TypeError as exc:
+        return exc
+    except NotImplementedError:
+        raise
+    except Exception as exc:
+        call.raised = exc
+        raise Unmet(f"{call} {call.outcome()}; expected it to refuse with a TypeError") from exc
+    call.result, call.returned = result, True
+    raise Unmet(f"{call} {call.outcome()}; expected it to refuse with a TypeError")
+
+
+def refuses(offender, fn, *args, **kwargs):
+    """Call ``fn``: it must raise a TypeError that names ``offender`` (see
+    :func:`names_what_was_wrong`). Returns the TypeError."""
+    error = refusal(fn, *args, **kwargs)
+    if not names_what_was_wrong(error, offender):
+        call = Call(getattr(fn, "__name__", "the function"), args, kwargs)
+        raise Unmet(f"{call} rightly raised {exception_in_words(error)}, but its words do not "
+                    f"say what was wrong; expected them to name the type "
+                    f"({type(offender).__name__}) or the value ({shown(offender)})")
+    return error
+
+
+# --- reading the package ----------------------------------------------------------------
+
+def _stand_in(name, why):
     def missing(*args, **kwargs):
-        raise NotImplementedError(f"{name} is not in your package yet (lesson {BUILT[name]} builds it)")
+        raise NotInPackage(name, why)
 
     missing.__name__ = name
     return missing
 
 
+def _where(path, folder):
+    """``my_mcp/core.py``: a file of the package, named from the package's folder."""
+    try:
+        return f"{folder.name}/{Path(path).resolve().relative_to(folder.resolve()).as_posix()}"
+    except (ValueError, OSError, TypeError):
+        return str(path)
+
+
+def _load_problem(exc, folder):
+    """Why importing the package failed, in words: "my_mcp/__init__.py could not be
+    imported: SyntaxError at line 3 (invalid syntax)"."""
+    init = f"{folder.name}/__init__.py"
+    if isinstance(exc, SyntaxError) and exc.filename:
+        where = _where(exc.filename, folder)
+        at = f"line {exc.lineno}" + ("" if where == init else f" of {where}")
+        return f"{init} could not be imported: {type(exc).__name__} at {at} ({exc.msg})"
+    inside = [frame for frame in traceback.extract_tb(exc.__traceback__)
+              if _where(frame.filename, folder).startswith(folder.name + "/")]
+    if not inside:
+        return f"{init} could not be imported: {exception_in_words(exc)}"
+    frame = inside[-1]
+    where = _where(frame.filename, folder)
+    at = f"line {frame.lineno}" + ("" if where == init else f" of {where}")
+    try:
+        words = " ".join(str(exc).split())
+    except Exception:
+        words = ""
+    return (f"{init} could not be imported: {type(exc).__name__} at {at}"
+            + (f" ({words[:150]})" if words else ""))
+
+
+def load_package(folder):
+    """Import the package in ``folder`` as an ordinary package (relative imports
+    work); return ``(module, problem)``, the module None when it could not be read."""
+    folder = Path(folder)
+    init = folder / "__init__.py"
+    if not init.is_file():
+        return None, (f"no package at {folder}: a package is a folder with an __init__.py "
+                      "(run the cells marked #| export in lessons 02 to 04 to make yours)")
+    name = folder.name if folder.name.isidentifier() and folder.name not in sys.modules \
+        else f"_graduating_{abs(hash(str(folder.resolve())))}"
+    spec = importlib.util.spec_from_file_location(name, init,
+                                                  submodule_search_locations=[str(folder)])
+    module = importlib.util.module_from_spec(spec)
+    before = set(sys.modules)
+    sys.modules[name] = module
+    try:
+        spec.loader.exec_module(module)
+    except (Exception, SystemExit) as exc:
+        for added in set(sys.modules) - before:
+            if added == name or added.startswith(name + "."):
+                del sys.modules[added]
+        return None, _load_problem(exc, folder)
+    problems = getattr(module, "PROBLEMS", None)  # the lessons' export records its own
+    if isinstance(problems, dict) and problems:
+        return module, "; ".join(f"{file}: {why}" for file, why in problems.items())
+    return module, None
+
+
 def _functions(package):
     found = {}
     for name in BUILT:
-        fn = getattr(package, name, None) if package is not None else None
-        found[name] = fn if callable(fn) else _missing(name)
+        if package is None:
+            found[name] = _stand_in(name, "could not be read: your package did not import")
+            continue
+        fn = getattr(package, name, None)
+        found[name] = _recorded(name, fn) if callable(fn) else _stand_in(
+            name, f"is not in your package yet (lesson {BUILT[name]} builds it)")
     return found
 
 
 def use(folder):
     """Point the names of this module at the package in ``folder`` (None: mcp_lesson)."""
-    global GRADUATING, PROBLEM
-    GRADUATING, PROBLEM = folder, None
+    global GRADUATING, PROBLEM, UNREADABLE
+    GRADUATING, PROBLEM, UNREADABLE = folder, None, False
+    CALLS.clear()
     if folder is None:
         chosen = {name: getattr(mcp_lesson, name) for name in BUILT}
     else:
-        package = load(package=folder)
-        if package is None:
-            PROBLEM = f"no package at {folder} (it has no __init__.py, or it could not be read)"
-        elif getattr(package, "PROBLEMS", None):
-            PROBLEM = "; ".join(f"{file}: {why}" for file, why in package.PROBLEMS.items())
+        package, PROBLEM = load_package(folder)
+        UNREADABLE = package is None
         chosen = _functions(package)
     globals().update(chosen)
     IMPLEMENTATION.__dict__.update(chosen)

@@ -7,6 +7,7 @@ import pytest
 from mcp_lesson import INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR, success_response
 from mcp_lesson.messages import show_value
 from implementation import create_request, error_response  # mcp_lesson's, or a graduating package's
+from implementation import refusal, refuses
 
 
 def test_error_code_constants():
@@ -44,22 +45,42 @@ def test_create_request_accepts_string_and_integer_ids(request_id):
     assert create_request("ping", request_id=request_id)["id"] == request_id
 
 
-@pytest.mark.parametrize(
-    "args, kwargs, words",
-    [
-        ((42,), {"request_id": 1}, "method must be a str"),
-        ((None,), {}, "method must be a str"),
-        ((b"ping",), {}, "method must be a str"),
-        (("ping",), {"request_id": True}, "a bool"),
-        (("ping",), {"request_id": False}, "a bool"),
-        (("ping",), {"request_id": 1.0}, "a float"),
-        (("ping",), {"request_id": [1]}, "request_id must be a str or an int"),
-        (("ping",), {"params": [1, 2]}, "params must be a dict"),
-        (("ping",), {"params": "x"}, "params must be a dict"),
-        (("ping",), {"params": ()}, "params must be a dict"),
-    ],
-)
-def test_create_request_refuses_what_would_be_invalid(args, kwargs, words):
+REFUSED_REQUESTS = [  # (args, kwargs, the offending value, mcp_lesson's words)
+    pytest.param((42,), {"request_id": 1}, 42, "method must be a str", id="method 42"),
+    pytest.param((None,), {}, None, "method must be a str", id="method None"),
+    pytest.param((b"ping",), {}, b"ping", "method must be a str", id="method b'ping'"),
+    pytest.param(("ping",), {"request_id": True}, True, "a bool", id="request_id True"),
+    pytest.param(("ping",), {"request_id": False}, False, "a bool", id="request_id False"),
+    pytest.param(("ping",), {"request_id": 1.0}, 1.0, "a float", id="request_id 1.0"),
+    pytest.param(("ping",), {"request_id": [1]}, [1], "request_id must be a str or an int",
+                 id="request_id [1]"),
+    pytest.param(("ping",), {"params": [1, 2]}, [1, 2], "params must be a dict", id="params [1, 2]"),
+    pytest.param(("ping",), {"params": "x"}, "x", "params must be a dict", id="params 'x'"),
+    pytest.param(("ping",), {"params": ()}, (), "params must be a dict", id="params ()"),
+]
+
+
+@pytest.mark.parametrize("args, kwargs, offender, words", REFUSED_REQUESTS)
+def test_create_request_refuses_what_would_be_invalid(args, kwargs, offender, words):
+    """A TypeError, whose text says what was wrong, in any words.
+
+    The rule (implementation.names_what_was_wrong): the text names the
+    offending value's type, as Python names it ("bool", "float", "list",
+    "NoneType") or in the usual words ("boolean", "integer", "string",
+    "dictionary" or "object", "array", "None" or "null"), or it quotes the
+    value as Python or JSON writes it ("True", "true", "1.0", "[1]", "'x'"),
+    whole or, when long, its first 20 characters. Case does not matter, and
+    only whole words count ("int" is not found in "print"). So "request_id
+    must be a str or an int, got bool" passes, and so does "True is not an
+    id"; "request_id must be a str or an int" does not: it says what is
+    allowed, not what was wrong. mcp_lesson's own words are checked below.
+    """
+    refuses(offender, create_request, *args, **kwargs)
+
+
+@pytest.mark.course_only
+@pytest.mark.parametrize("args, kwargs, offender, words", REFUSED_REQUESTS)
+def test_create_request_words_its_refusals_as_mcp_lesson_does(args, kwargs, offender, words):
     with pytest.raises(TypeError, match=words):
         create_request(*args, **kwargs)
 
@@ -81,20 +102,28 @@ def test_error_response_allows_a_null_id():
     assert error_response(None, PARSE_ERROR, "Parse error")["id"] is None
 
 
-@pytest.mark.parametrize(
-    "args, words",
-    [
-        ((True, -32600, "x"), "a bool"),
-        ((1.5, -32600, "x"), "a float"),
-        (([], -32600, "x"), "id must be"),
-        ((1, True, "x"), "code must be an int"),
-        ((1, -32600.0, "x"), "code must be an int"),
-        ((1, "-32600", "x"), "code must be an int"),
-        ((1, -32600, None), "message must be a str"),
-        ((1, -32600, 7), "message must be a str"),
-    ],
-)
-def test_error_response_refuses_bad_arguments(args, words):
+REFUSED_ERRORS = [  # (args, the offending value, mcp_lesson's words)
+    pytest.param((True, -32600, "x"), True, "a bool", id="id True"),
+    pytest.param((1.5, -32600, "x"), 1.5, "a float", id="id 1.5"),
+    pytest.param(([], -32600, "x"), [], "id must be", id="id []"),
+    pytest.param((1, True, "x"), True, "code must be an int", id="code True"),
+    pytest.param((1, -32600.0, "x"), -32600.0, "code must be an int", id="code -32600.0"),
+    pytest.param((1, "-32600", "x"), "-32600", "code must be an int", id="code '-32600'"),
+    pytest.param((1, -32600, None), None, "message must be a str", id="message None"),
+    pytest.param((1, -32600, 7), 7, "message must be a str", id="message 7"),
+]
+
+
+@pytest.mark.parametrize("args, offender, words", REFUSED_ERRORS)
+def test_error_response_refuses_bad_arguments(args, offender, words):
+    """A TypeError that names the offending value's type or the value itself,
+    in any words: the rule of test_create_request_refuses_what_would_be_invalid."""
+    refuses(offender, error_response, *args)
+
+
+@pytest.mark.course_only
+@pytest.mark.parametrize("args, offender, words", REFUSED_ERRORS)
+def test_error_response_words_its_refusals_as_mcp_lesson_does(args, offender, words):
     with pytest.raises(TypeError, match=words):
         error_response(*args)
 
@@ -108,12 +137,24 @@ def test_success_response():
         success_response(None, {})
 
 
-def test_type_errors_stay_short_for_huge_or_deep_arguments():
+def _deep_list(depth=100_000):
     deep = []
-    for _ in range(100_000):
+    for _ in range(depth):
         deep = [deep]
+    return deep
+
+
+def test_builders_refuse_huge_or_deep_arguments():
+    """Refused with a TypeError like any other bad argument (whose words, then,
+    must not need the whole value: a deep list has no repr, a huge int no str)."""
+    refusal(create_request, "ping", params=_deep_list())
+    refusal(create_request, 10**5000)
+
+
+@pytest.mark.course_only
+def test_type_errors_stay_short_for_huge_or_deep_arguments():
     with pytest.raises(TypeError) as info:
-        create_request("ping", params=deep)
+        create_request("ping", params=_deep_list())
     assert len(str(info.value)) < 200
     with pytest.raises(TypeError) as info:
         create_request(10**5000)

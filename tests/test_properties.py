@@ -8,6 +8,7 @@ from hypothesis import strategies as st
 
 from mcp_lesson import explain, explain_json, success_response
 from implementation import classify, classify_json, create_request, error_response, reply_for, reply_for_json  # mcp_lesson's, or a graduating package's
+from implementation import refuses
 
 VERDICTS = {("request", None), ("notification", None), ("response", None),
             ("invalid", -32600)}
@@ -181,33 +182,47 @@ not_a_dict = any_value.filter(lambda v: v is not None and not isinstance(v, dict
 not_an_int = any_value.filter(lambda v: not isinstance(v, int) or isinstance(v, bool))
 
 
+# The builders refuse with a TypeError that names the offending value's type or
+# the value itself, in any words (the rule: implementation.names_what_was_wrong).
+
 @given(not_a_str)
 def test_create_request_refuses_a_non_string_method(method):
-    with pytest.raises(TypeError, match="method"):
-        create_request(method, request_id=1)
+    refuses(method, create_request, method, request_id=1)
 
 
 @given(not_an_id)
 def test_builders_refuse_a_bad_id(bad_id):
-    with pytest.raises(TypeError, match="id"):
-        create_request("ping", request_id=bad_id)
-    with pytest.raises(TypeError, match="id"):
-        error_response(bad_id, -32600, "x")
+    refuses(bad_id, create_request, "ping", request_id=bad_id)
+    refuses(bad_id, error_response, bad_id, -32600, "x")
 
 
 @given(not_a_dict)
 def test_create_request_refuses_non_dict_params(params):
-    with pytest.raises(TypeError, match="params"):
-        create_request("ping", params=params, request_id=1)
+    refuses(params, create_request, "ping", params=params, request_id=1)
 
 
 @given(not_an_int, st.text())
 def test_error_response_refuses_a_non_int_code(code, message):
-    with pytest.raises(TypeError, match="code"):
-        error_response(1, code, message)
+    refuses(code, error_response, 1, code, message)
 
 
 @given(not_a_str)
 def test_error_response_refuses_a_non_string_message(message):
+    refuses(message, error_response, 1, -32600, message)
+
+
+@given(not_a_str, not_an_id, not_a_dict, not_an_int)
+@pytest.mark.course_only
+def test_mcp_lesson_names_the_argument_it_refuses(not_str, bad_id, not_dict, not_int):
+    with pytest.raises(TypeError, match="method"):
+        create_request(not_str, request_id=1)
+    with pytest.raises(TypeError, match="id"):
+        create_request("ping", request_id=bad_id)
+    with pytest.raises(TypeError, match="id"):
+        error_response(bad_id, -32600, "x")
+    with pytest.raises(TypeError, match="params"):
+        create_request("ping", params=not_dict, request_id=1)
+    with pytest.raises(TypeError, match="code"):
+        error_response(1, not_int, "x")
     with pytest.raises(TypeError, match="message"):
-        error_response(1, -32600, message)
+        error_response(1, -32600, not_str)

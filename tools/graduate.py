@@ -2,12 +2,14 @@
 
     python tools/graduate.py                     # the learner's package, notebooks/learner/my_mcp
     python tools/graduate.py PATH/TO/my_mcp      # any package folder
+    python tools/graduate.py --all PATH          # list every failure, not only the first few
     python tools/graduate.py --export notebooks  # export the marked cells of a folder's
                                                  # lessons first (make test does this
                                                  # with the masters), then graduate that
 
-Prints "your package passes N/M of the course's tests" and the first failures
-in plain words; exits 0 only when every test passes.
+Prints "your package passes N/M of the course's tests", then the first real
+failures in plain words (what was called, what was expected, what came back),
+then the functions not written yet; exits 0 only when every test passes.
 """
 
 import argparse
@@ -26,6 +28,8 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("package", nargs="?", default=str(ROOT / "notebooks" / "learner" / PACKAGE),
                         help="the package folder (default: the learner's, notebooks/learner/my_mcp)")
+    parser.add_argument("--all", action="store_true",
+                        help="list every failure (by default, the first few and a count)")
     parser.add_argument("--export", metavar="NOTEBOOKS",
                         help="export the lessons of this folder into a fresh package first")
     parser.add_argument("pytest_args", nargs=argparse.REMAINDER,
@@ -40,6 +44,8 @@ def main(argv=None):
                 export_notebook(Path(args.export) / name, package)
         print(f"exported the lessons of {args.export} into {package}")
     extra = [arg for arg in args.pytest_args if arg != "--"]
+    if args.all:
+        extra.append("--all-failures")  # tests/conftest.py
     return 0 if graduate(package, quiet=False, extra=extra) else 1
 
 
