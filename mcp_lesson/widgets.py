@@ -8,6 +8,8 @@ line of a cell:
   reply a strict server would send.
 * :class:`Quiz`: shows a message from the case table; you pick its kind and are
   told whether you are right, and why. Give it a ``seed`` for a fixed order.
+  Answered from code, ``"Request"`` counts as ``"request"``; a word that is no
+  kind at all is not counted, and the feedback names the four kinds.
 * :class:`Checker`: runs the self-check on your own function and shows the
   pass/fail table.
 
@@ -48,6 +50,7 @@ import ipywidgets as widgets
 from IPython.display import Javascript
 from traitlets import observe
 
+from ._safe import python_text
 from .cases import CASES, TEXT_CASES
 from .classification import (
     REVISIONS,
@@ -625,14 +628,28 @@ class Quiz(widgets.VBox):
         self.score.value = f"Score: {self.right}/{self.asked}"
 
     def answer(self, kind):
-        """Answer the current question; returns True when ``kind`` is right."""
+        """Answer the current question; returns True when ``kind`` is right.
+
+        A kind is read whatever its case and the spaces around it (``"Request"``
+        is ``"request"``). Anything that is not one of :data:`KINDS` is not
+        counted: the feedback names the four kinds, and the question stays open.
+        """
         case = self.current
-        correct = kind == case.kind
+        said = str.lower(str.strip(kind)) if isinstance(kind, str) else None
+        correct = said == case.kind
         if self.answered:
             self.feedback.value += (
                 f'<p style="{_NOTE}">You have answered this one; press "Next message".</p>'
             )
             return correct
+        if said not in KINDS:  # None for anything that is not text
+            self.feedback.value = (
+                f'<p class="mcp-quiz-verdict">{escape(python_text(kind, 60))} is not a kind, '
+                "so it is not counted. Answer with one of "
+                f"{', '.join(KINDS)} (or press its button).</p>"
+            )
+            return False
+        kind = said
         self.answered = True
         self.asked += 1
         self.right += correct

@@ -126,6 +126,30 @@ def test_quiz_says_what_to_return(capsys, answer, lines):
     assert not any(line.startswith("  message") and ". Request" in line for line in out)
 
 
+def test_quiz_wants_the_list_the_lesson_asks_for(capsys):
+    def as_tuple():
+        return ("request", "notification")
+
+    course.quiz(as_tuple, QUIZ_MESSAGES)
+    assert capsys.readouterr().out == (
+        "as_tuple: return a list of kinds, one string per message, each 'request', "
+        "'notification', 'response' or 'invalid' (this is a tuple)\n")
+
+
+def test_quiz_says_why_a_capitalised_kind_is_wrong(capsys):
+    def shouting():
+        return ["Request", " notification"]
+
+    course.quiz(shouting, QUIZ_MESSAGES)
+    assert capsys.readouterr().out.splitlines() == [
+        "shouting: 0/2 right",
+        "  message 1: you said 'Request'; right kind, but write it exactly 'request' "
+        "(the kinds are lower-case words, with no spaces)",
+        "  message 2: you said ' notification'; right kind, but write it exactly 'notification' "
+        "(the kinds are lower-case words, with no spaces)",
+    ]
+
+
 def test_quiz_counts_in_words(capsys):
     def one():
         return ["request", "request", "request"]
@@ -200,6 +224,73 @@ def test_expect_shows_each_miss_on_two_lines(capsys):
         "  double(0)",
         "      should be [], got None",
     ]
+
+
+def test_aim_says_when_a_hit_breaks_more_than_the_rule(capsys):
+    def sloppy():  # a string code, and no message either
+        return {"jsonrpc": "2.0", "id": 1, "error": {"code": "-32601"}}
+
+    course.aim(sloppy, "bad-error-code")
+    assert capsys.readouterr().out.splitlines() == [
+        "sloppy: hit, but not only that rule. It is caught by 'an error code must be an integer',",
+        "  and it also breaks 1 more rule: 'an error message must be a string'",
+        "  Put those right, so that the rule you aimed at is the only one it breaks.",
+    ]
+
+
+def test_aim_says_when_the_rule_is_broken_but_another_catches_first(capsys):
+    def hidden():  # no id, and a result that is not an object
+        return {"jsonrpc": "2.0", "result": 5}
+
+    course.aim(hidden, "bad-result")
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == "hidden: miss. Wanted the rule 'a result must be an object',"
+    assert out[-1] == ("  It does break 'a result must be an object' too, but "
+                       "'a response needs the \"id\" key' catches it first.")
+
+
+@pytest.mark.parametrize("message, rules", [
+    ({"jsonrpc": "2.0", "id": 1, "method": "ping"}, []),
+    ({"jsonrpc": "2.0", "method": "n"}, []),
+    ([{"jsonrpc": "2.0", "id": 1, "method": "ping"}], ["batch"]),
+    (42, ["not-object"]),
+    ({"jsonrpc": 2.0, "id": True, "method": 7, "params": []},
+     ["bad-jsonrpc", "bad-method", "bad-params", "bad-request-id"]),
+    ({"id": None, "result": []}, ["no-jsonrpc", "bad-result", "bad-result-id"]),
+    ({"jsonrpc": "2.0", "error": "boom"}, ["no-response-id", "bad-error"]),
+    ({"jsonrpc": "2.0", "id": 1, "result": {}, "error": None}, ["both"]),
+    ({"jsonrpc": "2.0", "id": 1.5, "error": {"code": True, "message": None}},
+     ["bad-error-code", "bad-error-message", "bad-error-id"]),
+])
+def test_broken_rules_lists_every_rule_in_order(message, rules):
+    assert course.broken_rules(message) == rules
+    assert not rules or mcp_lesson.classification.rule_of(message) == rules[0]
+
+
+def test_broken_rules_follows_the_revision():
+    no_id = {"jsonrpc": "2.0", "error": {"code": "x", "message": "m"}}
+    assert course.broken_rules(no_id) == ["no-response-id", "bad-error-code"]
+    assert course.broken_rules(no_id, "2026-07-28") == ["bad-error-code"]
+
+
+def test_broken_rules_never_raises_on_a_hostile_dict():
+    class Liar(dict):
+        def get(self, *args):
+            raise RuntimeError("no")
+
+        def __getitem__(self, key):
+            raise RuntimeError("no")
+
+    assert course.broken_rules(Liar(jsonrpc="2.0", id=True, method=1)) == [
+        "bad-method", "bad-request-id"]
+
+
+def test_the_course_rough_kind_sniffs_keys_only():
+    assert course.rough_kind({"method": None, "id": None}) == ("request", None)
+    assert course.rough_kind({"error": "boom"}) == ("response", None)
+    assert course.rough_kind([{"jsonrpc": "2.0", "method": "ping"}]) == ("invalid", -32600)
+    assert course.rough_is_request({"jsonrpc": "2.0", "id": 0, "method": "ping"}) is True
+    assert course.rough_is_request({"jsonrpc": "2.0", "method": "ping"}) is False
 
 
 def test_aim_names_rules_by_their_short_words(capsys):

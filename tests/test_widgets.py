@@ -265,6 +265,26 @@ def test_quiz_right_and_wrong_answers_keep_score():
     assert quiz.score.value == "Score: 1/2"
 
 
+def test_quiz_reads_a_kind_whatever_its_case():
+    quiz = Quiz(seed=3)
+    kind = quiz.current.kind
+    assert quiz.answer(f" {kind.capitalize()} ") is True
+    assert "Right: it is" in as_text(quiz.feedback)
+    assert quiz.score.value == "Score: 1/1"
+
+
+def test_quiz_does_not_count_a_word_that_is_no_kind():
+    quiz = Quiz(seed=3)
+    assert quiz.answer("req") is False
+    assert as_text(quiz.feedback).startswith(
+        "'req' is not a kind, so it is not counted. Answer with one of request, "
+        "notification, response, invalid")
+    assert quiz.score.value == "Score: 0/0" and not quiz.answered
+    assert quiz.answer("<b>") is False and "<b>" not in quiz.feedback.value
+    assert quiz.answer(quiz.current.kind) is True  # the question stayed open
+    assert quiz.score.value == "Score: 1/1"
+
+
 def test_quiz_seed_fixes_the_order_and_covers_the_table():
     names = []
     quiz = Quiz(seed=7)
