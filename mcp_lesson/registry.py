@@ -22,7 +22,7 @@ class Built(NamedTuple):
     name: str
     #: The lesson that builds it ("03" for notebooks/03_classifying.ipynb).
     lesson: str
-    #: The file of the learner's package it is exported into (my_mcp/<module>.py).
+    #: The module of the learner's package it is exported into (my_mcp/<module>.py).
     module: str
     #: The course's own version, as "module.function" inside mcp_lesson (None
     #: when the course has none, only a table of answers).
@@ -39,20 +39,31 @@ class Built(NamedTuple):
     graduates: bool = True
 
 
+#: The module of the learner's package each lesson exports into, by lesson, in
+#: the order the lessons come (a module may import from those before it).
+MODULES = {"02": "messages", "03": "classification", "04": "errors", "06": "conversation",
+           "08": "revisions"}
+
+
+def module_of(lesson):
+    """The module (file name without .py) lesson ``lesson`` exports into."""
+    return MODULES.get(lesson, f"lesson_{lesson}")
+
+
 #: Every function a lesson builds, in the order the lessons build them.
 BUILT = (
-    Built("is_integer", "02", "lesson_02", "messages.is_integer", None, "samples", False),
-    Built("is_valid_id", "02", "lesson_02", "messages.is_valid_id", None, "samples", False),
-    Built("create_request", "02", "lesson_02", "messages.create_request", "create_request",
+    Built("is_integer", "02", "messages", "messages.is_integer", None, "samples", False),
+    Built("is_valid_id", "02", "messages", "messages.is_valid_id", None, "samples", False),
+    Built("create_request", "02", "messages", "messages.create_request", "create_request",
           "request builds"),
-    Built("classify", "03", "lesson_03", "classification.classify", "classify", "messages"),
-    Built("classify_json", "03", "lesson_03", "classification.classify_json", "classify_json",
+    Built("classify", "03", "classification", "classification.classify", "classify", "messages"),
+    Built("classify_json", "03", "classification", "classification.classify_json", "classify_json",
           "texts"),
-    Built("error_response", "04", "lesson_04", "messages.error_response", "error_response",
+    Built("error_response", "04", "errors", "messages.error_response", "error_response",
           "error builds"),
-    Built("reply_for", "04", "lesson_04", "classification.reply_for", None, "messages"),
-    Built("reply_for_json", "04", "lesson_04", "classification.reply_for_json", None, "texts"),
-    Built("is_reply_to", "06", "lesson_06", None, "is_reply_to", "messages", False),
+    Built("reply_for", "04", "errors", "classification.reply_for", None, "messages"),
+    Built("reply_for_json", "04", "errors", "classification.reply_for_json", None, "texts"),
+    Built("is_reply_to", "06", "conversation", None, "is_reply_to", "messages", False),
 )
 
 #: The rows by name.

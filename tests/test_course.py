@@ -203,7 +203,7 @@ def test_check_mine_names_a_lesson_file_that_cannot_run(capsys, my_package):
     export_cell("#| export\ndef classify(msg):\n    return (\n", "03", my_package)
     course.check_mine("classify")
     out = capsys.readouterr().out
-    assert out.startswith("classify: not in your package my_mcp, because lesson_03.py could not run "
+    assert out.startswith("classify: not in your package my_mcp, because classification.py could not run "
                           "(SyntaxError")
     assert out.count("\n") == 1
 

@@ -72,7 +72,7 @@ def test_a_planted_bug_fails_and_is_named_in_plain_words(masters_package, tmp_pa
     planted.mkdir()
     for path in masters_package.iterdir():
         text = path.read_text(encoding="utf-8")
-        if path.name == "lesson_03.py":  # is_id takes a bool for an integer id
+        if path.name == "classification.py":  # is_id takes a bool for an integer id
             text = text.replace("return isinstance(value, int) and not isinstance(value, bool)",
                                 "return isinstance(value, int)")
             assert "return isinstance(value, int)\n" in text
@@ -87,10 +87,10 @@ def test_a_broken_lesson_file_is_reported_and_the_others_still_load(masters_pack
     broken.mkdir()
     for path in masters_package.iterdir():
         (broken / path.name).write_text(path.read_text(encoding="utf-8"), encoding="utf-8")
-    (broken / "lesson_04.py").write_text("def error_response(:\n", encoding="utf-8")
+    (broken / "errors.py").write_text("def error_response(:\n", encoding="utf-8")
     code, output = graduate(broken, "-k", "error")
     assert code != 0
-    assert "lesson_04.py: SyntaxError" in output
+    assert "errors.py: SyntaxError" in output
     assert "error_response is not implemented yet" in output or "error_response" in output
 
 

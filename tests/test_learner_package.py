@@ -15,6 +15,10 @@ import queue
 import pytest
 from processes import patience
 
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
 from mcp_lesson.learner_package import ENVIRONMENT, MARKER, export_cell, export_notebook, load
 
 
@@ -122,7 +126,7 @@ def test_an_edited_cell_run_three_times_leaves_only_its_latest_version(kernel, t
         assert kernel.run(source, cell_id="c02-11") == ("", [])
     assert kernel.run("print(create_request('ping'))", cell_id="c02-12") == ("('C', None)\n", [])
 
-    lesson = package / "lesson_02.py"
+    lesson = package / "messages.py"
     latest = runs[-1].replace(MARKER + "\n", "").strip()
     assert parts(lesson) == [("# --- cell c02-11 ---", latest)]
     mine = load(package=package)
@@ -139,7 +143,7 @@ def test_a_cell_no_longer_marked_leaves_the_package(kernel, tmp_path):
                cell_id="c03-07")
     assert kernel.run("def is_object(msg):\n    return True\n", cell_id="c03-05") == ("", [])
 
-    assert [header for header, _ in parts(package / "lesson_03.py")] == ["# --- cell c03-07 ---"]
+    assert [header for header, _ in parts(package / "classification.py")] == ["# --- cell c03-07 ---"]
     mine = load(package=package)
     assert not hasattr(mine, "is_object") and mine.has_version({"jsonrpc": "2.0"})
 
@@ -153,7 +157,7 @@ def test_a_cell_deleted_in_jupyterlab_leaves_the_package_when_the_next_cell_runs
     kernel.run("#| export\ndef reply_for(msg):\n    return None\n", cell_id="c04-09")
     assert kernel.run("1 + 1", cell_id="c04-10", deleted=["c04-09"]) == ("", [])
 
-    assert parts(package / "lesson_04.py") == [("# --- cell ef1a9576 ---", "import json")]
+    assert parts(package / "errors.py") == [("# --- cell ef1a9576 ---", "import json")]
     assert not hasattr(load(package=package), "reply_for")
 
 
@@ -183,12 +187,13 @@ def test_cells_of_imports_only_are_kept_apart(tmp_path):
     export_cell("#| export\nimport json\n", "03", package)  # the first one, run again
     export_cell("#| export\nimport math\n", "04", package, cell_id="one")
     export_cell("#| export\nimport cmath\n", "04", package, cell_id="two")
-    assert [code for _, code in parts(package / "lesson_03.py")] == [
+    assert [code for _, code in parts(package / "classification.py")] == [
         "import json", "from string import ascii_letters"]
-    assert parts(package / "lesson_04.py") == [("# --- cell one ---", "import math"),
+    assert parts(package / "errors.py") == [("# --- cell one ---", "import math"),
                                                ("# --- cell two ---", "import cmath")]
     mine = load(package=package)
-    assert mine.PROBLEMS == {} and mine.ascii_letters and mine.cmath and mine.json
+    # imports stay in their modules (a package re-exports only what its modules define)
+    assert mine.PROBLEMS == {} and mine.classification.ascii_letters and mine.errors.cmath
 
 
 def test_a_file_written_by_the_older_course_is_taken_over_cell_by_cell(tmp_path):
@@ -196,7 +201,7 @@ def test_a_file_written_by_the_older_course_is_taken_over_cell_by_cell(tmp_path)
     all) are replaced by the cell with an id that defines those names."""
     package = tmp_path / "my_mcp"
     package.mkdir()
-    (package / "lesson_02.py").write_text(
+    (package / "messages.py").write_text(
         "# Lesson 02: your exported cells, written by the course when they ran.\n\n"
         "# --- cell: create_request ---\n"
         "#| export\ndef create_request(method):\n    return 'old'\n\n"
@@ -205,7 +210,7 @@ def test_a_file_written_by_the_older_course_is_taken_over_cell_by_cell(tmp_path)
         "def is_valid_id(value):\n    return True\n", encoding="utf-8")
     export_cell("#| export\ndef create_request(method):\n    return 'new'\n", "02", package,
                 cell_id="c02-11")
-    assert parts(package / "lesson_02.py") == [
+    assert parts(package / "messages.py") == [
         ("# --- cell c02-11 ---", "def create_request(method):\n    return 'new'"),
         ("# --- cell without an id ---",
          "def is_integer(value):\n    return True\n\ndef is_valid_id(value):\n    return True"),
@@ -226,10 +231,10 @@ def test_magics_and_shell_lines_are_left_out_and_the_cell_says_so(kernel, tmp_pa
     assert errors == []
     assert printed.splitlines() == [
         "from the shell",
-        "exported to my_mcp/lesson_06.py without line 2, `%load_ext autoreload`, and line 3, "
+        "exported to my_mcp/conversation.py without line 2, `%load_ext autoreload`, and line 3, "
         "`!echo from the shell`: IPython magics and shell commands are not Python",
     ]
-    text = (package / "lesson_06.py").read_text(encoding="utf-8")
+    text = (package / "conversation.py").read_text(encoding="utf-8")
     assert MARKER not in text and "%load_ext" not in text and "!echo" not in text
     mine = load(package=package)
     assert mine.PROBLEMS == {}
@@ -296,18 +301,18 @@ def test_a_package_file_in_latin_1_gets_one_sentence_naming_it(kernel, tmp_path)
     package = tmp_path / "my_mcp"
     package.mkdir()
     latin_1 = "# caf\u00e9\nNAME = 'cr\u00e8me'\n".encode("latin-1")
-    (package / "lesson_08.py").write_bytes(latin_1)
+    (package / "revisions.py").write_bytes(latin_1)
     kernel.start(package, "08")
     printed, errors = kernel.run("#| export\ndef classify(msg):\n    return None\n",
                                  cell_id="c08-01")
 
     assert errors == []
-    assert printed == ("my_mcp/lesson_08.py is not UTF-8 text, so this cell cannot be added to "
+    assert printed == ("my_mcp/revisions.py is not UTF-8 text, so this cell cannot be added to "
                        "it: save it as UTF-8, or delete it and run the lesson's #| export cells "
                        "again\n")
-    assert (package / "lesson_08.py").read_bytes() == latin_1  # left as it was
+    assert (package / "revisions.py").read_bytes() == latin_1  # left as it was
     assert load(package=package).PROBLEMS == {
-        "lesson_08.py": "not UTF-8 text (byte 0xe9 at position 5); save it as UTF-8 or delete it"}
+        "revisions.py": "not UTF-8 text (byte 0xe9 at position 5); save it as UTF-8 or delete it"}
 
 
 def test_an_init_file_in_latin_1_is_written_again(tmp_path):
@@ -316,3 +321,66 @@ def test_an_init_file_in_latin_1_is_written_again(tmp_path):
     (package / "__init__.py").write_bytes("# d\u00e9j\u00e0\n".encode("latin-1"))
     export_cell("#| export\ndef is_id(value):\n    return True\n", "03", package)
     assert load(package=package).is_id(1)
+
+
+# --- a real package: one module per topic, each importable on its own ---------------------
+
+def _masters_package(tmp_path):
+    from mcp_lesson.course import LESSONS
+
+    package = tmp_path / "my_mcp"
+    for name in LESSONS:
+        master = ROOT / "notebooks" / name
+        export_notebook(master, package)
+    return package
+
+
+def test_the_package_has_one_module_per_topic_each_importable_on_its_own(tmp_path):
+    import subprocess
+    import sys
+
+    from mcp_lesson import registry
+
+    package = _masters_package(tmp_path)
+    modules = sorted(path.name for path in package.glob("*.py"))
+    assert modules == sorted(["__init__.py", "messages.py", "classification.py", "errors.py",
+                              "conversation.py"])
+    errors = (package / "errors.py").read_text(encoding="utf-8")
+    assert "from .classification import classify, classify_json" in errors  # explicit, found from use
+    for path in package.glob("*.py"):
+        assert "#| export" not in path.read_text(encoding="utf-8"), path.name
+    for module in ("messages", "classification", "errors", "conversation"):
+        # each on its own, in a fresh Python, as a learner would import it
+        done = subprocess.run([sys.executable, "-c", f"import my_mcp.{module} as m; print(m.__all__)"],
+                              cwd=tmp_path, capture_output=True, text=True)
+        assert done.returncode == 0, done.stderr
+    mine = load(package=package)
+    assert mine.PROBLEMS == {}
+    for built in registry.BUILT:  # the package root re-exports every function a lesson builds
+        assert callable(getattr(mine, built.name)), built.name
+        if built.graduates:  # (lesson 03 writes its own is_integer again, which then wins)
+            assert getattr(getattr(mine, built.module), built.name) is getattr(mine, built.name)
+
+
+def test_a_broken_module_is_reported_by_name_and_the_others_still_import(tmp_path):
+    package = _masters_package(tmp_path)
+    (package / "classification.py").write_text("def classify(:\n", encoding="utf-8")
+    mine = load(package=package)
+    # errors.py and conversation.py import classify_json from it, so they fail too, by name
+    assert set(mine.PROBLEMS) == {"classification.py", "errors.py", "conversation.py"}
+    assert mine.PROBLEMS["classification.py"].startswith("SyntaxError at line 1")
+    assert "classification" in mine.PROBLEMS["errors.py"]
+    assert mine.create_request("ping") == {"jsonrpc": "2.0", "method": "ping"}  # messages.py still imports
+
+
+def test_a_package_of_the_earlier_course_moves_into_the_modules(tmp_path):
+    package = tmp_path / "my_mcp"
+    package.mkdir()
+    (package / "lesson_02.py").write_text(
+        "# --- cell c1 ---\ndef create_request(method, params=None, request_id=None):\n"
+        "    return {'jsonrpc': '2.0', 'method': method}\n", encoding="utf-8")
+    export_cell("#| export\ndef is_integer(value):\n    return type(value) is int\n", "02",
+                package, cell_id="c2")
+    assert not (package / "lesson_02.py").exists()
+    assert [header for header, _ in parts(package / "messages.py")] == [
+        "# --- cell c1 ---", "# --- cell c2 ---"]

@@ -27,7 +27,7 @@ def exported_names(lesson):
 @pytest.mark.parametrize("row", ROWS, ids=[row.name for row in ROWS])
 def test_each_function_is_exported_by_its_lesson(row):
     assert row.name in exported_names(row.lesson)
-    assert row.module == f"lesson_{row.lesson}"
+    assert row.module == registry.module_of(row.lesson)
 
 
 @pytest.mark.parametrize("row", ROWS, ids=[row.name for row in ROWS])
