@@ -27,6 +27,8 @@ reached through its module (``mcp_lesson.cases.TEXT_CASES``,
 ``mcp_lesson.selfcheck.run_check``, ``mcp_lesson.classification.parse``...).
 """
 
+import sys as _sys
+
 from .cases import CASES
 from .classification import (
     REVISIONS,
@@ -49,6 +51,11 @@ from .messages import (
     success_response,
 )
 from .selfcheck import check
+
+if _sys.platform == "emscripten":  # the browser's Python: see mcp_lesson/_deep_json.py
+    from ._deep_json import install as _install_deep_json_guard
+
+    _install_deep_json_guard()
 
 __version__ = "0.2.0"
 

@@ -15,13 +15,16 @@ tests/test_browser.py) then:
   saying it once the kernel is idle;
 * stops the site's server under a loaded lesson: its cells still run and it
   still saves (the change is there when the site is served again), but a
-  lesson not opened before cannot be read and a reload fails.
+  lesson not opened before cannot be read and a reload fails;
+* parses a text nested 100,000 deep after ``import mcp_lesson``, as lesson 03
+  does: a RecursionError, and a parse error from classify_json, with the
+  kernel alive after it (the package's own guard, mcp_lesson/_deep_json.py).
 
 Without a browser, the site's files are checked too: every wheel of the
 rewritten pyodide-lock.json is there with its sha256, the kernel is told to
 stay in the site, the page carries the notice for a starting kernel, and the
-lessons are the repository's (06 and 07 with their note); and
-tools/site/deep_json_guard.py is tried on this Python.
+lessons are the repository's (06 and 07 with their note). The guard itself is
+tried on this Python by tests/test_deep_json.py.
 
 Nothing may leave the machine. Every request of the site (its pages, their
 workers, where the kernel runs, and its service worker) to anything but
@@ -36,7 +39,7 @@ test-artifacts/site-timings.json, the build's output to site-build.log, and
 what differs between the two Pythons (wording only) to site-python.txt. Set
 UPDATE_SCREENSHOTS=1 to refresh docs/site.png from the same run.
 
-Without Chromium (browser tests) or npm (all but the last) the tests are
+Without Chromium (browser tests) or npm (all of them) the tests are
 skipped with the reason; with CI=true they fail instead, so they never
 silently vanish.
 """
@@ -57,11 +60,15 @@ import pytest
 
 from chromium import CHROMIUM_ARGS, chromium_or_skip, free_port, listening, missing
 from processes import patience, start_guarded
+from tools.site import build as site_build
+from tools.site import serve as site_serve
 
 ROOT = Path(__file__).resolve().parents[1]
-BUILD = ROOT / "tools" / "site" / "build.py"
-SERVE = ROOT / "tools" / "site" / "serve.py"
-SITE = ROOT / "build" / "site"
+# Both run as scripts, as the Makefile runs them: the build's output goes to a
+# log, and the server runs under start_guarded.
+BUILD = Path(site_build.__file__)
+SERVE = Path(site_serve.__file__)
+SITE = site_build.OUTPUT
 ARTIFACTS = ROOT / "test-artifacts"
 DOCS = ROOT / "docs"
 AS_ROOT = hasattr(os, "geteuid") and os.geteuid() == 0
@@ -173,6 +180,28 @@ print(json.dumps({
     "checks": {name: [report.all_pass, report.summary()] for name, report in reports.items()},
     "doctests_failed": failed,
 }))
+"""
+
+#: A lesson's way to parse deep JSON: import the package, then parse. The
+#: package guards json itself in the browser; nothing else in the site does.
+DEEP = "[" * 100_000 + "]" * 100_000
+DEEP_JSON_CODE = f"""
+import json, json.scanner, sys
+import mcp_lesson
+
+deep = "[" * 100_000 + "]" * 100_000
+try:
+    json.loads(deep)
+    loads = "parsed"
+except RecursionError:
+    loads = "RecursionError"
+print(json.dumps({{
+    "platform": sys.platform,
+    "scanner": json.scanner.make_scanner.__module__,
+    "loads": loads,
+    "classify_json": list(mcp_lesson.classify_json(deep)),
+    "after": json.loads({REQUEST!r}),
+}}))
 """
 
 
@@ -582,9 +611,10 @@ def host_verdicts():
     return json.loads(out.getvalue())
 
 
-@pytest.mark.timeout(900)
-def test_the_package_agrees_with_itself_on_pyodide(offline_browser, site_url, site, timings):
-    page = offline_browser.new_page()
+def run_in_fresh_kernel(offline, site_url, code, timings, label):
+    """Run ``code`` in a fresh kernel of the site; its output. Fails if the
+    kernel did not finish (a Python that died never answers)."""
+    page = offline.new_page()
     page.set_default_timeout(120_000)
     fatal = []
     page.on("console", lambda message: fatal.append(message.text)
@@ -595,12 +625,19 @@ def test_the_package_agrees_with_itself_on_pyodide(offline_browser, site_url, si
             "() => { const s = window.jupyterapp && window.jupyterapp.serviceManager.kernelspecs.specs;"
             " return !!(s && s.kernelspecs && s.kernelspecs.python); }")
         started = time.monotonic()
-        answer = page.evaluate(RUN_IN_KERNEL, [VERDICTS_CODE, 300])
-        timings["fresh kernel, start and run the case table"] = round(time.monotonic() - started, 1)
+        answer = page.evaluate(RUN_IN_KERNEL, [code, 300])
+        timings[label] = round(time.monotonic() - started, 1)
     finally:
         page.close()
     assert answer["done"], f"the site's Python did not finish (it died?): {fatal[:4]}"
-    output = answer["out"]
+    assert not fatal, fatal[:4]
+    return answer["out"]
+
+
+@pytest.mark.timeout(900)
+def test_the_package_agrees_with_itself_on_pyodide(offline_browser, site_url, site, timings):
+    output = run_in_fresh_kernel(offline_browser, site_url, VERDICTS_CODE, timings,
+                                 "fresh kernel, start and run the case table")
     try:
         there = json.loads(output)
     except ValueError:
@@ -627,6 +664,28 @@ def test_the_package_agrees_with_itself_on_pyodide(offline_browser, site_url, si
         + json.dumps(differs, indent=2, ensure_ascii=False) + "\n")
 
 
+@pytest.mark.timeout(900)
+def test_deep_json_gives_a_recursion_error_not_a_crash(offline_browser, site_url, timings):
+    """In the browser, json's C scanner on a text nested 100,000 deep would
+    overflow the page's stack and kill the kernel. A lesson imports mcp_lesson
+    before it parses, and the package then guards json itself: the parse
+    raises RecursionError, as on a computer, classify_json calls the text a
+    parse error, and the kernel goes on."""
+    output = run_in_fresh_kernel(offline_browser, site_url, DEEP_JSON_CODE, timings,
+                                 "fresh kernel, start and parse deep JSON")
+    try:
+        there = json.loads(output)
+    except ValueError:
+        pytest.fail(f"the site's Python did not answer with JSON:\n{output[-3000:]}", pytrace=False)
+    assert there["platform"] == "emscripten"
+    assert there["scanner"] == "mcp_lesson._deep_json"
+    assert there["loads"] == "RecursionError"
+    from mcp_lesson import classify_json
+
+    assert there["classify_json"] == list(classify_json(DEEP)) == ["invalid", -32700]
+    assert there["after"] == json.loads(REQUEST)
+
+
 # --- the site's files, without a browser ---------------------------------------------------
 
 
@@ -640,8 +699,7 @@ def test_the_site_holds_every_wheel_the_kernel_loads(site):
     lock = json.loads((pyodide / "pyodide-lock.json").read_text())
     assert lock["info"]["python"].startswith("3.14")
     names = set(lock["packages"])
-    assert {"micropip", "ipython", "jedi", "parso", "comm", "ipywidgets", "mcp-lesson",
-            "deep-json-guard"} <= names
+    assert {"micropip", "ipython", "jedi", "parso", "comm", "ipywidgets", "mcp-lesson"} <= names
     for name, entry in lock["packages"].items():
         wheel = pyodide / entry["file_name"]
         assert wheel.exists(), name
@@ -650,15 +708,29 @@ def test_the_site_holds_every_wheel_the_kernel_loads(site):
         assert depends <= names, name  # nothing to fetch from elsewhere
 
 
+def test_the_course_wheel_carries_the_deep_json_guard(site):
+    """The guard against deep JSON comes with the package, from this checkout;
+    the site adds no package or start-up file of its own for it."""
+    import zipfile
+
+    pyodide = SITE / "static" / "pyodide"
+    lock = json.loads((pyodide / "pyodide-lock.json").read_text())
+    assert not any("guard" in name for name in lock["packages"]), sorted(lock["packages"])
+    wheel = pyodide / lock["packages"]["mcp-lesson"]["file_name"]
+    with zipfile.ZipFile(wheel) as archive:
+        shipped = archive.read("mcp_lesson/_deep_json.py")
+    assert shipped == (ROOT / "mcp_lesson" / "_deep_json.py").read_bytes()
+
+
 def test_the_kernel_is_told_to_stay_in_the_site(site):
     config = json.loads((SITE / "jupyter-lite.json").read_text())["jupyter-config-data"]
     kernel = config["litePluginSettings"]["@jupyterlite/pyodide-kernel-extension:kernel"]
     assert kernel["disablePyPIFallback"] is True
     assert kernel["pyodideUrl"] == "./static/pyodide/pyodide.mjs"
     assert all(url.startswith("./") for url in kernel["pipliteUrls"])
-    assert set(kernel["loadPyodideOptions"]["packages"]) == {"mcp-lesson", "deep-json-guard"}
-    startup = kernel["loadPyodideOptions"]["env"]["PYTHONSTARTUP"]
-    assert startup.endswith("/site-packages/deep_json_guard/startup.py")
+    assert set(kernel["loadPyodideOptions"]["packages"]) == {"mcp-lesson"}
+    # Nothing runs before the first cell but what Pyodide and IPython do.
+    assert "PYTHONSTARTUP" not in kernel["loadPyodideOptions"].get("env", {})
     names = {extension["name"] for extension in config["federated_extensions"]}
     assert {"@jupyter-widgets/jupyterlab-manager", "@jupyterlite/pyodide-kernel-extension"} <= names
 
@@ -666,7 +738,7 @@ def test_the_kernel_is_told_to_stay_in_the_site(site):
 def test_the_site_page_carries_the_kernel_notice(site):
     """tools/site/kernel-notice.js is in the site's page, once."""
     page = (SITE / "lab" / "index.html").read_text()
-    script = (ROOT / "tools" / "site" / "kernel-notice.js").read_text()
+    script = site_build.KERNEL_NOTICE.read_text()
     assert page.count('<script id="course-kernel-notice-script">') == 1
     assert script in page
     assert "Python is starting in this page" in script
@@ -678,8 +750,9 @@ def lesson_cells(path):
 
 @pytest.mark.parametrize("folder", ["", "learner"])
 def test_the_site_copies_of_the_lessons(site, folder):
-    """Every lesson is in the site; 06 and 07 open with why they need the local
-    install; the rest are the repository's lessons, cell for cell."""
+    """Every lesson is in the site; 06 and 07 (the build's NEEDS_LOCAL_INSTALL)
+    open with why they need the local install; the rest are the repository's
+    lessons, cell for cell."""
     masters = ROOT / "notebooks" / folder
     for lesson in sorted(masters.glob("[0-9][0-9]_*.ipynb")):
         copy = SITE / "files" / folder / lesson.name
@@ -687,29 +760,8 @@ def test_the_site_copies_of_the_lessons(site, folder):
         cells, original = lesson_cells(copy), lesson_cells(lesson)
         kernel = json.loads(copy.read_text())["metadata"]["kernelspec"]["name"]
         assert kernel == "python"  # Pyodide's kernel, not the local ipykernel
-        if lesson.name[:2] in ("06", "07"):
+        if lesson.name in site_build.NEEDS_LOCAL_INSTALL:
             assert "needs the course installed on your computer" in cells[0]
             assert "WebAssembly has no way to start another process" in cells[0]
         assert cells[-len(original):] == original
         assert len(cells) - len(original) <= 1
-
-
-def test_deep_json_gives_a_recursion_error_not_a_crash():
-    """tools/site/deep_json_guard.py, here on this Python: the same values as json,
-    and RecursionError on nesting deeper than Python reads."""
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location(
-        "deep_json_guard", ROOT / "tools" / "site" / "deep_json_guard.py")
-    guard = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(guard)
-    texts = ['{"jsonrpc": "2.0", "id": 1, "method": "ping", "params": {"a": [1, 2.5, null]}}',
-             '"caf\\u00e9"', "[" * 500 + "]" * 500, '{"id": NaN}']
-    before = [json.loads(text) for text in texts[:3]]
-    decoder = json.JSONDecoder()
-    decoder.scan_once = guard.make_scanner(decoder)
-    assert [decoder.decode(text) for text in texts[:3]] == before
-    with pytest.raises(RecursionError):
-        decoder.decode("[" * 100_000 + "]" * 100_000)
-    with pytest.raises(json.JSONDecodeError):
-        decoder.decode('{"a": 1,}')

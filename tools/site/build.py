@@ -20,10 +20,8 @@ What goes in, and from where:
   wheel, built from this checkout, are added to the lock file and loaded as the
   kernel starts (``loadPyodideOptions.packages`` in tools/site/jupyter-lite.json),
   so ``import mcp_lesson`` works in every lesson with no ``%pip`` cell.
-* The browser's call stack is small: json's C parser, on a text nested some
-  thousands deep, kills the kernel instead of raising RecursionError (see
-  tools/site/deep_json_guard.py). That module goes in as a wheel too, and
-  ``PYTHONSTARTUP`` (which IPython runs before the first cell) installs it.
+  The package guards json against deep nesting itself when it runs in the
+  browser (mcp_lesson/_deep_json.py), so the site adds nothing for that.
 * ``disablePyPIFallback``: the kernel never asks PyPI for a package.
 * The lessons: the masters at the top, the learner copies in ``learner/``, as
   in notebooks/. Their kernel is the site's (Pyodide's ``python``). Lessons 06
@@ -44,6 +42,22 @@ When the inputs (this folder, the package, pyproject.toml, the lessons) have
 not changed since the last build, nothing is done: their digest is kept in
 build/site-cache/site.sha256. ``--force`` builds anyway.
 
+What remains and why. jupyterlite-pyodide-kernel's PyodideLockAddon
+(``--pyodide-lock``, with its ``[lock]`` extra: pyodide-lock and uv) could
+write the lock entries of comm and ipywidgets from their wheels' metadata
+(``--pyodide-lock-specs``) in place of lock_entry() and its hand-written
+dependencies; not the course's own entry, since its wheel names what the local
+install needs (JupyterLab, Voila, the mcp SDK), where the browser needs only
+ipywidgets. It is not used because the site would then need the network: the
+npm Pyodide has no wheels, so the addon takes it for a partial distribution
+with the jsDelivr CDN as its base URL, and points at the CDN every package of
+the lock that has no local file, which includes any wheel left at the lock's
+sha256 (pyodide-lock downloads none of those); the other 341 packages of
+Pyodide 314.0.6's lock stay in it as well. Even then closure() would be
+needed, to name all 15 start-up packages in ``--pyodide-lock-specs``. So
+kernel_packages() keeps its own download, sha256 rewrite and trimming of the
+lock file.
+
 Usage: python tools/site/build.py [--force]
 """
 
@@ -58,7 +72,6 @@ import sys
 import tempfile
 import time
 import venv
-import zipfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -113,10 +126,6 @@ KERNEL_ROOTS = ("micropip", "ipython", "jedi")
 #: The script that says so while a notebook's Python starts, and where it goes.
 KERNEL_NOTICE = HERE / "kernel-notice.js"
 KERNEL_NOTICE_PAGE = Path("lab") / "index.html"
-
-#: The guard against deep JSON (a module here, a package in the site).
-GUARD = HERE / "deep_json_guard.py"
-GUARD_VERSION = "1.0"
 
 
 # --- small helpers ------------------------------------------------------------------
@@ -265,33 +274,6 @@ def course_wheel(python, dest):
     return wheel
 
 
-def guard_wheel(dest):
-    """deep_json_guard as a wheel: the module, and the startup file that installs it.
-
-    Written byte for byte the same from the same source (fixed dates), so its
-    sha256 in the lock file only changes with the module.
-    """
-    name = f"deep_json_guard-{GUARD_VERSION}"
-    files = {
-        "deep_json_guard/__init__.py": GUARD.read_bytes(),
-        "deep_json_guard/startup.py": b'__import__("deep_json_guard").install()\n',
-        f"{name}.dist-info/METADATA": (f"Metadata-Version: 2.1\nName: deep-json-guard\n"
-                                       f"Version: {GUARD_VERSION}\n").encode(),
-        f"{name}.dist-info/WHEEL": (b"Wheel-Version: 1.0\nGenerator: tools/site/build.py\n"
-                                    b"Root-Is-Purelib: true\nTag: py3-none-any\n"),
-    }
-    record = [f"{path},sha256={hashlib.sha256(data).hexdigest()},{len(data)}"
-              for path, data in files.items()]
-    files[f"{name}.dist-info/RECORD"] = ("\n".join(record + [f"{name}.dist-info/RECORD,,"])
-                                         + "\n").encode()
-    dest.mkdir(parents=True, exist_ok=True)
-    wheel = dest / f"{name}-py3-none-any.whl"
-    with zipfile.ZipFile(wheel, "w", zipfile.ZIP_DEFLATED) as archive:
-        for path, data in files.items():
-            archive.writestr(zipfile.ZipInfo(path, date_time=(2020, 1, 1, 0, 0, 0)), data)
-    return wheel
-
-
 # --- the kernel's packages --------------------------------------------------------
 
 
@@ -351,9 +333,6 @@ def kernel_packages(python, pyodide, pyodide_dir):
     version = ours.name.split("-")[1]
     kept["mcp-lesson"] = (lock_entry(ours, "mcp-lesson", version, ["mcp_lesson"],
                                      ["ipywidgets"]), ours)
-    guard = guard_wheel(CACHE / "dist")
-    kept["deep-json-guard"] = (lock_entry(guard, "deep-json-guard", GUARD_VERSION,
-                                          ["deep_json_guard"], []), guard)
 
     for entry, wheel in kept.values():
         shutil.copy(wheel, pyodide_dir / wheel.name)
@@ -410,22 +389,9 @@ def lite_dir(python):
         if path.is_file() and not PYODIDE_SKIP.search(path.name) and path.name != "pyodide-lock.json":
             shutil.copy(path, pyodide_dir / path.name)
     wheels = kernel_packages(python, pyodide, pyodide_dir)
-    write_config(lite / "jupyter-lite.json", pyodide)
+    shutil.copy(HERE / "jupyter-lite.json", lite / "jupyter-lite.json")
     count = lessons(lite / "files")
     return lite, wheels, count
-
-
-def write_config(path, pyodide):
-    """tools/site/jupyter-lite.json, with the kernel's PYTHONSTARTUP for this Pyodide's Python."""
-    config = json.loads((HERE / "jupyter-lite.json").read_text())
-    python = json.loads((pyodide / "pyodide-lock.json").read_text())["info"]["python"]
-    major_minor = ".".join(python.split(".")[:2])
-    settings = config["jupyter-config-data"]["litePluginSettings"][
-        "@jupyterlite/pyodide-kernel-extension:kernel"]
-    options = settings.setdefault("loadPyodideOptions", {})
-    options.setdefault("env", {})["PYTHONSTARTUP"] = (
-        f"/lib/python{major_minor}/site-packages/deep_json_guard/startup.py")
-    path.write_text(json.dumps(config, indent=2) + "\n")
 
 
 def add_kernel_notice(output):
