@@ -144,7 +144,9 @@ RULES = {
                            'it has no "id" key; a response must name the request it answers '
                            "{no_id_note}"),
     "bad-result": Rule(_INVALID, "a result must be an object",
-                       '"result" is {result_type}, but a result must be an object'),
+                       '"result" is {result_type}, but a result must be an object (MCP\'s '
+                       "narrowing of JSON-RPC 2.0, where a result may be any value; every MCP "
+                       "revision's schema makes it an object)"),
     "bad-result-id": Rule(_INVALID, "a result response needs a string or integer id",
                           "the id is {id_desc}; a result response must carry the string or "
                           "integer id of the request it answers{id_note}"),
