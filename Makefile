@@ -18,7 +18,7 @@ ROOT_FLAG := $(shell [ "$$(id -u)" = 0 ] && echo --allow-root)
 # runs `make app`, which would hand Voila the ARGS meant for pytest). Make
 # passes such variables on through MAKEFLAGS and through the environment.
 MAKEOVERRIDES :=
-unexport ARGS PORT NB FORCE PYTHON PKG
+unexport ARGS PORT NB FORCE PYTHON PKG ALL
 
 # --- the Python of .venv -------------------------------------------------------
 # The oldest Python pyproject.toml accepts (its requires-python reads ">=X.Y").
