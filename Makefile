@@ -56,7 +56,7 @@ case "$(word 2,$(PYTHON_ABOUT))" in \
 esac
 endef
 
-.PHONY: lab lab-learner test test-all lessons learner graduate app bench clean venv FORCE
+.PHONY: lab lab-learner test test-all export lessons learner graduate app bench clean venv FORCE
 
 venv: $(STAMP)
 
@@ -112,6 +112,13 @@ clean:
 lessons: $(STAMP)
 	$(BIN)/python tools/execute_lessons.py $(NB)
 	$(BIN)/python tools/make_learner.py
+	@$(MAKE) --no-print-directory export
+
+# The package's core, mcp_lesson/core/: the masters' exercise cells (lessons 02-04),
+# exported as a learner's package is. Commit it with the masters it comes from;
+# tests/test_core.py fails when the two drift apart.
+export: $(STAMP)
+	$(BIN)/python -c "from mcp_lesson.learner_package import export_core; print('exported', export_core('notebooks', 'mcp_lesson/core'))"
 
 # Learner copies: the lesson masters with their solutions replaced by stubs.
 learner: $(STAMP)

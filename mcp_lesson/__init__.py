@@ -8,8 +8,12 @@ The finished form of what the course's notebooks build step by step::
 
 Modules, one idea each:
 
-* ``messages``: the error codes and the builders (``create_request``,
-  ``success_response``, ``error_response``);
+* ``codes``: the reserved error codes and their messages;
+* ``messages``: the builders (``create_request``, ``success_response``,
+  ``error_response``);
+* ``core``: the lessons' own exercise cells, exported from the masters (``make
+  export``): ``messages`` and ``classification`` build on them;
+* ``registry``: what each lesson builds, and where;
 * ``classification``: ``classify``, ``classify_json``, ``explain`` and the
   replies a strict server sends (``reply_for``, ``reply_for_json``), under the
   course's rules or any MCP revision's (``REVISIONS``);
@@ -21,15 +25,25 @@ Modules, one idea each:
 * ``stdio_client``: a line-based client for it, with read timeouts;
 * ``peers``: the SDK's own verdict on a message, beside ours.
 
-The root holds what a learner or a teacher uses, and imports only the first
-four modules, which need nothing but the standard library. Everything else is
+The root holds what a learner or a teacher uses, and imports only modules
+that need nothing but the standard library. Everything else is
 reached through its module (``mcp_lesson.cases.TEXT_CASES``,
 ``mcp_lesson.selfcheck.run_check``, ``mcp_lesson.classification.parse``...).
 """
 
 import sys as _sys
 
-from .cases import CASES
+# First: the lessons' exported cells (mcp_lesson.core), which the modules below
+# build on, import the reserved codes from this package's root.
+from .codes import (
+    ERROR_MESSAGES,
+    INTERNAL_ERROR,
+    INVALID_PARAMS,
+    INVALID_REQUEST,
+    METHOD_NOT_FOUND,
+    PARSE_ERROR,
+)
+from .cases import CASES  # noqa: E402
 from .classification import (
     REVISIONS,
     classify,
@@ -39,13 +53,7 @@ from .classification import (
     reply_for,
     reply_for_json,
 )
-from .messages import (
-    ERROR_MESSAGES,
-    INTERNAL_ERROR,
-    INVALID_PARAMS,
-    INVALID_REQUEST,
-    METHOD_NOT_FOUND,
-    PARSE_ERROR,
+from .messages import (  # noqa: E402
     create_request,
     error_response,
     success_response,

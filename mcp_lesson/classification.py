@@ -30,21 +30,31 @@ differ, and :data:`SWITCHES` holds them as data:
 ``"id": null`` on an error response is valid under every revision: JSON-RPC
 2.0 allows it, although no MCP schema does (:func:`explain` says so).
 
-**How it is built.** :func:`rule_of` walks the rules in the order above and
-names the one that decides; :data:`RULES` maps each name to its verdict and its
-words. So :func:`classify` is ``RULES[rule_of(msg)].verdict``, and
-:func:`explain` can never disagree with it.
+**How it is built.** :func:`classify` is lesson 03's own ``classify``, the
+masters' exercise cells exported into :mod:`mcp_lesson.core` (``make
+export``), inside one thin layer, :func:`classify`'s body here, that adds what
+no lesson builds: the revisions (a batch is a list under 2025-03-26; an error
+response without ``"id"`` is judged, from 2025-11-25, as the same response
+with ``"id": null``) and the hardening below. In the same way
+:func:`reply_for` is lesson 04's. :func:`explain`, which no lesson builds,
+walks the rules in the order above with :func:`rule_of` and names the one
+that decides; :data:`RULES` maps each name to its verdict and its words, and a
+property test (tests/test_properties.py) holds ``RULES[rule_of(msg)].verdict``
+to ``classify(msg)`` on every input and revision.
 
 **Hostile input.** Everything here takes any Python object and never raises
 (but for an unknown ``revision``, a ``ValueError``): one ``except`` turns any
-surprise into the rule ``"unreadable"``. Beyond that, the only defence kept is
-the one that changes a verdict a learner could meet: a dict subclass is judged
-by the members it stores, not by what its methods claim.
+surprise into an invalid verdict. Beyond that, the only defence kept is the
+one that changes a verdict a learner could meet: a message that is a dict
+subclass, and a batch that is a list subclass, are judged by the members they
+store, not by what their methods claim. Lesson 03 meets dict subclasses too.
 """
 
 import json
 from typing import NamedTuple
 
+from .core.classification import classify as _lessons_classify
+from .core.errors import reply_for as _lessons_reply_for
 from .messages import (
     ERROR_MESSAGES,
     INVALID_REQUEST,
@@ -241,8 +251,6 @@ def rule_of(msg, revision=None):
         error = msg["error"]
         if not isinstance(error, dict):
             return "bad-error"
-        if type(error) is not dict:
-            error = _plain(error)
         code = error.get("code")
         if not isinstance(code, int) or type(code) is bool:
             return "bad-error-code"
@@ -265,9 +273,48 @@ def classify(msg, revision=None):
     ``kind`` is "request", "notification", "response" or "invalid" (and
     "batch" for a list under revision 2025-03-26); the code is None but for
     invalid, which gets ``INVALID_REQUEST`` (-32600). The rules are those of
-    the module docstring, applied by :func:`rule_of`.
+    the module docstring, applied by lesson 03's ``classify``
+    (:mod:`mcp_lesson.core.classification`) with the revisions and the
+    hardening of this module around it.
     """
-    return VERDICTS[rule_of(msg, revision)]
+    if revision is None:
+        if type(msg) is dict:
+            try:  # the plain case, and nearly every message: lesson 03's classify alone
+                return _lessons_classify(msg)
+            except Exception:  # a hostile member (say, a str subclass whose == raises)
+                return _INVALID
+        if not isinstance(msg, dict):
+            return _INVALID  # a list (the course's rules have no batches), a string, anything
+    return _classify(msg, revision)
+
+
+def _classify(msg, revision):
+    """:func:`classify` for a revision, an error response, or a value that is no plain dict."""
+    try:
+        rules = SWITCHES[revision]
+    except (KeyError, TypeError):
+        switches(revision)  # raises the ValueError that names the known revisions
+    try:
+        if type(msg) is not dict:
+            if isinstance(msg, dict):
+                msg = _plain(msg)  # a dict subclass: judged by the members it stores
+            elif isinstance(msg, list):
+                if rules.batches and list.__len__(msg):  # what a list really stores
+                    return _BATCH
+                return _INVALID
+            else:
+                return _INVALID
+        verdict = _lessons_classify(msg)
+        if (verdict[1] is not None and rules.error_id_optional and "id" not in msg
+                and "error" in msg and "method" not in msg and "result" not in msg):
+            # 2025-11-25 on: an error response may leave out the id it could not read
+            verdict = _lessons_classify({**msg, "id": None})
+        return verdict
+    except Exception:  # a hostile object (say, a str subclass whose == raises)
+        return _INVALID
+
+
+_BATCH = ("batch", None)
 
 
 #: The verdict of each rule, read from :data:`RULES` once.
@@ -617,16 +664,23 @@ def reply_for(msg, revision=None):
         try:
             return _batch_replies(msg, revision)
         except Exception:  # an object that only pretends to be a list
-            verdict = VERDICTS["unreadable"]
+            verdict = _INVALID
     if verdict[0] != "invalid":
         return None
-    request_id = None
-    try:
-        if isinstance(msg, dict) and is_valid_id(dict.get(msg, "id")):
-            request_id = dict.get(msg, "id")
+    try:  # lesson 04's reply_for, on the members the message really stores
+        plain = _plain(msg) if isinstance(msg, dict) and type(msg) is not dict else msg
+        reply = _lessons_reply_for(plain)
     except Exception:  # an object that only pretends to be a dict
+        reply = None
+    if reply is None:  # what lesson 04's code could not read: answered as before
         request_id = None
-    return error_response(request_id, verdict[1], ERROR_MESSAGES[verdict[1]])
+        try:
+            if isinstance(msg, dict) and is_valid_id(dict.get(msg, "id")):
+                request_id = dict.get(msg, "id")
+        except Exception:  # an object that only pretends to be a dict
+            request_id = None
+        reply = error_response(request_id, verdict[1], ERROR_MESSAGES[verdict[1]])
+    return reply
 
 
 def _batch_replies(batch, revision):

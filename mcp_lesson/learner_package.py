@@ -209,7 +209,12 @@ def python_of(source):
             if line.strip() == MARKER:
                 del kept[index]
             break
+    # nbgrader's solution markers (in the masters only) are comments for the course's tools.
+    kept = [line for line in kept if line.strip() not in _SOLUTION_MARKERS]
     return "".join(kept).strip("\n"), left_out
+
+
+_SOLUTION_MARKERS = ("### BEGIN SOLUTION", "### END SOLUTION")
 
 
 def _parses(code):
@@ -462,6 +467,35 @@ def export_notebook(notebook, package=None):
     _prepare(package)
     _write_parts(path, lesson, parts)
     return path
+
+
+# --- the course's own core: the masters' export -------------------------------------
+
+#: The lessons whose exercise cells are the core of mcp_lesson (mcp_lesson/core/).
+CORE_LESSONS = ("02", "03", "04")
+
+CORE_INIT = '''\
+"""mcp_lesson.core: the lessons' own code, exported from the masters by ``make export``.
+
+Do not edit these files: they are the exercise cells of the lesson masters
+(notebooks/02_building_requests.ipynb, 03_classifying.ipynb, 04_errors.ipynb),
+written by the same exporter that writes a learner's package (one module per
+lesson, each with the imports it needs). Edit the master, run ``make export``,
+and commit both; tests/test_core.py fails when they drift apart.
+mcp_lesson.messages and mcp_lesson.classification build on these functions.
+"""
+'''
+
+
+def export_core(masters, core):
+    """Write the core package ``core`` (mcp_lesson/core) from the lesson masters in the
+    folder ``masters``: the same export as a learner's package, with its own ``__init__``."""
+    masters, core = Path(masters), Path(core)
+    for lesson in CORE_LESSONS:
+        [notebook] = sorted(masters.glob(f"{lesson}_*.ipynb"))
+        export_notebook(notebook, core)
+    (core / "__init__.py").write_text(CORE_INIT, encoding="utf-8")
+    return core
 
 
 # --- running a lesson exports its marked cells -------------------------------------

@@ -1,9 +1,16 @@
 """Building JSON-RPC 2.0 messages the way MCP uses them.
 
 Every MCP message is a JSON object with ``"jsonrpc": "2.0"``. This module holds
-the reserved error codes and the three builders a program needs to *send*
-messages: :func:`create_request` (a request, or a notification when there is no
-id), :func:`success_response` and :func:`error_response`.
+the reserved error codes (from :mod:`mcp_lesson.codes`) and the three builders
+a program needs to *send* messages: :func:`create_request` (a request, or a
+notification when there is no id), :func:`success_response` and
+:func:`error_response`.
+
+``create_request``, ``error_response`` and the id and integer rules
+(``is_integer``, ``is_valid_id``) are the lessons' own code: lesson 02 and 04's
+exercise cells, exported from the masters into :mod:`mcp_lesson.core` by
+``make export``. What no lesson builds (``success_response``, and the helpers
+that show values in messages) is written here.
 
 The builders refuse, with a :class:`TypeError` that names the problem, any
 argument that would make a message :func:`mcp_lesson.classify` calls invalid.
@@ -13,42 +20,17 @@ So whatever they return is valid by construction.
 import json
 import reprlib
 
-JSONRPC_VERSION = "2.0"
-
-#: The text was not valid JSON (the receiver could not even parse it).
-PARSE_ERROR = -32700
-#: The JSON was fine, but it is not a valid request, notification or response.
-INVALID_REQUEST = -32600
-#: The request names a method the receiver does not have.
-METHOD_NOT_FOUND = -32601
-#: The method exists, but its params are wrong.
-INVALID_PARAMS = -32602
-#: The receiver failed while handling a valid request.
-INTERNAL_ERROR = -32603
-
-#: The standard ``"message"`` text for each reserved code.
-ERROR_MESSAGES = {
-    PARSE_ERROR: "Parse error",
-    INVALID_REQUEST: "Invalid Request",
-    METHOD_NOT_FOUND: "Method not found",
-    INVALID_PARAMS: "Invalid params",
-    INTERNAL_ERROR: "Internal error",
-}
-
-
-def is_integer(value):
-    """True for a Python ``int`` that is not a ``bool``.
-
-    JSON has one number type, but JSON-RPC ids and error codes must be whole
-    numbers. ``True`` is an ``int`` subclass in Python, and ``1.0`` is a float:
-    neither counts.
-    """
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
-def is_valid_id(value):
-    """True when ``value`` may be the id of a request: a string or an integer."""
-    return isinstance(value, str) or is_integer(value)
+from .codes import (  # noqa: F401  (re-exported: the codes belong to the messages)
+    ERROR_MESSAGES,
+    INTERNAL_ERROR,
+    INVALID_PARAMS,
+    INVALID_REQUEST,
+    JSONRPC_VERSION,
+    METHOD_NOT_FOUND,
+    PARSE_ERROR,
+)
+from .core.errors import error_response  # noqa: F401  (lesson 04)
+from .core.messages import create_request, is_integer, is_valid_id  # noqa: F401  (lesson 02)
 
 
 def json_type(value):
@@ -127,30 +109,6 @@ def _require_object(value, name):
         )
 
 
-def create_request(method, params=None, request_id=None):
-    """Build a request, or a notification when ``request_id`` is None.
-
-    The keys come in the order ``jsonrpc``, ``method``, ``id``, ``params``;
-    ``id`` and ``params`` appear only when given.
-
-    >>> create_request("tools/list", request_id=1)
-    {'jsonrpc': '2.0', 'method': 'tools/list', 'id': 1}
-    >>> create_request("notifications/initialized")
-    {'jsonrpc': '2.0', 'method': 'notifications/initialized'}
-    """
-    if not isinstance(method, str):
-        raise TypeError(f"method must be a str, got {python_value(method)}")
-    if params is not None:
-        _require_object(params, "params")
-    message = {"jsonrpc": JSONRPC_VERSION, "method": method}
-    if request_id is not None:
-        _require_id(request_id, "request_id")
-        message["id"] = request_id
-    if params is not None:
-        message["params"] = params
-    return message
-
-
 def success_response(id, result):
     """Build the response that carries a request's ``result`` (a dict).
 
@@ -160,33 +118,3 @@ def success_response(id, result):
     _require_id(id, "id")
     _require_object(result, "result")
     return {"jsonrpc": JSONRPC_VERSION, "id": id, "result": result}
-
-
-class _Omitted:
-    """The default of ``data``: "not given", which differs from ``data=None``."""
-
-    def __repr__(self):
-        return "<omitted>"
-
-
-_OMITTED = _Omitted()
-
-
-def error_response(id, code, message, data=_OMITTED):
-    """Build an error response; ``id`` may be None when the request's id is unknown.
-
-    ``data`` goes inside the error object, and only when it is given.
-
-    >>> error_response(1, METHOD_NOT_FOUND, "Method not found")
-    {'jsonrpc': '2.0', 'id': 1, 'error': {'code': -32601, 'message': 'Method not found'}}
-    """
-    if id is not None:
-        _require_id(id, "id")
-    if not is_integer(code):
-        raise TypeError(f"code must be an int (not a bool), got {python_value(code)}")
-    if not isinstance(message, str):
-        raise TypeError(f"message must be a str, got {python_value(message)}")
-    error = {"code": code, "message": message}
-    if data is not _OMITTED:
-        error["data"] = data
-    return {"jsonrpc": JSONRPC_VERSION, "id": id, "error": error}

@@ -231,3 +231,30 @@ def test_mcp_lesson_names_the_argument_it_refuses(not_str, bad_id, not_dict, not
         error_response(1, not_int, "x")
     with pytest.raises(TypeError, match="message"):
         error_response(1, -32600, not_str)
+
+
+# --- explain's rules and classify (lesson 03's, in mcp_lesson.core) never disagree -------
+
+REVISION_CHOICES = st.sampled_from([None, "2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25",
+                                    "2026-07-28"])
+
+
+@given(message_like() | any_value, REVISION_CHOICES)
+@settings(max_examples=1500, suppress_health_check=[HealthCheck.too_slow])
+@pytest.mark.course_only
+def test_explain_s_rule_gives_classify_s_verdict_on_every_input(message, revision):
+    """classify is the lessons' exported code with a thin layer; explain walks the
+    rules of its own (rule_of). The same verdict, whatever the input and revision."""
+    from mcp_lesson import classification
+
+    assert classification.RULES[classification.rule_of(message, revision)].verdict == \
+        classification.classify(message, revision)
+
+
+@given(st.lists(message_like(), max_size=4), REVISION_CHOICES)
+@pytest.mark.course_only
+def test_explain_s_rule_gives_classify_s_verdict_on_lists(messages, revision):
+    from mcp_lesson import classification
+
+    assert classification.RULES[classification.rule_of(messages, revision)].verdict == \
+        classification.classify(messages, revision)
