@@ -150,6 +150,75 @@ def shown(value, limit=90):
         return show_value(value)
 
 
+def _text_of(value):
+    try:
+        return json.dumps(value, ensure_ascii=False)
+    except (TypeError, ValueError, RecursionError):
+        return None
+
+
+def shown_apart(got, expected, limit=90):
+    """``(got, expected)`` as :func:`shown` writes them, but when either is too
+    long, both are cut around their first difference, so that two long values
+    that differ late do not show as the same prefix. Never raises."""
+    try:
+        a, b = _text_of(got), _text_of(expected)
+        if a is None or b is None:
+            return shown(got, limit), shown(expected, limit)
+        return cut_apart(a, b, limit)
+    except Exception:
+        return shown(got, limit), shown(expected, limit)
+
+
+def cut_apart(a, b, limit=90):
+    """The texts ``a`` and ``b``, each cut to at most ``limit`` characters around
+    the place where they first differ (as they are when both are short enough)."""
+    if len(a) <= limit and len(b) <= limit:
+        return a, b
+    same = 0
+    for x, y in zip(a, b):
+        if x != y:
+            break
+        same += 1
+    start = max(0, same - limit // 3)
+
+    def cut(text):
+        piece = text[start:start + limit - 6]
+        return ("..." if start else "") + piece + ("..." if start + limit - 6 < len(text) else "")
+    return cut(a), cut(b)
+
+
+def not_json_at(value, _path="", _depth=0):
+    """Where ``value`` holds something that is not JSON: ``("error.data", "object()")``
+    for ``{"error": {"data": object()}}``, or None when it is all JSON. Never raises."""
+    try:
+        if value is None or isinstance(value, (str, bool, int)):
+            return None
+        if isinstance(value, float):
+            return None if value == value and value not in (float("inf"), float("-inf")) else (
+                _path or "the value", repr(value))
+        if _depth > 50:
+            return None
+        if isinstance(value, dict):
+            for key, item in dict.items(value):
+                if not isinstance(key, str):
+                    return (_path or "the value", f"a key {python_text(key, 30)} that is not a string")
+                found = not_json_at(item, f"{_path}.{key}" if _path else key, _depth + 1)
+                if found:
+                    return found
+            return None
+        if isinstance(value, (list, tuple)):
+            for index, item in enumerate(value):
+                found = not_json_at(item, f"{_path}[{index}]", _depth + 1)
+                if found:
+                    return found
+            return None
+        shown_value = "object()" if type(value) is object else python_text(value, 40)
+        return (_path or "the value", f"{shown_value} (a Python {type(value).__name__}, not JSON)")
+    except Exception:
+        return None
+
+
 def python_text(value, limit=90):
     """How Python writes ``value`` (its ``repr``), on one line of at most ``limit``
     characters: long text is cut inside its quotes, and anything else too long

@@ -32,7 +32,7 @@ from typing import NamedTuple
 
 from . import classification, messages
 from .cases import CASES, ERROR_BUILDS, NOT_TEXT_CASES, REQUEST_BUILDS, TEXT_CASES
-from ._safe import call_safely, exception_text, python_text, safe_equal, same_message
+from ._safe import call_safely, cut_apart, exception_text, python_text, safe_equal, same_message
 from . import registry
 from .learner_package import PACKAGE, SAMPLES, carry_forward, start_lesson  # noqa: F401  (lesson helpers)
 from .learner_package import load as load_package
@@ -277,7 +277,8 @@ def agree(fn, reference=None, table=None, show=3):
     print(f"{name} agrees with {_label(reference)} on {agreeing}/{len(inputs)} cases")
     for args, kwargs, mine, theirs in differ[:show]:
         print(f"  differs on {_call_text(fn, args, kwargs)[:110]}")
-        print(f"      yours -> {_outcome_text(mine)}; {_label(reference)} -> {_outcome_text(theirs)}")
+        yours, course = cut_apart(_outcome_text(mine, 400), _outcome_text(theirs, 400), 60)
+        print(f"      yours -> {yours}; {_label(reference)} -> {course}")
     if len(differ) > show:
         print(f"  ... and {len(differ) - show} more (agree(..., show={len(differ)}) shows them all)")
 

@@ -10,8 +10,8 @@ always runs on to the end; see :mod:`mcp_lesson._safe` for how.
 
 from typing import List, NamedTuple
 
-from ._safe import (PrintedOutput, call_safely, exception_text, is_verdict, python_text,
-                    same_message, same_verdict, shown)
+from ._safe import (PrintedOutput, call_safely, exception_text, is_verdict, not_json_at,
+                    python_text, same_message, same_verdict, shown, shown_apart)
 from .cases import CASES, ERROR_BUILDS, NOT_TEXT_CASES, REPLY_MATCHES, REQUEST_BUILDS, TEXT_CASES
 from . import registry
 from .messages import python_value
@@ -155,13 +155,19 @@ def _build_rows(fn, builds, printed):
         else:
             want = repr(build.expected) if isinstance(build.expected, bool) else shown(build.expected)
             ok = exc is None and same_message(got, build.expected)
+        reason = build.reason
         if exc is not None:
             outcome = exception_text(exc)
         else:
             outcome = repr(got) if isinstance(got, bool) else shown(got)
+            if not ok and build.expected is not TypeError and not isinstance(got, bool):
+                outcome, want = shown_apart(got, build.expected)
+                leaked = not_json_at(got)
+                if leaked:  # a sentinel or other Python object left in the message
+                    reason = f"{leaked[0]} is {leaked[1]}; {build.reason}"
         raised = type(exc).__name__ if exc is not None else ""
         raised_in = _raised_in(exc, fn) if exc is not None and not ok else ""
-        rows.append(Row(build.name, f"({call})", want, outcome, ok, build.reason, raised,
+        rows.append(Row(build.name, f"({call})", want, outcome, ok, reason, raised,
                         raised_in))
     return rows
 

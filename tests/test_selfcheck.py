@@ -257,3 +257,33 @@ def test_no_learner_exception_escapes_a_check(exc, capsys):
 def test_the_stop_button_still_stops_a_check():
     with pytest.raises(KeyboardInterrupt):
         check(_raiser(KeyboardInterrupt()))
+
+
+def test_long_values_are_cut_around_their_first_difference():
+    from mcp_lesson._safe import shown, shown_apart
+
+    long = "x" * 120
+    got = {"jsonrpc": "2.0", "id": 1, "error": {"code": -32600, "message": long + "Parse Error"}}
+    expected = {"jsonrpc": "2.0", "id": 1, "error": {"code": -32600, "message": long + "Parse error"}}
+    assert shown(got) == shown(expected)  # a fixed cut hides the difference...
+    a, b = shown_apart(got, expected)
+    assert a != b and "Parse Error" in a and "Parse error" in b  # ...a cut around it shows it
+    assert len(a) <= 90 and len(b) <= 90 and a.startswith("...")
+    assert shown_apart({"a": 1}, {"a": 2}) == ('{"a": 1}', '{"a": 2}')  # short: as they are
+
+
+def test_a_python_object_left_in_a_built_message_is_named(capsys):
+    def error_response(id, code, message, data=object()):
+        return {"jsonrpc": "2.0", "id": id,
+                "error": {"code": code, "message": message, "data": data}}
+
+    check(error_response)
+    assert "error.data is object() (a Python object, not JSON)" in capsys.readouterr().out
+
+
+def test_not_json_at_names_the_place():
+    from mcp_lesson._safe import not_json_at
+
+    assert not_json_at({"a": [1, {"b": float("nan")}]}) == ("a[1].b", "nan")
+    assert not_json_at({"jsonrpc": "2.0", "params": {1: 2}})[0] == "params"
+    assert not_json_at({"jsonrpc": "2.0", "id": 1}) is None
