@@ -69,7 +69,6 @@ def pytest_collection_modifyitems(session, config, items):
 import atexit  # noqa: E402
 import shutil  # noqa: E402
 import tempfile  # noqa: E402
-from pathlib import Path  # noqa: E402
 
 from mcp_lesson.course import LESSONS  # noqa: E402
 from mcp_lesson.learner_package import ENVIRONMENT, export_notebook, package_dir  # noqa: E402

@@ -199,10 +199,7 @@ def rule_of(msg, revision=None):
     applies decides. Never raises, but for an unknown ``revision`` (a
     ``ValueError``).
     """
-    try:
-        rules = SWITCHES[revision]
-    except (KeyError, TypeError):
-        switches(revision)  # raises the ValueError that names the known revisions
+    rules = switches(revision)  # a ValueError for an unknown revision
     try:
         if type(msg) is not dict:
             if isinstance(msg, dict):
@@ -290,10 +287,7 @@ def classify(msg, revision=None):
 
 def _classify(msg, revision):
     """:func:`classify` for a revision, an error response, or a value that is no plain dict."""
-    try:
-        rules = SWITCHES[revision]
-    except (KeyError, TypeError):
-        switches(revision)  # raises the ValueError that names the known revisions
+    rules = switches(revision)  # a ValueError for an unknown revision
     try:
         if type(msg) is not dict:
             if isinstance(msg, dict):

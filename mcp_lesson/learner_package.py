@@ -151,19 +151,7 @@ def is_exported(source):
 def defined_names(code):
     """The names a piece of Python defines at its top level (functions, classes,
     assigned names; not imports), as a set; empty when it does not parse."""
-    try:
-        tree = ast.parse(code)
-    except SyntaxError:
-        return set()
-    names = set()
-    for node in tree.body:
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            names.add(node.name)
-        elif isinstance(node, ast.Assign):
-            names.update(t.id for t in node.targets if isinstance(t, ast.Name))
-        elif isinstance(node, (ast.AnnAssign, ast.AugAssign)) and isinstance(node.target, ast.Name):
-            names.add(node.target.id)
-    return names
+    return set(_defined_in_order(code))
 
 
 def python_of(source):
@@ -289,6 +277,7 @@ def _in_order(parts):
 
 
 def _defined_in_order(code):
+    """:func:`defined_names`, as a list in the order the code defines them."""
     try:
         tree = ast.parse(code)
     except SyntaxError:

@@ -204,7 +204,28 @@ class _Owed:
         await self._settled.wait()
 
 
-class _ReadUntilAnswered:
+class _Wrapped:
+    """A stream of the SDK's, wrapped: closing and ``async with`` go to the stream itself."""
+
+    def __init__(self, stream, owed):
+        self._stream = stream
+        self._owed = owed
+
+    async def aclose(self):
+        await self._stream.aclose()
+
+    def close(self):
+        self._stream.close()
+
+    async def __aenter__(self):
+        return self
+
+    async def __aexit__(self, *exc_info):
+        await self.aclose()
+        return None
+
+
+class _ReadUntilAnswered(_Wrapped):
     """The SDK's stdin stream, with its end held back until every request read is answered.
 
     The SDK's dispatcher cancels the requests still in flight as soon as its
@@ -213,10 +234,6 @@ class _ReadUntilAnswered:
     input waits (at most :data:`END_OF_INPUT_WAIT` seconds) until
     :class:`_WriteNotingAnswers` has seen each one answered.
     """
-
-    def __init__(self, stream, owed):
-        self._stream = stream
-        self._owed = owed
 
     @property
     def last_context(self):  # the sender's context, which the SDK's own stream carries
@@ -252,26 +269,9 @@ class _ReadUntilAnswered:
         except anyio.EndOfStream:
             raise StopAsyncIteration from None
 
-    async def aclose(self):
-        await self._stream.aclose()
 
-    def close(self):
-        self._stream.close()
-
-    async def __aenter__(self):
-        return self
-
-    async def __aexit__(self, *exc_info):
-        await self.aclose()
-        return None
-
-
-class _WriteNotingAnswers:
+class _WriteNotingAnswers(_Wrapped):
     """The SDK's stdout stream, noting each answer once the writer has taken it."""
-
-    def __init__(self, stream, owed):
-        self._stream = stream
-        self._owed = owed
 
     async def send(self, item):
         from mcp_types import JSONRPCError, JSONRPCResponse
@@ -280,19 +280,6 @@ class _WriteNotingAnswers:
         message = getattr(item, "message", None)
         if isinstance(message, (JSONRPCResponse, JSONRPCError)) and message.id is not None:
             self._owed.settle(message.id)
-
-    async def aclose(self):
-        await self._stream.aclose()
-
-    def close(self):
-        self._stream.close()
-
-    async def __aenter__(self):
-        return self
-
-    async def __aexit__(self, *exc_info):
-        await self.aclose()
-        return None
 
 
 async def serve_stdio(server):

@@ -164,17 +164,21 @@ def test_honest_type_errors_in_other_words_graduate(masters_package, tmp_path):
     assert code == 0 and passed == total and total >= 200, output[-3000:]
 
 
+#: A create_request that puts "method" first: a real failure, in key order.
+METHOD_FIRST = '''
+    _right_create_request = create_request
+
+    def create_request(method, params=None, request_id=None):
+        message = _right_create_request(method, params, request_id)
+        return {"method": message.pop("method"), **message}
+    '''
+
+
 def half_done(masters_package, tmp_path):
     """A package with real failures (create_request puts "method" first) and two
     functions not written yet (classify and classify_json are the learner's stubs)."""
     package = copy_of(masters_package, tmp_path)
-    redefine(package, "create_request", '''
-        _right_create_request = create_request
-
-        def create_request(method, params=None, request_id=None):
-            message = _right_create_request(method, params, request_id)
-            return {"method": message.pop("method"), **message}
-        ''')
+    redefine(package, "create_request", METHOD_FIRST)
     redefine(package, "classify", '''
         def classify(msg):
             raise NotImplementedError()
@@ -223,13 +227,7 @@ def test_no_pytest_words_reach_the_learner(masters_package, tmp_path):
     """Every failure is said as what was called, what was expected and what came
     back; a long value is cut around its first difference."""
     package = copy_of(masters_package, tmp_path)
-    redefine(package, "create_request", '''
-        _right_create_request = create_request
-
-        def create_request(method, params=None, request_id=None):
-            message = _right_create_request(method, params, request_id)
-            return {"method": message.pop("method"), **message}
-        ''')
+    redefine(package, "create_request", METHOD_FIRST)
     redefine(package, "error_response", '''
         _right_error_response = error_response
 

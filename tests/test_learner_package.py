@@ -12,14 +12,14 @@ import json
 import os
 import queue
 
+from pathlib import Path
+
 import pytest
 from processes import patience
 
-from pathlib import Path
+from mcp_lesson.learner_package import ENVIRONMENT, MARKER, export_cell, export_notebook, load
 
 ROOT = Path(__file__).resolve().parent.parent
-
-from mcp_lesson.learner_package import ENVIRONMENT, MARKER, export_cell, export_notebook, load
 
 
 class Kernel:
@@ -109,6 +109,10 @@ def parts(path):
 CELL = ("#| export\n{helper}def create_request(method, params=None, request_id=None):\n"
         "    return {body}, None\n")
 HELPER = "def _mark():\n    return {mark!r}\n\n\n"
+#: One exercise cell, run three times: with a helper, without it, with a helper again.
+THREE_RUNS = [CELL.format(helper=HELPER.format(mark="A"), body="_mark()"),
+              CELL.format(helper="", body="'B'"),
+              CELL.format(helper=HELPER.format(mark="C"), body="_mark()")]
 
 
 # --- cells known by their id -------------------------------------------------------
@@ -119,9 +123,7 @@ def test_an_edited_cell_run_three_times_leaves_only_its_latest_version(kernel, t
     exactly as it was run last, as the kernel does."""
     package = tmp_path / "my_mcp"
     kernel.start(package, "02")
-    runs = [CELL.format(helper=HELPER.format(mark="A"), body="_mark()"),
-            CELL.format(helper="", body="'B'"),
-            CELL.format(helper=HELPER.format(mark="C"), body="_mark()")]
+    runs = THREE_RUNS
     for source in runs:
         assert kernel.run(source, cell_id="c02-11") == ("", [])
     assert kernel.run("print(create_request('ping'))", cell_id="c02-12") == ("('C', None)\n", [])
@@ -166,9 +168,7 @@ def test_without_a_cell_id_an_edited_cell_replaces_the_parts_with_its_names(kern
     define any name it defines, so the package still has the latest version."""
     package = tmp_path / "my_mcp"
     kernel.start(package, "05")
-    runs = [CELL.format(helper=HELPER.format(mark="A"), body="_mark()"),
-            CELL.format(helper="", body="'B'"),
-            CELL.format(helper=HELPER.format(mark="C"), body="_mark()")]
+    runs = THREE_RUNS
     for source in runs:
         assert kernel.run(source) == ("", [])
     assert kernel.run("print(create_request('ping'))") == ("('C', None)\n", [])

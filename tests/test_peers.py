@@ -11,7 +11,6 @@ built with the SDK drops some *valid* requests without a reply or a log line.
 Those are pinned at the end, against the real calculator server.
 """
 
-import json
 
 import pytest
 from mcp_types.jsonrpc import jsonrpc_message_adapter
