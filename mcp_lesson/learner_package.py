@@ -645,9 +645,14 @@ def graduation_command(package, extra=()):
     import sys
 
     folder = tests_folder()
+    # The package itself is only ever imported in the judge's sandbox, and no
+    # conftest.py but the course's is loaded: none beside the package, none in
+    # a folder above the course (--confcutdir), whatever the current folder.
     return [sys.executable, "-m", "pytest", *(str(folder / name) for name in GRADUATION_FILES),
             "--graduate", str(package), "-q", "--tb=no", "-rN", "--no-header", "--color=no",
-            "-p", "no:cacheprovider", "-o", "addopts=", *extra]
+            "-p", "no:cacheprovider", "-o", "addopts=", "--rootdir", str(folder.parent),
+            "--confcutdir", str(folder.parent), "-c", str(folder.parent / "pyproject.toml"),
+            *extra]
 
 
 def graduate(package=None, quiet=True, extra=()):

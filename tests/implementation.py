@@ -262,88 +262,97 @@ def _stand_in(name, why):
     return missing
 
 
-def _where(path, folder):
-    """``my_mcp/core.py``: a file of the package, named from the package's folder."""
-    try:
-        return f"{folder.name}/{Path(path).resolve().relative_to(folder.resolve()).as_posix()}"
-    except (ValueError, OSError, TypeError):
-        return str(path)
-
-
-def _load_problem(exc, folder):
-    """Why importing the package failed, in words: "my_mcp/__init__.py could not be
-    imported: SyntaxError at line 3 (invalid syntax)"."""
+def _load_problem(failure, folder):
+    """Why importing the package failed, in words (``failure`` as the judge's
+    worker reports it): "my_mcp/__init__.py could not be imported: SyntaxError
+    at line 3 of my_mcp/x.py (invalid syntax)"."""
     init = f"{folder.name}/__init__.py"
-    if isinstance(exc, SyntaxError) and exc.filename:
-        where = _where(exc.filename, folder)
-        at = f"line {exc.lineno}" + ("" if where == init else f" of {where}")
-        return f"{init} could not be imported: {type(exc).__name__} at {at} ({exc.msg})"
-    inside = [frame for frame in traceback.extract_tb(exc.__traceback__)
-              if _where(frame.filename, folder).startswith(folder.name + "/")]
-    if not inside:
-        return f"{init} could not be imported: {exception_in_words(exc)}"
-    frame = inside[-1]
-    where = _where(frame.filename, folder)
-    at = f"line {frame.lineno}" + ("" if where == init else f" of {where}")
-    try:
-        words = " ".join(str(exc).split())
-    except Exception:
-        words = ""
-    return (f"{init} could not be imported: {type(exc).__name__} at {at}"
-            + (f" ({words[:150]})" if words else ""))
+    if not isinstance(failure, dict):  # it did not finish, or its process ended
+        return f"{init} could not be imported: {failure}"
+    kind, text = failure.get("type") or "Exception", " ".join(str(failure.get("text") or "").split())
+    file, line = failure.get("file"), failure.get("line")
+    at = ""
+    if file and line:
+        where = folder.name + file[file.index("/"):] if "/" in file else file
+        at = f" at line {line}" + ("" if where == init else f" of {where}")
+    return f"{init} could not be imported: {kind}{at}" + (f" ({text[:150]})" if text else "")
+
+
+#: The package's folder name inside the sandbox (any folder may graduate, even
+#: one whose name is not a Python name).
+SANDBOXED_NAME = "my_mcp"
+#: The judge's sandbox of the graduating package (None when not graduating).
+SUBMISSION = None
 
 
 def load_package(folder):
-    """Import the package in ``folder`` as an ordinary package (relative imports
-    work); return ``(module, problem)``, the module None when it could not be read."""
+    """Import the package in ``folder`` in the judge's sandbox (tools/judge); return
+    ``(submission, names, problem)``: the :class:`~tools.judge.learner.Submission`
+    (None when the package could not be read), its callables, and what went wrong."""
+    import tempfile
+
+    from tools.judge import stand_in
+    from tools.judge.learner import Submission
+
     folder = Path(folder)
     init = folder / "__init__.py"
     if not init.is_file():
-        return None, (f"no package at {folder}: a package is a folder with an __init__.py "
-                      "(run the cells marked #| export in lessons 02 to 04 to make yours)")
-    name = folder.name if folder.name.isidentifier() and folder.name not in sys.modules \
-        else f"_graduating_{abs(hash(str(folder.resolve())))}"
-    spec = importlib.util.spec_from_file_location(name, init,
-                                                  submodule_search_locations=[str(folder)])
-    module = importlib.util.module_from_spec(spec)
-    before = set(sys.modules)
-    sys.modules[name] = module
+        return None, [], (f"no package at {folder}: a package is a folder with an __init__.py "
+                          "(run the cells marked #| export in lessons 02 to 04 to make yours)")
+    lib = Path(tempfile.mkdtemp(prefix="graduate-lib-"))
+    stand_in.write(lib)
+    files = Path(tempfile.mkdtemp(prefix="graduate-files-"))
+    import shutil
+
+    shutil.copytree(folder, files / SANDBOXED_NAME, symlinks=False,
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    submission = Submission(files, lib, call_limit=10.0 * _slack(), budget=900.0 * _slack())
+    shutil.rmtree(files, ignore_errors=True)
+    shutil.rmtree(lib, ignore_errors=True)
+    names, problems = submission.import_package(SANDBOXED_NAME, limit=30.0 * _slack())
+    if submission.load_failure:
+        problem = _load_problem(submission.load_failure, folder)
+        submission.close()
+        return None, [], problem
+    if problems:
+        return submission, names, "; ".join(f"{file}: {why}" for file, why in problems.items())
+    return submission, names, None
+
+
+def _slack():
+    import os
+
     try:
-        spec.loader.exec_module(module)
-    except (Exception, SystemExit) as exc:
-        for added in set(sys.modules) - before:
-            if added == name or added.startswith(name + "."):
-                del sys.modules[added]
-        return None, _load_problem(exc, folder)
-    problems = getattr(module, "PROBLEMS", None)  # the lessons' export records its own
-    if isinstance(problems, dict) and problems:
-        return module, "; ".join(f"{file}: {why}" for file, why in problems.items())
-    return module, None
+        return max(1.0, float(os.environ.get("MCP_LESSON_TEST_SLACK", "1")))
+    except ValueError:
+        return 1.0
 
 
-def _functions(package):
+def _functions(submission, names):
     found = {}
     for name in BUILT:
-        if package is None:
+        if submission is None:
             found[name] = _stand_in(name, "could not be read: your package did not import")
             continue
-        fn = getattr(package, name, None)
-        found[name] = _recorded(name, fn) if callable(fn) else _stand_in(
+        found[name] = _recorded(name, submission.function(name)) if name in names else _stand_in(
             name, f"is not in your package yet (lesson {BUILT[name]} builds it)")
     return found
 
 
 def use(folder):
     """Point the names of this module at the package in ``folder`` (None: mcp_lesson)."""
-    global GRADUATING, PROBLEM, UNREADABLE
+    global GRADUATING, PROBLEM, UNREADABLE, SUBMISSION
     GRADUATING, PROBLEM, UNREADABLE = folder, None, False
     CALLS.clear()
+    if SUBMISSION is not None:
+        SUBMISSION.close()
+        SUBMISSION = None
     if folder is None:
         chosen = {name: getattr(mcp_lesson, name) for name in BUILT}
     else:
-        package, PROBLEM = load_package(folder)
-        UNREADABLE = package is None
-        chosen = _functions(package)
+        SUBMISSION, names, PROBLEM = load_package(folder)
+        UNREADABLE = SUBMISSION is None
+        chosen = _functions(SUBMISSION, names)
     globals().update(chosen)
     IMPLEMENTATION.__dict__.update(chosen)
 

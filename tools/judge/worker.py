@@ -1,0 +1,242 @@
+"""The judge's worker: the only process that runs a learner's code.
+
+It runs inside the sandbox (see sandbox.py) as ``python -I -S worker.py``,
+with the standard library, the sandbox's stand-in of ``mcp_lesson`` and the
+learner's files, nothing else. It reads one request a line on stdin and
+answers each with one line on the channel it was given (the file descriptor
+that was stdout when it started; the learner's own prints go elsewhere):
+
+* ``{"op": "import", "package": NAME}``: import the package ``NAME`` from the
+  work folder; the answer lists its public callables;
+* ``{"op": "cell", "source": TEXT, "name": NAME}``: run one cell of a notebook
+  (already plain Python) in the notebook's namespace; the answer has what it
+  printed and its error, if any;
+* ``{"op": "names"}``: the callables the cells have defined;
+* ``{"op": "call", "from": "package" or "cells", "name": N, "args": [...],
+  "kwargs": {...}}``: call a function on values in the wire format; the answer
+  is the value it returned, or the exception it raised, as data, and the
+  arguments as they are after the call (a function may change a dict it was
+  given).
+
+Nothing here decides anything: the answers are data, and the judge, outside,
+compares them with what it expects. This file imports only the standard
+library (the sandbox has nothing else) and must stay that way.
+"""
+
+import builtins
+import io
+import os
+import sys
+import traceback
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # -I leaves it out
+import wire  # noqa: E402
+
+_BUILTIN_NAMES = {name: value for name, value in vars(builtins).items()}
+_PRINTED_LIMIT = 20_000
+
+
+class _Capped(io.TextIOBase):
+    """A text stream that keeps the first ``limit`` characters written to it."""
+
+    def __init__(self, limit=_PRINTED_LIMIT):
+        self.parts, self.size, self.limit, self.cut = [], 0, limit, False
+
+    def writable(self):
+        return True
+
+    def write(self, text):
+        text = str.__str__(text) if isinstance(text, str) else str(text)
+        room = self.limit - self.size
+        if room > 0:
+            self.parts.append(text[:room])
+            self.size += min(len(text), room)
+        if len(text) > room:
+            self.cut = True
+        return len(text)
+
+    def value(self):
+        text = "".join(self.parts)
+        return text + ("\n[printed more than this; the rest was dropped]\n" if self.cut else "")
+
+
+def _builtin_base(exc_type):
+    """The nearest built-in exception class ``exc_type`` derives from, by name."""
+    try:
+        for cls in type.__dict__["__mro__"].__get__(exc_type):
+            name = type.__dict__["__name__"].__get__(cls)
+            if _BUILTIN_NAMES.get(name) is cls:
+                return name
+    except Exception:
+        pass
+    return "BaseException"
+
+
+def _text_of(exc):
+    try:
+        text = BaseException.__str__(exc)
+        return text if type(text) is str else "<an exception whose text is not text>"
+    except BaseException:
+        return "<an exception whose text cannot be read>"
+
+
+#: The folder of the learner's files (the last argument), set by main().
+WORK = None
+
+
+def _learner_frame(exc, where):
+    """(file, line, function) of the innermost frame of the learner's own code:
+    a cell (named ``where``) or a file of the work folder."""
+    found = (None, None, None)
+    for frame in traceback.extract_tb(exc.__traceback__):
+        name = frame.filename
+        if name == where or (WORK and name.startswith(WORK + os.sep)):
+            found = (name, frame.lineno, frame.name)
+    if isinstance(exc, SyntaxError) and exc.filename and (
+            exc.filename == where or (WORK and str(exc.filename).startswith(WORK + os.sep))):
+        found = (exc.filename, exc.lineno, None)
+    return found
+
+
+def raised(exc, where=None):
+    """An exception as data: its type's name, its built-in base, its text, and
+    where in the learner's code it came from (file relative to the work folder,
+    or the cell's name; line; function)."""
+    name = type.__dict__["__name__"].__get__(type(exc))
+    info = {"type": name if type(name) is str else "Exception", "base": _builtin_base(type(exc)),
+            "text": _text_of(exc)[:5_000]}
+    try:
+        file, line, function = _learner_frame(exc, where)
+        if file and WORK and file.startswith(WORK + os.sep):
+            file = file[len(WORK) + 1:]
+        info.update(file=file, line=line, function=function)
+        if isinstance(exc, SyntaxError):
+            info["text"] = str(exc.msg)
+    except BaseException:
+        pass
+    return info
+
+
+class Worker:
+    def __init__(self, channel):
+        self.channel = channel
+        self.namespace = {"__name__": "__main__", "__builtins__": builtins}
+        self.package = None
+
+    def answer(self, message):
+        data = (wire.dumps(message) + "\n").encode("ascii")
+        view = memoryview(data)
+        while view:
+            view = view[os.write(self.channel, view):]
+
+    def run(self, stream):
+        for line in stream:
+            try:
+                request = wire.loads(line)
+                handler = getattr(self, "op_" + str(request.get("op")), None)
+                if handler is None:
+                    raise ValueError(f"no such request: {request.get('op')!r}")
+                self.answer(handler(request))
+            except (ValueError, KeyError, TypeError) as exc:
+                self.answer({"ok": False, "protocol": _text_of(exc)})
+
+    def _printing(self, work):
+        """Run ``work()`` with sys.stdout and sys.stderr caught; (result, printed)."""
+        caught = _Capped()
+        saved = sys.stdout, sys.stderr
+        sys.stdout = sys.stderr = caught
+        try:
+            return work(), caught
+        finally:
+            sys.stdout, sys.stderr = saved
+
+    def op_import(self, request):
+        import importlib
+
+        name = request["package"]
+
+        def load():
+            try:
+                return importlib.import_module(name), None
+            except BaseException as exc:  # SystemExit and KeyboardInterrupt too
+                return None, raised(exc)
+
+        (module, error), printed = self._printing(load)
+        if module is None:
+            return {"ok": False, "error": error, "printed": printed.value()}
+        self.package = module
+        problems = getattr(module, "PROBLEMS", None)
+        if type(problems) is dict:
+            problems = {str(k): str(v) for k, v in dict.items(problems)}
+        else:
+            problems = {}
+        return {"ok": True, "names": self._callables(vars(module)), "problems": problems,
+                "printed": printed.value()}
+
+    def op_cell(self, request):
+        where = str(request.get("name") or "<cell>")
+
+        def run():
+            try:
+                exec(compile(request["source"], where, "exec"), self.namespace)
+            except BaseException as exc:
+                return raised(exc, where)
+            return None
+
+        error, printed = self._printing(run)
+        return {"ok": True, "error": error, "printed": printed.value()}
+
+    @staticmethod
+    def _callables(namespace):
+        names = []
+        for name, value in list(dict.items(namespace)):
+            if type(name) is str and not name.startswith("_") and callable(value):
+                names.append(name)
+        return names
+
+    def op_names(self, request):
+        return {"ok": True, "names": self._callables(self.namespace)}
+
+    def op_call(self, request):
+        source = vars(self.package) if request.get("from") == "package" and self.package else \
+            self.namespace
+        function = dict.get(source, request["name"])
+        if function is None or not callable(function):
+            return {"ok": False, "missing": True}
+        args = wire.decode(request.get("args", ["L"]))
+        kwargs = wire.decode(request.get("kwargs", ["D"]))
+
+        def call():
+            try:
+                return function(*args, **kwargs), None
+            except BaseException as exc:
+                return None, raised(exc)
+
+        (value, error), printed = self._printing(call)
+        # Only what can change goes back: a list's or a dict's contents.
+        answer = {"ok": True, "printed": printed.value(),
+                  "args": wire.encode([a if isinstance(a, (list, dict)) else None for a in args]),
+                  "kwargs": wire.encode({k: v for k, v in kwargs.items()
+                                         if isinstance(v, (list, dict))})}
+        if error is not None:
+            answer["raised"] = error
+        else:
+            answer["value"] = wire.encode(value)
+        return answer
+
+
+def main():
+    channel = os.dup(1)
+    quiet = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(quiet, 1)
+    sys.setrecursionlimit(3_000)
+    global WORK
+    WORK = os.path.abspath(sys.argv[-1]) if len(sys.argv) > 1 else None
+    for folder in reversed(sys.argv[1:]):
+        sys.path.insert(0, folder)
+    stdin = os.fdopen(os.dup(0), "r", encoding="utf-8", errors="replace")
+    Worker(channel).run(stdin)
+
+
+if __name__ == "__main__":
+    main()
