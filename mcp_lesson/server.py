@@ -1,36 +1,65 @@
 """The capstone's real MCP server: a tiny calculator built with the official SDK.
 
-Run it as ``python -m mcp_lesson.server``. It speaks MCP over stdio: one JSON
-message per line on stdin, one per line on stdout, logs on stderr. Lesson 06
-starts it as a subprocess (see :mod:`mcp_lesson.stdio_client`) and talks to it
-with the messages the course builds.
+Run it as ``python -m mcp_lesson.server``. By default it speaks MCP over
+stdio: one JSON message per line on stdin, one per line on stdout, logs on
+stderr. Lesson 06 starts it as a subprocess (see :mod:`mcp_lesson.stdio_client`)
+and talks to it with the messages the course builds.
 
-Two tools:
+``python -m mcp_lesson.server --http --port N`` serves the same calculator
+over the SDK's Streamable HTTP transport instead, at
+``http://127.0.0.1:N/mcp`` (:data:`HTTP_HOST`, :data:`HTTP_PATH`; the port
+is :data:`HTTP_PORT` when none is given). It listens on the loopback
+address only, and the SDK's DNS-rebinding protection, which it turns on
+for 127.0.0.1, refuses a request whose ``Origin`` is not an ``http://``
+page of 127.0.0.1, localhost or [::1] with a port (403), or whose ``Host``
+is not one of those three with a port (421). Both generations of the transport are served on that one endpoint,
+chosen per request by its ``MCP-Protocol-Version`` header: 2025-11-25 and
+earlier (an ``initialize`` handshake, then an ``Mcp-Session-Id`` that every
+later request must carry) and 2026-07-28 (stateless: each request carries
+``params._meta`` and the ``MCP-Protocol-Version``, ``Mcp-Method`` and
+``Mcp-Name`` headers that mirror its body). ``--port 0`` takes a free port.
+Once the server accepts connections it writes one line to stderr,
+``listening on http://127.0.0.1:PORT/mcp``, so that whoever started it
+can read the address. Ctrl-C or SIGTERM stops it.
+
+Two tools, over either transport:
 
 * ``add(a, b)``: the sum of two integers;
 * ``calculator(expression)``: the value of an arithmetic expression such as
   ``"2 + 2"`` or ``"(1 + 2) * 3 / 4"``. The text is parsed, never evaluated as
   Python: only numbers, ``+ - * / // % **`` and parentheses are understood.
 
+and over HTTP a third, so that one answer can arrive as a stream of several
+messages:
+
+* ``count(to)``: counts from 1 to ``to`` (at most :data:`MAX_COUNT`) and
+  answers ``to``. When the request asks for progress (a ``progressToken`` in
+  ``params._meta``), each step is sent first as a ``notifications/progress``,
+  so the answer comes as a ``text/event-stream`` of ``to`` progress events
+  and the response last. Without a token it is an ordinary answer. Stdio
+  keeps its two tools (lesson 06 lists them).
+
 The arguments are checked strictly, by the course's own rule that a JSON type
-is what it says: ``a`` and ``b`` must be JSON integers (``true``, ``1.0``,
-``"1"`` and ``" 7 "`` are refused, never turned into numbers), and
+is what it says: ``a``, ``b`` and ``to`` must be JSON integers (``true``,
+``1.0``, ``"1"`` and ``" 7 "`` are refused, never turned into numbers), and
 ``expression`` must be a JSON string. The SDK checks arguments with pydantic,
 whose default "lax" mode would convert all four; the tools declare pydantic's
 ``StrictInt`` and ``StrictStr`` instead. A refused argument gets what the SDK
 gives any argument that fails its check: a normal result with
 ``"isError": true`` whose text names the argument and the type it wanted. So
 does a sum of more than :data:`MAX_DIGITS` digits, which a Python client
-could not read back.
+could not read back, and a ``count`` outside 1 to :data:`MAX_COUNT`.
 
 Everything here uses the SDK the way its documentation intends
-(``MCPServer`` and its ``@tool()`` decorator, its stdio transport); the code
-of our own is the arithmetic (:func:`evaluate` and :func:`add_integers`) and
-one fix at end of input: the SDK ends at once when its input closes and drops
-the answers still being computed, so input piped in all at once lost its last
-reply. :func:`serve_stdio` holds the end of input back until every request
-read is answered. Importing this module does not import the SDK;
-:func:`build_server` does.
+(``MCPServer`` and its ``@tool()`` decorator, its stdio transport, its
+``streamable_http_app`` served by uvicorn as its own ``run`` does); the code
+of our own is the arithmetic (:func:`evaluate` and :func:`add_integers`), the
+announcement of the address, and one fix at end of input on stdio: the SDK
+ends at once when its input closes and drops the answers still being
+computed, so input piped in all at once lost its last reply.
+:func:`serve_stdio` holds the end of input back until every request read is
+answered. Importing this module does not import the SDK; :func:`build_server`
+and :func:`serve_http` do.
 """
 
 import ast
@@ -50,6 +79,17 @@ MAX_BITS = 1000
 #: (by default) and the SDK's own JSON parser read.
 MAX_DIGITS = 4300
 _TOO_MANY_DIGITS = 10**MAX_DIGITS
+#: Highest number ``count`` counts to (one progress notification a step).
+MAX_COUNT = 100
+
+#: The only address the HTTP server listens on: this machine's loopback.
+HTTP_HOST = "127.0.0.1"
+#: The port when ``--http`` is given without ``--port`` (the SDK's own default).
+HTTP_PORT = 8000
+#: The path of the MCP endpoint.
+HTTP_PATH = "/mcp"
+#: Seconds that stopping the HTTP server waits for open answers before it cuts them.
+HTTP_SHUTDOWN_WAIT = 3
 
 _OPERATORS = {
     ast.Add: operator.add,
@@ -125,9 +165,12 @@ def add_integers(a, b):
     return total
 
 
-def build_server():
-    """Create the calculator server (an SDK ``MCPServer`` with two strict tools)."""
-    from mcp.server.mcpserver import MCPServer
+def build_server(*, count=False):
+    """Create the calculator server (an SDK ``MCPServer`` with two strict tools).
+
+    With ``count=True`` it has the ``count`` tool as well (the HTTP server does).
+    """
+    from mcp.server.mcpserver import Context, MCPServer
     from mcp.server.mcpserver.exceptions import ToolError
     from pydantic import StrictInt, StrictStr
 
@@ -155,6 +198,17 @@ def build_server():
             return evaluate(expression)
         except ValueError as exc:
             raise ToolError(str(exc)) from None
+
+    if count:
+
+        @server.tool(name="count")
+        async def count_to(to: StrictInt, ctx: Context) -> int:
+            """Count from 1 to `to`, reporting each step as progress when the request asks for it."""
+            if not 1 <= to <= MAX_COUNT:
+                raise ToolError(f"to must be from 1 to {MAX_COUNT}")
+            for step in range(1, to + 1):
+                await ctx.report_progress(step, to, f"{step} of {to}")
+            return to
 
     return server
 
@@ -301,14 +355,86 @@ async def serve_stdio(server):
         )
 
 
-def main():
-    """Serve over stdio until stdin closes (Ctrl-D), or until Ctrl-C.
+def http_url(port):
+    """The address of the MCP endpoint on ``port``: ``http://127.0.0.1:PORT/mcp``."""
+    return f"http://{HTTP_HOST}:{port}{HTTP_PATH}"
+
+
+def serve_http(port=HTTP_PORT, announce=None):
+    """Serve the calculator (with ``count``) over Streamable HTTP on 127.0.0.1 until SIGINT or SIGTERM.
+
+    It is the SDK's ``streamable_http_app`` served by uvicorn, as the SDK's
+    ``run("streamable-http")`` serves it (sessions for 2025-11-25, the
+    stateless entry for 2026-07-28, answers as JSON or as an SSE stream),
+    with two differences: ``port`` may be 0 (the system picks a free one),
+    and once uvicorn accepts connections ``announce`` (by default a line on
+    stderr) is called with the endpoint's address. A port already taken
+    ends the process with uvicorn's error and status 3. Ctrl-C stops it
+    quietly; SIGTERM too, after which the process ends by that signal, as
+    uvicorn arranges.
+    """
+    import sys
+
+    import uvicorn
+
+    if announce is None:
+        def announce(url):
+            print(f"listening on {url}", file=sys.stderr, flush=True)
+
+    class _Announcing(uvicorn.Server):
+        async def startup(self, sockets=None):
+            await super().startup(sockets=sockets)
+            if self.started:
+                announce(http_url(self.servers[0].sockets[0].getsockname()[1]))
+
+    app = build_server(count=True).streamable_http_app(streamable_http_path=HTTP_PATH, host=HTTP_HOST)
+    config = uvicorn.Config(app, host=HTTP_HOST, port=port, log_level="warning",
+                            timeout_graceful_shutdown=HTTP_SHUTDOWN_WAIT)
+    try:
+        _Announcing(config).run()
+    except KeyboardInterrupt:  # Ctrl-C: uvicorn has shut down already and raises it again
+        pass
+
+
+def _port(text):
+    import argparse
+
+    try:
+        port = int(text)
+    except ValueError:
+        port = -1
+    if not 0 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a port (0 to 65535; 0 picks a free one)")
+    return port
+
+
+def main(argv=None):
+    """Serve over stdio until stdin closes (Ctrl-D) or Ctrl-C; with ``--http``, over HTTP.
 
     At end of input every request already read is answered before the
     server exits (see :func:`serve_stdio`). The SDK reads stdin in a thread
     that a KeyboardInterrupt cannot stop, so Ctrl-C gets the default action
-    (end the process) instead of an exception.
+    (end the process) instead of an exception. ``--http [--port N]`` runs
+    :func:`serve_http` instead.
     """
+    import argparse
+
+    parser = argparse.ArgumentParser(
+        prog="python -m mcp_lesson.server",
+        description="The course's calculator MCP server, over stdio (the default) "
+                    f"or over Streamable HTTP on {HTTP_HOST} only.")
+    parser.add_argument("--http", action="store_true",
+                        help=f"serve Streamable HTTP at {http_url('PORT')} instead of stdio")
+    parser.add_argument("--port", type=_port, default=None,
+                        help=f"the port for --http (default {HTTP_PORT}; 0 picks a free one, "
+                             "and the address is written to stderr)")
+    args = parser.parse_args(argv)
+    if args.http:
+        serve_http(HTTP_PORT if args.port is None else args.port)
+        return
+    if args.port is not None:
+        parser.error("--port goes with --http")
+
     import signal
 
     import anyio
