@@ -649,7 +649,10 @@ def graduation_command(package, extra=()):
     # conftest.py but the course's is loaded: none beside the package, none in
     # a folder above the course (--confcutdir), whatever the current folder.
     return [sys.executable, "-m", "pytest", *(str(folder / name) for name in GRADUATION_FILES),
-            "--graduate", str(package), "-q", "--tb=no", "-rN", "--no-header", "--color=no",
+            # One word, "--graduate=DIR": pytest reads its command line before it
+            # knows this option, and would take a separate DIR for a test folder
+            # and load the conftest.py files in it and above it.
+            f"--graduate={package}", "-q", "--tb=no", "-rN", "--no-header", "--color=no",
             "-p", "no:cacheprovider", "-o", "addopts=", "--rootdir", str(folder.parent),
             "--confcutdir", str(folder.parent), "-c", str(folder.parent / "pyproject.toml"),
             *extra]

@@ -289,3 +289,71 @@ def test_a_package_that_cannot_be_imported_is_reported_as_such(masters_package, 
     assert problem in output, output
     assert "your package did not import" in output
     assert "not implemented yet" not in output
+
+
+# --- graduation is judged: the package runs in the sandbox, never in pytest (SPEC 12) ----
+
+def graduate_with(package, limit="5", cwd=ROOT):
+    command = [sys.executable, str(ROOT / "tools" / "graduate.py"), str(package)]
+    env = dict(os.environ, MCP_LESSON_JUDGE_LIMIT=limit)
+    run = run_to_end(command, 900, cwd=cwd, env=env)
+    output = run.stdout + run.stderr
+    assert "Traceback" not in output, output[-3000:]
+    return run.returncode, output
+
+
+def test_a_package_that_ends_its_process_at_import_fails_in_words(masters_package, tmp_path):
+    package = copy_of(masters_package, tmp_path)
+    with open(package / "__init__.py", "a", encoding="utf-8") as init:
+        init.write("\nimport os\nos._exit(0)\n")
+    code, output = graduate_with(package)
+    assert code != 0, output
+    assert "could not be imported" in output and "os._exit() or a crash" in output, output
+
+
+def test_os_exit_in_one_function_costs_that_function_only(masters_package, tmp_path):
+    package = copy_of(masters_package, tmp_path)
+    redefine(package, "create_request", "def create_request(*args, **kwargs):\n"
+                                          "    import os\n    os._exit(0)\n")
+    code, output = graduate_with(package)
+    passed, total = map(int, SUMMARY.search(output).groups())
+    assert code != 0 and 0 < passed < total, output
+    assert "create_request" in output and "os._exit() or a crash" in output, output
+
+
+def test_a_loop_at_import_costs_one_time_limit(masters_package, tmp_path):
+    package = copy_of(masters_package, tmp_path)
+    with open(package / "classification.py", "a", encoding="utf-8") as module:
+        module.write("\nwhile True:\n    pass\n")
+    code, output = graduate_with(package, limit="2")
+    assert code != 0, output
+    assert "did not finish within" in output, output
+
+
+FLIP = '''
+import pytest
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_sessionfinish(session, exitstatus):
+    yield
+    session.exitstatus = 0
+    import os
+    os._exit(0)
+'''
+
+
+def test_no_conftest_beside_or_above_the_package_is_loaded(masters_package, tmp_path):
+    folder = tmp_path / "a folder with spaces" / "inner"
+    package = copy_of(masters_package, folder)
+    redefine(package, "classify", "def classify(msg):\n    return ('request', None)\n")
+    for place in (package, package.parent, package.parent.parent):
+        (place / "conftest.py").write_text(FLIP, encoding="utf-8")
+    code, output = graduate_with(package, cwd=package.parent)
+    assert code != 0 and SUMMARY.search(output), output
+
+
+def test_a_path_with_spaces_graduates(masters_package, tmp_path):
+    package = copy_of(masters_package, tmp_path / "my course" / "with spaces")
+    code, output = graduate_with(package, limit="10")
+    passed, total = map(int, SUMMARY.search(output).groups())
+    assert code == 0 and passed == total, output[-2000:]

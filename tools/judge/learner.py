@@ -135,7 +135,7 @@ class Submission:
         try:
             answer = self._ask(request, limit)
         except Stopped as stop:
-            self.load_failure = f"importing it did not work: {stop}"
+            self.load_failure = str(stop)
             return [], {}
         if not answer.get("ok"):
             self.load_failure = answer.get("error") or {"type": "Exception", "text": ""}
@@ -147,7 +147,7 @@ class Submission:
         """Why the work could not be loaded, in a few words."""
         failure = self.load_failure
         if not isinstance(failure, dict):
-            return str(failure)
+            return f"importing it did not work ({failure})"
         text = " ".join(str(failure.get("text", "")).split())[:150]
         return f"importing it raised {failure.get('type')}" + (f" ({text})" if text else "")
 

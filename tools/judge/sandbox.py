@@ -283,8 +283,8 @@ class Sandbox:
             name = signal.Signals(-code).name if -code in signal.valid_signals() else str(-code)
             words = {"SIGXCPU": "it used up its CPU time", "SIGKILL": "it was killed",
                      "SIGSEGV": "it crashed", "SIGXFSZ": "it wrote a file that was too large"}
-            return f"the process ended: {words.get(name, 'signal ' + name)}"
-        why = f"the process ended (exit code {code})"
+            return f"its process ended: {words.get(name, 'signal ' + name)}"
+        why = f"its process ended (exit code {code}) before it answered: os._exit() or a crash"
         if tail and "MemoryError" in tail:
             why += ": it ran out of memory"
         return why
