@@ -78,6 +78,10 @@ def modern_headers(method, name=None, version=MODERN, **extra):
     return headers
 
 
+def without_version(headers):
+    return {key: value for key, value in headers.items() if key != "MCP-Protocol-Version"}
+
+
 def call(name, arguments, request_id=1, meta=META):
     return modern("tools/call", {"name": name, "arguments": arguments}, request_id, meta)
 
@@ -170,6 +174,8 @@ def test_a_2025_11_25_session(server, http):
     assert opened.headers["content-type"] == "text/event-stream"
     [answer] = sse_events(opened.text)
     assert answer["id"] == 1 and answer["result"]["protocolVersion"] == HANDSHAKE
+    # No event store here: no priming event, no event ids, so no resuming (Last-Event-ID).
+    assert opened.text.startswith("event: message\r\ndata: {") and "\nid:" not in opened.text
     assert answer["result"]["serverInfo"]["name"] == SERVER_NAME
     session = opened.headers["mcp-session-id"]
     assert re.fullmatch(r"[\x21-\x7e]+", session)  # the spec: visible ASCII only
@@ -201,13 +207,32 @@ def test_a_2025_11_25_session(server, http):
     [answer] = sse_events(unknown.text)
     assert answer["error"]["code"] == METHOD_NOT_FOUND and answer["id"] == 5
 
+    # The version header is not held to the one negotiated, and may be left out.
+    for version in ("2025-03-26", None):
+        other = {**headers, "MCP-Protocol-Version": version} if version else without_version(headers)
+        pinged = http.post(url, headers=other, json={"jsonrpc": "2.0", "id": 6, "method": "ping"})
+        assert pinged.status_code == 200 and sse_events(pinged.text) == [{"jsonrpc": "2.0", "id": 6, "result": {}}]
+
+    # A request carrying 2026-07-28's _meta is answered in a session as any other there
+    # (over stdio the SDK refuses one on a handshake connection with -32600).
+    [answer] = sse_events(http.post(url, headers=headers, json=modern("tools/list", request_id=9)).text)
+    assert answer["id"] == 9 and "resultType" not in answer["result"]
+
+    # server/discover is 2026-07-28's: in a session it does not exist.
+    [answer] = sse_events(http.post(url, headers=headers, json={"jsonrpc": "2.0", "id": 7, "method": "server/discover"}).text)
+    assert answer["error"]["code"] == METHOD_NOT_FOUND
+
+    # A request with "id": null is taken for a notification: accepted, and never answered.
+    careless = http.post(url, headers=headers, json={"jsonrpc": "2.0", "id": None, "method": "ping"})
+    assert (careless.status_code, careless.content) == (202, b"")
+
     # A posted response is accepted there (2025-11-25 lets a client answer the server).
     posted = http.post(url, headers=headers, json={"jsonrpc": "2.0", "id": 99, "result": {}})
     assert (posted.status_code, posted.content) == (202, b"")
 
     ended = http.delete(url, headers=headers)
     assert ended.status_code == 200
-    status, code, _ = error_of(http.post(url, headers=headers, json={"jsonrpc": "2.0", "id": 6, "method": "tools/list"}))
+    status, code, _ = error_of(http.post(url, headers=headers, json={"jsonrpc": "2.0", "id": 8, "method": "tools/list"}))
     assert (status, code) == (404, INVALID_REQUEST)
 
 
@@ -229,9 +254,8 @@ def test_a_session_refused_is_discarded_though_its_id_was_sent(server, http):
 def test_a_body_of_2026_07_28_without_its_version_header_is_taken_for_a_session_request(server, http):
     """No MCP-Protocol-Version header: the SDK routes by that header only, so this goes to
     the session entry (the spec lets a server take a missing header for 2025-03-26)."""
-    headers = modern_headers("tools/list")
-    del headers["MCP-Protocol-Version"]
-    status, code, body = error_of(http.post(server.url, headers=headers, json=modern("tools/list")))
+    status, code, body = error_of(http.post(server.url, headers=without_version(modern_headers("tools/list")),
+                                            json=modern("tools/list")))
     assert (status, code, body["error"]["message"]) == (400, INVALID_REQUEST, "Bad Request: Missing session ID")
 
 
@@ -280,6 +304,35 @@ def test_a_header_that_contradicts_the_body(server, http, headers, why):
     status, code, body = error_of(http.post(server.url, headers=headers, json=modern("tools/list", request_id=8)))
     assert (status, code, body["id"]) == (400, HEADER_MISMATCH, 8)
     assert why in body["error"]["message"]
+
+
+def test_header_names_are_case_insensitive_and_values_are_not(server, http):
+    lower = {key.lower(): value for key, value in modern_headers("tools/list").items()}
+    assert http.post(server.url, headers=lower, json=modern("tools/list")).status_code == 200
+    status, code, _ = error_of(http.post(server.url, headers=modern_headers("Tools/List"), json=modern("tools/list")))
+    assert (status, code) == (400, HEADER_MISMATCH)
+
+
+def test_a_header_given_twice(server, http):
+    twice = [*modern_headers("tools/list").items(), ("Mcp-Method", "tools/list")]
+    status, code, body = error_of(http.post(server.url, headers=twice, json=modern("tools/list")))
+    assert (status, code, body["error"]["message"]) == (400, HEADER_MISMATCH, "mcp-method header appears more than once")
+
+
+def test_mcp_name_mirrors_the_uri_of_resources_read(server, http):
+    read = modern("resources/read", {"uri": "file:///notes.txt"})
+    status, code, body = error_of(http.post(server.url, headers=modern_headers("resources/read", name="file:///other.txt"),
+                                            json=read))
+    assert (status, code) == (400, HEADER_MISMATCH) and "'uri' parameter" in body["error"]["message"]
+    # Right header: past the check; the calculator has no such resource (-32602, a 400 too).
+    status, code, _ = error_of(http.post(server.url, headers=modern_headers("resources/read", name="file:///notes.txt"),
+                                         json=read))
+    assert (status, code) == (400, INVALID_PARAMS)
+
+
+def test_mcp_name_on_a_method_that_names_nothing_is_ignored(server, http):
+    answer = http.post(server.url, headers=modern_headers("tools/list", name="anything"), json=modern("tools/list"))
+    assert answer.status_code == 200
 
 
 @pytest.mark.parametrize("name_header", [None, "add", "Calculator", "=?BASE64?" + sentinel("calculator")[9:]],
@@ -367,6 +420,25 @@ def test_a_notification_is_accepted_with_no_body(server, http):
     assert (answer.status_code, answer.content) == (202, b"")
 
 
+def test_a_notification_is_held_to_the_version_header_only(server, http):
+    """Header rules for notifications are not defined in 2026-07-28: the SDK checks the
+    version (the one header that routed the POST there) and nothing else."""
+    notification = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+    answer = http.post(server.url, headers=modern_headers("tools/list"), json=notification)
+    assert (answer.status_code, answer.content) == (202, b"")
+    status, code, body = error_of(http.post(server.url, headers=modern_headers("notifications/initialized",
+                                                                               version="1999-01-01"),
+                                            json=notification))
+    assert (status, code, body["id"]) == (400, UNSUPPORTED_PROTOCOL_VERSION, None)
+
+
+@pytest.mark.parametrize("request_id", [None, True, 1.0, [1]], ids=["null", "true", "float", "list"])
+def test_a_request_id_that_is_no_id(server, http, request_id):
+    status, code, body = error_of(http.post(server.url, headers=modern_headers("tools/list"),
+                                            json={**modern("tools/list"), "id": request_id}))
+    assert (status, code, body["id"]) == (400, INVALID_REQUEST, None)
+
+
 @pytest.mark.parametrize("version", [MODERN, None], ids=["stateless", "session"])
 def test_junk_is_a_parse_error_with_a_null_id(server, http, version):
     headers = modern_headers("tools/list") if version else {"Accept": ACCEPT, "Content-Type": "application/json"}
@@ -382,9 +454,34 @@ def test_only_one_request_or_notification_may_be_posted(server, http, body):
     assert (status, code, answer["id"]) == (400, INVALID_REQUEST, None)
 
 
-def test_get_has_no_stream_in_2026_07_28(server, http):
-    answer = http.get(server.url, headers={"Accept": "text/event-stream", "MCP-Protocol-Version": MODERN})
-    assert (answer.status_code, answer.headers["allow"]) == (405, "POST")
+@pytest.mark.parametrize("method", ["GET", "DELETE"])
+def test_no_stream_and_no_session_to_end_in_2026_07_28(server, http, method):
+    answer = http.request(method, server.url, headers={"Accept": "text/event-stream", "MCP-Protocol-Version": MODERN})
+    assert (answer.status_code, answer.headers["allow"], answer.content) == (405, "POST", b"")
+
+
+def test_the_body_must_be_declared_json(server, http):
+    headers = {key: value for key, value in modern_headers("tools/list").items() if key != "Content-Type"}
+    answer = http.post(server.url, headers=headers, content=json.dumps(modern("tools/list")))
+    assert (answer.status_code, answer.text) == (400, "Invalid Content-Type header")
+
+
+def test_a_body_over_4_mib_is_refused_unread(server):
+    """Refused on its declared length, before a byte of it is read (so no body is sent)."""
+    head = (f"POST {HTTP_PATH} HTTP/1.1\r\nHost: 127.0.0.1:{server.port}\r\n"
+            f"Content-Type: application/json\r\nAccept: {ACCEPT}\r\n"
+            f"MCP-Protocol-Version: {MODERN}\r\nMcp-Method: tools/list\r\n"
+            f"Content-Length: {4 * 1024 * 1024 + 1}\r\n\r\n")
+    with socket.create_connection(("127.0.0.1", server.port), timeout=patience(15)) as sock:
+        sock.sendall(head.encode("ascii"))
+        received = b""
+        while b"Request body too large" not in received:
+            chunk = sock.recv(4096)
+            if not chunk:
+                break
+            received += chunk
+    assert received.startswith(b"HTTP/1.1 413 ")
+    assert received.endswith(b"\r\n\r\nRequest body too large")
 
 
 def test_accept_must_list_both_types(server, http):
