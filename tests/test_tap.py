@@ -1,0 +1,748 @@
+"""The tap (mcp_lesson/tap.py), for real: every test runs the tap as a process in front of a
+real server (the course's calculator, the sloppy server, small servers written here for one
+bad input each), and checks what a client receives, what the recording holds, what
+``--report`` says, and that no process is left.
+
+The rules tested are the module docstrings' of :mod:`mcp_lesson.tap` and
+:mod:`mcp_lesson.sloppy_server`. :func:`processes.start_guarded` runs each tap, so nothing
+outlives the test run; the guard keeps stdin for itself, so the client's side reaches the
+tap through a pipe the shell opens by name (``sh -c 'exec "$@" < /proc/PID/fd/N'``). Every wait polls with a limit
+(:func:`processes.patience`), and no test sleeps for a fixed time.
+"""
+
+import base64
+import json
+import os
+import select
+import signal
+import subprocess
+import sys
+import textwrap
+import threading
+import time
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from processes import live_processes, patience, run_to_end, start_guarded
+
+from mcp_lesson import classify_json
+from mcp_lesson.cases import TEXT_CASES
+from mcp_lesson.tap import (
+    CourseJudge,
+    Lines,
+    agreed_revision,
+    answer_times,
+    audit,
+    id_key,
+)
+
+ROOT = Path(__file__).resolve().parents[1]
+PY = sys.executable
+TAP = [PY, "-m", "mcp_lesson.tap"]
+COURSE_SERVER = [PY, "-m", "mcp_lesson.server"]
+SLOPPY_SERVER = [PY, "-m", "mcp_lesson.sloppy_server"]
+#: A server that says back every byte it reads, as it reads it.
+ECHO = [PY, "-c", "import os\nwhile True:\n    data = os.read(0, 65536)\n    if not data: break\n"
+                  "    os.write(1, data)\n"]
+
+INIT = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+        "params": {"protocolVersion": "2025-11-25", "capabilities": {},
+                   "clientInfo": {"name": "test-tap", "version": "1.0"}}}
+INITIALIZED = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+
+
+def line(message):
+    return (json.dumps(message) + "\n").encode()
+
+
+def server(code):
+    """A small server: Python ``code`` (dedented) run with the course's Python."""
+    return [PY, "-c", textwrap.dedent(code)]
+
+
+class Tapped:
+    """``python -m mcp_lesson.tap --record FILE OPTIONS -- COMMAND``, started under the guard.
+
+    The test is its client: :meth:`send` writes to its stdin (a named pipe),
+    :meth:`read_until` and :meth:`finish` read its stdout; stderr is read too,
+    so that no pipe fills while the test waits.
+    """
+
+    def __init__(self, tmp_path, command, *options, name="talk"):
+        self.recording = tmp_path / f"{name}.jsonl"
+        # The tap's stdin is a pipe of this process, which the shell opens by its /proc name
+        # (on Linux that open never waits). Only this process writes to it: the tap sees the
+        # end of its input when the write end is closed.
+        self._reader, self._input = os.pipe()
+        stdin = f"/proc/{os.getpid()}/fd/{self._reader}"
+        tap = [*TAP, "--record", str(self.recording), *options, "--", *command]
+        self.proc = start_guarded(["sh", "-c", 'exec "$@" < "$0"', stdin, *tap],
+                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT)
+        self.out, self.err = bytearray(), bytearray()
+        self._open = {self.proc.stdout.fileno(): self.out, self.proc.stderr.fileno(): self.err}
+        self._writers = []
+
+    def send(self, data):
+        """Write ``data`` to the tap's stdin from a thread (a big write must not stop the
+        test from reading what comes back)."""
+        def write():
+            view = memoryview(data)
+            try:
+                while view:
+                    view = view[os.write(self._input, view):]
+            except OSError:  # the test ended the tap before it read everything
+                pass
+
+        writer = threading.Thread(target=write, daemon=True)
+        writer.start()
+        self._writers.append(writer)
+        return writer
+
+    def close_input(self):
+        for writer in self._writers:
+            writer.join(patience(60))
+            assert not writer.is_alive(), "the tap stopped reading its input"
+        if self._input is not None:
+            os.close(self._input)
+            self._input = None
+
+    def stop_reading(self):
+        """Close the reading end of the tap's stdout, as a client that goes away does."""
+        del self._open[self.proc.stdout.fileno()]
+        self.proc.stdout.close()
+
+    def _read_some(self, timeout):
+        ready, _, _ = select.select(list(self._open), [], [], timeout)
+        for fd in ready:
+            data = os.read(fd, 1 << 20)
+            if data:
+                self._open[fd].extend(data)
+            else:
+                del self._open[fd]
+
+    def read_until(self, condition, limit=30, what="the tap's output"):
+        """Read until ``condition(bytes read from stdout)`` holds (polling, with a limit)."""
+        deadline = time.monotonic() + patience(limit)
+        while not condition(bytes(self.out)):
+            assert self._open, f"the tap ended before {what} came: {bytes(self.out)[-300:]!r}"
+            assert time.monotonic() < deadline, f"still waiting for {what}"
+            self._read_some(0.1)
+        return bytes(self.out)
+
+    def lines_out(self, count, limit=30):
+        return self.read_until(lambda out: out.count(b"\n") >= count, limit,
+                               f"{count} lines").splitlines()[:count]
+
+    def finish(self, limit=30, close=True):
+        """Close the input (unless told not to), read to the end, wait for the tap's exit;
+        the exit status."""
+        if close:
+            self.close_input()
+        deadline = time.monotonic() + patience(limit)
+        while self._open:
+            assert time.monotonic() < deadline, "the tap did not end"
+            self._read_some(0.1)
+        try:
+            status = self.proc.wait(timeout=max(0.1, deadline - time.monotonic()))
+        finally:
+            self.end()
+        return status
+
+    def end(self):
+        if self._input is not None:
+            os.close(self._input)
+            self._input = None
+        self.proc.end(grace=1)
+        if self._reader is not None:
+            os.close(self._reader)
+            self._reader = None
+        for stream in (self.proc.stdout, self.proc.stderr):
+            if not stream.closed:
+                stream.close()
+
+    def tap_pid(self):
+        """The tap's own pid (the guard's child)."""
+        deadline = time.monotonic() + patience(10)
+        while True:
+            found = [p.pid for p in live_processes() if p.ppid == self.proc.pid]
+            if found:
+                return found[0]
+            assert time.monotonic() < deadline, "the tap did not start"
+            time.sleep(0.02)
+
+    def entries(self):
+        return [json.loads(raw) for raw in self.recording.read_text().splitlines()]
+
+    def lines(self, direction=None):
+        return [entry for entry in self.entries() if "direction" in entry
+                and direction in (None, entry["direction"])]
+
+    def event(self, name):
+        found = [entry for entry in self.entries() if entry.get("event") == name]
+        assert found, f"no {name} event in {self.entries()[-5:]}"
+        return found[-1]
+
+    def server_pid(self):
+        deadline = time.monotonic() + patience(10)
+        while not (self.recording.exists() and '"event": "start"' in self.recording.read_text()):
+            assert time.monotonic() < deadline, "the tap recorded no start"
+            time.sleep(0.02)
+        return self.event("start")["pid"]
+
+
+def assert_gone(pid):
+    """No process ``pid``, and none left in its process group."""
+    left = [p for p in live_processes() if pid in (p.pid, p.pgid)]
+    assert left == [], f"left behind: {left}"
+
+
+def wait_for(condition, what, limit=30):
+    deadline = time.monotonic() + patience(limit)
+    while not condition():
+        assert time.monotonic() < deadline, f"still waiting: {what}"
+        time.sleep(0.02)
+
+
+def played_back(entries, direction):
+    """The bytes of one direction, rebuilt from the recording alone."""
+    out = bytearray()
+    for entry in entries:
+        if entry.get("direction") != direction:
+            continue
+        out += base64.b64decode(entry["bytes"]) if "bytes" in entry else entry["text"].encode()
+        if entry.get("newline", True):
+            out += b"\n"
+    return bytes(out)
+
+
+def report(path, *options):
+    done = run_to_end([*TAP, "--report", str(path), *options], 60, cwd=ROOT)
+    assert "Traceback" not in done.stderr, done.stderr
+    return done
+
+
+# --- bytes pass through, and the recording holds them ---------------------------------------
+
+AWKWARD = (line(INIT) + b'{"jsonrpc":"2.0","method":"x"}\r\n' + b"\n" + b"not json at all\n"
+           + b"\xff\xfe broken \xc3\x28 utf-8\n" + b"\x00nul\x00\n" + "caf\u00e9 \u2603\n".encode()
+           + b'{"jsonrpc": "2.0", "id": 1, "result": NaN}\n' + b'{"jsonrpc":"2.0","id":9,"res')
+
+
+def test_bytes_pass_through_unchanged_both_ways_and_the_recording_plays_them_back(tmp_path):
+    tap = Tapped(tmp_path, ECHO)
+    tap.send(AWKWARD)
+    assert tap.read_until(lambda out: out == AWKWARD) == AWKWARD
+    assert tap.finish() == 0
+    assert bytes(tap.out) == AWKWARD
+    entries = tap.entries()
+    assert played_back(entries, "to_server") == AWKWARD
+    assert played_back(entries, "from_server") == AWKWARD
+    for entry in tap.lines():
+        raw = base64.b64decode(entry["bytes"]) if "bytes" in entry else entry["text"]
+        assert (entry["kind"], entry["code"]) == classify_json(raw), entry
+        assert isinstance(entry["t"], float)
+    broken = [entry for entry in tap.lines("to_server") if "bytes" in entry]
+    assert len(broken) == 1 and "\ufffd" in broken[0]["text"]
+    assert (broken[0]["kind"], broken[0]["code"]) == ("invalid", -32700)
+    last = tap.lines("to_server")[-1]
+    assert last["newline"] is False and last["text"] == '{"jsonrpc":"2.0","id":9,"res'
+    assert tap.event("end")["status"] == 0
+    assert_gone(tap.event("start")["pid"])
+
+
+def test_a_chunk_passes_on_before_its_line_ends(tmp_path):
+    tap = Tapped(tmp_path, ECHO)
+    tap.send(b'{"jsonrpc": "2.0", ')
+    tap.read_until(lambda out: out == b'{"jsonrpc": "2.0", ', what="half a line")
+    assert tap.lines() == []  # recorded only when the line is complete
+    tap.send(b'"method": "ping", "id": 1}\n')
+    tap.read_until(lambda out: out.endswith(b"}\n"))
+    assert tap.finish() == 0
+    assert [(e["direction"], e["kind"]) for e in tap.lines()] == [
+        ("to_server", "request"), ("from_server", "request")]
+
+
+def test_the_recorded_verdict_is_classify_jsons():
+    judge = CourseJudge()
+    for case in TEXT_CASES:
+        text = case.text if isinstance(case.text, str) else None
+        raw = case.text if isinstance(case.text, (bytes, bytearray)) else None
+        if text is None and raw is None:
+            continue
+        fields = json.loads("{" + judge.fields(text, raw)[:-1] + "}")
+        assert (fields["kind"], fields["code"]) == classify_json(case.text), case.name
+
+
+@given(st.lists(st.sampled_from([b"{", b"}", b"\n", b"x", b"\xff", b'"jsonrpc"', b"\r\n", b""]),
+                max_size=30), st.lists(st.integers(1, 7), min_size=1, max_size=10))
+def test_lines_are_the_same_however_the_bytes_are_cut(pieces, cuts):
+    data = b"".join(pieces)
+    whole = Lines("to_server", CourseJudge(), 0.0)
+    expected = whole.feed(data, 1.0) + whole.finish(1.0)
+    cut = Lines("to_server", CourseJudge(), 0.0)
+    got, start, i = [], 0, 0
+    while start < len(data):
+        size = cuts[i % len(cuts)]
+        got.append(cut.feed(data[start:start + size], 1.0))
+        start, i = start + size, i + 1
+    got.append(cut.finish(1.0))
+    assert "".join(got) == expected
+
+
+def test_a_line_longer_than_max_line_passes_whole_and_is_kept_in_part():
+    lines = Lines("from_server", CourseJudge(), 0.0, max_line=10)
+    text = lines.feed(b"0123456789abcdef", 1.0) + lines.feed(b"ghi\nok\n", 1.0)
+    first, second = [json.loads(raw) for raw in text.splitlines()]
+    assert first == {"t": 1.0, "direction": "from_server", "kind": None, "code": None,
+                     "truncated": True, "size": 19, "text": "0123456789"}
+    assert second["text"] == "ok" and second["kind"] == "invalid"
+
+
+# --- the course's server, and the official SDK's client ----------------------------------------
+
+def test_the_course_server_through_the_tap(tmp_path):
+    tap = Tapped(tmp_path, COURSE_SERVER)
+    tap.send(line(INIT))
+    first = json.loads(tap.lines_out(1)[0])
+    assert first["id"] == 1 and first["result"]["protocolVersion"] == "2025-11-25"
+    tap.send(line(INITIALIZED) + line({"jsonrpc": "2.0", "id": 2, "method": "tools/list"})
+             + line({"jsonrpc": "2.0", "id": "c", "method": "tools/call",
+                     "params": {"name": "add", "arguments": {"a": 2, "b": 40}}}))
+    replies = [json.loads(raw) for raw in tap.lines_out(3)]
+    assert [reply["id"] for reply in replies] == [1, 2, "c"]
+    assert replies[2]["result"]["structuredContent"] == {"result": 42}
+    assert tap.finish() == 0
+    kinds = [(e["direction"], e["kind"]) for e in tap.lines()]
+    assert kinds.count(("to_server", "request")) == 3
+    assert kinds.count(("to_server", "notification")) == 1
+    assert kinds.count(("from_server", "response")) == 3
+    assert [e["event"] for e in tap.entries() if "event" in e] == [
+        "start", "client_closed", "server_closed", "server_exited", "end"]
+    done = report(tap.recording)
+    assert done.returncode == 0, done.stdout
+    assert "revision: 2025-11-25 (the client asked for 2025-11-25 in initialize and the server " \
+           "agreed)" in done.stdout
+    assert "no problems" in done.stdout
+    assert "the client's request \"c\" (tools/call): " in done.stdout
+    assert_gone(tap.event("start")["pid"])
+
+
+def _sdk_session(recording, pings):
+    import anyio
+    from mcp import ClientSession, StdioServerParameters
+    from mcp.client.stdio import stdio_client
+
+    async def talk():
+        params = StdioServerParameters(
+            command=PY, args=["-m", "mcp_lesson.tap", "--record", str(recording), "--",
+                              *COURSE_SERVER], cwd=str(ROOT))
+        with anyio.fail_after(patience(60)):
+            async with stdio_client(params) as (read, write):
+                async with ClientSession(read, write) as session:
+                    await session.initialize()
+                    tools = await session.list_tools()
+                    called = await session.call_tool("calculator", {"expression": "6 * 7"})
+                    for _ in range(pings):
+                        await session.send_ping()
+                    return sorted(tool.name for tool in tools.tools), called
+
+    return anyio.run(talk)
+
+
+def test_the_sdks_client_through_the_tap(tmp_path):
+    recording = tmp_path / "sdk.jsonl"
+    names, called = _sdk_session(recording, pings=20)
+    assert names == ["add", "calculator"]
+    assert called.content[0].text == "42"
+    entries = [json.loads(raw) for raw in recording.read_text().splitlines()]
+    methods = [json.loads(e["text"]).get("method") for e in entries
+               if e.get("direction") == "to_server"]
+    assert methods[:4] == ["initialize", "notifications/initialized", "tools/list", "tools/call"]
+    assert methods.count("ping") == 20
+    assert all(e["kind"] != "invalid" for e in entries if "direction" in e)
+    done = report(recording)
+    assert done.returncode == 0, done.stdout
+    assert "no problems" in done.stdout and "23 requests" in done.stdout
+    start = next(e for e in entries if e.get("event") == "start")
+    assert_gone(start["pid"])
+    assert [p for p in live_processes() if str(recording) in p.command] == []
+
+
+# --- the sloppy server's four faults -------------------------------------------------------
+
+SLOPPY_TALK = [
+    INIT, INITIALIZED,
+    {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
+    {"jsonrpc": "2.0", "id": 3, "method": "ping"},
+    {"jsonrpc": "2.0", "id": 4, "method": "tools/call",
+     "params": {"name": "forget", "arguments": {}}},
+    {"jsonrpc": "2.0", "id": 5, "method": "tools/call",
+     "params": {"name": "echo", "arguments": {"text": "hi"}}},
+]
+
+
+def test_the_audit_finds_each_fault_of_the_sloppy_server(tmp_path):
+    tap = Tapped(tmp_path, SLOPPY_SERVER)
+    tap.send(b"".join(line(message) for message in SLOPPY_TALK))
+    tap.read_until(lambda out: b'"id": 5' in out, what="the echo's answer")
+    assert tap.finish() == 0
+    done = report(tap.recording)
+    assert done.returncode == 1
+    said = done.stdout
+    # 1. log lines on stdout
+    assert 'the server wrote "sloppy server 1.0 ready" on stdout, which is not JSON' in said
+    assert 'the server wrote "[sloppy] calling forget" on stdout' in said
+    # 2. a null-id result
+    assert "Invalid (-32600): the id is null; a result response must carry" in said
+    assert ("a response with the id null answers none of the client's messages; was it meant "
+            "for request 3 (ping, line 5)") in said
+    # 3. an answer to a notification
+    assert ("the server answered the notification notifications/initialized (line 3): a "
+            "notification gets no answer") in said
+    # 4. a forgotten request
+    assert "the client's request 4 (tools/call) was never answered by the server" in said
+    problems = [json.loads(raw) for raw in report(tap.recording, "--json").stdout.splitlines()]
+    assert sorted(p["problem"] for p in problems) == sorted(
+        ["pollution"] * 3 + ["answer_to_notification", "invalid", "unmatched", "unanswered",
+                             "unanswered"])
+    assert {p["id"] for p in problems if p["problem"] == "unanswered"} == {3, 4}
+
+
+# --- bad input -------------------------------------------------------------------------------
+
+def test_a_ten_megabyte_line_both_ways(tmp_path):
+    big = create_big_request(10 * 1024 * 1024)
+    tap = Tapped(tmp_path, ECHO)
+    tap.send(big)
+    assert tap.read_until(lambda out: len(out) >= len(big), limit=60) == big
+    assert tap.finish(limit=60) == 0
+    entries = tap.lines()
+    assert [(e["direction"], e["kind"]) for e in entries] == [
+        ("to_server", "request"), ("from_server", "request")]
+    assert all(e["text"].encode() + b"\n" == big for e in entries)
+
+
+def create_big_request(size):
+    head = b'{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"text": "'
+    return head + b"x" * (size - len(head) - 4) + b'"}}\n'
+
+
+def test_a_line_over_max_line_passes_on_whole_and_is_recorded_in_part(tmp_path):
+    big = create_big_request(300_000)
+    tap = Tapped(tmp_path, ECHO, "--max-line", "1000")
+    tap.send(big + line(INITIALIZED))
+    assert tap.read_until(lambda out: len(out) >= len(big) + len(line(INITIALIZED))) == (
+        big + line(INITIALIZED))
+    assert tap.finish() == 0
+    first, second = tap.lines("to_server")
+    assert first["truncated"] is True and first["size"] == len(big) - 1
+    assert len(first["text"]) == 1000 and first["kind"] is None
+    assert second["kind"] == "notification"
+    assert "more than the tap kept, so it was not judged" in report(tap.recording).stdout
+
+
+def test_a_last_line_without_newline_and_a_server_that_dies(tmp_path):
+    dying = server("""
+        import os, sys
+        sys.stdin.readline()
+        os.write(1, b'{"jsonrpc": "2.0", "id": 1, "result": {}')
+        os._exit(3)
+    """)
+    tap = Tapped(tmp_path, dying)
+    tap.send(line(INIT) + line({"jsonrpc": "2.0", "id": 2, "method": "ping"}))
+    assert tap.finish(close=False) == 3  # it ends with the server, its client still there
+    assert bytes(tap.out) == b'{"jsonrpc": "2.0", "id": 1, "result": {}'
+    last = tap.lines("from_server")[-1]
+    assert last["newline"] is False and last["kind"] == "invalid" and last["code"] == -32700
+    assert tap.event("server_exited")["status"] == 3
+    said = report(tap.recording).stdout
+    assert "the server's last line has no newline at its end" in said
+    assert "was never answered by the server (the server exited with status 3" in said
+    assert_gone(tap.event("start")["pid"])
+
+
+def test_a_server_killed_by_a_signal(tmp_path):
+    tap = Tapped(tmp_path, server("import os, signal; os.kill(os.getpid(), signal.SIGKILL)"))
+    assert tap.finish(close=False) == 128 + 9
+    assert tap.event("server_exited")["returncode"] == -9
+
+
+def test_a_flooding_server_is_held_back_by_its_reader_and_everything_arrives(tmp_path):
+    lines, size = 200_000, len(line(INITIALIZED))
+    flood = server(f"""
+        import sys
+        block = {line(INITIALIZED)!r} * 1000
+        for _ in range({lines // 1000}):
+            sys.stdout.buffer.write(block)
+        sys.stdout.buffer.flush()
+    """)
+    tap = Tapped(tmp_path, flood)
+    tap.server_pid()
+    # The client reads nothing yet: the tap must not read the flood ahead into memory.
+    recorded = lambda: tap.recording.stat().st_size  # noqa: E731
+    wait_for(lambda: recorded() > 0, "the first lines")
+    settled, previous = 0, -1
+    deadline = time.monotonic() + patience(30)
+    while settled < 5:  # the recording stops growing when the client's pipe is full
+        now = recorded()
+        settled = settled + 1 if now == previous else 0
+        previous = now
+        assert time.monotonic() < deadline, "the flood was never held back"
+        time.sleep(0.05)
+    held = len(tap.lines("from_server"))
+    assert held * size < 8 * 65536 + 4 * 65536, f"{held} lines read ahead"
+    tap.read_until(lambda out: len(out) >= lines * size, limit=60)
+    assert tap.finish(limit=60) == 0
+    assert bytes(tap.out) == line(INITIALIZED) * lines
+    assert len(tap.lines("from_server")) == lines
+    assert tap.event("end")["max_rss_kb"] < 200_000
+
+
+def test_a_client_that_stops_reading_and_goes(tmp_path):
+    flood = server("""
+        import sys
+        while True:
+            sys.stdout.write('{"jsonrpc": "2.0", "method": "notifications/message"}\\n')
+    """)
+    tap = Tapped(tmp_path, flood, "--grace", "0.2")
+    tap.read_until(lambda out: len(out) > 100_000)
+    tap.stop_reading()  # the client goes: it reads nothing more
+    assert tap.finish() == 128 + signal.SIGTERM  # and closes its input
+    events = [e["event"] for e in tap.entries() if "event" in e]
+    assert "client_gone" in events and "client_closed" in events
+    assert "stopping" in events  # the flooding server did not end by itself
+    assert_gone(tap.event("start")["pid"])
+
+
+def test_a_server_deaf_to_the_end_of_input_and_to_sigterm_is_killed(tmp_path):
+    deaf = server("""
+        import signal, sys, time
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        print("ready", flush=True)
+        while True:
+            time.sleep(1)
+    """)
+    tap = Tapped(tmp_path, deaf, "--grace", "0.1")
+    tap.read_until(lambda out: out == b"ready\n")
+    started = time.monotonic()
+    assert tap.finish() == 128 + 9
+    assert time.monotonic() - started < patience(10)
+    stops = [e for e in tap.entries() if e.get("event") == "stopping"]
+    assert [stop["signal"] for stop in stops] == ["SIGTERM", "SIGKILL"]
+    assert_gone(tap.event("start")["pid"])
+
+
+def test_what_the_server_leaves_in_its_group_is_ended(tmp_path):
+    leaves = server(f"""
+        import subprocess, sys
+        child = subprocess.Popen([{PY!r}, "-c", "import time; time.sleep(3600)"])
+        print(child.pid, flush=True)
+        sys.stdin.read()
+    """)
+    tap = Tapped(tmp_path, leaves)
+    child = int(tap.lines_out(1)[0])
+    assert tap.finish() == 0
+    assert [p for p in live_processes() if p.pid == child] == []
+    assert_gone(tap.event("start")["pid"])
+
+
+def test_a_signal_to_the_tap_is_passed_on_to_the_server(tmp_path):
+    tap = Tapped(tmp_path, COURSE_SERVER)
+    tap.send(line(INIT))
+    tap.lines_out(1)
+    os.kill(tap.tap_pid(), signal.SIGTERM)
+    assert tap.finish(close=False) == 128 + signal.SIGTERM
+    assert tap.event("signal")["signal"] == "SIGTERM"
+    assert_gone(tap.event("start")["pid"])
+
+
+def test_a_command_that_cannot_start(tmp_path):
+    tap = Tapped(tmp_path, ["/no/such/server", "--flag"])
+    assert tap.finish() == 127
+    assert tap.out == b""
+    assert "mcp_lesson.tap: cannot start /no/such/server --flag" in tap.err.decode()
+    assert tap.event("tap_error")["detail"].startswith("cannot start the server")
+
+
+@pytest.mark.parametrize("arguments, words", [
+    (["--record", "x.jsonl", "python"], "give the server's command after --"),
+    (["--report", "x.jsonl", "--", "python"], "--report reads a recording"),
+    (["--report", "x.jsonl", "--revision", "2030-01-01"], "unknown revision '2030-01-01'"),
+    ([], "one of the arguments --record --report is required"),
+])
+def test_usage_errors_are_said_on_stderr(arguments, words):
+    done = run_to_end([*TAP, *arguments], 30, cwd=ROOT)
+    assert done.returncode == 2 and done.stdout == ""
+    assert words in done.stderr
+
+
+def test_a_recording_that_cannot_be_read(tmp_path):
+    done = report(tmp_path / "missing.jsonl")
+    assert done.returncode == 2 and "cannot read" in done.stderr
+    bad = tmp_path / "bad.jsonl"
+    bad.write_bytes(b'not json\n[1, 2]\n{"t": 0.1, "direction": "to_server", "text": '
+                    b'"{\\"jsonrpc\\": \\"2.0\\", \\"id\\": 1, \\"method\\": \\"ping\\"}"}\n')
+    done = report(bad)
+    assert done.returncode == 1
+    assert "line 1 of the recording is not JSON; left out" in done.stdout
+    assert "line 2 of the recording is no entry" in done.stdout
+    assert "line 3: the client's request 1 (ping) was never answered" in done.stdout
+
+
+# --- the user's own judge ------------------------------------------------------------------
+
+def _package(folder, code):
+    folder.mkdir()
+    (folder / "__init__.py").write_text(textwrap.dedent(code))
+    return folder
+
+
+def test_judge_with_the_users_own_package(tmp_path):
+    mine = _package(tmp_path / "my_mcp", """
+        print("importing my judge")  # must not reach the protocol's stdout
+        def classify_json(text):
+            if "boom" in text:
+                raise ValueError("boom")
+            return ("request", None)
+    """)
+    tap = Tapped(tmp_path, ECHO, "--judge", str(tmp_path))  # the folder that holds my_mcp
+    sent = b'{"jsonrpc": "2.0", "method": "x"}\nnot json\nboom\n'
+    tap.send(sent)
+    tap.read_until(lambda out: out == sent)
+    assert tap.finish() == 0
+    assert bytes(tap.out) == sent
+    assert "importing my judge" in tap.err.decode()
+    assert str(mine) in tap.event("start")["judge"]
+    verdicts = [(e["kind"], e.get("judge_error")) for e in tap.lines("to_server")]
+    assert verdicts == [("request", None), ("request", None), (None, "ValueError: boom")]
+    said = report(tap.recording).stdout
+    assert "the course's rules disagree on 6 lines" in said  # the echo says each line back
+    assert ('"not json": the judge says ("request", null), the course\'s rules ("invalid", '
+            '-32700)') in said
+
+
+@pytest.mark.parametrize("code, words", [
+    ("def classify_json(text):\n    return (", "SyntaxError"),
+    ("x = 1\n", "has no classify_json"),
+    ("def classify_json(text):\n    raise NotImplementedError('not yet')\n",
+     "raised NotImplementedError on a ping request"),
+])
+def test_a_judge_that_fails_is_said_and_the_course_judges(tmp_path, code, words):
+    _package(tmp_path / "my_mcp", code)
+    tap = Tapped(tmp_path, ECHO, "--judge", str(tmp_path / "my_mcp"))
+    tap.send(line(INITIALIZED))
+    tap.read_until(lambda out: out == line(INITIALIZED))
+    assert tap.finish() == 0
+    err = tap.err.decode()
+    assert "mcp_lesson.tap: --judge" in err and "judging with the course's classify_json" in err
+    assert words in err, err
+    assert tap.event("start")["judge"] == "mcp_lesson"
+    assert tap.lines("to_server")[0]["kind"] == "notification"
+
+
+# --- the audit, on conversations written here --------------------------------------------------
+
+def entry(direction, message, t=None, **extra):
+    text = message if isinstance(message, str) else json.dumps(message)
+    return {"direction": direction, "text": text, **({"t": t} if t is not None else {}), **extra}
+
+
+def up(message, **extra):
+    return entry("to_server", message, **extra)
+
+
+def down(message, **extra):
+    return entry("from_server", message, **extra)
+
+
+def request(request_id, method="ping", **params):
+    message = {"jsonrpc": "2.0", "id": request_id, "method": method}
+    if params:
+        message["params"] = params
+    return message
+
+
+def result(request_id):
+    return {"jsonrpc": "2.0", "id": request_id, "result": {}}
+
+
+def names(conversation, revision="agreed"):
+    return [(p["line"], p["problem"]) for p in audit(conversation, revision)]
+
+
+def test_a_clean_conversation_has_no_problems():
+    talk = [up(INIT, t=0.0), down({"jsonrpc": "2.0", "id": 1, "result": {
+        "protocolVersion": "2025-06-18", "capabilities": {}, "serverInfo": {"name": "s",
+                                                                            "version": "1"}}},
+        t=0.002),
+        up(INITIALIZED, t=0.003), up(request("a"), t=0.004), down(request(7, "roots/list"), t=0.005),
+        up(result(7), t=0.006), down(result("a"), t=0.0105)]
+    assert audit(talk) == []
+    assert agreed_revision(talk) == ("2025-06-18", "the client asked for 2025-11-25 in "
+                                                   "initialize and the server answered 2025-06-18")
+    times = answer_times(talk)
+    assert [(row["id"], row["direction"], row["answer_line"]) for row in times] == [
+        (1, "to_server", 2), ("a", "to_server", 7), (7, "from_server", 6)]
+    assert times[1]["seconds"] == pytest.approx(0.0065)
+
+
+def test_ids_match_by_type_and_value():
+    assert id_key(1) != id_key("1") and id_key(True) is None and id_key(1.0) is None
+    talk = [up(request(1)), down(result("1")), down(result(1.0))]
+    assert names(talk, None) == [(1, "unanswered"), (2, "unknown_id"), (3, "invalid"),
+                                 (3, "unmatched")]
+
+
+def test_answered_twice_reused_ids_and_unknown_ids():
+    talk = [up(request(1)), up(request(1)), down(result(1)), down(result(1)), down(result(2))]
+    assert names(talk, None) == [(2, "id_reused"), (4, "answered_twice"), (5, "unknown_id")]
+
+
+def test_a_null_id_error_answers_an_unreadable_message_not_a_notification():
+    parse_error = {"jsonrpc": "2.0", "id": None, "error": {"code": -32700, "message": "Parse error"}}
+    assert names([up("{oops"), down(parse_error)], None) == [(1, "not_json")]
+    assert names([up(INITIALIZED), down(parse_error)], None) == [(2, "answer_to_notification")]
+    assert names([down(parse_error)], None) == [(1, "unmatched")]
+
+
+def test_a_cancelled_request_may_go_unanswered_and_may_still_be_answered():
+    cancel = {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 1}}
+    assert names([up(request(1)), up(cancel)], None) == []
+    assert names([up(request(1)), up(cancel), down(result(1))], None) == []
+
+
+def test_answers_are_matched_in_the_order_things_happened():
+    # The server's thread recorded the answer before the client's thread recorded the request.
+    talk = [down(result(1), t=0.5), up(request(1), t=0.4)]
+    assert audit(talk) == []
+
+
+def test_batches_are_judged_member_by_member_under_2025_03_26():
+    batch = [request(1), {"jsonrpc": "2.0", "id": 2, "method": "ping", "params": None}]
+    talk = [up(json.dumps(batch)), down(json.dumps([result(1), result(2)]))]
+    assert names(talk, "2025-03-26") == [(1, "invalid")]
+    assert names(talk, None) == [(1, "invalid"), (2, "invalid")]
+
+
+def test_the_revision_of_a_stateless_conversation_and_one_that_changes():
+    def meta(request_id, version):
+        return request(request_id, "tools/list", _meta={
+            "io.modelcontextprotocol/protocolVersion": version})
+
+    talk = [up(meta(1, "2026-07-28")), down(result(1)), up(meta(2, "2025-11-25")),
+            down(result(2))]
+    assert agreed_revision(talk)[0] == "2026-07-28"
+    assert names(talk) == [(3, "revision")]
+    # an error response without an id is valid from 2025-11-25, not under the course's rules
+    no_id = {"jsonrpc": "2.0", "error": {"code": -32700, "message": "Parse error"}}
+    assert names([up("{oops"), down(no_id)], "2025-11-25") == [(1, "not_json")]
+    assert names([up("{oops"), down(no_id)], None) == [(1, "not_json"), (2, "invalid")]
+
+
+def test_an_unknown_revision_is_judged_by_the_courses_rules():
+    talk = [up(INIT), down({"jsonrpc": "2.0", "id": 1, "result": {"protocolVersion": "1999-01-01"}})]
+    revision, how = agreed_revision(talk)
+    assert revision is None and "the course does not know 1999-01-01" in how
