@@ -530,7 +530,7 @@ def _grade_one(course, step, assignment, student, notebooks, timeout):
     limit = 300 + cells * (timeout + 10)  # a last resort: every cell timing out, and then some
     started = time.monotonic()
     code, output = nbgrader(course, "autograde", assignment, f"--student={student}", "--force",
-                            f"--Execute.timeout={timeout}", limit=limit,
+                            f"--JudgedExecute.timeout={timeout}", limit=limit,
                             log_name=f"autograde-{assignment}-{student}")
     seconds = time.monotonic() - started
     problems = tampered + problems_in(output, student, assignment)

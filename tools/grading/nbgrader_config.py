@@ -9,14 +9,19 @@ come out of the same generate_assignment pipeline as the release.
 What is set here, and why:
 
 * solutions become nbgrader's usual stub (``raise NotImplementedError()``);
-* autograde runs ``GuardedExecute`` (execute_guard.py) in place of nbgrader's
-  Execute: each cell under ``Execute.timeout`` seconds (30 unless the command
-  line says ``--Execute.timeout=N``), an endless loop costing one timeout, a
-  dead kernel restarted, each cell's output cut at 100,000 characters;
+* autograde runs ``JudgedExecute`` (judged_execute.py) in place of nbgrader's
+  Execute: the student's cells run in the judge's sandbox (tools/judge), the
+  release's test cells here, calling the student's functions in the sandbox;
+  each cell under ``JudgedExecute.timeout`` seconds (30 unless the command
+  line says otherwise), an endless loop costing one timeout, each cell's
+  output cut at 100,000 characters;
 * ``LimitOutput`` keeps at most 1,000 lines of a cell's printed text and 100
   of a traceback;
 * a test cell the student deleted is put back (``OverwriteCells.add_missing_cells``);
   an edited one is restored by nbgrader's checksums, as always;
+* feedback pages leave out the hidden tests (``ClearHiddenTests``) and are
+  sanitized (``SanitizeHTML`` and the HTML exporter's ``sanitize_html``): no
+  script or markup from a submission runs in a teacher's or student's browser;
 * ``nbgrader export`` writes the course's grades.csv (grades_csv.py);
 * kernels talk over CurveZMQ, as everywhere else in the course.
 """
@@ -28,11 +33,13 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 if HERE not in sys.path:
     sys.path.insert(0, HERE)
 
-from nbconvert.preprocessors import ClearMetadataPreprocessor  # noqa: E402
+from nbconvert.preprocessors import ClearMetadataPreprocessor, CSSHTMLHeaderPreprocessor  # noqa: E402
+from nbconvert.preprocessors.sanitize import SanitizeHTML  # noqa: E402
 from nbgrader.preprocessors import (  # noqa: E402
-    AssignLatePenalties, CheckCellMetadata, IgnorePattern, LimitOutput, SaveAutoGrades)
+    AssignLatePenalties, CheckCellMetadata, ClearHiddenTests, GetGrades, IgnorePattern,
+    LimitOutput, SaveAutoGrades)
 
-from execute_guard import GuardedExecute  # noqa: E402
+from judged_execute import JudgedExecute  # noqa: E402
 from grades_csv import GradesCsv  # noqa: E402
 
 c = get_config()  # noqa: F821  (given by the config loader)
@@ -41,13 +48,18 @@ c.CourseDirectory.course_id = "mcp_lesson"
 
 c.ClearSolutions.code_stub = {"python": "# YOUR CODE HERE\nraise NotImplementedError()"}
 
-# nbgrader's autograde steps, with the guarded Execute in place of its own.
+# nbgrader's autograde steps, with the judged Execute in place of its own.
 c.Autograde.autograde_preprocessors = [
-    GuardedExecute, IgnorePattern, ClearMetadataPreprocessor, LimitOutput, SaveAutoGrades,
+    JudgedExecute, IgnorePattern, ClearMetadataPreprocessor, LimitOutput, SaveAutoGrades,
     AssignLatePenalties, CheckCellMetadata,
 ]
-c.Execute.timeout = 30
-c.GuardedExecute.max_output_chars = 100_000
+c.JudgedExecute.timeout = 30
+c.JudgedExecute.max_output_chars = 100_000
+
+# Feedback: no hidden tests, and nothing of a submission rendered as markup.
+c.GenerateFeedback.preprocessors = [GetGrades, CSSHTMLHeaderPreprocessor, ClearHiddenTests,
+                                    SanitizeHTML]
+c.HTMLExporter.sanitize_html = True
 c.LimitOutput.max_lines = 1000
 c.LimitOutput.max_traceback = 100
 
