@@ -140,9 +140,10 @@ def _no_constant(name):
     raise ValueError(name)
 
 
-#: The parser ``classify_json`` uses (strict JSON: no NaN or Infinity), built
-#: once: ``json.loads`` with a keyword builds a new decoder on every call.
-_decode = json.JSONDecoder(parse_constant=_no_constant).decode
+#: The scanner of the parser ``classify_json`` uses (strict JSON: no NaN or
+#: Infinity), built once (``json.loads`` with a keyword builds a new decoder on
+#: every call). It reads one JSON value from a place in a text.
+_scan = json.JSONDecoder(parse_constant=_no_constant).scan_once
 
 
 def _verdict_field(verdict):
@@ -153,10 +154,12 @@ def _verdict_field(verdict):
 class CourseJudge:
     """The course's verdict on a line: :func:`mcp_lesson.classify_json`'s.
 
-    A line that parses with the same strict parser is handed to
-    :func:`mcp_lesson.classify` directly; any other goes to ``classify_json``
-    itself, so every verdict is exactly that function's (tests/test_tap.py
-    holds the two to it on the course's text cases).
+    A line that is exactly one JSON value, with nothing before or after it,
+    is read by the same strict parser's scanner and handed to
+    :func:`mcp_lesson.classify` directly; any other line (whitespace around
+    the value, a parse error, nesting too deep, a long integer) goes to
+    ``classify_json`` itself. So every verdict is exactly that function's
+    (tests/test_tap.py holds the two to it on the course's text cases).
     """
 
     name = "mcp_lesson"
@@ -171,11 +174,11 @@ class CourseJudge:
             verdict = classify_json(raw)
         else:
             try:
-                value = _decode(text)
+                value, end = _scan(text, 0)
             except Exception:  # not JSON, too deep, a long integer...: classify_json decides
                 verdict = classify_json(text)
             else:
-                verdict = classify(value)
+                verdict = classify(value) if end == len(text) else classify_json(text)
         fields = self._fields.get(verdict)
         if fields is None:
             fields = self._fields[verdict] = _verdict_field(verdict)

@@ -265,15 +265,30 @@ def test_a_chunk_passes_on_before_its_line_ends(tmp_path):
         ("to_server", "request"), ("from_server", "request")]
 
 
+#: Lines where the tap's quick path must hand over to classify_json itself.
+AWKWARD_TEXTS = [
+    ' {"jsonrpc": "2.0", "method": "x"}', '{"jsonrpc": "2.0", "method": "x"}\r',
+    '{"jsonrpc": "2.0", "method": "x"} {}', '{"jsonrpc": "2.0", "method": "x"}x',
+    '\ufeff{"jsonrpc": "2.0", "method": "x"}', "", " ", "[]", "1e400", "NaN", "-Infinity",
+    '{"jsonrpc": "2.0", "id": 1, "result": {"n": NaN}}', "[" * 100_000 + "]" * 100_000,
+    '{"jsonrpc": "2.0", "id": ' + "9" * 5000 + ', "method": "x"}',
+    '{"jsonrpc": "2.0", "id": ' + "9" * 30_000 + ', "method": "x"}',
+    '{"jsonrpc": "2.0", "method": "\ud800"}', '"just a string"', "null", "true",
+]
+
+
 def test_the_recorded_verdict_is_classify_jsons():
     judge = CourseJudge()
-    for case in TEXT_CASES:
-        text = case.text if isinstance(case.text, str) else None
-        raw = case.text if isinstance(case.text, (bytes, bytearray)) else None
-        if text is None and raw is None:
+    texts = [case.text for case in TEXT_CASES] + AWKWARD_TEXTS
+    for text in texts:
+        if isinstance(text, (bytes, bytearray)):
+            fields = judge.fields(None, bytes(text))
+        elif isinstance(text, str):
+            fields = judge.fields(text, None)
+        else:
             continue
-        fields = json.loads("{" + judge.fields(text, raw)[:-1] + "}")
-        assert (fields["kind"], fields["code"]) == classify_json(case.text), case.name
+        verdict = json.loads("{" + fields[:-1] + "}")
+        assert (verdict["kind"], verdict["code"]) == classify_json(text), text[:80]
 
 
 @given(st.lists(st.sampled_from([b"{", b"}", b"\n", b"x", b"\xff", b'"jsonrpc"', b"\r\n", b""]),
@@ -557,6 +572,16 @@ def test_a_signal_to_the_tap_is_passed_on_to_the_server(tmp_path):
     assert tap.finish(close=False) == 128 + signal.SIGTERM
     assert tap.event("signal")["signal"] == "SIGTERM"
     assert_gone(tap.event("start")["pid"])
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PR_SET_PDEATHSIG is Linux's")
+def test_a_killed_tap_takes_its_server_along(tmp_path):
+    tap = Tapped(tmp_path, server("import sys; print('up', flush=True); sys.stdin.read()"))
+    tap.read_until(lambda out: out == b"up\n")
+    pid = tap.server_pid()
+    os.kill(tap.tap_pid(), signal.SIGKILL)  # no chance to clean up: the kernel ends the server
+    wait_for(lambda: not [p for p in live_processes() if p.pid == pid], "the server's end")
+    tap.end()
 
 
 def test_a_command_that_cannot_start(tmp_path):

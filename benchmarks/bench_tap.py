@@ -1,0 +1,255 @@
+"""The tap's speed (issue 21): what it adds to a conversation, and how fast it records, in one run.
+
+    .venv/bin/python benchmarks/bench_tap.py            # --pings 1000 --lines 100000 --rounds 5
+
+1. Round trips. The official SDK's client (``mcp.ClientSession`` over stdio)
+   talks to the course's calculator server twice at once: directly, and
+   through ``python -m mcp_lesson.tap --record``. Both sessions are open side
+   by side and take turns, a block of requests each, so the machine's noise
+   falls on both alike; each block's time a request is kept, and the report
+   gives medians: ``ping`` first, then ``tools/call`` (the calculator on
+   "2 + 2"), 1,000 of each by default on each side. The goal: under 10%
+   added, or under 100 us a message (a round trip is two messages).
+2. A flood. A server that has 100,000 lines ready (a mix of MCP messages)
+   sends them as fast as its client reads, once the client says "go". Timed
+   from "go" until the tap has exited (every line passed on and recorded), and
+   beside it ``json.loads`` alone on the same lines in this process, in
+   interleaved rounds. The goal: the tap's lines a second at least half of
+   ``json.loads``'s. The same flood without the tap, straight into this
+   process, is shown for scale.
+
+A report, never a test: it fails on no number. The machines are shared, so
+every figure is a median of interleaved rounds.
+"""
+
+import argparse
+import gc
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+PY = sys.executable
+TAP = [PY, "-m", "mcp_lesson.tap"]
+SERVER = [PY, "-m", "mcp_lesson.server"]
+
+TARGET_ADDED = 0.10  # at most 10% added to a round trip...
+TARGET_MESSAGE_US = 100.0  # ...or at most 100 us a message
+TARGET_FLOOD = 0.5  # the tap's lines a second, as a share of json.loads's
+
+
+# --- 1. round trips -------------------------------------------------------------------------
+
+async def _round_trips(pings, block, recording):
+    from contextlib import AsyncExitStack
+
+    from mcp import ClientSession, StdioServerParameters
+    from mcp.client.stdio import stdio_client
+
+    sides = {
+        "direct": StdioServerParameters(command=PY, args=SERVER[1:], cwd=str(ROOT)),
+        "tap": StdioServerParameters(command=PY, args=[*TAP[1:], "--record", str(recording),
+                                                       "--", *SERVER], cwd=str(ROOT)),
+    }
+    async with AsyncExitStack() as stack:
+        sessions = {}
+        for name, params in sides.items():
+            read, write = await stack.enter_async_context(stdio_client(params))
+            session = await stack.enter_async_context(ClientSession(read, write))
+            await session.initialize()
+            sessions[name] = session
+
+        async def ping(session):
+            await session.send_ping()
+
+        async def call(session):
+            await session.call_tool("calculator", {"expression": "2 + 2"})
+
+        results = {}
+        for what, request in (("ping", ping), ("tools/call", call)):
+            for session in sessions.values():  # warm up both
+                for _ in range(block):
+                    await request(session)
+            times = {name: [] for name in sessions}
+            rounds = max(1, pings // block)
+            for round_ in range(rounds):
+                order = list(sessions) if round_ % 2 == 0 else list(reversed(sessions))
+                for name in order:
+                    gc.collect()
+                    start = time.perf_counter()
+                    for _ in range(block):
+                        await request(sessions[name])
+                    times[name].append((time.perf_counter() - start) / block)
+            results[what] = {name: statistics.median(found) for name, found in times.items()}
+            results[what]["count"] = rounds * block
+    return results
+
+
+def round_trips(pings, block):
+    import anyio
+
+    with tempfile.TemporaryDirectory() as folder:
+        recording = Path(folder) / "round_trips.jsonl"
+        results = anyio.run(_round_trips, pings, block, recording)
+        recorded = sum(1 for _ in recording.open())
+    return results, recorded
+
+
+# --- 2. a flood -----------------------------------------------------------------------------
+
+def flood_lines(count):
+    """``count`` lines, a mix of what a busy server sends: progress and log notifications,
+    tool results, and a few log lines on stdout."""
+    kinds = []
+    for i in range(count):
+        if i % 4 == 0:
+            message = {"jsonrpc": "2.0", "method": "notifications/progress",
+                       "params": {"progressToken": f"job-{i % 97}", "progress": i, "total": count,
+                                  "message": f"step {i} of {count}"}}
+        elif i % 4 == 1:
+            message = {"jsonrpc": "2.0", "method": "notifications/message",
+                       "params": {"level": "info", "logger": "worker",
+                                  "data": {"done": i, "file": f"/data/part-{i}.csv"}}}
+        elif i % 4 == 2:
+            message = {"jsonrpc": "2.0", "id": i, "result": {
+                "content": [{"type": "text", "text": f"row {i}: ok"}], "isError": False,
+                "structuredContent": {"result": i * 2}}}
+        elif i % 40 == 3:
+            kinds.append(f"INFO worker: finished part {i}")  # a log line on stdout
+            continue
+        else:
+            message = {"jsonrpc": "2.0", "id": f"r-{i}", "error": {
+                "code": -32602, "message": "Invalid params", "data": {"field": "a"}}}
+        kinds.append(json.dumps(message))
+    return kinds
+
+
+FLOOD_SERVER = r"""
+import sys
+data = open(sys.argv[1], "rb").read()
+sys.stdout.buffer.write(b"ready\n")
+sys.stdout.buffer.flush()
+sys.stdin.readline()  # "go"
+sys.stdout.buffer.write(data)
+sys.stdout.buffer.flush()
+"""
+
+
+def _drain(fd):
+    total = 0
+    while True:
+        data = os.read(fd, 1 << 20)
+        if not data:
+            return total
+        total += len(data)
+
+
+def _flood_once(command, size):
+    """Seconds from "go" until ``command`` has ended, everything read; and the bytes read."""
+    proc = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=0,
+                            cwd=ROOT)
+    try:
+        ready = b""
+        while not ready.endswith(b"ready\n"):  # started (start-up is not what is measured)
+            more = os.read(proc.stdout.fileno(), 6 - len(ready))
+            assert more, "the flood server did not start"
+            ready += more
+        start = time.perf_counter()
+        proc.stdin.write(b"go\n")
+        proc.stdin.close()
+        got = _drain(proc.stdout.fileno())
+        proc.wait()
+        return time.perf_counter() - start, got
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+
+def flood(count, rounds):
+    lines = flood_lines(count)
+    data = ("\n".join(lines) + "\n").encode()
+    loads = json.loads
+
+    def parse_all():
+        for text in lines:
+            try:
+                loads(text)
+            except ValueError:
+                pass
+
+    with tempfile.TemporaryDirectory() as folder:
+        source = Path(folder) / "flood.txt"
+        source.write_bytes(data)
+        recording = Path(folder) / "flood.jsonl"
+        direct = [PY, "-c", FLOOD_SERVER, str(source)]
+        tapped = [*TAP, "--record", str(recording), "--", *direct]
+        times = {"tap": [], "direct": [], "json.loads": []}
+        for round_ in range(rounds):
+            steps = [("tap", lambda: _flood_once(tapped, len(data))),
+                     ("direct", lambda: _flood_once(direct, len(data))),
+                     ("json.loads", lambda: (_timed(parse_all), len(data)))]
+            for name, step in steps[:: 1 if round_ % 2 == 0 else -1]:
+                seconds, got = step()
+                assert got == len(data), f"{name}: {got} of {len(data)} bytes"
+                times[name].append(seconds)
+            recorded = sum(1 for entry in recording.open() if '"from_server"' in entry)
+            assert recorded == count + 1, f"the tap recorded {recorded - 1} of {count} lines"
+    return {name: count / statistics.median(found) for name, found in times.items()}, len(data)
+
+
+def _timed(fn):
+    gc.collect()
+    gc.disable()
+    try:
+        start = time.perf_counter()
+        fn()
+        return time.perf_counter() - start
+    finally:
+        gc.enable()
+
+
+# --- the report -----------------------------------------------------------------------------
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--pings", type=int, default=1000, help="requests of each kind, each side")
+    parser.add_argument("--block", type=int, default=50, help="requests a turn")
+    parser.add_argument("--lines", type=int, default=100_000, help="lines in the flood")
+    parser.add_argument("--rounds", type=int, default=5, help="flood rounds")
+    args = parser.parse_args(argv)
+
+    import importlib.metadata as md
+
+    print(f"python {sys.version.split()[0]}, mcp {md.version('mcp')}, {os.cpu_count()} cores; "
+          "medians of interleaved rounds")
+    results, recorded = round_trips(args.pings, args.block)
+    print(f"1. round trips, the SDK's ClientSession to the course's server over stdio "
+          f"({recorded:,} lines recorded through the tap)")
+    for what, found in results.items():
+        direct, tapped = found["direct"] * 1e6, found["tap"] * 1e6
+        added = tapped - direct
+        share = added / direct
+        per_message = added / 2
+        met = share < TARGET_ADDED or per_message < TARGET_MESSAGE_US
+        print(f"  {what:<11} {found['count']:,} each: direct {direct:7.0f} us, through the tap "
+              f"{tapped:7.0f} us: {added:+.0f} us a round trip ({share:+.1%}), "
+              f"{per_message:+.0f} us a message  (goal < {TARGET_ADDED:.0%} or "
+              f"< {TARGET_MESSAGE_US:.0f} us a message: {'met' if met else 'NOT met'})")
+    rates, size = flood(args.lines, args.rounds)
+    share = rates["tap"] / rates["json.loads"]
+    print(f"2. a flood of {args.lines:,} lines ({size / 1e6:.1f} MB) from a server")
+    print(f"  through the tap, recorded  {rates['tap']:>11,.0f} lines/s")
+    print(f"  json.loads alone           {rates['json.loads']:>11,.0f} lines/s")
+    print(f"  straight, no tap           {rates['direct']:>11,.0f} lines/s  (for scale)")
+    print(f"  the tap / json.loads       {share:>11.2f}  (goal >= {TARGET_FLOOD}: "
+          f"{'met' if share >= TARGET_FLOOD else 'NOT met'})")
+
+
+if __name__ == "__main__":
+    main()
