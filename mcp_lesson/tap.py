@@ -121,6 +121,8 @@ CHUNK = 65536
 #: The longest line kept whole in a recording, in bytes (``--max-line``); a
 #: longer one is passed on whole but recorded as its beginning, not judged.
 MAX_LINE = 16 * 1024 * 1024
+#: Bytes of entries kept waiting for an earlier chunk's (see :class:`Recorder`).
+MAX_WAITING = 4 * 1024 * 1024
 #: Seconds the server gets to exit after one side has ended (``--grace``).
 GRACE = 5.0
 #: Seconds between SIGTERM (or a signal passed on) and SIGKILL.
@@ -298,7 +300,15 @@ def _find_classify_json(name):
 # --- recording -----------------------------------------------------------------------------
 
 class Recorder:
-    """The recording file: entries are written whole, one ``os.write`` each, under a lock.
+    """The recording file, written in the order things happened.
+
+    Each chunk read (and each event) takes a ticket first (:meth:`ticket`),
+    with its time; its entries, once made, are written in ticket order, one
+    ``os.write`` each, so an answer is never written before the request it
+    answers (each direction has a thread of its own). Entries that wait for an
+    earlier ticket are kept in memory up to :data:`MAX_WAITING` bytes; past
+    that (a chunk stuck on its way to a reader that reads nothing), they are
+    written as they come, and their ``t`` still tells the order.
 
     A failure to write (a full disk, say) is said once on stderr; the
     traffic passes on, unrecorded.
@@ -311,29 +321,54 @@ class Recorder:
         self.start = time.monotonic()
         self.failed = None
         self._closed = False
+        self._issued = 0  # tickets handed out
+        self._next = 0  # the ticket whose entries are written next
+        self._waiting = {}  # ticket -> its entries, written after the tickets before it
+        self._waiting_size = 0
 
     def now(self):
         return time.monotonic() - self.start
 
-    def write(self, text):
-        if not text or self.failed:
-            return
-        data = text.encode("ascii")  # every entry is ASCII: JSON with \\u escapes
+    def ticket(self):
+        """``(ticket, time)``: a place in the file, taken when something is read."""
         with self._lock:
-            if self._closed:  # a line read after the end: the recording is over
+            self._issued += 1
+            return self._issued - 1, time.monotonic()
+
+    def write(self, ticket, text):
+        """Write ``text`` (entries, possibly none) in ``ticket``'s turn."""
+        with self._lock:
+            if ticket < self._next:  # its turn was given up: write it now
+                self._put(text)
                 return
-            try:
-                _write_all(self._fd, data)
-            except OSError as exc:
-                self.failed = exc
-                _say(f"cannot write the recording any more ({exc}); passing on unrecorded")
+            self._waiting[ticket] = text
+            self._waiting_size += len(text)
+            if self._waiting_size > MAX_WAITING:  # do not wait any longer for the late ones
+                self._next = min(self._waiting)
+            while self._next in self._waiting:
+                text = self._waiting.pop(self._next)
+                self._waiting_size -= len(text)
+                self._next += 1
+                self._put(text)
+
+    def _put(self, text):
+        if not text or self.failed or self._closed:  # after the end: the recording is over
+            return
+        try:
+            _write_all(self._fd, text.encode("ascii"))  # JSON with \u escapes is ASCII
+        except OSError as exc:
+            self.failed = exc
+            _say(f"cannot write the recording any more ({exc}); passing on unrecorded")
 
     def event(self, name, **fields):
-        entry = {"t": round(self.now(), 6), "event": name, **fields}
-        self.write(json.dumps(entry, ensure_ascii=True, default=str) + "\n")
+        ticket, when = self.ticket()
+        entry = {"t": round(when - self.start, 6), "event": name, **fields}
+        self.write(ticket, json.dumps(entry, ensure_ascii=True, default=str) + "\n")
 
     def close(self):
         with self._lock:
+            for ticket in sorted(self._waiting):  # whatever still waits for a stuck chunk
+                self._put(self._waiting.pop(ticket))
             self._closed = True
             try:
                 os.close(self._fd)
@@ -467,7 +502,6 @@ class Pump(threading.Thread):
         self.finished = threading.Event()
 
     def run(self):
-        now = time.monotonic
         why = None
         try:
             while True:
@@ -478,26 +512,30 @@ class Pump(threading.Thread):
                     break
                 if not data:
                     break
-                when = now()
+                ticket, when = self.recorder.ticket()  # before passing on: the file's order
                 if self.delivering:
                     try:
                         _write_all(self.destination, data)
                     except OSError as exc:
                         self.delivering = False
                         self.lost(exc)
-                self._record(self.lines.feed, data, when)
-            self._record(lambda when: self.lines.finish(when), now())
+                self._record(ticket, self.lines.feed, data, when)
+            ticket, when = self.recorder.ticket()
+            self._record(ticket, self.lines.finish, when)
         finally:
             self.finished.set()
             self.ended(why)
 
-    def _record(self, make, *args):
+    def _record(self, ticket, make, *args):
+        text = ""
         try:
-            self.recorder.write(make(*args))
+            text = make(*args)
         except Exception as exc:  # a bug of the tap's own must not stop the traffic
             if not self.recorder.failed:
                 self.recorder.failed = exc
                 _say(f"recording failed ({type(exc).__name__}: {exc}); passing on unrecorded")
+        finally:
+            self.recorder.write(ticket, text)  # even empty: the tickets after it wait for it
 
 
 def _start_server(command):
@@ -515,6 +553,14 @@ def _start_server(command):
             before_exec = None
     return subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                             bufsize=0, process_group=0, preexec_fn=before_exec)
+
+
+def _is_stdout(path):
+    """Whether ``path`` is the file the tap's stdout already goes to (``/dev/stdout``, say)."""
+    try:
+        return os.path.samestat(os.stat(path), os.fstat(1))
+    except OSError:
+        return False
 
 
 def _peak_memory():
@@ -563,6 +609,10 @@ def record(command, path, judge=None, grace=GRACE, max_line=MAX_LINE, append=Fal
     server's whole process group is gone when this returns.
     """
     judge = judge or CourseJudge()
+    if _is_stdout(path):
+        _say(f"the recording cannot go to {path}: that is the tap's stdout, which belongs to "
+             "the protocol; name a file")
+        return 2
     try:
         recorder = Recorder(path, append)
     except OSError as exc:
@@ -635,13 +685,15 @@ def record(command, path, judge=None, grace=GRACE, max_line=MAX_LINE, append=Fal
         for number, handler in previous.items():
             signal.signal(number, handler)
     status = _status_of(server.returncode)
+    down.finished.wait(4 * LOOK)  # its output ends with it, unless its group holds it open
     recorder.event("server_exited", status=status, returncode=server.returncode)
     _end_group(server.pid)  # whatever the server left in its group
     if not down.finished.wait(TERM_WAIT):  # its output held open by a process outside the group
         recorder.event("tap_error", detail="the server's output is still open (held by a process "
                                            "that left its group); stopped reading it")
     for lines in (up.lines, down.lines):  # an unfinished line that no end of input completed
-        recorder.write(lines.finish(time.monotonic()))
+        ticket, when = recorder.ticket()
+        recorder.write(ticket, lines.finish(when))
     recorder.event("end", status=status, **_peak_memory())
     recorder.close()
     return status

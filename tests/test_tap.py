@@ -31,8 +31,10 @@ from processes import live_processes, patience, run_to_end, start_guarded
 from mcp_lesson import classify_json
 from mcp_lesson.cases import TEXT_CASES
 from mcp_lesson.tap import (
+    MAX_WAITING,
     CourseJudge,
     Lines,
+    Recorder,
     agreed_revision,
     answer_times,
     audit,
@@ -307,6 +309,23 @@ def test_lines_are_the_same_however_the_bytes_are_cut(pieces, cuts):
     assert "".join(got) == expected
 
 
+def test_entries_are_written_in_the_order_their_chunks_were_read(tmp_path):
+    recorder = Recorder(tmp_path / "order.jsonl")
+    first, second, third = (recorder.ticket()[0] for _ in range(3))
+    recorder.write(third, "3\n")
+    recorder.write(second, "2\n")
+    recorder.write(first, "1\n")
+    assert (tmp_path / "order.jsonl").read_text() == "1\n2\n3\n"
+    # A chunk stuck on its way (its reader reads nothing) holds the others back only so long.
+    stuck = recorder.ticket()[0]
+    for _ in range(3):
+        recorder.write(recorder.ticket()[0], "x" * (MAX_WAITING // 2) + "\n")
+    assert (tmp_path / "order.jsonl").stat().st_size > MAX_WAITING
+    recorder.write(stuck, "late\n")
+    recorder.close()
+    assert (tmp_path / "order.jsonl").read_text().splitlines()[-1] == "late"
+
+
 def test_a_line_longer_than_max_line_passes_whole_and_is_kept_in_part():
     lines = Lines("from_server", CourseJudge(), 0.0, max_line=10)
     text = lines.feed(b"0123456789abcdef", 1.0) + lines.feed(b"ghi\nok\n", 1.0)
@@ -334,8 +353,10 @@ def test_the_course_server_through_the_tap(tmp_path):
     assert kinds.count(("to_server", "request")) == 3
     assert kinds.count(("to_server", "notification")) == 1
     assert kinds.count(("from_server", "response")) == 3
-    assert [e["event"] for e in tap.entries() if "event" in e] == [
-        "start", "client_closed", "server_closed", "server_exited", "end"]
+    events = [e["event"] for e in tap.entries() if "event" in e]
+    assert events[0] == "start" and events[-1] == "end"
+    assert events.index("client_closed") < events.index("server_closed")
+    assert sorted(events[1:-1]) == ["client_closed", "server_closed", "server_exited"]
     done = report(tap.recording)
     assert done.returncode == 0, done.stdout
     assert "revision: 2025-11-25 (the client asked for 2025-11-25 in initialize and the server " \
@@ -590,6 +611,12 @@ def test_a_command_that_cannot_start(tmp_path):
     assert tap.out == b""
     assert "mcp_lesson.tap: cannot start /no/such/server --flag" in tap.err.decode()
     assert tap.event("tap_error")["detail"].startswith("cannot start the server")
+
+
+def test_the_recording_cannot_go_to_the_protocols_stdout():
+    done = run_to_end([*TAP, "--record", "/dev/stdout", "--", *ECHO], 30, cwd=ROOT)
+    assert done.returncode == 2 and done.stdout == ""
+    assert "the recording cannot go to /dev/stdout: that is the tap's stdout" in done.stderr
 
 
 @pytest.mark.parametrize("arguments, words", [
