@@ -3,10 +3,12 @@
     .venv/bin/python benchmarks/bench_tap.py            # --pings 1000 --lines 100000 --rounds 5
 
 1. Round trips. The official SDK's client (``mcp.ClientSession`` over stdio)
-   talks to the course's calculator server twice at once: directly, and
-   through ``python -m mcp_lesson.tap --record``. Both sessions are open side
-   by side and take turns, a block of requests each, so the machine's noise
-   falls on both alike; each block's time a request is kept, and the report
+   talks to the course's calculator server three times at once: directly,
+   through a bare Python pass-through that records nothing (what the extra
+   hop alone costs), and through ``python -m mcp_lesson.tap --record``. The
+   sessions are open side by side and take turns, a block of requests each,
+   so the machine's noise falls on all alike; each block's time a request is
+   kept, and the report
    gives medians: ``ping`` first, then ``tools/call`` (the calculator on
    "2 + 2"), 1,000 of each by default on each side. The goal: under 10%
    added, or under 100 us a message (a round trip is two messages).
@@ -45,6 +47,21 @@ TARGET_FLOOD = 0.5  # the tap's lines a second, as a share of json.loads's
 
 # --- 1. round trips -------------------------------------------------------------------------
 
+#: A pass-through in Python that records nothing (two threads, read and write): what the
+#: extra hop alone costs, to tell it from what the tap's recording costs.
+BARE = r"""
+import os, subprocess, sys, threading
+server = subprocess.Popen(sys.argv[1:], stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=0)
+def pump(source, destination, done):
+    while data := os.read(source, 65536):
+        os.write(destination, data)
+    done()
+threading.Thread(target=pump, args=(0, server.stdin.fileno(), server.stdin.close),
+                 daemon=True).start()
+pump(server.stdout.fileno(), 1, lambda: None)
+sys.exit(server.wait())
+"""
+
 async def _round_trips(pings, block, recording):
     from contextlib import AsyncExitStack
 
@@ -53,6 +70,7 @@ async def _round_trips(pings, block, recording):
 
     sides = {
         "direct": StdioServerParameters(command=PY, args=SERVER[1:], cwd=str(ROOT)),
+        "bare": StdioServerParameters(command=PY, args=["-c", BARE, *SERVER], cwd=str(ROOT)),
         "tap": StdioServerParameters(command=PY, args=[*TAP[1:], "--record", str(recording),
                                                        "--", *SERVER], cwd=str(ROOT)),
     }
@@ -232,15 +250,19 @@ def main(argv=None):
     print(f"1. round trips, the SDK's ClientSession to the course's server over stdio "
           f"({recorded:,} lines recorded through the tap)")
     for what, found in results.items():
-        direct, tapped = found["direct"] * 1e6, found["tap"] * 1e6
+        direct, bare, tapped = (found[side] * 1e6 for side in ("direct", "bare", "tap"))
         added = tapped - direct
         share = added / direct
         per_message = added / 2
         met = share < TARGET_ADDED or per_message < TARGET_MESSAGE_US
-        print(f"  {what:<11} {found['count']:,} each: direct {direct:7.0f} us, through the tap "
-              f"{tapped:7.0f} us: {added:+.0f} us a round trip ({share:+.1%}), "
-              f"{per_message:+.0f} us a message  (goal < {TARGET_ADDED:.0%} or "
-              f"< {TARGET_MESSAGE_US:.0f} us a message: {'met' if met else 'NOT met'})")
+        print(f"  {what}, {found['count']:,} on each side, a round trip:")
+        print(f"    direct                     {direct:7.0f} us")
+        print(f"    a bare Python pass-through {bare:7.0f} us  ({bare - direct:+.0f} us: "
+              "the extra hop alone)")
+        print(f"    through the tap, recorded  {tapped:7.0f} us  ({added:+.0f} us, {share:+.1%}; "
+              f"{per_message:+.0f} us a message)")
+        print(f"    goal < {TARGET_ADDED:.0%} added or < {TARGET_MESSAGE_US:.0f} us a message: "
+              f"{'met' if met else 'NOT met'}")
     rates, size = flood(args.lines, args.rounds)
     share = rates["tap"] / rates["json.loads"]
     print(f"2. a flood of {args.lines:,} lines ({size / 1e6:.1f} MB) from a server")
