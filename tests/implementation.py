@@ -310,6 +310,7 @@ def load_package(folder):
     submission = Submission(files, lib, call_limit=limit, budget=900.0 * _slack())
     shutil.rmtree(files, ignore_errors=True)
     shutil.rmtree(lib, ignore_errors=True)
+    submission.refused = "all"  # a package does its own work: none of the course's
     names, problems = submission.import_package(SANDBOXED_NAME, limit=3 * limit)
     if submission.load_failure:
         problem = _load_problem(submission.load_failure, folder)

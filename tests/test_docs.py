@@ -458,10 +458,10 @@ def expected_figures():
     give("docs/teaching.md", f"the test cell of classify_json, 0 of {json_points} points",
          "03_classifying's metadata (docs/feedback.png's caption)")
     timeout = setting("tools/grading/classroom.py", r"^DEFAULT_TIMEOUT = (\d+)")
-    assert timeout == setting("tools/grading/nbgrader_config.py", r"^c\.Execute\.timeout = (\d+)")
+    assert timeout == setting("tools/grading/nbgrader_config.py", r"^c\.JudgedExecute\.timeout = (\d+)")
     give("docs/teaching.md", f"longer limit per cell; {timeout} s by default", "DEFAULT_TIMEOUT")
     kept = setting("tools/grading/nbgrader_config.py",
-                   r"^c\.GuardedExecute\.max_output_chars = ([\d_]+)")
+                   r"^c\.JudgedExecute\.max_output_chars = ([\d_]+)")
     give("docs/teaching.md", f"each cell keeps its first {kept:,} characters", "max_output_chars")
     pin = re.search(r'"mcp>=(\d+)\.(\d+),<(\d+)\.(\d+)"', source("pyproject.toml")).groups()
     assert (int(pin[2]), int(pin[3])) == (int(pin[0]), int(pin[1]) + 1), pin

@@ -49,6 +49,7 @@ from mcp_lesson.learner_package import python_of  # noqa: E402
 from tools.judge import stand_in  # noqa: E402
 from tools.judge.learner import DidNotFinish, Submission  # noqa: E402
 from tools.judge.sandbox import note  # noqa: E402
+from tools.judge.wire import CUT, PRINTED_LIMIT  # noqa: E402
 
 GUARD_LINE = "[grading] "
 _NOTED = []
@@ -59,27 +60,43 @@ def _is_test(cell):
     return cell.get("cell_type") == "code" and info.get("grade") and not info.get("solution")
 
 
-def release_tests(release_path):
-    """{grade_id: source} of the test cells of the released notebook (empty when unreadable)."""
-    import nbformat
+def release_tests(notebook, assignment, course=None):
+    """{grade_id: source} of the test cells of ``notebook`` as the gradebook holds
+    them (the release's, hidden tests included); empty when it cannot be read."""
+    from nbgrader.api import Gradebook
+
+    database = Path(course or Path.cwd()) / "gradebook.db"
+    if not database.exists():
+        return {}
+    try:
+        with Gradebook(f"sqlite:///{database}") as gb:
+            found = gb.find_notebook(notebook, assignment)
+            graded = {cell.name for cell in found.grade_cells if cell.cell_type == "code"}
+            return {cell.name: cell.source for cell in found.source_cells if cell.name in graded}
+    except Exception:  # noqa: BLE001 - no such notebook: nothing counts as a test
+        return {}
+
+
+def free_names(source):
+    """The names a test cell uses without defining them and that are not Python's
+    own (``repr``, ``isinstance``): the student's functions it tests."""
+    import builtins
 
     try:
-        nb = nbformat.read(str(release_path), as_version=4)
-    except Exception:  # noqa: BLE001
-        return {}
-    return {cell.metadata["nbgrader"]["grade_id"]: cell.source for cell in nb.cells if _is_test(cell)}
-
-
-def names_in(sources):
-    """Every name the test cells use (the functions they ask for, among others)."""
-    found = set()
-    for source in sources:
-        try:
-            tree = ast.parse(source)
-        except SyntaxError:
-            continue
-        found |= {node.id for node in ast.walk(tree) if isinstance(node, ast.Name)}
-    return found
+        tree = ast.parse(source)
+    except SyntaxError:
+        return set()
+    bound, used = set(), set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name):
+            (used if isinstance(node.ctx, ast.Load) else bound).add(node.id)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            bound |= {(alias.asname or alias.name).split(".")[0] for alias in node.names}
+        elif isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+            bound.add(node.name)
+        elif isinstance(node, ast.arg):
+            bound.add(node.arg)
+    return used - bound - set(dir(builtins))
 
 
 class _Printed(io.StringIO):
@@ -116,33 +133,47 @@ class JudgedExecute(NbGraderPreprocessor):
     def preprocess(self, nb, resources):
         info = resources.get("nbgrader", {})
         self.nb, self.student, self.notebook = nb, info.get("student", "?"), info.get("notebook", "?")
-        if not _NOTED:
+        if not _NOTED:  # once a run (classroom.py says it once a day)
             _NOTED.append(True)
-            self.log.info("%s%s", GUARD_LINE, note())
-        tests = release_tests(Path.cwd() / "release" / info.get("assignment", "")
-                              / f"{self.notebook}.ipynb")
-        lesson = self.notebook[:2]
+            self.log.info("%s", note())
+        tests = release_tests(self.notebook, info.get("assignment", ""))
         lib = Path(tempfile.mkdtemp(prefix="judge-lib-"))
-        stand_in.write(lib, stand_in.given_for(lesson, names_in(tests.values())))
+        stand_in.write(lib)
         submission = Submission(None, lib, call_limit=float(self.timeout),
                                 budget=float(self.notebook_limit))
         shutil.rmtree(lib, ignore_errors=True)
+        self._errors = []
         try:
             for index, cell in enumerate(nb.cells):
                 if cell.cell_type != "code":
                     continue
                 cell.outputs = []
                 grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
-                if _is_test(cell) and tests.get(grade_id) == cell.source:
+                if not _is_test(cell):
+                    self._student_cell(index, cell, submission)
+                elif grade_id in tests:  # the gradebook's source, whatever the cell says
+                    cell.source = tests[grade_id]
                     self._test(index, cell, submission)
                 else:
-                    if _is_test(cell):
-                        self._incident(index, "is marked as a test but is not one of the release's: "
-                                              "it ran as the student's code")
-                    self._student_cell(index, cell, submission)
+                    self._error(cell, "NotATest", f"{grade_id!r} is not a test of this lesson")
+                    self._incident(index, "is marked as a test but is not one of the lesson's: "
+                                          "not run, no points")
         finally:
             submission.close()
+        self._report_errors()
         return nb, resources
+
+    def _report_errors(self):
+        """A line for each solution cell that stopped with an error, and one for the
+        first other cell that did, with a count of the rest."""
+        own = [(i, e) for i, e, solution in self._errors if solution]
+        other = [(i, e) for i, e, solution in self._errors if not solution]
+        for index, error in own + other[:1]:
+            text = f"stopped with {error.get('type')}: {str(error.get('text', ''))[:150]}"
+            if other and index == other[0][0] and len(other) > 1:
+                text += (f" (and {len(other) - 1} more cell{'s' * (len(other) > 2)} of the lesson "
+                         "stopped with an error)")
+            self._incident(index, text)
 
     # --- the student's cells, in the sandbox ---------------------------------------------
 
@@ -155,6 +186,8 @@ class JudgedExecute(NbGraderPreprocessor):
             return
         printed, error = submission.run_cell(source, f"<cell {index + 1}>", float(self.timeout))
         self._stream(cell, printed)
+        if CUT in printed:
+            self._incident(index, f"printed more than {PRINTED_LIMIT:,} characters: cut there")
         if error:
             if error.get("type") == "DidNotFinish":
                 words = f"this cell gave no answer ({error.get('text')}) and was stopped"
@@ -163,9 +196,7 @@ class JudgedExecute(NbGraderPreprocessor):
                 return
             line = f" (line {error['line']})" if error.get("line") else ""
             self._error(cell, error.get("type", "Exception"), f"{error.get('text', '')}{line}")
-            if cell.metadata.get("nbgrader", {}).get("solution"):
-                self._incident(index, f"stopped with {error.get('type')}: "
-                                      f"{str(error.get('text', ''))[:150]}")
+            self._errors.append((index, error, bool(cell.metadata.get("nbgrader", {}).get("solution"))))
 
     # --- a test of the release, here --------------------------------------------------
 
@@ -173,9 +204,13 @@ class JudgedExecute(NbGraderPreprocessor):
         printed = _Printed(self.max_output_chars)
         submission.printed_to = printed.write
         namespace = {"__name__": "__graded__"}
+        asked = free_names(cell.source)
+        submission.refused = asked  # a graded function may not borrow the course's own
         for name in submission.names():
-            namespace[name] = submission.function(name)
+            if name in asked:  # the functions the test calls, never a repr or isinstance
+                namespace[name] = submission.function(name)
         started = time.monotonic()
+        broken_before = dict(submission.broken)
         try:
             with contextlib.redirect_stdout(printed), contextlib.redirect_stderr(printed):
                 exec(compile(cell.source, f"<test {cell.metadata['nbgrader']['grade_id']}>", "exec"),
@@ -191,13 +226,17 @@ class JudgedExecute(NbGraderPreprocessor):
             self._stream(cell, printed.getvalue())
         finally:
             submission.printed_to = None
+            submission.refused = set()
+        for name, why in submission.broken.items():
+            if name not in broken_before:
+                self._incident(index, f"{why}; its later calls failed at once")
         self.log.debug("test %s took %.2f s", index, time.monotonic() - started)
 
     # --- outputs --------------------------------------------------------------------------
 
     def _stream(self, cell, text):
-        if text:
-            text = text[:self.max_output_chars]
+        if text:  # the sandbox has cut it already, and added a note saying so
+            text = text[:self.max_output_chars + 500]
             cell.outputs.append(new_output("stream", name="stdout", text=text))
 
     @staticmethod

@@ -289,21 +289,36 @@ class Sandbox:
             why += ": it ran out of memory"
         return why
 
+    #: Called with each request of the worker for a course function (a dict);
+    #: returns the reply (a dict). None: every such request is refused.
+    course = None
+
     def request(self, message, timeout):
-        """Send ``message`` (a dict); return the worker's answer (a dict). Raises
-        :class:`Stopped` (and ends the worker) when no answer comes within
-        ``timeout`` seconds, the worker ends, or the answer is not the protocol's."""
-
-
+        """Send ``message``; return the worker's answer, serving its requests for
+        the course's functions on the way (see :attr:`course`)."""
         self.start()
+        deadline = time.monotonic() + timeout
+        self._send(message)
+        while True:
+            answer = self._receive(deadline, timeout)
+            if "course" not in answer:
+                return answer
+            reply = self.course(answer) if self.course else {"refused": True}
+            self._send(reply)
+
+    def _send(self, message):
         try:
             self.process.stdin.write((dumps(message) + "\n").encode("ascii"))
             self.process.stdin.flush()
-        except (BrokenPipeError, OSError):
-            why = self._why_ended()
+        except (BrokenPipeError, OSError, AttributeError):
+            why = self._why_ended() if self.process else "its process had ended"
             self.stop()
             raise Stopped(why) from None
-        deadline = time.monotonic() + timeout
+
+    def _receive(self, deadline, timeout):
+        """The worker's next line, as a dict. Raises :class:`Stopped` (and ends the
+        worker) when none comes by ``deadline``, the worker ends, or the line is
+        not the protocol's."""
         out = self.process.stdout.fileno()
         chunks, size = [self._buffer], len(self._buffer)
         while b"\n" not in chunks[-1]:

@@ -1,22 +1,23 @@
 """The ``mcp_lesson`` that learner code sees inside the sandbox.
 
 A learner's package says ``from mcp_lesson import PARSE_ERROR``, and a
-lesson's cells say ``from mcp_lesson.course import check``; neither must fail
-in the sandbox, yet the course itself (its reference functions, its tables,
-its answers) must not be there. So the sandbox gets this stand-in, written
+lesson's cells say ``from mcp_lesson.course import check``; neither may fail
+in the sandbox, yet no code of the course's (its reference functions, its
+tables, its answers) may be there. So the sandbox gets this stand-in, written
 fresh for each submission by :func:`write`:
 
 * the error codes (a copy of ``mcp_lesson/codes.py``), the revisions and their
   switches: facts, not answers;
-* the course's versions of functions that *earlier* lessons built, when the
-  lesson being graded may use them (lesson 04 builds on a ``classify``; lesson
-  08 on ``classify`` and ``create_request``): copies of ``mcp_lesson/core``'s
-  modules, given by ``from mcp_lesson import NAME`` and by ``carry_forward``.
-  A name that the graded lesson itself asks for is never given;
-* anything else, at the root or in any ``mcp_lesson.<module>``, is a function
-  that does nothing and returns None, whatever it is called with. A graded
-  function that hands its work to the course's ``classify`` gets None back,
-  and so gets nothing for it.
+* for each of the course's functions a lesson may lean on (:data:`COURSE`:
+  ``classify``, ``classify_json``, ``create_request``, ``explain``...), a
+  function that asks the judge, outside, to run the course's own and waits
+  for the answer. The judge refuses a function that the running test grades
+  (a ``classify`` that hands its work to the course's gets a ``LookupError``
+  in its tests), and answers the others (lesson 03's stream reader may use
+  the course's ``classify_json``; lesson 04 builds on a ``classify``);
+* anything else, at the root or in any ``mcp_lesson.<module>`` (``check``,
+  ``try_it``, the case tables), is :data:`NOTHING`: it can be called,
+  iterated, indexed and asked for any attribute, and gives nothing back.
 """
 
 import shutil
@@ -26,11 +27,17 @@ from mcp_lesson import registry
 
 PACKAGE = Path(__file__).resolve().parents[2] / "mcp_lesson"
 
+#: The course's functions that learner code may ask the judge to run, beyond
+#: those the lessons build (which the registry names).
+EXTRAS = ("explain", "explain_json", "by_revision", "revision_note", "rule_of", "broken_rules")
+COURSE = tuple(built.name for built in registry.BUILT if built.reference) + EXTRAS
+
 _INIT = '''\
 """A stand-in for the course's package, inside the judge's sandbox (see the
-judge's stand_in.py): the error codes and revisions, {given_words}, and for
-any other name a function that does nothing and returns None."""
+judge's stand_in.py): the error codes and revisions; the course's functions,
+run by the judge outside when it allows; and for any other name, nothing."""
 
+import builtins as _builtins
 import collections as _collections
 import importlib.abc as _abc
 import importlib.machinery as _machinery
@@ -41,68 +48,85 @@ from .codes import *  # noqa: F401,F403
 
 REVISIONS = {revisions!r}
 Switches = _collections.namedtuple("Switches", "batches error_id_optional")
-SWITCHES = {switches!r}
+SWITCHES = {{_k: Switches(*_v) for _k, _v in {switches!r}.items()}}
 
-#: The course's functions of earlier lessons that this lesson may use.
-GIVEN = {given!r}
-
-
-def _nothing(name):
-    def nothing(*args, **kwargs):
-        return None
-
-    nothing.__name__ = nothing.__qualname__ = name
-    return nothing
+#: The course's functions the judge runs on request.
+COURSE = {course!r}
 
 
-def _given(name):
-    import importlib
+class _Nothing:
+    """Anything asked of it gives nothing: a call, an attribute, an item, a loop."""
 
-    return getattr(importlib.import_module(GIVEN[name], __name__), name)
+    def __call__(self, *args, **kwargs):
+        return self
+
+    def __getattr__(self, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return self
+
+    def __getitem__(self, key):
+        return self
+
+    def __iter__(self):
+        return iter(())
+
+    def __len__(self):
+        return 0
+
+    def __bool__(self):
+        return False
+
+    def __repr__(self):
+        return "<nothing: the course is not here>"
 
 
-def __getattr__(name):
+NOTHING = _Nothing()
+
+
+def _course(name):
+    def course_function(*args, **kwargs):
+        return _builtins.__judge_course__(name, args, kwargs)
+
+    course_function.__name__ = course_function.__qualname__ = name
+    return course_function
+
+
+def _lookup(name):
     if name.startswith("__"):
         raise AttributeError(name)
-    if name in GIVEN:
-        return _given(name)
-    return _nothing(name)
+    if name in COURSE:
+        return _course(name)
+    if name == "carry_forward":
+        return carry_forward
+    if name in ("REVISIONS", "SWITCHES", "Switches"):
+        return globals()[name]
+    return NOTHING
+
+
+__getattr__ = _lookup
 
 
 def carry_forward(namespace, *names, **_):
-    """Put the course's version of each of ``names`` that this lesson may use
-    into ``namespace``; the other names stay what the notebook defined."""
+    """Put the course's version of each of ``names`` into ``namespace`` (run by
+    the judge, which refuses the functions a test grades)."""
     for name in names:
-        if name in GIVEN:
-            namespace[name] = _given(name)
+        if name in COURSE:
+            namespace[name] = _course(name)
 
 
 class _Anything(_types.ModuleType):
     def __getattr__(self, name):
-        if name.startswith("__"):
-            raise AttributeError(name)
-        if name == "carry_forward":
-            return carry_forward
-        if name in ("REVISIONS", "SWITCHES", "Switches"):
-            return globals()[name]
-        return __getattr__(name)
+        return _lookup(name)
 
 
 class _Finder(_abc.MetaPathFinder, _abc.Loader):
-    """Any ``mcp_lesson.<module>`` without a file here is an :class:`_Anything`."""
+    """Any ``mcp_lesson.<module>`` but codes is an :class:`_Anything`."""
 
     def find_spec(self, fullname, path=None, target=None):
-        if not fullname.startswith(__name__ + "."):
-            return None
-        for finder in _sys.meta_path:
-            if finder is self or not hasattr(finder, "find_spec"):
-                continue
-            try:
-                if finder.find_spec(fullname, path, target) is not None:
-                    return None  # a real file of the stand-in (codes, core)
-            except Exception:
-                continue
-        return _machinery.ModuleSpec(fullname, self)
+        if fullname.startswith(__name__ + ".") and fullname != __name__ + ".codes":
+            return _machinery.ModuleSpec(fullname, self)
+        return None
 
     def create_module(self, spec):
         return _Anything(spec.name)
@@ -115,40 +139,28 @@ _sys.meta_path.insert(0, _Finder())
 '''
 
 
-def write(folder, given=()):
-    """Write the stand-in package into ``folder`` (made fresh): ``folder/mcp_lesson``.
-
-    ``given``: the names of functions the course's core may give (each must be
-    a function some lesson builds, found in ``mcp_lesson/core``)."""
+def write(folder):
+    """Write the stand-in package into ``folder``: ``folder/mcp_lesson``."""
     from mcp_lesson.classification import REVISIONS, SWITCHES
 
     package = Path(folder) / "mcp_lesson"
     package.mkdir(parents=True)
     shutil.copy2(PACKAGE / "codes.py", package / "codes.py")
-    where = {}
-    if given:
-        core = package / "core"
-        core.mkdir()
-        for source in sorted((PACKAGE / "core").glob("*.py")):
-            shutil.copy2(source, core / source.name)
-        for name in given:
-            module = registry.BY_NAME[name].module
-            where[name] = f".core.{module}" if (core / f"{module}.py").exists() else None
-        where = {name: module for name, module in where.items() if module}
     switches = {revision: tuple(value) for revision, value in SWITCHES.items()}
-    text = _INIT.format(
-        revisions=REVISIONS, switches=switches, given=where,
-        given_words=("the course's " + ", ".join(sorted(where)) + " from earlier lessons")
-        if where else "no function of the course's")
-    text = text.replace(f"SWITCHES = {switches!r}",
-                        "SWITCHES = {k: Switches(*v) for k, v in " + repr(switches) + ".items()}")
+    text = _INIT.format(revisions=REVISIONS, switches=switches, course=COURSE)
     (package / "__init__.py").write_text(text, encoding="utf-8")
     return package
 
 
-def given_for(lesson, asked):
-    """The course's functions a submission of ``lesson`` may use: those of
-    earlier lessons, except any name in ``asked`` (the names the lesson's graded
-    tests use)."""
-    return sorted(built.name for built in registry.BUILT
-                  if built.lesson < lesson and built.name not in asked and built.reference)
+def course_function(name):
+    """The course's own function ``name`` (one of :data:`COURSE`), run by the judge."""
+    import mcp_lesson
+    from mcp_lesson import classification, course
+
+    if name in registry.BY_NAME and registry.reference(name) is not None:
+        return registry.reference(name)
+    for module in (mcp_lesson, classification, course):
+        function = getattr(module, name, None)
+        if callable(function):
+            return function
+    raise LookupError(name)

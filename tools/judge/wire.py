@@ -30,6 +30,11 @@ items in all, and a container inside itself become opaque values too.
 
 import json
 
+#: What a cell or a call may print in the sandbox (the rest is dropped as it comes).
+PRINTED_LIMIT = 100_000
+#: The words that begin the note ending a cut print-out.
+CUT = "[grading] output cut: "
+
 MAX_DEPTH = 200
 MAX_ITEMS = 2_000_000
 _SMALL = 10**18

@@ -33,13 +33,15 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # -I leaves it o
 import wire  # noqa: E402
 
 _BUILTIN_NAMES = {name: value for name, value in vars(builtins).items()}
-_PRINTED_LIMIT = 20_000
+PRINTED_LIMIT, CUT = wire.PRINTED_LIMIT, wire.CUT
+_CUT_NOTE = (f"\n{CUT}this cell printed more than {PRINTED_LIMIT:,} characters; "
+             "the rest was dropped while grading\n")
 
 
 class _Capped(io.TextIOBase):
     """A text stream that keeps the first ``limit`` characters written to it."""
 
-    def __init__(self, limit=_PRINTED_LIMIT):
+    def __init__(self, limit=PRINTED_LIMIT):
         self.parts, self.size, self.limit, self.cut = [], 0, limit, False
 
     def writable(self):
@@ -57,7 +59,7 @@ class _Capped(io.TextIOBase):
 
     def value(self):
         text = "".join(self.parts)
-        return text + ("\n[printed more than this; the rest was dropped]\n" if self.cut else "")
+        return text + (_CUT_NOTE if self.cut else "")
 
 
 def _builtin_base(exc_type):
@@ -120,6 +122,7 @@ def raised(exc, where=None):
 class Worker:
     def __init__(self, channel):
         self.channel = channel
+        self.stdin = None
         self.namespace = {"__name__": "__main__", "__builtins__": builtins}
         self.package = None
 
@@ -129,7 +132,20 @@ class Worker:
         while view:
             view = view[os.write(self.channel, view):]
 
+    def course(self, name, args, kwargs):
+        """Ask the judge to run the course's function ``name`` (outside the
+        sandbox) and give back its answer; the judge may refuse (the function
+        the running test grades): then a ``LookupError``."""
+        self.answer({"course": name, "args": wire.encode(list(args)),
+                     "kwargs": wire.encode(dict(kwargs))})
+        reply = wire.loads(self.stdin.readline())
+        if reply.get("refused"):
+            raise LookupError(f"the course's {name} is not yours: it cannot do your work here")
+        return wire.decode(reply["value"])
+
     def run(self, stream):
+        self.stdin = stream
+        builtins.__judge_course__ = self.course  # the stand-in mcp_lesson's way out
         for line in stream:
             try:
                 request = wire.loads(line)
@@ -193,6 +209,29 @@ class Worker:
             if type(name) is str and not name.startswith("_") and callable(value):
                 names.append(name)
         return names
+
+    def op_disable(self, request):
+        """Replace each named function (in the cells' namespace, and in every
+        module of the package) by one that fails at once: it was stopped before."""
+        names = {str(name): str(why) for name, why in dict(request.get("names", {})).items()}
+
+        def stopped(name, why):
+            def function(*args, **kwargs):
+                raise RuntimeError(why)
+
+            function.__name__ = name
+            return function
+
+        places = [self.namespace]
+        if self.package is not None:
+            prefix = self.package.__name__
+            places += [vars(module) for key, module in list(sys.modules.items())
+                       if module is not None and (key == prefix or key.startswith(prefix + "."))]
+        for place in places:
+            for name, why in names.items():
+                if callable(dict.get(place, name)):
+                    place[name] = stopped(name, why)
+        return {"ok": True}
 
     def op_names(self, request):
         return {"ok": True, "names": self._callables(self.namespace)}
