@@ -12,7 +12,9 @@ Modules, one idea each:
 * ``messages``: the builders (``create_request``, ``success_response``,
   ``error_response``);
 * ``core``: the lessons' own exercise cells, exported from the masters (``make
-  export``): ``messages`` and ``classification`` build on them;
+  export``): ``messages`` and ``classification`` build on them, and lesson 09's
+  functions of the HTTP transport (``http_request_for``, ``check_headers``,
+  ``read_sse``, ``http_verdict``) are theirs as they are;
 * ``registry``: what each lesson builds, and where;
 * ``classification``: ``classify``, ``classify_json``, ``explain`` and the
   replies a strict server sends (``reply_for``, ``reply_for_json``), under the
@@ -21,8 +23,10 @@ Modules, one idea each:
 * ``selfcheck``: ``check(fn)``, the learner's self-check;
 * ``course``: helpers for the lesson notebooks (contents, try_it, self_check);
 * ``widgets``: the playground's Classifier, Quiz and Checker (ipywidgets);
-* ``server``: the capstone's calculator MCP server (official ``mcp`` SDK);
+* ``server``: the capstone's calculator MCP server (official ``mcp`` SDK), over
+  stdio or Streamable HTTP;
 * ``stdio_client``: a line-based client for it, with read timeouts;
+* ``http_client``: ``HttpServer``, the same server over HTTP, started and stopped;
 * ``peers``: the SDK's own verdict on a message, beside ours.
 
 The root holds what a learner or a teacher uses, and imports only modules
@@ -58,6 +62,12 @@ from .messages import (  # noqa: E402
     error_response,
     success_response,
 )
+from .core.transport import (  # noqa: E402  (lesson 09's export, as it is)
+    check_headers,
+    http_request_for,
+    http_verdict,
+    read_sse,
+)
 from .selfcheck import check
 
 if _sys.platform == "emscripten":  # the browser's Python: see mcp_lesson/_deep_json.py
@@ -87,6 +97,11 @@ __all__ = [
     "INVALID_PARAMS",
     "INTERNAL_ERROR",
     "ERROR_MESSAGES",
+    # messages over HTTP (lesson 09)
+    "http_request_for",
+    "check_headers",
+    "read_sse",
+    "http_verdict",
     # the shared case table, and the learner's self-check
     "CASES",
     "check",

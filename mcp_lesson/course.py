@@ -31,7 +31,8 @@ from pathlib import Path
 from typing import NamedTuple
 
 from . import classification, messages
-from .cases import CASES, ERROR_BUILDS, NOT_TEXT_CASES, REQUEST_BUILDS, TEXT_CASES
+from .cases import (CASES, ERROR_BUILDS, HEADER_CHECKS, HTTP_ANSWERS, HTTP_REQUESTS, NOT_TEXT_CASES,
+                    REQUEST_BUILDS, SSE_STREAMS, TEXT_CASES)
 from ._safe import call_safely, cut_apart, exception_text, python_text, safe_equal, same_message
 from . import registry
 from .learner_package import PACKAGE, SAMPLES, carry_forward, start_lesson  # noqa: F401  (lesson helpers)
@@ -50,6 +51,7 @@ LESSONS = (
     "06_real_server.ipynb",
     "07_disagreements.ipynb",
     "08_revisions.ipynb",
+    "09_http.ipynb",
 )
 
 
@@ -201,6 +203,10 @@ _AGREE_INPUTS = {
     "error builds": lambda: [(b.args, b.kwargs) for b in ERROR_BUILDS],
     "messages": lambda: [((case.message,), {}) for case in CASES],
     "samples": lambda: [((value,), {}) for value in SAMPLES],
+    "http requests": lambda: [(b.args, b.kwargs) for b in HTTP_REQUESTS],
+    "header checks": lambda: [(b.args, b.kwargs) for b in HEADER_CHECKS],
+    "sse streams": lambda: [(b.args, b.kwargs) for b in SSE_STREAMS],
+    "http answers": lambda: [(b.args, b.kwargs) for b in HTTP_ANSWERS],
 }
 
 

@@ -461,7 +461,7 @@ def export_notebook(notebook, package=None):
 # --- the course's own core: the masters' export -------------------------------------
 
 #: The lessons whose exercise cells are the core of mcp_lesson (mcp_lesson/core/).
-CORE_LESSONS = ("02", "03", "04")
+CORE_LESSONS = ("02", "03", "04", "09")
 
 CORE_INIT = '''\
 """mcp_lesson.core: the lessons' own code, exported from the masters by ``make export``.

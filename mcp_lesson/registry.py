@@ -31,8 +31,9 @@ class Built(NamedTuple):
     #: None when it is checked by agreeing with its reference instead.
     table: Optional[str]
     #: What it is compared with its reference on (:func:`mcp_lesson.course.agree`):
-    #: "messages", "texts", "request builds", "error builds", or "samples" (a few
-    #: plain values, for a lesson's small helpers).
+    #: "messages", "texts", "request builds", "error builds", "samples" (a few
+    #: plain values, for a lesson's small helpers), or the calls of one of lesson
+    #: 09's tables ("http requests", "header checks", "sse streams", "http answers").
     agree_on: str
     #: True when graduation runs the course's tests on it (the package's public
     #: functions); False for a lesson's helpers.
@@ -42,7 +43,7 @@ class Built(NamedTuple):
 #: The module of the learner's package each lesson exports into, by lesson, in
 #: the order the lessons come (a module may import from those before it).
 MODULES = {"02": "messages", "03": "classification", "04": "errors", "06": "conversation",
-           "08": "revisions"}
+           "08": "revisions", "09": "transport"}
 
 
 def module_of(lesson):
@@ -64,6 +65,15 @@ BUILT = (
     Built("reply_for", "04", "errors", "classification.reply_for", None, "messages"),
     Built("reply_for_json", "04", "errors", "classification.reply_for_json", None, "texts"),
     Built("is_reply_to", "06", "conversation", None, "is_reply_to", "messages", False),
+    # Lesson 09, the HTTP transport: the course's versions are the master's export
+    # (mcp_lesson/core/transport.py). Graduation has no tests of them yet.
+    Built("http_request_for", "09", "transport", "core.transport.http_request_for",
+          "http_request_for", "http requests", False),
+    Built("check_headers", "09", "transport", "core.transport.check_headers", "check_headers",
+          "header checks", False),
+    Built("read_sse", "09", "transport", "core.transport.read_sse", "read_sse", "sse streams", False),
+    Built("http_verdict", "09", "transport", "core.transport.http_verdict", "http_verdict",
+          "http answers", False),
 )
 
 #: The rows by name.

@@ -8,11 +8,13 @@ return an object whose ``==`` lies) is reported, never re-raised, so a lesson
 always runs on to the end; see :mod:`mcp_lesson._safe` for how.
 """
 
+import json
 from typing import List, NamedTuple
 
 from ._safe import (PrintedOutput, call_safely, exception_text, is_verdict, not_json_at,
                     python_text, same_message, same_verdict, shown, shown_apart)
-from .cases import CASES, ERROR_BUILDS, NOT_TEXT_CASES, REPLY_MATCHES, REQUEST_BUILDS, TEXT_CASES
+from .cases import (CASES, ERROR_BUILDS, HEADER_CHECKS, HTTP_ANSWERS, HTTP_REQUESTS, NOT_TEXT_CASES,
+                    REFUSES, REPLY_MATCHES, REQUEST_BUILDS, SSE_STREAMS, TEXT_CASES)
 from . import registry
 from .messages import python_value
 
@@ -172,6 +174,126 @@ def _build_rows(fn, builds, printed):
     return rows
 
 
+# --- lesson 09: the HTTP transport's four functions ------------------------------------
+
+def _json_text(value):
+    """``value`` as JSON text with sorted keys (so key order does not count, types do), or None."""
+    try:
+        return json.dumps(value, sort_keys=True)
+    except Exception:  # not JSON, or keys that cannot be sorted
+        return None
+
+
+def _media_types(value):
+    return {part.split(";")[0].strip().lower() for part in value.split(",")}
+
+
+def _same_post(got, want):
+    """``(ok, hint)``: is ``got`` the HTTP request ``want``? Header names compare in any
+    case, ``Accept`` needs both media types, the body is compared as the JSON it holds."""
+    if type(got) is not dict or set(got) != {"method", "headers", "body"}:
+        return False, "return a dict with the keys method, headers and body"
+    if got["method"] != "POST":
+        return False, "every message goes in a POST"
+    headers = got["headers"]
+    if type(headers) is not dict or not all(type(k) is str and type(v) is str for k, v in headers.items()):
+        return False, "headers: a dict of str names to str values"
+    sent = {name.lower(): value for name, value in headers.items()}
+    wanted = {name.lower(): (name, value) for name, value in want["headers"].items()}
+    missing = [wanted[name][0] for name in wanted if name not in sent]
+    if missing:
+        return False, f"no {missing[0]} header"
+    extra = [name for name in headers if name.lower() not in wanted]
+    if extra:
+        return False, f"the {extra[0]} header does not belong in this request"
+    for name, (shown_name, value) in wanted.items():
+        if name == "accept":
+            if not {"application/json", "text/event-stream"} <= _media_types(sent[name]):
+                return False, "Accept must list application/json and text/event-stream"
+        elif sent[name] != value:
+            return False, f"{shown_name} should be {value!r}, not {python_text(sent[name], 50)}"
+    body = got["body"]
+    try:
+        parsed = json.loads(body) if type(body) in (str, bytes) else None
+    except ValueError:
+        parsed = None
+    if parsed is None or _json_text(parsed) != _json_text(json.loads(want["body"])):
+        return False, "the body must be the message as JSON text"
+    return True, ""
+
+
+def _same_refusal(got, want):
+    """``(ok, hint)``: None for None, else (status, error response): status, id, code and
+    (when the table gives it) data must be right; the message may be any text."""
+    if want is None:
+        return got is None, "" if got is None else "the headers agree: return None"
+    if got is None:
+        return False, "the headers and the body disagree: return (400, an error response)"
+    if type(got) is not tuple or len(got) != 2:
+        return False, "return a tuple (HTTP status, error response)"
+    status, body = got
+    if type(status) is not int or status != want[0]:
+        return False, f"the HTTP status should be {want[0]}"
+    error = body.get("error") if type(body) is dict else None
+    if (type(error) is not dict or body.get("jsonrpc") != "2.0" or set(body) != {"jsonrpc", "id", "error"}
+            or type(error.get("message")) is not str):
+        return False, "the second item: an error response, as error_response builds it"
+    if _json_text(body["id"]) != _json_text(want[1]["id"]):
+        return False, f"the error's id should be {json.dumps(want[1]['id'])}"
+    if type(error.get("code")) is not int or error["code"] != want[1]["error"]["code"]:
+        return False, f"the code should be {want[1]['error']['code']}"
+    if "data" in want[1]["error"] and _json_text(error.get("data")) != _json_text(want[1]["error"]["data"]):
+        return False, "data should say which versions are supported and which was requested"
+    return True, ""
+
+
+def _same_events(got, want):
+    """``(ok, hint)``: a list of (data, verdict) pairs, exactly."""
+    if type(got) is not list:
+        return False, "return a list of (data, verdict) pairs"
+    if len(got) != len(want):
+        return False, f"{len(want)} message{'s' * (len(want) != 1)} in this stream, not {len(got)}"
+    for (data, verdict), pair in zip(want, got):
+        if type(pair) is not tuple or len(pair) != 2:
+            return False, "each item: a tuple (data, verdict)"
+        if type(pair[0]) is not str or pair[0] != data:
+            return False, f"the data should be {python_text(data, 50)}"
+        if not same_verdict(pair[1], verdict):
+            return False, f"the verdict of {python_text(data, 30)} should be {verdict!r}"
+    return True, ""
+
+
+def _same_words(got, want):
+    ok = type(got) is str and got == want
+    return ok, "" if ok else f"the words should be exactly {want!r}"
+
+
+def _judged_rows(fn, builds, printed, judge):
+    """Rows for a table whose answers :func:`judge` compares (or that must be refused)."""
+    rows = []
+    for build in builds:
+        call = ", ".join(python_text(arg, 40) for arg in build.args)
+        got, exc = call_safely(fn, build.args, build.kwargs, printed)
+        refuse = build.expected is REFUSES
+        want = "a ValueError (or TypeError)" if refuse else python_text(build.expected, 90)
+        reason = build.reason
+        if exc is not None:
+            ok, outcome = refuse and isinstance(exc, REFUSES), exception_text(exc)
+        elif refuse:
+            ok, outcome = False, python_text(got)
+        else:
+            ok, hint = judge(got, build.expected)
+            outcome = python_text(got)
+            if not ok:
+                outcome, want = shown_apart(got, build.expected) if type(got) is type(build.expected) else (
+                    outcome, want)
+                reason = f"{hint}: {reason}" if hint else reason
+        raised = type(exc).__name__ if exc is not None else ""
+        raised_in = _raised_in(exc, fn) if exc is not None and not ok else ""
+        rows.append(Row(build.name, f"({call})", want, outcome, ok, reason, raised, raised_in))
+    return rows
+
+
 #: How each table of :data:`mcp_lesson.registry.BUILT` is checked.
 _TABLES = {
     "classify": lambda fn, printed: _verdict_rows(fn, CASES, False, printed),
@@ -179,6 +301,10 @@ _TABLES = {
     "create_request": lambda fn, printed: _build_rows(fn, REQUEST_BUILDS, printed),
     "error_response": lambda fn, printed: _build_rows(fn, ERROR_BUILDS, printed),
     "is_reply_to": lambda fn, printed: _build_rows(fn, REPLY_MATCHES, printed),
+    "http_request_for": lambda fn, printed: _judged_rows(fn, HTTP_REQUESTS, printed, _same_post),
+    "check_headers": lambda fn, printed: _judged_rows(fn, HEADER_CHECKS, printed, _same_refusal),
+    "read_sse": lambda fn, printed: _judged_rows(fn, SSE_STREAMS, printed, _same_events),
+    "http_verdict": lambda fn, printed: _judged_rows(fn, HTTP_ANSWERS, printed, _same_words),
 }
 
 
@@ -195,8 +321,9 @@ def run_check(fn, target=None):
     """Check ``fn`` against the case table and return a :class:`CheckReport`.
 
     ``target`` says what ``fn`` is meant to be ("classify", "classify_json",
-    "create_request", "error_response" or lesson 06's "is_reply_to"); by default it is read from the
-    function's name, falling back to "classify".
+    "create_request", "error_response", lesson 06's "is_reply_to", or one of lesson
+    09's "http_request_for", "check_headers", "read_sse", "http_verdict"); by default
+    it is read from the function's name, falling back to "classify".
     """
     if not callable(fn):
         raise TypeError(f"run_check() needs a function, got {python_value(fn)}")

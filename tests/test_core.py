@@ -50,6 +50,6 @@ def test_the_core_holds_no_solution_markers_and_imports_only_the_codes():
         text = path.read_text(encoding="utf-8")
         assert "### BEGIN SOLUTION" not in text and "#| export" not in text, path.name
         imports = [line for line in text.splitlines() if line.startswith(("import ", "from "))]
-        assert all(line.startswith(("from .", "import json", "from mcp_lesson import "))
+        assert all(line.startswith(("from .", "import json", "import base64", "from mcp_lesson import "))
                    for line in imports), (path.name, imports)
     assert core_classification.classify.__module__ == "mcp_lesson.core.classification"
