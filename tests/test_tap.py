@@ -695,6 +695,173 @@ def test_a_judge_that_fails_is_said_and_the_course_judges(tmp_path, code, words)
     assert tap.lines("to_server")[0]["kind"] == "notification"
 
 
+# --- the HTTP tap --------------------------------------------------------------------------
+
+MODERN_META = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+               "io.modelcontextprotocol/clientCapabilities": {},
+               "io.modelcontextprotocol/clientInfo": {"name": "test-tap", "version": "1.0"}}
+
+
+class HttpTapped:
+    """``python -m mcp_lesson.tap --record FILE --http --port 0 --to URL``, under the guard;
+    :attr:`url` is the address it announces on stderr."""
+
+    def __init__(self, tmp_path, to):
+        import re
+
+        self.recording = tmp_path / "http.jsonl"
+        self.proc = start_guarded([*TAP, "--record", str(self.recording), "--http", "--port", "0",
+                                   "--to", to], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                  cwd=ROOT)
+        said, deadline = b"", time.monotonic() + patience(30)
+        while b"\n" not in said:
+            assert time.monotonic() < deadline, f"the HTTP tap did not announce itself: {said!r}"
+            ready, _, _ = select.select([self.proc.stderr], [], [], 0.1)
+            if ready:
+                more = os.read(self.proc.stderr.fileno(), 4096)
+                assert more, f"the HTTP tap ended: {said!r}"
+                said += more
+        self.url = re.search(r"listening on (\S+)", said.decode()).group(1)
+
+    def stop(self):
+        """SIGTERM (the guard's), and wait: the tap records its end."""
+        self.proc.end(grace=patience(5))
+        for stream in (self.proc.stdout, self.proc.stderr):
+            stream.close()
+        return [json.loads(raw) for raw in self.recording.read_text().splitlines()]
+
+
+@pytest.fixture(scope="module")
+def http_server():
+    from mcp_lesson.http_client import HttpServer
+
+    running = HttpServer(start=start_guarded, timeout=patience(30))
+    yield running
+    running.stop(timeout=patience(10))
+
+
+def test_the_sdks_client_through_the_http_tap(tmp_path, http_server):
+    import anyio
+    from mcp import ClientSession
+    from mcp.client.streamable_http import streamable_http_client
+
+    tap = HttpTapped(tmp_path, http_server.url)
+    assert tap.url.endswith("/mcp") and tap.url != http_server.url
+    steps = []
+
+    async def talk():
+        with anyio.fail_after(patience(60)):
+            async with streamable_http_client(tap.url) as (read, write):
+                async with ClientSession(read, write) as session:
+                    await session.initialize()
+                    tools = await session.list_tools()
+
+                    async def progress(done, total, message):
+                        steps.append(done)
+
+                    counted = await session.call_tool("count", {"to": 3},
+                                                      progress_callback=progress)
+                    await session.send_ping()
+                    return sorted(tool.name for tool in tools.tools), counted
+
+    names, counted = anyio.run(talk)
+    assert names == ["add", "calculator", "count"] and counted.structured_content == {"result": 3}
+    assert steps == [1, 2, 3]
+    entries = tap.stop()
+    assert entries[0]["event"] == "start" and entries[0]["to"] == http_server.url
+    assert entries[-1]["event"] == "end"
+    sent = [e for e in entries if e.get("direction") == "to_server"]
+    assert [json.loads(e["text"]).get("method") for e in sent] == [
+        "initialize", "notifications/initialized", "tools/list", "tools/call", "ping"]
+    assert all(e["http"]["method"] == "POST" and e["http"]["path"] == "/mcp" for e in sent)
+    assert "mcp-session-id" in sent[-1]["http"]["headers"]
+    streamed = [e for e in entries if e.get("direction") == "from_server" and "sse" in e]
+    assert [json.loads(e["text"]).get("method") for e in streamed].count(
+        "notifications/progress") == 3
+    accepted = [e for e in entries if e.get("event") == "http_response" and e["status"] == 202]
+    assert len(accepted) == 1  # the notification: 202 and no body
+    done = report(tap.recording)
+    assert done.returncode == 0, done.stdout
+    assert "no problems" in done.stdout and "4 requests" in done.stdout
+
+
+def test_the_http_tap_passes_statuses_and_bodies_on_and_the_audit_reads_them(
+        tmp_path, http_server):
+    import httpx
+
+    tap = HttpTapped(tmp_path, http_server.url)
+    headers = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json",
+               "MCP-Protocol-Version": "2026-07-28"}
+    listing = {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"_meta": MODERN_META}}
+    with httpx.Client(timeout=patience(15), trust_env=False) as client:
+        direct = client.post(http_server.url, json=listing,
+                             headers={**headers, "Mcp-Method": "tools/list"})
+        tapped = client.post(tap.url, json=listing, headers={**headers, "Mcp-Method": "tools/list"})
+        assert tapped.status_code == direct.status_code == 200
+        assert tapped.headers["content-type"] == direct.headers["content-type"]
+        assert tapped.text == direct.text  # the same answer, byte for byte
+        refused = client.post(tap.url, json=listing, headers={
+            **headers, "Mcp-Method": "tools/list", "Origin": "http://evil.example"})
+        assert (refused.status_code, refused.text) == (403, "Invalid Origin header")
+        cut = client.post(tap.url, content=b'{"jsonrpc": "2.0", "id": 2, "meth',
+                          headers={**headers, "Mcp-Method": "tools/list"})
+        assert cut.status_code == 400 and cut.json()["id"] is None
+    entries = tap.stop()
+    said = report(tap.recording).stdout
+    assert 'the server answered with "Invalid Origin header" (HTTP 403), which is not JSON' in said
+    assert 'the client sent "{\\"jsonrpc\\": \\"2.0\\", \\"id\\": 2, \\"meth", which is ' \
+           'not JSON' in said
+    assert "revision: 2026-07-28 (the client's requests carry 2026-07-28 in params._meta" in said
+    problems = [json.loads(raw) for raw in report(tap.recording, "--json").stdout.splitlines()]
+    # The null-id parse error answers the cut-off body: no problem of its own. The request
+    # refused for its Origin got a 403 in plain text, which answers nothing in JSON-RPC.
+    assert sorted(p["problem"] for p in problems) == ["not_json", "pollution", "unanswered"]
+    assert [p["id"] for p in problems if p["problem"] == "unanswered"] == [1]
+    origins = [e["http"]["headers"].get("origin") for e in entries if "http" in e
+               and e.get("direction") == "to_server"]
+    assert "http://evil.example" in origins
+
+
+def test_the_http_tap_says_when_the_server_cannot_be_reached(tmp_path):
+    import socket
+
+    import httpx
+
+    with socket.socket() as probe:  # a port nobody listens on
+        probe.bind(("127.0.0.1", 0))
+        nowhere = f"http://127.0.0.1:{probe.getsockname()[1]}/mcp"
+    tap = HttpTapped(tmp_path, nowhere)
+    with httpx.Client(timeout=patience(15), trust_env=False) as client:
+        answer = client.post(tap.url, json=INITIALIZED)
+    assert answer.status_code == 502 and f"cannot reach {nowhere}" in answer.text
+    entries = tap.stop()
+    assert any(e.get("event") == "tap_error" and "cannot reach" in e["detail"] for e in entries)
+
+
+@pytest.mark.parametrize("arguments, words", [
+    (["--record", "x.jsonl", "--http"], "--http passes on to a server's address"),
+    (["--record", "x.jsonl", "--http", "--to", "http://127.0.0.1:1/mcp", "--", "python"],
+     "not a command"),
+    (["--record", "x.jsonl", "--to", "http://127.0.0.1:1/mcp", "--", "python"],
+     "--to goes with --http"),
+])
+def test_http_usage_errors(arguments, words):
+    done = run_to_end([*TAP, *arguments], 30, cwd=ROOT)
+    assert done.returncode == 2 and words in done.stderr
+
+
+def test_sse_events_are_cut_however_the_bytes_arrive():
+    from mcp_lesson.tap import SSE
+
+    stream = (b": a comment\r\n\r\nid: 7\r\nevent: message\r\ndata: {\"a\":\r\ndata: 1}\r\n\r\n"
+              b"data: two\n\nid: only-an-id\n\n")
+    for size in (1, 2, 5, len(stream)):
+        events, cutter = [], SSE()
+        for start in range(0, len(stream), size):
+            events += cutter.feed(stream[start:start + size])
+        assert events == [(b'{"a":\n1}', 8, {"id": "7", "event": "message"}), (b"two", 3, {})]
+
+
 # --- the audit, on conversations written here --------------------------------------------------
 
 def entry(direction, message, t=None, **extra):
