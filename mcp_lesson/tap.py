@@ -1,4 +1,4 @@
-"""The tap: a stdio pass-through that records and judges live MCP traffic, and audits it.
+"""The tap: a stdio (or HTTP) pass-through that records and judges live MCP traffic, and audits it.
 
 Record: put the tap in front of any stdio MCP server, in a host's server
 configuration or on the command line, in place of the server's command::
@@ -564,19 +564,20 @@ class Pump(threading.Thread):
 
 def _start_server(command):
     """Start the server in a process group of its own, killed with the tap on Linux."""
-    before_exec = None
+    prctl = None
     if sys.platform.startswith("linux"):
         try:
             import ctypes
 
             prctl = ctypes.CDLL(None, use_errno=True).prctl
-
-            def before_exec():
-                prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG: die when the tap dies
         except (OSError, AttributeError):
-            before_exec = None
-    return subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            bufsize=0, process_group=0, preexec_fn=before_exec)
+            prctl = None
+
+    def die_with_the_tap():  # runs in the child, before the command starts
+        prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+
+    return subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=0,
+                            process_group=0, preexec_fn=die_with_the_tap if prctl else None)
 
 
 def _is_stdout(path):
@@ -986,7 +987,8 @@ class HttpTap:
                 chunk = b""
             ticket, when = self.recorder.ticket()
             try:
-                request.wfile.write(b"%x\r\n%s\r\n" % (len(chunk), chunk) if chunk else b"0\r\n\r\n")
+                request.wfile.write(b"%x\r\n%s\r\n" % (len(chunk), chunk) if chunk
+                                    else b"0\r\n\r\n")
                 request.wfile.flush()
             except OSError as exc:
                 self.recorder.write(ticket, "")
@@ -1364,7 +1366,8 @@ def _answer(member, key, index, direction, sides, conversation, first_line, foun
             first = theirs["answered"][key]
             found(index, "answered_twice", f"a second answer to the {SENDER[other]}'s request "
                   f"{show_id(member['id'])} ({first['method']}, line {first['line']}), first "
-                  f"answered on line {line_of(conversation, first['answer'], first_line)}", id=member["id"])
+                  f"answered on line {line_of(conversation, first['answer'], first_line)}",
+                  id=member["id"])
         elif key not in theirs["cancelled"]:  # a late answer to a cancelled request is allowed
             found(index, "unknown_id", f"a response to the id {show_id(member['id'])}, which "
                   f"the {SENDER[other]} never sent", id=member["id"])
@@ -1380,7 +1383,8 @@ def _answer(member, key, index, direction, sides, conversation, first_line, foun
             del waiting[place]
             notice, _ = message_of(conversation[at])
             found(index, "answer_to_notification", f"the {sender} answered the notification "
-                  f"{_method(notice)} (line {line_of(conversation, at, first_line)}): a notification gets no answer, "
+                  f"{_method(notice)} (line {line_of(conversation, at, first_line)}): a "
+                  "notification gets no answer, "
                   "not even an error", id=member.get("id"))
             return
     has = "no id" if "id" not in member else f"the id {show_id(member.get('id'))}"
@@ -1434,7 +1438,8 @@ def answer_times(conversation):
                 continue
             if "method" in member or ("result" not in member and "error" not in member):
                 if key not in waiting[direction]:
-                    row = {"line": line_of(conversation, index), "direction": direction, "id": member["id"],
+                    row = {"line": line_of(conversation, index), "direction": direction,
+                           "id": member["id"],
                            "method": _method(member), "answer_line": None, "seconds": None,
                            "_t": entry.get("t")}
                     waiting[direction][key] = row
@@ -1578,7 +1583,8 @@ def _print_session(out, number, session, revision, how, problems, disagreements,
               file=out)
         shown = times if show_all or len(times) <= 30 else times[:30]
         for row in shown:
-            print(f"    line {row['line']}: the {SENDER[row['direction']]}'s request {show_id(row['id'])} "
+            print(f"    line {row['line']}: the {SENDER[row['direction']]}'s request "
+                  f"{show_id(row['id'])} "
                   f"({row['method']}): {_duration(row['seconds'])}", file=out)
         if len(shown) < len(times):
             print(f"    ... {len(times) - len(shown)} more (--all lists every one)", file=out)

@@ -1,13 +1,13 @@
 """The tap (mcp_lesson/tap.py), for real: every test runs the tap as a process in front of a
-real server (the course's calculator, the sloppy server, small servers written here for one
-bad input each), and checks what a client receives, what the recording holds, what
-``--report`` says, and that no process is left.
+real server (the course's calculator over stdio and over HTTP, the sloppy server, small
+servers written here for one bad input each), and checks what a client receives, what the
+recording holds, what ``--report`` says, and that no process is left.
 
 The rules tested are the module docstrings' of :mod:`mcp_lesson.tap` and
 :mod:`mcp_lesson.sloppy_server`. :func:`processes.start_guarded` runs each tap, so nothing
 outlives the test run; the guard keeps stdin for itself, so the client's side reaches the
-tap through a pipe the shell opens by name (``sh -c 'exec "$@" < /proc/PID/fd/N'``). Every wait polls with a limit
-(:func:`processes.patience`), and no test sleeps for a fixed time.
+tap through a pipe the shell opens by name (``sh -c 'exec "$@" < /proc/PID/fd/N'``). Every
+wait polls, with a limit scaled by :func:`processes.patience`; no test waits a fixed time.
 """
 
 import base64
@@ -897,7 +897,8 @@ def test_a_clean_conversation_has_no_problems():
         "protocolVersion": "2025-06-18", "capabilities": {}, "serverInfo": {"name": "s",
                                                                             "version": "1"}}},
         t=0.002),
-        up(INITIALIZED, t=0.003), up(request("a"), t=0.004), down(request(7, "roots/list"), t=0.005),
+        up(INITIALIZED, t=0.003), up(request("a"), t=0.004),
+        down(request(7, "roots/list"), t=0.005),
         up(result(7), t=0.006), down(result("a"), t=0.0105)]
     assert audit(talk) == []
     assert agreed_revision(talk) == ("2025-06-18", "the client asked for 2025-11-25 in "
@@ -921,7 +922,8 @@ def test_answered_twice_reused_ids_and_unknown_ids():
 
 
 def test_a_null_id_error_answers_an_unreadable_message_not_a_notification():
-    parse_error = {"jsonrpc": "2.0", "id": None, "error": {"code": -32700, "message": "Parse error"}}
+    parse_error = {"jsonrpc": "2.0", "id": None,
+                   "error": {"code": -32700, "message": "Parse error"}}
     assert names([up("{oops"), down(parse_error)], None) == [(1, "not_json")]
     assert names([up(INITIALIZED), down(parse_error)], None) == [(2, "answer_to_notification")]
     assert names([down(parse_error)], None) == [(1, "unmatched")]
@@ -962,6 +964,7 @@ def test_the_revision_of_a_stateless_conversation_and_one_that_changes():
 
 
 def test_an_unknown_revision_is_judged_by_the_courses_rules():
-    talk = [up(INIT), down({"jsonrpc": "2.0", "id": 1, "result": {"protocolVersion": "1999-01-01"}})]
+    talk = [up(INIT),
+            down({"jsonrpc": "2.0", "id": 1, "result": {"protocolVersion": "1999-01-01"}})]
     revision, how = agreed_revision(talk)
     assert revision is None and "the course does not know 1999-01-01" in how
