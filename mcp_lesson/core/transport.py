@@ -53,7 +53,7 @@ def http_request_for(msg, revision):
             if not isinstance(name, str):
                 raise ValueError(f"{msg['method']} needs a string in params.{NAME_OF[msg['method']]} for Mcp-Name")
             plain = (all(" " <= ch <= "~" for ch in name) and name == name.strip(" ")
-                     and not (name.startswith(BASE64_START) and name.endswith(BASE64_END)))
+                     and not (name.startswith(BASE64_START) and name[len(BASE64_START):].endswith(BASE64_END)))
             encoded = BASE64_START + base64.b64encode(name.encode("utf-8")).decode("ascii") + BASE64_END
             headers["Mcp-Name"] = name if plain else encoded
     return {"method": "POST", "headers": headers, "body": json.dumps(msg)}
@@ -84,7 +84,7 @@ def check_headers(headers, msg):
     named = params.get(NAME_OF.get(msg["method"]))
     if named is not None:
         name = sent.get("mcp-name")
-        if name is not None and name.startswith(BASE64_START) and name.endswith(BASE64_END):
+        if name is not None and name.startswith(BASE64_START) and name[len(BASE64_START):].endswith(BASE64_END):
             try:
                 name = base64.b64decode(name[len(BASE64_START):-len(BASE64_END)], validate=True).decode("utf-8")
             except ValueError:  # not Base64, or not UTF-8 (UnicodeDecodeError is a ValueError too)
