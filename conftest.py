@@ -26,8 +26,8 @@ RUN_LAST = {"test_browser.py"}
 #: test`, which leaves out what is marked "full"): whole files that need a
 #: browser, nbgrader's grading day, the JupyterLite site, Node.js, or pytest run
 #: inside pytest. Single tests elsewhere carry @pytest.mark.full themselves.
-FULL_TIER = {"test_browser.py", "test_grading.py", "test_site.py", "test_ts_peer.py",
-             "test_graduation.py"}
+FULL_TIER = {"test_browser.py", "test_grading.py", "test_judge_class.py", "test_site.py",
+             "test_ts_peer.py", "test_graduation.py"}
 
 
 def pytest_configure(config):

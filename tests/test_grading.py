@@ -68,7 +68,8 @@ pytestmark = pytest.mark.timeout(0)
 #: speed limit (on an idle 2-core machine the whole day takes about 4 minutes).
 STEP_LIMITS = {"release": 600, "collect": 300, "autograde": 3600, "feedback": 900, "grades": 300}
 
-LESSONS = ["01_messages", "02_building_requests", "03_classifying", "04_errors", "08_revisions"]
+LESSONS = ["01_messages", "02_building_requests", "03_classifying", "04_errors", "08_revisions",
+           "09_http"]
 MASTERS = [ROOT / "notebooks" / f"{name}.ipynb" for name in LESSONS]
 HIDDEN = "### BEGIN HIDDEN TESTS"
 
@@ -94,12 +95,13 @@ def test_every_exercise_is_a_solution_cell_followed_by_locked_tests(master):
     cells = read(master).cells
     exercises = [i for i, cell in enumerate(cells) if "### BEGIN SOLUTION" in cell.source]
     assert exercises
-    for i in exercises:
+    for i, following in zip(exercises, exercises[1:] + [len(cells)]):
         info = nbgrader_info(cells[i])
         assert info.get("solution") and not info.get("grade") and not info.get("locked"), cells[i].source[:80]
-        tests = [cell for cell in cells[i + 1:i + 4] if nbgrader_info(cell).get("grade_id") ==
+        # its tests come after it, before the next exercise (a lesson may try it out first)
+        tests = [cell for cell in cells[i + 1:following] if nbgrader_info(cell).get("grade_id") ==
                  f"{info['grade_id']}-tests"]
-        assert tests, f"no test cell right after {info['grade_id']}"
+        assert tests, f"no test cell after {info['grade_id']}, before the next exercise"
         test = nbgrader_info(tests[0])
         assert test["grade"] and test["locked"] and test["points"] > 0
         assert HIDDEN in tests[0].source and "### END HIDDEN TESTS" in tests[0].source
@@ -199,6 +201,7 @@ EMPTY_BUILDER = "return {}"
 HANDWRITTEN_HALFWAY = """\
 return {"jsonrpc": "2.0", "method": "notifications/progress",
         "params": {"progressToken": "t1", "progress": 50, "total": 100}}"""
+LIARS = "\nrepr = lambda value: 'anything'\nisinstance = lambda *args: True\n"
 ENDLESS_CLASSIFY = "while True:\n    pass"
 FLOOD = "print('flood ' * 1_000_000)\n"
 
@@ -219,7 +222,9 @@ def submissions(release):
         "03_classifying": but("03_classifying", classify_json=LENIENT_JSON, fixed_stream=SPLITLINES_STREAM),
         "04_errors": but("04_errors", error_response=FALSY_DATA_DROPPED),
         "08_revisions": but("08_revisions", only_one=VALID_EVERYWHERE),
+        "09_http": right["09_http"],
     }
+    first_09 = next(cell.source for cell in released["09_http"].cells if cell.cell_type == "code")
     hostile = {
         # a broken import in the lesson's first cell; sys.exit before rough_kind is defined
         "01_messages": {"01_messages.ipynb": handed_in(
@@ -239,6 +244,8 @@ def submissions(release):
             released["04_errors"], dict(right["04_errors"], error_response=FLOOD + right["04_errors"]["error_response"]))},
         # handed in under another name: the notebook itself is missing
         "08_revisions": {"08_revisions-Copy1.ipynb": handed_in(released["08_revisions"], right["08_revisions"])},
+        # no work, and liars where the tests would use Python's own repr and isinstance
+        "09_http": {"09_http.ipynb": handed_in(released["09_http"], first_code=first_09 + LIARS)},
     }
     return {
         "complete": {a: {f"{a}.ipynb": handed_in(released[a], right[a])} for a in LESSONS},
@@ -248,7 +255,7 @@ def submissions(release):
 
 
 MAX = {"01_messages": 5.0, "02_building_requests": 8.0, "03_classifying": 20.0, "04_errors": 11.0,
-       "08_revisions": 4.0}
+       "08_revisions": 4.0, "09_http": 10.0}
 #: The exact score of each student in each lesson.
 SCORES = {
     "complete": dict(MAX),
@@ -258,6 +265,7 @@ SCORES = {
         "03_classifying": 15.0,  # classify_json takes -Infinity (-3), fixed_stream uses splitlines (-2)
         "04_errors": 8.0,  # error_response drops falsy data (-3)
         "08_revisions": 3.0,  # only_one is valid under every revision (-1)
+        "09_http": 10.0,  # the solutions, untouched
     },
     "hostile": {
         "01_messages": 3.0,  # rough_kind is never defined (-2); the broken import costs nothing graded
@@ -266,6 +274,7 @@ SCORES = {
         "03_classifying": 13.0,  # classify loops (-4), classify_json calls it (-3)
         "04_errors": 11.0,  # the flood is cut and costs nothing
         "08_revisions": 0.0,  # no 08_revisions.ipynb
+        "09_http": 0.0,  # no work: the liars are never asked
     },
 }
 EXPECTED = {(student, lesson): (score, MAX[lesson])
@@ -349,6 +358,30 @@ def test_grades_csv_has_one_exact_row_per_student_and_assignment(day):
     assert len(rows) == len(EXPECTED)
     wrong = {key: (got.get(key), want) for key, want in EXPECTED.items() if got.get(key) != want}
     assert not wrong, f"(grades.csv, expected): {wrong}\n{day.outputs['autograde']}"
+
+
+def test_grades_wide_has_a_row_per_student_a_column_per_lesson_and_the_total(day):
+    with open(day.course / "grades-wide.csv", encoding="utf-8", newline="") as handle:
+        rows = list(csv.DictReader(handle))
+    assert list(rows[0]) == ["student", *LESSONS, "total"]
+    assert [row["student"] for row in rows] == sorted(SCORES)
+    for row in rows:
+        scores = SCORES[row["student"]]
+        assert {lesson: float(row[lesson]) for lesson in LESSONS} == scores
+        assert float(row["total"]) == sum(scores.values())
+
+
+def test_not_handed_in_is_blank_in_the_wide_form(tmp_path):
+    from tools.grading.grades_csv import wide_rows
+
+    with classroom.gradebook(tmp_path) as gb:
+        gb.add_assignment("01_messages")
+        gb.add_assignment("03_classifying")
+        gb.add_student("alice")
+        gb.add_submission("03_classifying", "alice")
+        columns, rows = wide_rows(gb)
+    assert columns == ["student", "01_messages", "03_classifying", "total"]
+    assert rows == [{"student": "alice", "01_messages": "", "03_classifying": 0.0, "total": 0.0}]
 
 
 def test_the_gradebook_is_sqlite_that_nbgrader_reads_back(day):
@@ -523,7 +556,7 @@ def test_collect_takes_only_the_released_notebooks_and_skips_special_files(tmp_p
     assert (submitted / "bob" / "03_classifying" / "03_classifying.ipynb").read_text() == '{"by": "bob"}'
     assert sorted(p.name for p in submitted.rglob("*")) == [
         "01_messages", "03_classifying", "03_classifying", "03_classifying.ipynb", "03_classifying.ipynb",
-        "alice", "bob"]
+        "alice", "bob", "timestamp.txt", "timestamp.txt", "timestamp.txt"]  # collect's own times
     lines = said.splitlines()
     assert "alice 03_classifying: skipped pipe, a named pipe: collect takes regular files only" in lines
     assert "alice 03_classifying: skipped link.ipynb, a symbolic link: collect takes regular files only" in lines
@@ -540,7 +573,7 @@ def test_collect_takes_only_the_released_notebooks_and_skips_special_files(tmp_p
     lines = capsys.readouterr().out.splitlines()
     assert "bob 03_classifying: collected again (replaced); not part of the assignment: " \
         "03_classifying-Copy1.ipynb, notes.txt (not collected)" in lines
-    assert len(list(submitted.rglob("*"))) == 7
+    assert len(list(submitted.rglob("*"))) == 10
 
 
 # --- JudgedExecute on small notebooks: the student's cells in the sandbox ---------------------

@@ -37,6 +37,7 @@ nbgrader could not grade at all (0 points, with the log to read).
 """
 
 import argparse
+import copy
 import csv
 import datetime
 import errno
@@ -320,7 +321,8 @@ def collect(course, source):
     of that submission), links are never followed, and a named pipe, a
     socket, a device or a link gets one line of its own and is passed over.
     A submission that cannot be read costs only itself: collect goes on with
-    the others.
+    the others. Each submission's timestamp.txt is written here, with the time
+    it was collected.
     """
     course = prepare(course)
     step = Step(course, f"collect {source}")
@@ -371,6 +373,10 @@ def collect(course, source):
                     step.say(f"{who}: not collected: {type(exc).__name__} while reading "
                              f"{_plain(Path(exc.filename or folder).name)}{kept}")
                     continue
+                # The time is collect's own: a timestamp.txt of the student's is never taken.
+                (fresh / "timestamp.txt").write_text(
+                    datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M:%S.%f UTC"),
+                    encoding="utf-8")
                 if again:
                     shutil.rmtree(dest)
                 fresh.rename(dest)
@@ -444,6 +450,45 @@ def tampering(release_nb, submitted):
             found.append(f"{what} {info['grade_id']} was deleted: nbgrader put it back")
         elif theirs.source != cell.source:
             found.append(f"{what} {info['grade_id']} was edited: nbgrader restored it from the release")
+    return found
+
+
+def _flags(info):
+    return tuple(bool(info.get(key)) for key in ("grade", "solution", "locked"))
+
+
+def restore_renamed(release_nb, submitted):
+    """Give back its ``grade_id`` to each cell of the notebook file ``submitted``
+    whose id is not the release's, when it can only be one cell of the release:
+    the one with the same source, else the only cell of the release missing
+    from the submission with the same kind (test, solution, read-only). The
+    file is rewritten (it is the course's copy, in submitted/); returns a line
+    for each cell restored."""
+    import nbformat
+
+    try:
+        nb = nbformat.read(str(submitted), as_version=4)
+    except Exception:  # noqa: BLE001 - tampering() says it cannot be read
+        return []
+    ours = {cell.metadata["nbgrader"]["grade_id"]: cell for cell in release_nb.cells
+            if cell.metadata.get("nbgrader", {}).get("grade_id")}
+    present = {cell.metadata.get("nbgrader", {}).get("grade_id") for cell in nb.cells}
+    found = []
+    for cell in nb.cells:
+        info = cell.metadata.get("nbgrader", {})
+        grade_id = info.get("grade_id")
+        if not grade_id or grade_id in ours:
+            continue
+        missing = [gid for gid in ours if gid not in present]
+        same = [gid for gid in missing if ours[gid].source == cell.source] or \
+            [gid for gid in missing if _flags(ours[gid].metadata["nbgrader"]) == _flags(info)]
+        if len(same) != 1:
+            continue
+        cell.metadata["nbgrader"] = copy.deepcopy(ours[same[0]].metadata["nbgrader"])
+        present.add(same[0])
+        found.append(f"cell {same[0]} was renamed {grade_id}: its name was given back")
+    if found:
+        nbformat.write(nb, str(submitted))
     return found
 
 
@@ -530,6 +575,7 @@ def _grade_one(course, step, assignment, student, notebooks, timeout):
     tampered = []
     for name in sorted(present & notebooks):
         release_nb = nbformat.read(str(course / "release" / assignment / name), as_version=4)
+        tampered += restore_renamed(release_nb, folder / name)
         tampered += tampering(release_nb, folder / name)
     cells = sum(len(release_cells(course, assignment, name)) for name in notebooks)
     limit = 300 + cells * (timeout + 10)  # a last resort: every cell timing out, and then some
@@ -601,7 +647,8 @@ def grades(course):
         for row in rows:
             step.say(f"{row['student']:<16} {row['assignment']:<24} "
                      f"{float(row['score']):g}/{float(row['max_score']):g}")
-        step.say(f"{len(rows)} row{'s' * (len(rows) != 1)} in {_shown(course / 'grades.csv')}")
+        step.say(f"{len(rows)} row{'s' * (len(rows) != 1)} in {_shown(course / 'grades.csv')}; "
+                 f"one row per student in {_shown(course / 'grades-wide.csv')}")
         return 0
     finally:
         step.close()

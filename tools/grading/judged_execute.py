@@ -77,6 +77,18 @@ def release_tests(notebook, assignment, course=None):
         return {}
 
 
+def release_sources(notebook, assignment, course=None):
+    """The sources of the released notebook's code cells (empty when unreadable)."""
+    import nbformat
+
+    try:
+        nb = nbformat.read(str(Path(course or Path.cwd()) / "release" / assignment / f"{notebook}.ipynb"),
+                           as_version=4)
+    except Exception:  # noqa: BLE001
+        return set()
+    return {cell.source for cell in nb.cells if cell.cell_type == "code"}
+
+
 def free_names(source):
     """The names a test cell uses without defining them and that are not Python's
     own (``repr``, ``isinstance``): the student's functions it tests."""
@@ -137,6 +149,7 @@ class JudgedExecute(NbGraderPreprocessor):
             _NOTED.append(True)
             self.log.info("%s", note())
         tests = release_tests(self.notebook, info.get("assignment", ""))
+        self._release_sources = release_sources(self.notebook, info.get("assignment", ""))
         lib = Path(tempfile.mkdtemp(prefix="judge-lib-"))
         stand_in.write(lib)
         submission = Submission(None, lib, call_limit=float(self.timeout),
@@ -167,7 +180,10 @@ class JudgedExecute(NbGraderPreprocessor):
         """A line for each solution cell that stopped with an error, and one for the
         first other cell that did, with a count of the rest."""
         own = [(i, e) for i, e, solution in self._errors if solution]
-        other = [(i, e) for i, e, solution in self._errors if not solution]
+        # The lesson's own cells may fail in the sandbox (a server, the course's
+        # tables): only a cell the student changed is worth a line.
+        other = [(i, e) for i, e, solution in self._errors if not solution
+                 and self.nb.cells[i].source not in self._release_sources]
         for index, error in own + other[:1]:
             text = f"stopped with {error.get('type')}: {str(error.get('text', ''))[:150]}"
             if other and index == other[0][0] and len(other) > 1:
