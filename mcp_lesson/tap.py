@@ -134,7 +134,8 @@ CHUNK = 65536
 #: The longest line kept whole in a recording, in bytes (``--max-line``); a
 #: longer one is passed on whole but recorded as its beginning, not judged.
 MAX_LINE = 16 * 1024 * 1024
-#: Bytes of entries kept waiting for an earlier chunk's (see :class:`Recorder`).
+#: Bytes of entries kept waiting for an earlier chunk's (see :class:`Recorder`), beyond
+#: room for three lines of ``--max-line`` bytes (so that one long line keeps its turn).
 MAX_WAITING = 4 * 1024 * 1024
 #: Seconds the server gets to exit after one side has ended (``--grace``).
 GRACE = 5.0
@@ -319,7 +320,8 @@ class Recorder:
     with its time; its entries, once made, are written in ticket order, one
     ``os.write`` each, so an answer is never written before the request it
     answers (each direction has a thread of its own). Entries that wait for an
-    earlier ticket are kept in memory up to :data:`MAX_WAITING` bytes; past
+    earlier ticket are kept in memory up to ``waiting`` bytes (by default
+    :data:`MAX_WAITING` and room for three lines of :data:`MAX_LINE`); past
     that (a chunk stuck on its way to a reader that reads nothing), they are
     written as they come, and their ``t`` still tells the order.
 
@@ -327,7 +329,8 @@ class Recorder:
     traffic passes on, unrecorded.
     """
 
-    def __init__(self, path, append=False):
+    def __init__(self, path, append=False, waiting=MAX_WAITING + 3 * MAX_LINE):
+        self.waiting = waiting
         flags = os.O_WRONLY | os.O_CREAT | (os.O_APPEND if append else os.O_TRUNC)
         self._fd = os.open(path, flags, 0o644)
         self._lock = threading.Lock()
@@ -356,7 +359,7 @@ class Recorder:
                 return
             self._waiting[ticket] = text
             self._waiting_size += len(text)
-            if self._waiting_size > MAX_WAITING:  # do not wait any longer for the late ones
+            if self._waiting_size > self.waiting:  # do not wait any longer for the late ones
                 self._next = min(self._waiting)
             while self._next in self._waiting:
                 text = self._waiting.pop(self._next)
@@ -547,8 +550,10 @@ class Pump(threading.Thread):
             ticket, when = self.recorder.ticket()
             self._record(ticket, self.lines.finish, when)
         finally:
-            self.finished.set()
-            self.ended(why)
+            try:
+                self.ended(why)  # its event is written before the tap may end the recording
+            finally:
+                self.finished.set()
 
     def _record(self, ticket, make, *args):
         text = ""
@@ -639,7 +644,7 @@ def record(command, path, judge=None, grace=GRACE, max_line=MAX_LINE, append=Fal
              "the protocol; name a file")
         return 2
     try:
-        recorder = Recorder(path, append)
+        recorder = Recorder(path, append, MAX_WAITING + 3 * max_line)
     except OSError as exc:
         _say(f"cannot open the recording {path}: {exc}")
         return 2
@@ -1034,7 +1039,7 @@ def serve_http(to, path, port=0, judge=None, max_line=MAX_LINE, append=False, an
         _say(f"the recording cannot go to {path}: name a file")
         return 2
     try:
-        recorder = Recorder(path, append)
+        recorder = Recorder(path, append, MAX_WAITING + 3 * max_line)
         tap = HttpTap(to, recorder, judge, max_line)
     except (OSError, ValueError) as exc:
         _say(str(exc))

@@ -310,7 +310,7 @@ def test_lines_are_the_same_however_the_bytes_are_cut(pieces, cuts):
 
 
 def test_entries_are_written_in_the_order_their_chunks_were_read(tmp_path):
-    recorder = Recorder(tmp_path / "order.jsonl")
+    recorder = Recorder(tmp_path / "order.jsonl", waiting=MAX_WAITING)
     first, second, third = (recorder.ticket()[0] for _ in range(3))
     recorder.write(third, "3\n")
     recorder.write(second, "2\n")
