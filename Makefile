@@ -114,7 +114,7 @@ lessons: $(STAMP)
 	$(BIN)/python tools/make_learner.py
 	@$(MAKE) --no-print-directory export
 
-# The package's core, mcp_lesson/core/: the masters' exercise cells (lessons 02-04),
+# The package's core, mcp_lesson/core/: the masters' exercise cells (lessons 02-04, 09),
 # exported as a learner's package is. Commit it with the masters it comes from;
 # tests/test_core.py fails when the two drift apart.
 export: $(STAMP)

@@ -552,9 +552,8 @@ def autograde(course, assignments=(), timeout=DEFAULT_TIMEOUT):
                 step.say(f"{assignment}: no submissions collected")
                 continue
             step.say(f"{assignment}:")
-            for student in students:
-                graded += 1
-                _grade_one(course, step, assignment, student, known[assignment], timeout)
+            graded += len(students)
+            _grade_assignment(course, step, assignment, students, known[assignment], timeout)
         step.say(f"{graded} submission{'s' * (graded != 1)} graded into "
                  f"{_shown(course / 'gradebook.db')}")
         return 0
@@ -562,40 +561,102 @@ def autograde(course, assignments=(), timeout=DEFAULT_TIMEOUT):
         step.close()
 
 
-def _grade_one(course, step, assignment, student, notebooks, timeout):
+def _before_grading(course, assignment, student, notebooks):
+    """What to say about a submission before nbgrader sees it (a renamed cell is
+    given back here); None when it holds none of the assignment's notebooks."""
+    import nbformat
+
     folder = course / "submitted" / student / assignment
     present = {p.name for p in folder.glob("*.ipynb")}
     if not present & notebooks:
-        zero(course, assignment, student)
-        found = f" (found {', '.join(sorted(present))})" if present else ""
-        step.say(f"  {student}: 0 points: no {', '.join(sorted(notebooks))} in the submission{found}")
-        return
-    import nbformat
-
-    tampered = []
+        return None
+    said = []
     for name in sorted(present & notebooks):
         release_nb = nbformat.read(str(course / "release" / assignment / name), as_version=4)
-        tampered += restore_renamed(release_nb, folder / name)
-        tampered += tampering(release_nb, folder / name)
+        said += restore_renamed(release_nb, folder / name)
+        said += tampering(release_nb, folder / name)
+    return said
+
+
+_ABOUT = re.compile(r"(?:/(?:submitted|autograded)/([^/\s]+)/|student with ID '([^']+)')")
+_TIMED = re.compile(r"\[judged\] (\S+) \S+: ([\d.]+) s")
+_FAILED = re.compile(r"There was an error processing assignment: \S*/submitted/([^/\s]+)/")
+
+
+def by_student(output):
+    """nbgrader's output of one run over a class, cut into {student: its lines}:
+    a line belongs to the student it names, and to the one named last before it."""
+    sections, current = {}, None
+    for line in output.splitlines():
+        match = _ABOUT.search(line)
+        if match and "processing the following" not in line:
+            current = match.group(1) or match.group(2)
+        if current is not None:
+            sections.setdefault(current, []).append(line)
+    return {student: "\n".join(lines) for student, lines in sections.items()}
+
+
+def failure_in(section):
+    """Why nbgrader could not grade a submission (the error its traceback ends
+    with), or None when it graded it."""
+    lines = section.splitlines()
+    start = next((i for i, line in enumerate(lines) if _FAILED.search(line)), None)
+    if start is None:
+        return None
+    cause = None
+    for line in lines[start + 1:]:
+        text = line.strip()
+        if re.match(r"^[A-Za-z_][\w.]*(Error|Exception|Exit)\b", text):
+            cause = text
+        elif line.startswith("[") and cause:
+            break
+    return (cause or "an error in nbgrader")[:300]
+
+
+def _grade_assignment(course, step, assignment, students, notebooks, timeout):
+    """Autograde every collected submission of ``assignment`` in one nbgrader run
+    (nbgrader is imported once, not once a student; the sandbox keeps each
+    submission to itself), then say one line per student."""
+    before, ready = {}, []
+    for student in students:
+        said = _before_grading(course, assignment, student, notebooks)
+        if said is None:
+            before[student] = None
+        else:
+            before[student] = said
+            ready.append(student)
     cells = sum(len(release_cells(course, assignment, name)) for name in notebooks)
-    limit = 300 + cells * (timeout + 10)  # a last resort: every cell timing out, and then some
-    started = time.monotonic()
-    code, output = nbgrader(course, "autograde", assignment, f"--student={student}", "--force",
-                            f"--JudgedExecute.timeout={timeout}", limit=limit,
-                            log_name=f"autograde-{assignment}-{student}")
-    seconds = time.monotonic() - started
-    problems = tampered + problems_in(output, student, assignment)
-    log = _shown(course / "logs" / f"autograde-{assignment}-{student}.log")
-    if code is None:
-        zero(course, assignment, student)
-        problems.append(f"nbgrader did not finish within {limit} s and was stopped: 0 points; see {log}")
-    elif code != 0:
-        zero(course, assignment, student)
-        problems.append(f"nbgrader could not grade it ({_first_error(output)}): 0 points; see {log}")
-    score, most = score_of(course, assignment, student)
-    step.say(f"  {student}: {score:g}/{most:g} points ({seconds:.1f} s)")
-    for problem in problems:
-        step.say(f"    {problem}")
+    limit = 300 + len(ready) * cells * (timeout + 10)  # a last resort, never reached in practice
+    log_name = f"autograde-{assignment}"
+    log = _shown(course / "logs" / f"{log_name}.log")
+    code, output = (0, "")
+    if ready:
+        code, output = nbgrader(course, "autograde", assignment, "--force",
+                                f"--JudgedExecute.timeout={timeout}", limit=limit, log_name=log_name)
+    sections = by_student(output)
+    for student in students:
+        notebooks_found = sorted(p.name for p in (course / "submitted" / student / assignment).glob("*.ipynb"))
+        if before[student] is None:
+            zero(course, assignment, student)
+            found = f" (found {', '.join(notebooks_found)})" if notebooks_found else ""
+            step.say(f"  {student}: 0 points: no {', '.join(sorted(notebooks))} in the submission{found}")
+            continue
+        section = sections.get(student, "")
+        problems = before[student] + problems_in(section, student, assignment)
+        seconds = sum(float(t) for who, t in _TIMED.findall(section) if who == student)
+        cause = failure_in(section)
+        if code is None and not _TIMED.search(section):
+            zero(course, assignment, student)
+            problems.append(f"nbgrader did not finish within {limit} s and was stopped: 0 points; "
+                            f"see {log}")
+        elif cause is not None or not section:
+            zero(course, assignment, student)
+            problems.append(f"nbgrader could not grade it ({cause or 'it was not graded'}): 0 points; "
+                            f"see {log}")
+        score, most = score_of(course, assignment, student)
+        step.say(f"  {student}: {score:g}/{most:g} points ({seconds:.1f} s)")
+        for problem in problems:
+            step.say(f"    {problem}")
 
 
 # --- feedback and grades ----------------------------------------------------------------

@@ -52,6 +52,8 @@ from tools.judge.sandbox import note  # noqa: E402
 from tools.judge.wire import CUT, PRINTED_LIMIT  # noqa: E402
 
 GUARD_LINE = "[grading] "
+#: Begins the line that gives the time one notebook took (classroom.py reads it).
+TIME_LINE = "[judged] "
 _NOTED = []
 
 
@@ -143,6 +145,7 @@ class JudgedExecute(NbGraderPreprocessor):
         self.log.warning("%s%s: %s", GUARD_LINE, self._where(index), text)
 
     def preprocess(self, nb, resources):
+        began = time.monotonic()
         info = resources.get("nbgrader", {})
         self.nb, self.student, self.notebook = nb, info.get("student", "?"), info.get("notebook", "?")
         if not _NOTED:  # once a run (classroom.py says it once a day)
@@ -174,6 +177,7 @@ class JudgedExecute(NbGraderPreprocessor):
         finally:
             submission.close()
         self._report_errors()
+        self.log.info("%s%s %s: %.1f s", TIME_LINE, self.student, self.notebook, time.monotonic() - began)
         return nb, resources
 
     def _report_errors(self):
