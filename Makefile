@@ -56,7 +56,7 @@ case "$(word 2,$(PYTHON_ABOUT))" in \
 esac
 endef
 
-.PHONY: lab lab-learner test test-all export lessons learner graduate app bench clean venv FORCE
+.PHONY: lab lab-learner test test-all export lessons learner graduate app bench bench-tap bench-grading clean venv FORCE
 
 venv: $(STAMP)
 
@@ -103,6 +103,14 @@ test-all: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/bench.py $(ARGS)
+
+# The tap's cost (SDK round trips direct and through it; a flood of lines), and a
+# class of 30 synthetic students graded, sandbox and all (a few minutes).
+bench-tap: $(STAMP)
+	$(BIN)/python benchmarks/bench_tap.py $(ARGS)
+
+bench-grading: $(STAMP)
+	$(BIN)/python benchmarks/bench_grading.py $(ARGS)
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis

@@ -576,6 +576,35 @@ def test_collect_takes_only_the_released_notebooks_and_skips_special_files(tmp_p
     assert len(list(submitted.rglob("*"))) == 10
 
 
+# --- one nbgrader run for a class: its output cut by student ------------------------------
+
+RUN = """\
+[AutogradeApp | INFO] Creating/updating student with ID 'alice': {}
+[AutogradeApp | INFO] Sanitizing /c/submitted/alice/03_classifying/03_classifying.ipynb
+[AutogradeApp | WARNING] [grading] alice 03_classifying: cell 4 (classify): stopped with KeyError: 'id'
+[AutogradeApp | INFO] [judged] alice 03_classifying: 0.4 s
+[AutogradeApp | INFO] Creating/updating student with ID 'bob': {}
+[AutogradeApp | ERROR] There was an error processing assignment: /c/submitted/bob/03_classifying
+[AutogradeApp | ERROR] Traceback (most recent call last):
+      File "nbformat/reader.py", line 80, in reads
+    nbformat.reader.NotJSONError: Notebook does not appear to be JSON: '{oops'
+[AutogradeApp | INFO] Creating/updating student with ID 'carol': {}
+[AutogradeApp | INFO] [judged] carol 03_classifying: 0.3 s
+[AutogradeApp | ERROR] There was an error processing the following assignments:
+    /c/submitted/bob/03_classifying
+"""
+
+
+def test_one_run_for_a_class_is_cut_by_student():
+    sections = classroom.by_student(RUN)
+    assert sorted(sections) == ["alice", "bob", "carol"]
+    assert classroom.problems_in(sections["alice"], "alice", "03_classifying") == [
+        "cell 4 (classify): stopped with KeyError: 'id'"]
+    assert classroom.failure_in(sections["alice"]) is None
+    assert classroom.failure_in(sections["bob"]).startswith("nbformat.reader.NotJSONError: Notebook")
+    assert classroom.failure_in(sections["carol"]) is None
+
+
 # --- JudgedExecute on small notebooks: the student's cells in the sandbox ---------------------
 
 def run_judged(*sources, timeout=3):

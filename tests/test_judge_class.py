@@ -139,6 +139,7 @@ if os.fork() == 0:
         "x_rewrite_tests": (handed_in(release, last=test_cells), {}, 0.0),
         "x_config": (handed_in(release, last=config), {}, 0.0),
         "x_left_behind": (handed_in(release, last=left_behind), {}, 0.0),
+        "x_not_json": (handed_in(release), {f"{LESSON}.ipynb": '{"cells": [oops'}, 0.0),
         "x_borrows_classify": (handed_in(release, {
             "classify": "def classify(msg):\n    from mcp_lesson import classify as theirs\n"
                         "    return theirs(msg)\n"}, first="", last=None), {}, 0.0),
@@ -218,6 +219,21 @@ def test_every_student_gets_what_the_work_deserves(graded):
     assert not wrong, (wrong, graded["autograde"])
 
 
+def test_the_log_names_each_cause(graded):
+    lines = {}
+    student = None
+    for line in graded["autograde"].splitlines():
+        if line.startswith("  ") and not line.startswith("    "):
+            student = line.split(":")[0].strip()
+        elif line.startswith("    ") and student:
+            lines.setdefault(student, []).append(line.strip())
+    assert any("is not a notebook nbgrader can read" in line or "could not grade it (" in line
+               for line in lines.get("x_not_json", [])), graded["autograde"]
+    assert "cell classify-tests was renamed classify-tests-2: its name was given back" in \
+        lines.get("honest_renamed", []), graded["autograde"]
+    assert not lines.get("honest") and not lines.get("victim"), graded["autograde"]
+
+
 def test_no_submission_changed_the_teachers_files(graded):
     assert graded["after"] == graded["before"]
 
@@ -230,7 +246,8 @@ def test_nothing_a_submission_started_outlives_grading(graded):
 
 def test_feedback_runs_no_script_and_shows_no_hidden_test(graded):
     pages = list((graded["course"] / "feedback").rglob("*.html"))
-    assert len(pages) == len(graded["students"]), graded["feedback"]
+    # every student has one, but the notebook that is not JSON (nothing could be graded)
+    assert len(pages) == len(graded["students"]) - 1, graded["feedback"]
     for page in pages:
         html = page.read_text(encoding="utf-8")
         assert SCRIPT not in html, page

@@ -583,6 +583,38 @@ _TIMED = re.compile(r"\[judged\] (\S+) \S+: ([\d.]+) s")
 _FAILED = re.compile(r"There was an error processing assignment: \S*/submitted/([^/\s]+)/")
 
 
+def _teachers_files(course, assignment):
+    """What a submission must never change: the course's nbgrader_config.py and the
+    gradebook's copy of the lesson's cells (its tests). (The sandbox keeps them out
+    of reach; this is the check that it did.)"""
+    config = course / "nbgrader_config.py"
+    with gradebook(course) as gb:
+        cells = {}
+        for notebook in gb.find_assignment(assignment).notebooks:
+            for cell in notebook.source_cells:
+                cells[(notebook.name, cell.name)] = (cell.source, cell.checksum)
+    return {"config": config.read_bytes() if config.exists() else None, "cells": cells}
+
+
+def _restore_teachers_files(course, assignment, kept):
+    """Put back what changed since :func:`_teachers_files`; a line for each change."""
+    said = []
+    config = course / "nbgrader_config.py"
+    if kept["config"] is not None and (not config.exists() or config.read_bytes() != kept["config"]):
+        config.write_bytes(kept["config"])
+        said.append(f"{_shown(config)} had changed during grading: put back as it was")
+    with gradebook(course) as gb:
+        for notebook in gb.find_assignment(assignment).notebooks:
+            for cell in notebook.source_cells:
+                before = kept["cells"].get((notebook.name, cell.name))
+                if before is not None and (cell.source, cell.checksum) != before:
+                    cell.source, cell.checksum = before
+                    said.append(f"the gradebook's copy of cell {cell.name} had changed during "
+                                "grading: put back as it was")
+        gb.db.commit()
+    return said
+
+
 def by_student(output):
     """nbgrader's output of one run over a class, cut into {student: its lines}:
     a line belongs to the student it names, and to the one named last before it."""
@@ -631,8 +663,14 @@ def _grade_assignment(course, step, assignment, students, notebooks, timeout):
     log = _shown(course / "logs" / f"{log_name}.log")
     code, output = (0, "")
     if ready:
+        kept = _teachers_files(course, assignment)
         code, output = nbgrader(course, "autograde", assignment, "--force",
                                 f"--JudgedExecute.timeout={timeout}", limit=limit, log_name=log_name)
+        for line in _restore_teachers_files(course, assignment, kept):
+            step.say(f"  {line}")
+        if "Exception while loading config file" in output:
+            step.say(f"  nbgrader could not load the course's settings, so nothing of this run "
+                     f"was judged: {_first_error(output)}; see {log}")
     sections = by_student(output)
     for student in students:
         notebooks_found = sorted(p.name for p in (course / "submitted" / student / assignment).glob("*.ipynb"))
@@ -653,6 +691,10 @@ def _grade_assignment(course, step, assignment, students, notebooks, timeout):
             zero(course, assignment, student)
             problems.append(f"nbgrader could not grade it ({cause or 'it was not graded'}): 0 points; "
                             f"see {log}")
+        elif not _TIMED.search(section):  # graded, but not by the judge: never trusted
+            zero(course, assignment, student)
+            problems.append(f"it was not judged in the sandbox (the course's settings were not "
+                            f"used): 0 points; see {log}")
         score, most = score_of(course, assignment, student)
         step.say(f"  {student}: {score:g}/{most:g} points ({seconds:.1f} s)")
         for problem in problems:

@@ -90,9 +90,15 @@ def python():
     return os.path.realpath(sys.executable)
 
 
+#: Set to "fallback" to use the fallback even where bubblewrap works (for testing it).
+FORCE_VARIABLE = "MCP_LESSON_JUDGE_SANDBOX"
+
+
 def kind():
     """ "bwrap" when bubblewrap runs here, else "fallback" (decided once)."""
     global _KIND
+    if os.environ.get(FORCE_VARIABLE) == "fallback":
+        return "fallback"
     if _KIND is None:
         _KIND = "fallback"
         if shutil.which("bwrap"):
