@@ -1,6 +1,7 @@
-"""Widgets for the playground: classify any message, quiz yourself, check your code.
+"""Widgets for the playground: classify any message, quiz yourself, check your code,
+judge a POST over HTTP, and read a recording of live traffic.
 
-Three tools, each an ``ipywidgets`` box you display by leaving it as the last
+Five tools, each an ``ipywidgets`` box you display by leaving it as the last
 line of a cell:
 
 * :class:`Classifier`: paste a message (or pick an example); it shows the kind
@@ -12,6 +13,16 @@ line of a cell:
   kind at all is not counted, and the feedback names the four kinds.
 * :class:`Checker`: runs the self-check on your own function and shows the
   pass/fail table.
+* :class:`HttpView`: paste the headers (``Name: value`` a line) and the body
+  of a POST; it shows what a strict 2026-07-28 server answers (lesson 09's
+  ``check_headers``), the body's verdict, and what a client of the chosen
+  revision would send for it (``http_request_for``), its headers beside yours.
+* :class:`RecordingView`: paste or upload a recording made by the tap
+  (``python -m mcp_lesson.tap``, JSON Lines); it shows the messages as a
+  table, the conversation as a Mermaid sequence diagram (as text: it is not
+  drawn, since a recording is anybody's input) and the tap's audit, one line
+  per problem. The tap's module is only loaded when a recording is shown, and
+  the view still shows the table and the diagram where it cannot be.
 
 Every result goes into a widget value (``HTML`` or ``Label``), never into a
 print from a callback, so the tools work alike in JupyterLab, in Voila and
@@ -21,8 +32,11 @@ under nbval, and code can drive them: set ``classifier.value`` and read
 Safety: an ``ipywidgets.HTML`` value is rendered as markup, unsanitized. So
 everything that comes from the pasted text (the message, the reason, which
 quotes values from it, and the reply, which may echo its id) is passed
-through :func:`html.escape` before it goes in. Pasted text is only parsed as
-JSON, never evaluated.
+through :func:`html.escape` before it goes in; so is every header, every line
+and field of a recording, and every file name. Pasted text is only parsed as
+JSON, never evaluated. Bad input gets a line that says what is wrong, by line
+number where it has one, never a traceback; big input is cut, and the cut is
+said (:data:`HEADERS_LIMIT`, :data:`RECORDING_LIMIT`, :data:`RECORDING_LINES`).
 
 Typing: a text of up to :data:`INSTANT_LIMIT` characters is judged at every
 keystroke. A longer one (a big paste) is judged once typing pauses for
@@ -40,6 +54,7 @@ input.
 """
 
 import asyncio
+import base64
 import html
 import json
 import random
@@ -51,18 +66,30 @@ from IPython.display import Javascript
 from traitlets import observe
 
 from ._safe import python_text
-from .cases import CASES, TEXT_CASES
+from .cases import CASES, HEADER_CHECKS, TEXT_CASES
 from .classification import (
     REVISIONS,
     classify,
+    classify_json,
     explain,
+    json_type,
     parse,
     parse_error_explanation,
     reply_for,
     revision_note,
     switches,
 )
-from .messages import ERROR_MESSAGES, PARSE_ERROR, error_response
+from .core.transport import (
+    HEADER_MISMATCH,
+    HTTP_REVISIONS,
+    NAME_OF,
+    STATELESS,
+    SUPPORTED,
+    UNSUPPORTED_PROTOCOL_VERSION,
+    check_headers,
+    http_request_for,
+)
+from .messages import ERROR_MESSAGES, INVALID_PARAMS, PARSE_ERROR, error_response
 from .selfcheck import run_check
 
 KINDS = ("request", "notification", "response", "invalid")
@@ -76,6 +103,8 @@ COLOURS = {
     "invalid": "#cf222e",
     "batch": "#9a6700",
     "waiting": "#57606a",
+    "pass": "#1a7f37",
+    "fail": "#cf222e",
 }
 
 #: Texts up to this many characters are judged at every keystroke; longer ones
@@ -756,3 +785,1172 @@ class Checker(widgets.VBox):
             f"<thead><tr>{head}</tr></thead><tbody>{cells}</tbody></table></div>"
         )
         return report
+
+
+# --- judging as the typing goes, shared by the HTTP and recording views -----------------
+
+
+class _Judging:
+    """The classifier's way of judging, for a view with more than one text: a short text
+    is judged at once, a long one when the typing pauses; a text set from code at once.
+
+    A subclass has ``.result`` and ``.announcement`` widgets, and defines
+    ``_render()`` (the result's markup) and ``_spoken()`` (the live region's line).
+    """
+
+    def _start_judging(self):
+        self.judged = 0
+        self._pending = None  # the timer of a text waiting for a pause in typing
+        self._from_code = False  # True while texts are being set from code
+
+    def _changed(self, size):
+        self._cancel_pending()
+        if self._from_code or size <= INSTANT_LIMIT or not self._wait_for_pause(size):
+            self._show()
+
+    def _wait_for_pause(self, size):
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # plain Python, no kernel: judge at once
+            return False
+        self._pending = loop.call_later(PAUSE, self._settle)
+        self._waiting()
+        self.result.value = (
+            f'<div class="mcp-verdict" style="line-height: 1.45"><p>{badge("waiting", "WAITING")} '
+            f"{size:,} characters: the verdict follows when the typing pauses.</p></div>"
+        )
+        return True
+
+    def _settle(self):
+        self._pending = None
+        self._show()
+
+    def _cancel_pending(self):
+        if self._pending is not None:
+            self._pending.cancel()
+            self._pending = None
+
+    def _show(self):
+        self.judged += 1
+        try:
+            self.result.value = self._render()
+        except Exception as exc:  # never a traceback; say what happened instead
+            self._waiting()
+            self.result.value = (
+                f"<p>{badge('invalid', 'ERROR')} The playground could not show this "
+                f"({escape(type(exc).__name__)}).</p>"
+            )
+        self.announcement.value = escape(self._spoken())
+
+    def _waiting(self):
+        """Forget the last verdict (a subclass clears its own data)."""
+
+
+def _cut(text, limit):
+    """``text`` (made safe with :func:`clean`) on at most ``limit`` characters, "..." where cut."""
+    text = clean(text)
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
+def _quoted(text, limit=60):
+    """Text as JSON writes a string (quotes, escapes), cut to ``limit``; for the notes."""
+    return _cut(json.dumps(clean(text), ensure_ascii=False), limit)
+
+
+def _p(words, cls="mcp-note", style=_NOTE):
+    return f'<p class="{cls}" style="{style}">{escape(words)}</p>'
+
+
+def _table(cls, head, rows):
+    """A scrollable table; ``head`` and every cell are plain text (escaped here)."""
+    td = 'style="padding: 3px 8px; vertical-align: top; border-bottom: 1px solid #eaeef2'
+    heads = "".join(f'<th style="text-align: left; padding: 3px 8px">{escape(name)}</th>'
+                    for name in head)
+    body = "".join(
+        "<tr>" + "".join(
+            f'<td {td}{"; " + _MONO if mono else ""}">{escape(cell)}</td>'
+            for cell, mono in cells) + "</tr>"
+        for cells in rows
+    )
+    return (f'<div tabindex="0" style="max-height: 26em; overflow: auto; line-height: 1.35">'
+            f'<table class="{cls}" style="border-collapse: collapse; font-size: 12px">'
+            f"<thead><tr>{heads}</tr></thead><tbody>{body}</tbody></table></div>")
+
+
+def _plain_pre(text, cls):
+    """Text in a ``<pre>``, escaped, at most :data:`PREVIEW_LIMIT` characters (a note says so)."""
+    note = ""
+    if len(text) > PREVIEW_LIMIT:
+        note = _p(f"Showing the first {PREVIEW_LIMIT:,} characters of {len(text):,}.")
+        text = text[:PREVIEW_LIMIT]
+    return f'<pre class="{cls}" tabindex="0" style="{_PRE}">{escape(text)}</pre>{note}'
+
+
+# --- the HTTP view -----------------------------------------------------------------------
+
+#: The headers box is read up to this many characters, and this many lines.
+HEADERS_LIMIT = 65_536
+HEADER_LINES = 200
+#: The course's server (the SDK's, mcp 2.3.0) refuses a body longer than this with 413
+#: before reading it (tests/test_http_server.py pins it).
+SDK_BODY_LIMIT = 4 * 1024 * 1024
+
+#: The names of the JSON-RPC errors of 2026-07-28's HTTP transport, beside the reserved ones.
+HTTP_ERROR_NAMES = {HEADER_MISMATCH: "Header mismatch",
+                    UNSUPPORTED_PROTOCOL_VERSION: "Unsupported protocol version"}
+#: The headers that repeat the body in 2026-07-28 (check_headers compares them).
+ROUTING_HEADERS = ("mcp-protocol-version", "mcp-method", "mcp-name")
+
+_TOKEN = re.compile(r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+\Z")
+_REQUEST_LINE = re.compile(r"[A-Z]+ \S+ HTTP/\d(\.\d)?\Z")
+_CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")
+
+
+def _error_name(code):
+    return HTTP_ERROR_NAMES.get(code) or ERROR_MESSAGES.get(code, "error")
+
+
+def read_headers(text):
+    """``(headers, notes, repeated)`` for pasted header lines, one ``Name: value`` a line.
+
+    ``headers`` is a dict of the lines that are headers (the value without the
+    spaces around it; a name given twice keeps its last value); ``notes`` says,
+    in plain words and by line number, what was left out and why (a line
+    without a colon, a name that is no HTTP token, control characters, a
+    request line such as ``POST /mcp HTTP/1.1``, a folded line, text over the
+    limits); ``repeated`` lists the names given more than once. Never raises.
+    """
+    notes, repeated, found = [], [], {}
+    if isinstance(text, (bytes, bytearray)):
+        text = bytes(text).decode("utf-8", "replace")
+    text = clean(text)
+    if len(text) > HEADERS_LIMIT:
+        notes.append(f"The headers are {len(text):,} characters long; only the first "
+                     f"{HEADERS_LIMIT:,} are read.")
+        text = text[:HEADERS_LIMIT]
+    lines = text.replace("\r\n", "\n").split("\n")
+    if len(lines) > HEADER_LINES:
+        notes.append(f"The headers have {len(lines):,} lines; only the first {HEADER_LINES} "
+                     "are read.")
+        lines = lines[:HEADER_LINES]
+    first = True
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        if first and _REQUEST_LINE.match(line.strip()):
+            notes.append(f"Line {number} is a request line ({_quoted(line)}), not a header; "
+                         "left out.")
+            first = False
+            continue
+        first = False
+        if line[0] in " \t":
+            notes.append(f"Line {number} starts with a space: old HTTP read that as more of the "
+                         "header above, which HTTP/1.1 no longer allows; left out.")
+            continue
+        name, colon, value = line.partition(":")
+        if not colon:
+            notes.append(f"Line {number} has no colon, so it is no header (a header is "
+                         f"Name: value); left out: {_quoted(line)}.")
+            continue
+        if not _TOKEN.match(name):
+            why = ("the name before the colon is empty" if not name.strip() else
+                   "a header name is letters, digits and !#$%&'*+-.^_`|~, with no space "
+                   "before the colon")
+            notes.append(f"Line {number}: {_quoted(name)} is not a header name ({why}); "
+                         "left out.")
+            continue
+        value = value.strip(" \t")
+        if _CONTROL.search(value):
+            notes.append(f"Line {number}: the value of {name} holds control characters, which "
+                         "HTTP does not allow in a header; left out.")
+            continue
+        if any(ord(ch) > 255 for ch in value):
+            notes.append(f"Line {number}: the value of {name} holds characters beyond Latin-1, "
+                         "which a header cannot carry as they are (for Mcp-Name a client sends "
+                         "the Base64 form); judged as written.")
+        lower = name.lower()
+        if lower in found:
+            repeated.append(name)
+            notes.append(f"Line {number}: {name} is given again; the last value counts here.")
+        found[lower] = (name, value)
+    return {name: value for name, value in found.values()}, notes, repeated
+
+
+def _media_types(value):
+    return {part.split(";")[0].strip().lower() for part in str(value).split(",")}
+
+
+def _header_examples():
+    """``(label, headers text, body text)`` for each case of lesson 09's HEADER_CHECKS."""
+    found = []
+    for case in HEADER_CHECKS:
+        headers, msg = case.args
+        said = ("agree" if case.expected is None else
+                f"{case.expected[0]} {case.expected[1]['error']['code']}")
+        found.append((f"{said}: {case.name}",
+                      "\n".join(f"{name}: {value}" for name, value in headers.items()),
+                      json.dumps(msg, indent=2, ensure_ascii=False)))
+    return found
+
+
+class HttpView(_Judging, widgets.VBox):
+    """Paste the headers and the body of a POST; see what a strict 2026-07-28 server answers.
+
+    Three answers, from lesson 09's functions (the course's, as exported):
+
+    * the server's: :func:`~mcp_lesson.check_headers` on the headers and the
+      body (a body that is not a valid request or notification is refused
+      before its headers count);
+    * the body's verdict: :func:`verdict`, as the classifier gives it, under
+      the revision of the drop-down;
+    * the client's: :func:`~mcp_lesson.http_request_for` for the body under
+      that revision, and its headers beside the pasted ones.
+
+    ``.headers`` and ``.body`` are the two texts (the boxes are
+    ``.headers_box`` and ``.body_box``); :meth:`set` sets both and judges
+    once. The verdict is data too: ``.answer`` (None when the headers agree
+    with the body, else ``(status, error response)``), ``.agree``
+    (True, False, or None when check_headers does not apply), ``.kind`` and
+    ``.code`` (the body's), ``.request`` (what the client sends, or None),
+    ``.headers_read`` and ``.notes`` (how the header lines were read).
+    ``.revision`` is the drop-down of the revisions with Streamable HTTP.
+    """
+
+    _HINT = "Paste the headers of a POST and its JSON body above, or pick an example."
+
+    def __init__(self, headers="", body="", revision=STATELESS, **kwargs):
+        self._examples = _header_examples()
+        self.examples = widgets.Dropdown(
+            options=[("Pick an example...", -1)]
+            + [(label, i) for i, (label, _, _) in enumerate(self._examples)],
+            value=-1, description="Example:", layout=widgets.Layout(width="min(100%, 40em)"))
+        self.revision = widgets.Dropdown(
+            options=[(f"MCP {r}", r) for r in HTTP_REVISIONS], value=revision,
+            description="Revision:", layout=widgets.Layout(width="min(100%, 24em)"))
+        self.revision.add_class("mcp-http-revision")
+        self.headers_box = widgets.Textarea(
+            value="", description="Headers:", continuous_update=True,
+            placeholder="MCP-Protocol-Version: 2026-07-28\nMcp-Method: tools/list",
+            layout=widgets.Layout(width="100%", height="7em"))
+        self.headers_box.add_class("mcp-http-headers")
+        self.body_box = widgets.Textarea(
+            value="", description="Body:", continuous_update=True,
+            placeholder='{"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {...}}',
+            layout=widgets.Layout(width="100%", height="9em"))
+        self.body_box.add_class("mcp-http-body")
+        for box in (self.headers_box, self.body_box):
+            box.add_class("mcp-classifier-input")  # the monospace style of the classifier's box
+        self.result = widgets.HTML()
+        self.result.add_class("mcp-http-result")
+        self.announcement = _live(widgets.HTML())
+        self.announcement.add_class("mcp-sr-only")
+        self.announcement.add_class("mcp-http-announcement")
+        self._start_judging()
+        self._waiting()
+        self._wire = None  # (text shown, the bytes it came from) for a bytes body
+        super().__init__(
+            [*_styles(), self.examples, self.revision, self.headers_box, self.body_box,
+             self.announcement, self.result], **kwargs)
+        self.add_class("mcp-tool")
+        self.add_class("mcp-http")
+        self.examples.observe(self._on_example, names="value")
+        self.revision.observe(lambda _change: self._changed(0), names="value")
+        self.headers_box.observe(self._on_text, names="value")
+        self.body_box.observe(self._on_text, names="value")
+        self._show()
+        if headers or body:
+            self.set(headers, body)
+
+    def __repr__(self):
+        return "HttpView: headers and body of a POST, judged (run the cell to start the tool)"
+
+    @property
+    def headers(self):
+        return self.headers_box.value
+
+    @headers.setter
+    def headers(self, text):
+        self.set(headers=text)
+
+    @property
+    def body(self):
+        return self.body_box.value
+
+    @body.setter
+    def body(self, text):
+        self.set(body=text)
+
+    def set(self, headers=None, body=None):
+        """Set the headers, the body or both (None leaves one as it is), and judge once."""
+        self._from_code = True
+        try:
+            if headers is not None:
+                if isinstance(headers, (bytes, bytearray)):
+                    headers = bytes(headers).decode("utf-8", "replace")
+                self.headers_box.value = clean(headers)
+            if body is not None:
+                self._wire = None
+                if isinstance(body, (bytes, bytearray)):
+                    raw = bytes(body)
+                    body = clean(raw.decode("utf-8", "replace"))
+                    self._wire = (body, raw)  # judged as the bytes they are
+                self.body_box.value = clean(body)
+        finally:
+            self._from_code = False
+        self._cancel_pending()
+        self._show()
+
+    def choose(self, name):
+        """Pick an example by its case name (or full label); returns the label."""
+        for i, (label, _, _) in enumerate(self._examples):
+            if name == label or label.endswith(": " + name):
+                self.examples.value = i
+                return label
+        raise KeyError(f"no example named {name!r}")
+
+    def _on_example(self, change):
+        if change["new"] is not None and change["new"] >= 0:
+            _, headers, body = self._examples[change["new"]]
+            self.set(headers, body)
+
+    def _on_text(self, change):
+        if self._from_code:
+            return  # set() judges once, after both
+        chosen = self.examples.value
+        if chosen is not None and chosen >= 0:
+            _, headers, body = self._examples[chosen]
+            if (self.headers_box.value, self.body_box.value) != (headers, body):
+                self.examples.value = -1  # edited by hand: no longer that example
+        self._changed(len(self.headers_box.value) + len(self.body_box.value))
+
+    def _waiting(self):
+        self.answer = self.agree = self.kind = self.code = self.request = None
+        self.headers_read, self.notes = {}, []
+
+    def _spoken(self):
+        if self.kind is None:
+            return "Waiting for a body."
+        if self.agree:
+            return "Server: the headers agree with the body."
+        if self.answer is not None:
+            code = self.answer[1]["error"]["code"]
+            return (f"Server: refused with {self.answer[0]}, error code {code} "
+                    f"({_error_name(code)}).")
+        return "Server: check_headers does not judge this body."
+
+    def _render(self):
+        self._waiting()
+        headers, notes, repeated = read_headers(self.headers_box.value)
+        self.headers_read, self.notes = headers, notes
+        text = self.body_box.value
+        if text == "":
+            return (f'<div class="mcp-verdict" style="line-height: 1.45"><p>'
+                    f'{badge("waiting", "WAITING")} {escape(self._HINT)}</p>'
+                    + "".join(_p(note) for note in notes) + "</div>")
+        wire = self._wire
+        raw = wire[1] if wire and wire[0] == text else text
+        revision = self.revision.value
+        kind, code, reason, reply, value = verdict(raw, revision)
+        self.kind, self.code = kind, code
+        parts = ['<div class="mcp-verdict" style="line-height: 1.45">']
+        parts += self._server_part(headers, value, reply, repeated, raw)
+        code_text = "no error code" if code is None else f"error code {code} ({_error_name(code)})"
+        parts += [
+            f"<p><b>The body, under MCP {escape(revision)}:</b> {badge(kind)} "
+            f'<span class="mcp-code" style="{_MONO}">{escape(code_text)}</span></p>',
+            f'<p class="mcp-reason" style="white-space: pre-wrap">{escape(reason)}</p>',
+        ]
+        parts += self._client_part(headers, value, revision)
+        if notes:
+            parts.append("<p><b>Reading your header lines:</b></p>")
+            parts += [_p(note, "mcp-http-note") for note in notes]
+        parts.append("</div>")
+        return "".join(parts)
+
+    def _server_part(self, headers, value, reply, repeated, raw):
+        """What a strict 2026-07-28 server answers: check_headers, or the body refused."""
+        parts = ["<p><b>A strict 2026-07-28 server answers:</b></p>"]
+        kind = classify(value)[0] if value is not None else "invalid"  # as check_headers judges
+        why = None
+        if value is None:
+            self.answer = (400, reply)
+            why = ("The body is not JSON: the server refuses it before it compares a header "
+                   "with it.")
+        elif kind == "invalid":
+            self.answer = (400, reply_for(value))
+            why = ("The body is no valid message (under the course's rules, which check_headers "
+                   "uses), so there is nothing for the headers to agree with: the server "
+                   "refuses the body.")
+        elif kind == "response":
+            parts.append(f'<p class="mcp-http-server">{badge("waiting", "NOT JUDGED")} '
+                         "check_headers judges the headers of requests and notifications; this "
+                         "body is a response, which a client of 2026-07-28 never POSTs (before "
+                         "2026-07-28 a client POSTed its answers to a server's requests).</p>")
+        else:
+            try:
+                self.answer = check_headers(headers, value)
+            except Exception as exc:  # the course's function should never raise here
+                parts.append(f'<p class="mcp-http-server">{badge("invalid", "ERROR")} '
+                             f"check_headers could not judge it ({escape(type(exc).__name__)}: "
+                             f"{escape(_cut(exc, 200))}).</p>")
+                return parts
+            self.agree = self.answer is None
+            if self.agree:
+                then = ("it runs the request and answers it (200), or says it does not know "
+                        "the method (404, -32601)" if kind == "request" else
+                        "it accepts the notification: 202 Accepted, with no body")
+                parts.append(f'<p class="mcp-http-server">{badge("pass", "HEADERS AGREE")} '
+                             f"The headers agree with the body, so {escape(then)}.</p>")
+            else:
+                why = {
+                    HEADER_MISMATCH: "a header the body is compared with (MCP-Protocol-Version, "
+                                     "Mcp-Method, or Mcp-Name for a request that names "
+                                     "something) is missing, or says something the body does "
+                                     "not; the table below sets yours beside a client's",
+                    UNSUPPORTED_PROTOCOL_VERSION: "the headers and the body agree on a version "
+                                                  "this server does not speak (it speaks "
+                                                  + ", ".join(SUPPORTED) + ")",
+                    INVALID_PARAMS: "a request of 2026-07-28 carries params._meta with "
+                                    "io.modelcontextprotocol/protocolVersion and "
+                                    "io.modelcontextprotocol/clientCapabilities",
+                }.get(self.answer[1]["error"]["code"], "check_headers refuses it")
+                why = why[0].upper() + why[1:] + "."
+        if self.answer is not None:
+            status, error = self.answer
+            code = error["error"]["code"]
+            parts.append(f'<p class="mcp-http-server">{badge("fail", f"{status} REFUSED")} '
+                         f'<span class="mcp-code" style="{_MONO}">error code {code} '
+                         f"({escape(_error_name(code))})</span></p>")
+            parts.append(_p(why, "mcp-http-why", "margin: 2px 0"))
+            parts.append(f'<div class="mcp-reply">{_pre(error)}</div>')
+        parts += [_p(note, "mcp-http-more") for note in self._more(headers, repeated, raw, kind)]
+        return parts
+
+    @staticmethod
+    def _more(headers, repeated, raw, kind):
+        """What the course's real server (the SDK's) checks beyond check_headers."""
+        more, sent = [], {name.lower(): value for name, value in headers.items()}
+        twice = [name for name in repeated if name.lower() in ROUTING_HEADERS]
+        if twice and kind == "request":
+            more.append(f"{twice[0]} is given more than once: check_headers reads one value, but "
+                        "the course's server (mcp 2.3.0) refuses a request that repeats "
+                        "MCP-Protocol-Version, Mcp-Method or Mcp-Name: 400, -32020.")
+        if _media_types(sent.get("content-type", "")) != {"application/json"}:
+            more.append("There is no Content-Type: application/json: the course's server "
+                        "(mcp 2.3.0) refuses a POST without it (400, Invalid Content-Type "
+                        "header) before it reads the body.")
+        accepts = _media_types(sent.get("accept", ""))
+        if not ({"application/json", "application/*", "*/*"} & accepts
+                and {"text/event-stream", "text/*", "*/*"} & accepts):
+            more.append("Accept does not list both application/json and text/event-stream, as "
+                        "the specification asks of every POST; the course's server (mcp 2.3.0) "
+                        "answered an Accept of application/json alone with 406.")
+        if isinstance(raw, bytes):
+            size = len(raw)
+        else:  # a character is at most 4 bytes of UTF-8: most texts need no encoding to tell
+            size = (len(raw) if len(raw) * 4 <= SDK_BODY_LIMIT
+                    else len(raw.encode("utf-8", "replace")))
+        if size > SDK_BODY_LIMIT:
+            more.append(f"The body is {size:,} bytes: the course's server (mcp 2.3.0) refuses "
+                        f"a body over {SDK_BODY_LIMIT:,} bytes (4 MiB) with 413, unread.")
+        return more
+
+    def _client_part(self, headers, value, revision):
+        """What a client of ``revision`` sends for the body, and its headers beside yours."""
+        parts = [f"<p><b>What a client of MCP {escape(revision)} POSTs for this body:</b></p>"]
+        if value is None:
+            parts.append(_p("Nothing: a client sends JSON, and this is not JSON.",
+                            "mcp-http-client"))
+            return parts
+        try:
+            self.request = http_request_for(value, revision)
+        except ValueError as exc:
+            parts.append(_p(f"Nothing: http_request_for refuses it ({_cut(exc, 300)}).",
+                            "mcp-http-client"))
+            return parts
+        except Exception as exc:  # nested too deeply to write, say
+            parts.append(_p(f"Nothing: http_request_for could not build it "
+                            f"({type(exc).__name__}).", "mcp-http-client"))
+            return parts
+        shown = self.request["headers"]
+        text = "POST\n" + "".join(f"{name}: {val}\n" for name, val in shown.items())
+        parts.append(_plain_pre(text + "\n" + str(self.request["body"]), "mcp-http-client"))
+        theirs = {name.lower(): (name, val) for name, val in shown.items()}
+        yours = {name.lower(): (name, val) for name, val in headers.items()}
+        rows = []
+        for lower in [*theirs, *(name for name in yours if name not in theirs)]:
+            mine, client = yours.get(lower), theirs.get(lower)
+            if mine is None:
+                said = "missing from yours"
+            elif client is None:
+                said = "yours only"
+            else:
+                said = "the same" if mine[1] == client[1] else "differs"
+            rows.append([((mine or client)[0], True), (_cut(mine[1], 80) if mine else "", True),
+                         (_cut(client[1], 80) if client else "", True), (said, False)])
+        parts.append("<p><b>Your headers beside the client's:</b></p>")
+        parts.append(_table("mcp-http-compare", ("header", "yours", "the client's", ""), rows))
+        return parts
+
+
+# --- the recording view ----------------------------------------------------------------
+
+#: A recording is read up to this many characters (pasted) or bytes (a file), and lines.
+RECORDING_LIMIT = 5_000_000
+RECORDING_LINES = 10_000
+#: How much of it is shown: rows of the table, arrows of the diagram, characters of a text,
+#: lines that were left out, and the audit's problems.
+TABLE_ROWS = 300
+DIAGRAM_ARROWS = 200
+TEXT_SHOWN = 80
+LEFT_OUT_SHOWN = 20
+PROBLEMS_SHOWN = 100
+
+_DIRECTIONS = ("to_server", "from_server")
+_WHO = {"to_server": "client → server", "from_server": "server → client"}
+#: Characters that mean something in a Mermaid message, as Mermaid's own entity codes.
+_MERMAID = {"#": "#35;", ";": "#59;", "<": "#60;", ">": "#62;", "%": "#37;"}
+_MERMAID_SPACE = re.compile(r"[\x00-\x1f\x7f\u2028\u2029]+")
+
+
+def read_recording(data):
+    """``(entries, notes)``: the entries of a recording (the tap's JSON Lines), text or bytes.
+
+    Each entry is the line's JSON object, with ``_line``, its line number (as
+    ``mcp_lesson.tap.read_recording`` notes it). ``notes`` says in plain words
+    what was not read: anything past :data:`RECORDING_LIMIT` characters (bytes,
+    for bytes) or :data:`RECORDING_LINES` lines, and, by line number, each line
+    that is not UTF-8, not JSON, or no entry (an entry is an object with a
+    ``direction`` of ``to_server`` or ``from_server``, or an ``event``).
+    Nothing in it is evaluated; never raises.
+    """
+    notes, entries = [], []
+    is_bytes = isinstance(data, (bytes, bytearray, memoryview))
+    if is_bytes:
+        data = bytes(data)
+    elif not isinstance(data, str):
+        return [], [f"A recording is text, not {type(data).__name__}."]
+    unit = "bytes" if is_bytes else "characters"
+    size, cut = len(data), len(data) > RECORDING_LIMIT
+    if cut:
+        data = data[:RECORDING_LIMIT]
+    lines = data.split(b"\n" if is_bytes else "\n")
+    if cut:
+        lines.pop()  # the line the cut went through
+        notes.append(f"The recording is {size:,} {unit} long; only the first {RECORDING_LIMIT:,} "
+                     f"are read, up to line {len(lines):,} (the last whole line); the rest is "
+                     "left out.")
+    if len(lines) > RECORDING_LINES and any(line.strip() for line in lines[RECORDING_LINES:]):
+        notes.append(f"The recording has more than {RECORDING_LINES:,} lines; only the first "
+                     f"{RECORDING_LINES:,} are read, the rest is left out.")
+    left_out = []
+    for number, line in enumerate(lines[:RECORDING_LINES], 1):
+        if not line.strip():
+            continue
+        if is_bytes:
+            try:
+                line = line.decode("utf-8")
+            except UnicodeDecodeError:
+                left_out.append(f"line {number} is not UTF-8 text")
+                continue
+        value, problem = parse(line)
+        if problem is not None:
+            left_out.append(f"line {number} is not JSON ({problem})")
+        elif not isinstance(value, dict):
+            left_out.append(f"line {number} is {json_type(value)}, not an entry (a JSON object "
+                            "with a direction or an event)")
+        elif "direction" in value and value["direction"] not in _DIRECTIONS:
+            left_out.append(f"line {number}: its direction "
+                            f"{_cut(python_text(value['direction'], 40), 40)} is neither "
+                            "to_server nor from_server")
+        elif "direction" not in value and "event" not in value:
+            left_out.append(f"line {number} is an object with neither a direction nor an event")
+        else:
+            value["_line"] = number
+            entries.append(value)
+    if left_out:
+        shown = left_out[:LEFT_OUT_SHOWN]
+        more = len(left_out) - len(shown)
+        notes.append(f"{len(left_out):,} line{'s' if len(left_out) > 1 else ''} left out: "
+                     + "; ".join(shown) + (f"; and {more:,} more." if more else "."))
+    return entries, notes
+
+
+def _number(value):
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _recorded_text(entry):
+    """The text of a recorded line (str), or None."""
+    text = entry.get("text")
+    return text if isinstance(text, str) else None
+
+
+def _message_of(entry):
+    """``(value, reason)`` for a recorded line, as the audit reads it: the parsed message, or
+    why there is none."""
+    if entry.get("truncated"):
+        return None, "cut by the tap, not judged"
+    if "bytes" in entry:
+        try:
+            return parse(base64.b64decode(str(entry["bytes"]), validate=True))
+        except (ValueError, TypeError):
+            return None, "its recorded bytes are not Base64"
+    text = _recorded_text(entry)
+    if text is None:
+        return None, "no text recorded"
+    return parse(text)
+
+
+def _verdict_words(kind, code):
+    return kind if code is None else f"{kind} {code}"
+
+
+def _show_id(value):
+    try:
+        return _cut(json.dumps(value, ensure_ascii=False), 30)
+    except (TypeError, ValueError):
+        return "?"
+
+
+def _what(entry, value, reason):
+    """``(arrow kind, label)`` of one recorded message, for the diagram."""
+    if value is None:
+        text = _recorded_text(entry)
+        return "bad", "not JSON" + (f": {_quoted(text, 40)}" if text else f" ({_cut(reason, 40)})")
+    if isinstance(value, list):
+        return "bad" if classify(value)[0] == "invalid" else "request", f"a batch of {len(value)}"
+    kind = classify(value)[0]
+    if not isinstance(value, dict):
+        return "bad", f"invalid: {json_type(value)}"
+    method = value.get("method")
+    if isinstance(method, str):
+        params = value.get("params")
+        named = params.get(NAME_OF.get(method)) if isinstance(params, dict) else None
+        label = (_cut(method, 40) + (f" {_cut(named, 30)}" if isinstance(named, str) else "")
+                 + (f" (id {_show_id(value['id'])})" if "id" in value else ""))
+        shape = "request" if "id" in value else "notification"
+    elif "result" in value or "error" in value:
+        error = value.get("error")
+        code = error.get("code") if isinstance(error, dict) else None
+        head = "result" if "result" in value else f"error {_show_id(code)}"
+        label = head + (f" (id {_show_id(value['id'])})" if "id" in value else " (no id)")
+        shape = "response"
+    else:
+        label, shape = "neither a request nor a response", "request"
+    if kind == "invalid":
+        return ("bad-answer" if shape == "response" else "bad"), "invalid: " + label
+    return shape, label
+
+
+def mermaid_text(text):
+    """Text made safe for a Mermaid message: one line, with the characters that mean
+    something to Mermaid (``#;<>%``) as its entity codes."""
+    text = _MERMAID_SPACE.sub(" ", clean(text))
+    return "".join(_MERMAID.get(ch, ch) for ch in text).strip()
+
+
+_ARROWS = {"request": "->>", "notification": "-)", "response": "-->>", "bad": "-x",
+           "bad-answer": "--x"}
+
+
+def in_time_order(entries):
+    """The entries in the order things happened: by ``t``, then by line (file order when an
+    entry has no time), as the tap's audit orders them."""
+    if not all(_number(entry.get("t")) for entry in entries):
+        return list(entries)
+    return [entry for _, _, entry in sorted((entry["t"], index, entry)
+                                            for index, entry in enumerate(entries))]
+
+
+def sequence_diagram(entries, limit=DIAGRAM_ARROWS):
+    """A Mermaid sequence diagram of a recording, as text (to read, or paste into a Mermaid
+    viewer). Solid arrows are requests, open ones notifications, dashed ones answers, and
+    crossed ones lines that are no valid message. At most ``limit`` messages are drawn."""
+    lines = ["sequenceDiagram", "    participant C as Client", "    participant S as Server"]
+    drawn = sessions = left = 0
+    for entry in in_time_order(entries):
+        line, event = entry.get("_line", "?"), entry.get("event")
+        direction = entry.get("direction")
+        if event == "start":
+            sessions += 1
+            if sessions > 1:
+                lines.append(f"    Note over C,S: session {sessions} (line {line})")
+            continue
+        if drawn >= limit and (direction in _DIRECTIONS or event in ("http_request",
+                                                                       "http_response")):
+            left += 1
+            continue
+        if direction in _DIRECTIONS:
+            value, reason = _message_of(entry)
+            if entry.get("truncated"):
+                shape, label = "bad", f"{_show_id(entry.get('size'))} bytes, not judged"
+            else:
+                shape, label = _what(entry, value, reason)
+            http = entry.get("http") if isinstance(entry.get("http"), dict) else {}
+            said = http.get("method") if direction == "to_server" else http.get("status")
+            if said is not None:
+                label = f"{_cut(str(said), 12)} {label}"
+            ends = "C{}S" if direction == "to_server" else "S{}C"
+            lines.append(f"    {ends.format(_ARROWS[shape])}: {mermaid_text(f'{line}: {label}')}")
+            drawn += 1
+        elif event == "http_request":
+            said = (f"{_cut(str(entry.get('method', '?')), 12)} "
+                    f"{_cut(str(entry.get('path', '')), 30)}")
+            lines.append(f"    C->>S: {mermaid_text(f'{line}: {said} (no body)')}")
+            drawn += 1
+        elif event == "http_response":
+            said = (f"{_cut(str(entry.get('status', '?')), 12)} "
+                    + ("an event stream opens" if entry.get("stream") is True else "(no body)"))
+            lines.append(f"    S-->>C: {mermaid_text(f'{line}: {said}')}")
+            drawn += 1
+        elif event == "server_exited":
+            status = _cut(str(entry.get("status")), 20)
+            words = mermaid_text(f"{line}: the server exited, status {status}")
+            lines.append(f"    Note over S: {words}")
+        elif event == "tap_error":
+            detail = _cut(str(entry.get("detail", "")), 60)
+            lines.append(f"    Note over C,S: {mermaid_text(f'{line}: tap error {detail}')}")
+    if left:
+        lines.append(f"    Note over C,S: {left:,} more not drawn (the first {limit:,} are)")
+    return "\n".join(lines)
+
+
+def _field(value, limit=60):
+    """A recorded field as plain words: a string as it is, anything else as JSON; cut short."""
+    if isinstance(value, str):
+        return _cut(value, limit)
+    return _cut(python_text(value, limit) if not isinstance(value, (int, float, type(None)))
+                else json.dumps(value), limit)
+
+
+def _row(entry):
+    """One row of the table: line, t, who, HTTP, verdict, text (all plain text)."""
+    t = f"{entry['t']:.3f}" if _number(entry.get("t")) else ""
+    line = str(entry.get("_line", ""))
+    direction = entry.get("direction")
+    http = entry.get("http") if isinstance(entry.get("http"), dict) else {}
+    if direction not in _DIRECTIONS:
+        event = entry.get("event")
+        details = [f"{key} {_field(entry[key])}"
+                   for key in ("status", "method", "path", "detail", "signal", "transport",
+                               "to") if key in entry]
+        if isinstance(entry.get("command"), list):
+            details.append("command " + _cut(" ".join(map(str, entry["command"])), 60))
+        if entry.get("stream") is True:
+            details.append("an event stream opens")
+        words = _field(event, 40) + (": " + ", ".join(details) if details else "")
+        return [(line, False), (t, False), ("event", False), ("", False), ("", False),
+                (words, False)]
+    where = ""
+    if direction == "to_server" and http:
+        where = f"{_cut(str(http.get('method', '')), 12)} {_cut(str(http.get('path', '')), 30)}"
+    elif http:
+        where = _cut(str(http.get("status", "")), 12) + (", SSE event" if "sse" in entry else "")
+    kind, code = entry.get("kind"), entry.get("code")
+    if entry.get("truncated"):
+        said = f"not judged ({_cut(python_text(entry.get('size'), 20), 20)} bytes, cut by the tap)"
+    elif "judge_error" in entry:
+        said = "the judge failed"
+    elif isinstance(kind, str) and (code is None or (isinstance(code, int)
+                                                     and not isinstance(code, bool))):
+        said = _verdict_words(_cut(kind, 20), code)
+        raw = _raw(entry)
+        if raw is not None:
+            course = classify_json(raw)
+            if list(course) != [kind, code]:
+                said += f"; the course's rules: {_verdict_words(*course)}"
+    else:
+        said = "no verdict recorded"
+    text = _recorded_text(entry)
+    shown = "" if text is None else _cut(text, TEXT_SHOWN)
+    if "bytes" in entry:
+        shown += " (not UTF-8: shown with U+FFFD)"
+    return [(line, False), (t, False), (_WHO[direction], False), (where, True), (said, True),
+            (shown, True)]
+
+
+def _raw(entry):
+    if "bytes" in entry:
+        try:
+            return base64.b64decode(str(entry["bytes"]), validate=True)
+        except (ValueError, TypeError):
+            return None
+    return _recorded_text(entry)
+
+
+def audit_recording(entries):
+    """The tap's audit of each session: ``[(session, revision, how, problems)]``, or
+    ``(None, words)`` when the tap's module cannot be loaded here. ``problems`` are the dicts of
+    ``mcp_lesson.tap.audit``; a session whose audit fails has None and says why in ``how``."""
+    try:
+        from . import tap  # the tap's module; loaded only when a recording is shown
+    except Exception as exc:
+        return None, ("the audit needs mcp_lesson.tap, which cannot be loaded here "
+                      f"({type(exc).__name__})")
+    found = []
+    for number, session in enumerate(tap.sessions(entries), 1):
+        try:
+            revision, how = tap.agreed_revision(session)
+            problems = tap.audit(session, revision)
+        except Exception as exc:  # a recording no tap wrote, with fields of odd types
+            found.append((number, None, f"the audit could not finish ({type(exc).__name__})",
+                          None))
+            continue
+        found.append((number, revision, how, problems))
+    return found, None
+
+
+def _recording_examples():
+    """``(label, JSON Lines text)``: recordings to try, in the tap's format."""
+    def line(entry):
+        return json.dumps(entry, ensure_ascii=False, separators=(",", ":"))
+
+    def said(t, direction, message, **extra):
+        text = message if isinstance(message, str) else json.dumps(message)
+        kind, code = classify_json(text)
+        return {"t": t, "direction": direction, "kind": kind, "code": code, "text": text, **extra}
+
+    init = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+            "params": {"protocolVersion": "2025-11-25", "capabilities": {},
+                       "clientInfo": {"name": "demo", "version": "1"}}}
+    ready = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+    welcome = {"jsonrpc": "2.0", "id": 1, "result": {
+        "protocolVersion": "2025-11-25", "capabilities": {"tools": {}},
+        "serverInfo": {"name": "sloppy-server", "version": "1.0"}}}
+    # What `python -m mcp_lesson.tap --record` wrote for the sloppy server (times rounded).
+    sloppy = [
+        {"t": 0.010, "event": "start", "wall": 1796124900.5,
+         "command": ["python", "-m", "mcp_lesson.sloppy_server"], "pid": 23724,
+         "judge": "mcp_lesson", "tap": "0.2.0"},
+        said(0.014, "to_server", init),
+        said(0.014, "to_server", ready),
+        said(0.014, "to_server", {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}),
+        said(0.014, "to_server", {"jsonrpc": "2.0", "id": 3, "method": "ping"}),
+        said(0.014, "to_server", {"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {
+            "name": "echo", "arguments": {"text": "<b>hi</b>"}}}),
+        said(0.014, "to_server", {"jsonrpc": "2.0", "id": 5, "method": "tools/call",
+                                  "params": {"name": "forget", "arguments": {}}}),
+        {"t": 0.015, "event": "client_closed"},
+        said(0.063, "from_server", "sloppy server 1.0 ready"),
+        said(0.063, "from_server", welcome),
+        said(0.063, "from_server", {"jsonrpc": "2.0", "id": None, "error": {
+            "code": -32601, "message": "Method not found"}}),
+        said(0.063, "from_server", {"jsonrpc": "2.0", "id": 2, "result": {"tools": [
+            {"name": "echo"}, {"name": "forget"}]}}),
+        said(0.063, "from_server", {"jsonrpc": "2.0", "id": None, "result": {}}),
+        said(0.063, "from_server", "[sloppy] calling echo"),
+        said(0.063, "from_server", {"jsonrpc": "2.0", "id": 4, "result": {
+            "content": [{"type": "text", "text": "<b>hi</b>"}], "isError": False}}),
+        said(0.063, "from_server", "[sloppy] calling forget"),
+        {"t": 0.071, "event": "server_closed"},
+        {"t": 0.072, "event": "server_exited", "status": 0, "returncode": 0},
+        {"t": 0.072, "event": "end", "status": 0},
+    ]
+    calc = {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+            "params": {"name": "calculator", "arguments": {"expression": "2 + 2"}}}
+    clean_talk = [
+        {"t": 0.002, "event": "start", "wall": 1796124900.5,
+         "command": ["python", "-m", "mcp_lesson.server"], "pid": 4242, "judge": "mcp_lesson",
+         "tap": "0.2.0"},
+        said(0.610, "to_server", init),
+        said(0.640, "from_server", {**welcome, "result": {**welcome["result"], "serverInfo": {
+            "name": "calculator", "version": "1.0"}}}),
+        said(0.641, "to_server", ready),
+        said(0.642, "to_server", {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}),
+        said(0.650, "from_server", {"jsonrpc": "2.0", "id": 2, "result": {
+            "tools": [{"name": "calculator"}]}}),
+    ]
+    clean_talk += [
+        said(0.651, "to_server", {**calc, "id": 3}),
+        said(0.655, "from_server", {"jsonrpc": "2.0", "id": 3, "result": {
+            "content": [{"type": "text", "text": "4"}], "isError": False}}),
+        {"t": 0.700, "event": "client_closed"},
+        {"t": 0.720, "event": "server_exited", "status": 0, "returncode": 0},
+        {"t": 0.720, "event": "end", "status": 0},
+    ]
+    meta = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {}}
+    post = {"method": "POST", "path": "/mcp"}
+
+    def asked(method, **headers):
+        return {**post, "headers": {"content-type": "application/json",
+                                    "mcp-protocol-version": "2026-07-28",
+                                    "mcp-method": method, **headers}}
+
+    def answered(status, kind="application/json"):
+        return {"status": status, "headers": {"content-type": kind}}
+
+    over_http = [
+        {"t": 0.001, "event": "start", "wall": 1796124900.5, "transport": "http",
+         "listen": "http://127.0.0.1:8001/mcp", "to": "http://127.0.0.1:8000/mcp",
+         "judge": "mcp_lesson", "tap": "0.2.0"},
+        said(0.120, "to_server", {"jsonrpc": "2.0", "id": 1, "method": "tools/list",
+                                  "params": {"_meta": meta}}, http=asked("tools/list")),
+        said(0.135, "from_server", {"jsonrpc": "2.0", "id": 1, "result": {
+            "tools": [{"name": "calculator"}], "resultType": "complete"}}, http=answered(200)),
+        said(0.140, "to_server", {"jsonrpc": "2.0", "id": 2, "method": "tools/list",
+                                  "params": {"_meta": meta}}, http=asked("tools/call")),
+        said(0.142, "from_server", {"jsonrpc": "2.0", "id": 2, "error": {
+            "code": -32020, "message": "Header mismatch"}}, http=answered(400)),
+        said(0.150, "to_server", {"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {
+            "name": "count", "arguments": {"to": 1}, "_meta": {**meta, "progressToken": "p"}}},
+             http=asked("tools/call", **{"mcp-name": "count"})),
+        {"t": 0.151, "event": "http_response", "stream": True,
+         **answered(200, "text/event-stream")},
+        said(0.160, "from_server", {"jsonrpc": "2.0", "method": "notifications/progress",
+                                    "params": {"progressToken": "p", "progress": 1, "total": 1}},
+             http=answered(200, "text/event-stream"), sse={"event": "message"}),
+        said(0.170, "from_server", {"jsonrpc": "2.0", "id": 3, "result": {
+            "content": [{"type": "text", "text": "1"}], "resultType": "complete"}},
+             http=answered(200, "text/event-stream"), sse={"event": "message"}),
+        said(0.180, "to_server", {"jsonrpc": "2.0", "method": "notifications/cancelled",
+                                  "params": {"requestId": 9}},
+             http=asked("notifications/cancelled")),
+        {"t": 0.181, "event": "http_response", **answered(202, "")},
+        {"t": 0.300, "event": "signal", "signal": "SIGINT"},
+        {"t": 0.301, "event": "end", "status": 0},
+    ]
+    return [
+        ("the sloppy server over stdio (as the tap recorded it)",
+         "\n".join(map(line, sloppy)) + "\n"),
+        ("a clean conversation over stdio", "\n".join(map(line, clean_talk)) + "\n"),
+        ("a 2026-07-28 conversation over HTTP", "\n".join(map(line, over_http)) + "\n"),
+    ]
+
+
+class RecordingView(_Judging, widgets.VBox):
+    """Paste or upload a recording (the tap's JSON Lines); see its table, its sequence
+    diagram and the audit.
+
+    * the table: one row per entry (line, time, who sent it, its HTTP method
+      or status, the recorded verdict, the text cut short), at most
+      :data:`TABLE_ROWS` rows;
+    * the diagram: :func:`sequence_diagram`, Mermaid text shown as text (it
+      is never rendered: a recording is anybody's input);
+    * the audit: ``mcp_lesson.tap.audit`` of each session, one line per problem.
+
+    ``.value`` is the pasted text (``.text`` its box); :meth:`load` takes the
+    bytes of a file, as the upload button (``.upload``) does. The results are
+    data too: ``.entries``, ``.notes`` (what was not read, and why),
+    ``.sessions`` (the audit: ``(number, revision, how, problems)`` each),
+    ``.problems`` (all of them, each with its ``session``) and ``.diagram``.
+    Everything shown is escaped; nothing in a recording is evaluated.
+    """
+
+    _HINT = ("Paste a recording (JSON Lines, as the tap writes them), upload one, or pick an "
+             "example.")
+
+    def __init__(self, value="", **kwargs):
+        self._examples = _recording_examples()
+        self.examples = widgets.Dropdown(
+            options=[("Pick an example...", -1)]
+            + [(label, i) for i, (label, _) in enumerate(self._examples)],
+            value=-1, description="Example:", layout=widgets.Layout(width="min(100%, 40em)"))
+        self.upload = widgets.FileUpload(
+            accept=".jsonl,.json,.txt,.log", multiple=False, description="Upload a recording",
+            layout=widgets.Layout(width="auto"))
+        self.upload.add_class("mcp-recording-upload")
+        self.text = widgets.Textarea(
+            value="", description="Recording:", continuous_update=True,
+            placeholder='{"t":0.01,"direction":"to_server","kind":"request","code":null,'
+                        '"text":"..."}',
+            layout=widgets.Layout(width="100%", height="9em"))
+        self.text.add_class("mcp-recording-input")
+        self.text.add_class("mcp-classifier-input")
+        self.result = widgets.HTML()
+        self.result.add_class("mcp-recording-result")
+        self.announcement = _live(widgets.HTML())
+        self.announcement.add_class("mcp-sr-only")
+        self.announcement.add_class("mcp-recording-announcement")
+        self._start_judging()
+        self._file = None  # (name, bytes) of the file shown, until the box is typed in
+        self._waiting()
+        super().__init__(
+            [*_styles(), self.examples, self.upload, self.text, self.announcement, self.result],
+            **kwargs)
+        self.add_class("mcp-tool")
+        self.add_class("mcp-recording")
+        self.examples.observe(self._on_example, names="value")
+        self.text.observe(self._on_text, names="value")
+        self.upload.observe(self._on_upload, names="value")
+        self._show()
+        if value:
+            self.value = value
+
+    def __repr__(self):
+        return ("RecordingView: a recording's table, diagram and audit (run the cell to start "
+                "the tool)")
+
+    @property
+    def value(self):
+        return self.text.value
+
+    @value.setter
+    def value(self, text):
+        if isinstance(text, (bytes, bytearray, memoryview)):
+            self.load(bytes(text))
+            return
+        self._file = None
+        self._from_code = True
+        try:
+            self.text.value = clean(text)
+        finally:
+            self._from_code = False
+        self._cancel_pending()
+        self._show()
+
+    def load(self, data, name="the file"):
+        """Show the recording in ``data`` (the bytes of a file); the text box is emptied."""
+        self._file = (clean(name), bytes(data))
+        self._from_code = True
+        try:
+            self.text.value = ""
+            self.examples.value = -1
+        finally:
+            self._from_code = False
+        self._cancel_pending()
+        self._show()
+
+    def choose(self, name):
+        """Pick an example by its label (or the start of it); returns the label."""
+        for i, (label, _) in enumerate(self._examples):
+            if label == name or label.startswith(name):
+                self.examples.value = i
+                return label
+        raise KeyError(f"no example named {name!r}")
+
+    def _on_example(self, change):
+        if change["new"] is not None and change["new"] >= 0 and not self._from_code:
+            self.value = self._examples[change["new"]][1]
+
+    def _on_upload(self, change):
+        files = change["new"]
+        if isinstance(files, dict):  # ipywidgets 7: {name: {"metadata": ..., "content": ...}}
+            files = [{"name": name, **entry.get("metadata", {}), "content": entry.get("content")}
+                     for name, entry in files.items()]
+        if not files:
+            return
+        chosen = files[0]
+        try:
+            data = bytes(chosen.get("content") or b"")
+        except (TypeError, ValueError):
+            data = b""
+        name = str(chosen.get("name") or "the file")
+        try:
+            self.upload.value = ()  # let go of the bytes (and let the same file come again)
+        except Exception:
+            pass
+        self.load(data, name)
+
+    def _on_text(self, change):
+        if self._from_code:
+            return
+        self._file = None  # typed or pasted into: the box is what is shown now
+        chosen = self.examples.value
+        if chosen is not None and chosen >= 0 and change["new"] != self._examples[chosen][1]:
+            self.examples.value = -1
+        self._changed(len(change["new"]))
+
+    def _waiting(self):
+        self.entries, self.notes, self.sessions, self.problems = [], [], [], []
+        self.diagram = ""
+        self._state = "waiting"
+
+    def _spoken(self):
+        if self._state == "waiting":
+            return "Waiting for a recording."
+        if self._state == "empty":
+            return "Recording: no entry could be read."
+        said = f"Recording: {len(self.entries):,} entries"
+        if self._state == "no audit":
+            return said + "; no audit here."
+        count = len(self.problems)
+        if not count:
+            return said + ", no problems."
+        return said + f", {count:,} problem{'s' if count > 1 else ''}."
+
+    def _render(self):
+        self._waiting()
+        if self._file is not None:
+            name, data = self._file
+            source = f"The file {_quoted(name, 80)}, {len(data):,} bytes."
+        else:
+            data, source = self.text.value, ""
+            if data.strip() == "":
+                return (f'<div class="mcp-verdict" style="line-height: 1.45"><p>'
+                        f'{badge("waiting", "WAITING")} {escape(self._HINT)}</p></div>')
+        entries, notes = read_recording(data)
+        self.entries, self.notes = entries, notes
+        parts = ['<div class="mcp-verdict" style="line-height: 1.45">']
+        if source:
+            parts.append(_p(source, "mcp-recording-source"))
+        if not entries:
+            self._state = "empty"
+            parts.append(f'<p>{badge("fail", "NOTHING READ")} No line is an entry of a recording '
+                         "(a JSON object with a direction or an event, one a line).</p>")
+            parts += [_p(note, "mcp-recording-note") for note in notes]
+            return "".join(parts) + "</div>"
+        audited, trouble = audit_recording(entries)
+        messages = sum(entry.get("direction") in _DIRECTIONS for entry in entries)
+        head = (f"{len(entries):,} entries: {messages:,} messages and "
+                f"{len(entries) - messages:,} events")
+        if audited is None:
+            self._state = "no audit"
+            parts.append(f'<p>{badge("waiting", "NO AUDIT")} {escape(head)}; '
+                         f"{escape(trouble)}.</p>")
+        else:
+            self._state = "audited"
+            self.sessions = audited
+            self.problems = [{"session": number, **problem}
+                             for number, _, _, problems in audited for problem in problems or ()]
+            count = len(self.problems)
+            mark = (badge("fail", f"{count} PROBLEM{'S' if count > 1 else ''}") if count
+                    else badge("pass", "NO PROBLEMS"))
+            finds = f"{count:,} problem{'s' if count > 1 else ''}" if count else "no problem"
+            parts.append(f"<p>{mark} {escape(head)}; the audit finds {escape(finds)}.</p>")
+        parts += [_p(note, "mcp-recording-note") for note in notes]
+        parts.append("<p><b>The messages:</b></p>")
+        rows = [_row(entry) for entry in entries[:TABLE_ROWS]]
+        parts.append(_table("mcp-recording-table",
+                            ("line", "t (s)", "", "HTTP", "verdict", "text"), rows))
+        if len(entries) > TABLE_ROWS:
+            parts.append(_p(f"Showing the first {TABLE_ROWS:,} entries of {len(entries):,}."))
+        self.diagram = sequence_diagram(entries)
+        parts.append("<p><b>The conversation as a Mermaid sequence diagram</b> (text: paste it "
+                     "into any Mermaid viewer; solid arrows are requests, open ones "
+                     "notifications, dashed ones answers, crossed ones no valid message):</p>")
+        parts.append(_plain_pre(self.diagram, "mcp-recording-diagram"))
+        if audited is not None:
+            parts += self._audit_part(audited)
+        return "".join(parts) + "</div>"
+
+    @staticmethod
+    def _audit_part(audited):
+        parts = ["<p><b>The audit</b> (mcp_lesson.tap's, as <span "
+                 f'style="{_MONO}">python -m mcp_lesson.tap --report</span> gives it):</p>']
+        shown = 0
+        for number, revision, how, problems in audited:
+            lead = f"Session {number}" if len(audited) > 1 else "The conversation"
+            if problems is None:
+                parts.append(_p(f"{lead}: {how}.", "mcp-recording-audit", "margin: 2px 0"))
+                continue
+            parts.append(_p(f"{lead}: revision {revision or 'none'} ({how}).",
+                            "mcp-recording-audit", "margin: 2px 0"))
+            if not problems:
+                parts.append(_p("No problems: every request answered once, nothing else "
+                                "answered, only JSON-RPC from the server, every message valid.",
+                                "mcp-recording-problem", "margin: 2px 0 2px 1.5em"))
+            for problem in problems:
+                if shown == PROBLEMS_SHOWN:
+                    break
+                shown += 1
+                line = problem.get("line")
+                where = f"line {line}" if line is not None else "at the end"
+                parts.append(_p(f"{where}: {_cut(problem.get('detail', ''), 400)}",
+                                "mcp-recording-problem", "margin: 2px 0 2px 1.5em"))
+        total = sum(len(problems or ()) for _, _, _, problems in audited)
+        if total > shown:
+            parts.append(_p(f"Showing the first {shown:,} problems of {total:,}; "
+                            "python -m mcp_lesson.tap --report lists them all."))
+        return parts

@@ -23,7 +23,9 @@ from mcp_lesson.widgets import (
     PREVIEW_LIMIT,
     Checker,
     Classifier,
+    HttpView,
     Quiz,
+    RecordingView,
     as_text,
     badge,
     examples,
@@ -368,7 +370,7 @@ def test_checker_with_a_bad_target():
 
 
 def test_reprs_are_short_and_fixed():
-    for tool in (Classifier(), Quiz(seed=1), Checker(len)):
+    for tool in (Classifier(), Quiz(seed=1), Checker(len), HttpView(), RecordingView()):
         assert "run the cell to start the tool" in repr(tool)
 
 
@@ -507,6 +509,12 @@ def test_every_control_has_a_label():
     assert classifier.examples.description == "Example:"
     for button in [*quiz.buttons, quiz.next_button, checker.button]:
         assert button.description.strip()
+    http, recording = HttpView(), RecordingView()
+    assert (http.headers_box.description, http.body_box.description) == ("Headers:", "Body:")
+    assert (http.examples.description, http.revision.description) == ("Example:", "Revision:")
+    assert (recording.text.description, recording.examples.description) == ("Recording:",
+                                                                             "Example:")
+    assert recording.upload.description == "Upload a recording"
 
 
 def test_verdicts_are_announced_in_live_regions():
@@ -518,8 +526,13 @@ def test_verdicts_are_announced_in_live_regions():
     assert as_text(classifier.announcement) == "Verdict: request, no error code."
     classifier.value = IMG
     assert classifier.announcement.value == "Verdict: invalid, error code -32700 (Parse error)."
+    http, recording = HttpView(), RecordingView()
+    assert "mcp-live" in http.announcement._dom_classes
+    assert "mcp-live" in recording.announcement._dom_classes
+    assert (http.announcement.value, recording.announcement.value) == (
+        "Waiting for a body.", "Waiting for a recording.")
     # Each tool carries the fixed script that turns mcp-live parts into live regions.
-    for tool in (classifier, quiz, checker):
+    for tool in (classifier, quiz, checker, http, recording):
         scripts = [child for child in tool.children if isinstance(child, ipywidgets.Output)]
         assert [output["data"]["application/javascript"] for output in scripts[0].outputs] == [
             LIVE_REGION_SCRIPT]
@@ -567,3 +580,477 @@ def test_the_revision_drop_down_shows_the_course_s_rules():
 def test_the_same_verdict_under_every_revision_says_nothing_about_revisions():
     tool = Classifier('{"jsonrpc":"2.0","id":1,"method":"ping"}')
     assert "Across MCP revisions" not in as_text(tool.result)
+
+
+# --- the HTTP view ------------------------------------------------------------------
+
+from mcp_lesson.cases import HEADER_CHECKS  # noqa: E402
+from mcp_lesson.widgets import (  # noqa: E402
+    HEADER_LINES,
+    HEADERS_LIMIT,
+    SDK_BODY_LIMIT,
+    read_headers,
+)
+
+META = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {}}
+GOOD_HEADERS = ("Accept: application/json, text/event-stream\nContent-Type: application/json\n"
+                "MCP-Protocol-Version: 2026-07-28\nMcp-Method: tools/list")
+LIST_BODY = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/list",
+                        "params": {"_meta": META}})
+
+
+def test_http_view_headers_that_agree():
+    view = HttpView(GOOD_HEADERS, LIST_BODY)
+    assert (view.agree, view.answer, view.kind, view.code) == (True, None, "request", None)
+    shown = as_text(view.result)
+    assert shown.startswith("A strict 2026-07-28 server answers:\n\nHEADERS AGREE")
+    assert "The body, under MCP 2026-07-28: REQUEST no error code" in shown
+    assert view.request["headers"]["Mcp-Method"] == "tools/list"
+    assert "Mcp-Method | tools/list | tools/list | the same" in shown
+    assert "Content-Type" not in " ".join(view.notes) and "406" not in shown  # nothing more to say
+    assert view.announcement.value == "Server: the headers agree with the body."
+
+
+@pytest.mark.parametrize("case", HEADER_CHECKS, ids=lambda case: case.name)
+def test_http_view_answers_every_header_check_as_lesson_09_does(case):
+    view = HttpView()
+    view.choose(case.name)
+    if case.expected is None:
+        assert view.answer is None and view.agree
+    else:
+        status, error = view.answer
+        assert (status, error["id"], error["error"]["code"]) == (
+            case.expected[0], case.expected[1]["id"], case.expected[1]["error"]["code"])
+        assert f"{status} REFUSED" in as_text(view.result) and view.agree is False
+        assert view.announcement.value.startswith(f"Server: refused with {status}, error code")
+    assert view.notes == []  # the examples are well-formed header lines
+
+
+def test_http_view_a_mismatch_shows_which_header_differs():
+    view = HttpView(GOOD_HEADERS.replace("Mcp-Method: tools/list", "Mcp-Method: tools/call"),
+                    LIST_BODY)
+    assert view.answer[0] == 400 and view.answer[1]["error"]["code"] == -32020
+    shown = as_text(view.result)
+    assert "error code -32020 (Header mismatch)" in shown
+    assert "Mcp-Method | tools/call | tools/list | differs" in shown
+
+
+def test_http_view_examples_are_left_when_edited():
+    view = HttpView()
+    label = view.choose("no Mcp-Method")
+    assert label.startswith("400 -32020") and view.examples.value >= 0
+    view.headers_box.value = view.headers + "\nMcp-Method: tools/list"  # typed in the page
+    assert view.examples.value == -1 and view.agree
+    with pytest.raises(KeyError):
+        view.choose("no such example")
+
+
+def test_http_view_broken_json_gets_a_parse_error_not_a_traceback():
+    view = HttpView(GOOD_HEADERS, '{"jsonrpc": "2.0", "id": 1, "meth')
+    assert (view.kind, view.code) == ("invalid", -32700)
+    assert view.answer == (400, {"jsonrpc": "2.0", "id": None,
+                                 "error": {"code": -32700, "message": "Parse error"}})
+    shown = as_text(view.result)
+    assert "the server refuses it before it compares a header" in shown
+    assert "Nothing: a client sends JSON, and this is not JSON." in shown
+    assert "Traceback" not in shown and view.request is None
+
+
+def test_http_view_an_invalid_body_is_refused_before_its_headers():
+    view = HttpView(GOOD_HEADERS, '{"jsonrpc": "2.0", "id": true, "method": "tools/list"}')
+    assert view.answer[0] == 400 and view.answer[1]["error"]["code"] == -32600
+    assert view.agree is None
+    assert ("http_request_for refuses it (a client sends valid messages only"
+            in as_text(view.result))
+
+
+def test_http_view_a_response_is_not_for_check_headers():
+    body = '{"jsonrpc": "2.0", "id": 7, "result": {}}'
+    view = HttpView(GOOD_HEADERS, body)
+    assert (view.kind, view.answer, view.agree) == ("response", None, None)
+    shown = as_text(view.result)
+    assert "NOT JUDGED" in shown and "never POSTs" in shown
+    assert "from 2026-07-28 on, a client never POSTs a response" in shown  # http_request_for
+    assert view.announcement.value == "Server: check_headers does not judge this body."
+    view.revision.value = "2025-11-25"  # then a client could POST its answer
+    assert view.request["headers"]["MCP-Protocol-Version"] == "2025-11-25"
+
+
+def test_http_view_the_revision_changes_what_the_client_sends():
+    view = HttpView(GOOD_HEADERS, json.dumps({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}))
+    assert view.answer[1]["error"]["code"] == -32602  # no _meta: not a 2026-07-28 request
+    assert "params._meta" in as_text(view.result)
+    view.revision.value = "2025-11-25"
+    assert set(view.request["headers"]) == {"Accept", "Content-Type", "MCP-Protocol-Version"}
+    assert "What a client of MCP 2025-11-25 POSTs" in as_text(view.result)
+    view.revision.value = "2025-03-26"
+    assert "MCP-Protocol-Version" not in view.request["headers"]
+    assert [label for label, _ in view.revision.options] == [
+        "MCP 2025-03-26", "MCP 2025-06-18", "MCP 2025-11-25", "MCP 2026-07-28"]
+
+
+def test_reading_header_lines_says_what_was_left_out_by_line():
+    text = ("POST /mcp HTTP/1.1\n"
+            "Mcp-Method tools/list\n"
+            "Bad Name: x\n"
+            ": no name\n"
+            " folded: on\n"
+            "X-Junk: a\x01b\n"
+            "Mcp-Method: tools/call\r\n"
+            "mcp-method:   tools/list  \n"
+            "\n"
+            "Mcp-Name: café ☕\n")
+    headers, notes, repeated = read_headers(text)
+    # A name given twice keeps its last value, spelt as it was written.
+    assert headers == {"mcp-method": "tools/list", "Mcp-Name": "café ☕"}
+    assert repeated == ["mcp-method"]
+    said = "\n".join(notes)
+    for words in ["Line 1 is a request line", "Line 2 has no colon", 'Line 3: "Bad Name" is not a',
+                  "Line 4: \"\" is not a header name (the name before the colon is empty)",
+                  "Line 5 starts with a space", "Line 6: the value of X-Junk holds control",
+                  "Line 8: mcp-method is given again", "Line 10: the value of Mcp-Name holds "
+                  "characters beyond Latin-1"]:
+        assert words in said, words
+    assert len(notes) == 8
+
+
+def test_http_view_a_repeated_mcp_header_is_pointed_out():
+    view = HttpView(GOOD_HEADERS + "\nMcp-Method: tools/list", LIST_BODY)
+    assert view.agree  # check_headers reads one value...
+    assert "refuses a request that repeats MCP-Protocol-Version, Mcp-Method or Mcp-Name: 400, " \
+           "-32020" in as_text(view.result)  # ...the real server does not
+
+
+def test_http_view_points_out_accept_and_content_type():
+    view = HttpView("MCP-Protocol-Version: 2026-07-28\nMcp-Method: tools/list\n"
+                    "Accept: application/json\nContent-Type: text/plain", LIST_BODY)
+    shown = as_text(view.result)
+    assert "There is no Content-Type: application/json" in shown
+    assert "answered an Accept of application/json alone with 406" in shown
+    view.headers = GOOD_HEADERS.replace("application/json\n", "application/json; charset=utf-8\n")
+    assert "Content-Type" not in " ".join(as_text(view.result).split("POSTs for this body")[0]
+                                          .splitlines()[1:3])
+    assert "There is no Content-Type" not in as_text(view.result)
+
+
+@pytest.mark.parametrize("payload", HOSTILE)
+def test_http_view_escapes_html_in_headers_and_body(payload):
+    body = json.dumps({"jsonrpc": "2.0", "id": payload, "method": payload,
+                       "params": {"name": payload}})
+    headers = f"Mcp-Method: {payload}\nMcp-Name: {payload}\n{payload}\nX-{payload}: 1"
+    view = HttpView(headers, body)
+    markup = view.result.value
+    assert tags(markup) <= ALLOWED_TAGS, tags(markup)
+    assert "&lt;" in markup
+    assert payload in as_text(view.result)
+    view.set(headers=payload, body=payload)  # neither is anything: still text
+    assert tags(view.result.value) <= ALLOWED_TAGS and view.code == -32700
+
+
+def test_http_view_huge_headers_and_body_are_cut_with_a_note():
+    view = HttpView("X-Long: " + "<b>" * HEADERS_LIMIT,
+                    json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                                "params": {"name": "x", "_meta": META,
+                                           "arguments": {"blob": "<script>" * 1_300_000}}}))
+    shown = as_text(view.result)
+    assert f"only the first {HEADERS_LIMIT:,} are read" in shown
+    assert f"a body over {SDK_BODY_LIMIT:,} bytes (4 MiB) with 413" in shown
+    assert "Showing the first 4,000 characters" in shown
+    assert len(view.result.value) < 30 * PREVIEW_LIMIT
+    assert "<script" not in view.result.value and "&lt;b&gt;" in view.result.value
+    view.headers = "A: b\n" * (HEADER_LINES + 50)
+    assert f"only the first {HEADER_LINES} are read" in as_text(view.result)
+
+
+@pytest.mark.parametrize("body, code", [
+    ("NaN", -32700),
+    ("\x00\x01\x02\ufffe junk", -32700),
+    ("\ud800", -32700),
+    ("[" * 100_000 + "]" * 100_000, -32700),
+    (b"\xff\xfe{}", -32700),
+    ('{"jsonrpc": "2.0", "id": ' + "9" * 5000 + ', "method": "ping"}', None),
+])
+def test_http_view_junk_never_breaks_it(body, code):
+    view = HttpView("\x00\ud800junk: \x7f\nMcp-Method: \ud800", body)
+    assert view.code == code
+    assert "could not" not in as_text(view.result)
+    sendable(view.result)
+    sendable(view.headers_box)
+    sendable(view.body_box)
+
+
+def test_http_view_bytes_are_judged_as_they_came():
+    view = HttpView(GOOD_HEADERS, b'{"jsonrpc":"2.0","method":"notifications/initialized"}')
+    assert view.kind == "notification" and view.answer is None  # version header: enough
+    assert "202 Accepted" in as_text(view.result)
+    view.body = b'{"jsonrpc":"2.0","method":"\xff"}'
+    assert view.code == -32700 and "\ufffd" in view.body
+
+
+def test_http_view_a_text_set_from_code_is_judged_once():
+    view = HttpView()
+    judged = view.judged
+    view.set(GOOD_HEADERS, LIST_BODY)
+    assert view.judged == judged + 1
+
+
+def test_http_view_a_long_paste_waits_for_the_typing_to_pause(parses):
+    async def steps():
+        view = HttpView(GOOD_HEADERS)
+        judged = view.judged
+        for end in range(3):
+            view.body_box.value = LONG[:len(LONG) - 3 + end]
+        assert view.judged == judged and parses == []
+        assert "when the typing pauses" in as_text(view.result)
+        view.body_box.value = LONG
+        await settled(view, judged + 1)
+        assert parses == [len(LONG)] and view.kind == "request"
+        assert tags(view.result.value) <= ALLOWED_TAGS
+
+    in_a_kernel_loop(steps)
+
+
+# --- the recording view -----------------------------------------------------------------
+
+from mcp_lesson import tap  # noqa: E402
+from mcp_lesson.widgets import (  # noqa: E402
+    DIAGRAM_ARROWS,
+    RECORDING_LIMIT,
+    RECORDING_LINES,
+    TABLE_ROWS,
+    mermaid_text,
+    read_recording,
+    sequence_diagram,
+)
+
+
+def entry_line(direction, message, t=0.0, **extra):
+    text = message if isinstance(message, str) else json.dumps(message)
+    kind, code = classify_json(text)
+    return json.dumps({"t": t, "direction": direction, "kind": kind, "code": code, "text": text,
+                       **extra})
+
+
+def test_recording_view_finds_the_sloppy_server_s_faults():
+    view = RecordingView()
+    view.choose("the sloppy server")
+    found = {problem["problem"] for problem in view.problems}
+    assert {"pollution", "answer_to_notification", "invalid", "unanswered"} <= found
+    # The same problems as the tap's own audit of the same lines.
+    entries, _ = tap_read(view.value)
+    assert [p["detail"] for p in view.problems] == [
+        p["detail"] for p in tap.audit(entries, tap.agreed_revision(entries)[0])]
+    shown = as_text(view.result)
+    assert shown.startswith(f"{len(view.problems)} PROBLEMS 19 entries: 14 messages and 5 events")
+    assert "line 9: the server wrote \"sloppy server 1.0 ready\" on stdout" in shown
+    assert "9 | 0.063 | server → client | | invalid -32700 | sloppy server 1.0 ready" in shown
+    assert view.announcement.value == f"Recording: 19 entries, {len(view.problems)} problems."
+    assert view.diagram.startswith("sequenceDiagram\n    participant C as Client")
+    assert "    S-xC: 9: not JSON: \"sloppy server 1.0 ready\"" in view.diagram
+    assert "    S--xC: 13: invalid: result (id null)" in view.diagram
+    assert "    C-)S: 3: notifications/initialized" in view.diagram
+    assert "    C->>S: 6: tools/call echo (id 4)" in view.diagram
+
+
+def tap_read(text):
+    """The tap's own reading of a recording (mcp_lesson.tap.read_recording reads files)."""
+    entries = []
+    for number, line in enumerate(text.split("\n"), 1):
+        if line.strip():
+            entries.append({**json.loads(line), "_line": number})
+    return entries, []
+
+
+def test_recording_view_a_clean_conversation_and_one_over_http():
+    view = RecordingView()
+    view.choose("a clean conversation")
+    assert view.problems == [] and "NO PROBLEMS" in as_text(view.result)
+    assert view.sessions[0][1] == "2025-11-25"
+    view.choose("a 2026-07-28 conversation over HTTP")
+    shown = as_text(view.result)
+    assert view.problems == [] and view.sessions[0][1] == "2026-07-28"
+    assert "| POST /mcp | request |" in shown and "| 200, SSE event | notification |" in shown
+    assert "    S-->>C: 5: 400 error -32020 (id 2)" in view.diagram
+    assert "    S-->>C: 7: 200 an event stream opens" in view.diagram
+    assert "    S-->>C: 11: 202 (no body)" in view.diagram
+
+
+def test_recording_view_reports_each_malformed_line_by_number():
+    text = "\n".join([
+        entry_line("to_server", {"jsonrpc": "2.0", "id": 1, "method": "ping"}),
+        '{"t": 1, "direction": "to_server", "text": "cut',
+        "",
+        "[1, 2]",
+        '{"hello": "world"}',
+        '{"direction": "sideways", "text": "{}"}',
+        "NaN",
+        "[" * 100_000,
+        entry_line("from_server", {"jsonrpc": "2.0", "id": 1, "result": {}}),
+    ])
+    view = RecordingView(text)
+    assert [entry["_line"] for entry in view.entries] == [1, 9]
+    said = " ".join(view.notes)
+    assert said.startswith("6 lines left out: line 2 is not JSON (")
+    for words in ["line 4 is a list, not an entry", "line 5 is an object with neither a direction "
+                  "nor an event", "line 6: its direction 'sideways' is neither to_server nor "
+                  "from_server", "line 7 is not JSON (", "line 8 is not JSON (the JSON is nested "
+                  "too deeply"]:
+        assert words in said, words
+    assert view.problems == [] and "could not" not in as_text(view.result)
+
+
+def test_recording_view_reads_a_file_that_is_not_utf8_line_by_line():
+    data = (entry_line("to_server", {"jsonrpc": "2.0", "method": "notifications/initialized"})
+            .encode() + b"\n\xff\xfe<script>\n\x00\x01\x02")
+    view = RecordingView()
+    view.load(data, name="<img src=x onerror=alert(1)>.jsonl")
+    assert len(view.entries) == 1
+    assert view.notes == ["2 lines left out: line 2 is not UTF-8 text; line 3 is not JSON (the "
+                          "text is not valid JSON: Expecting value (line 1, column 1))."]
+    markup = view.result.value
+    assert tags(markup) <= ALLOWED_TAGS and "<img" not in markup and "<script" not in markup
+    assert 'The file "<img src=x onerror=alert(1)>.jsonl", ' in as_text(view.result)
+
+
+@pytest.mark.parametrize("payload", HOSTILE)
+def test_recording_view_escapes_html_everywhere(payload):
+    text = "\n".join([
+        json.dumps({"t": 0, "event": "start", "command": [payload], "judge": payload}),
+        entry_line("to_server", {"jsonrpc": "2.0", "id": payload, "method": payload},
+                   http={"method": payload, "path": payload}),
+        entry_line("from_server", payload, http={"status": payload}),
+        json.dumps({"t": 1, "direction": "to_server", "kind": payload, "code": None,
+                    "text": payload}),
+        json.dumps({"t": 2, "event": "tap_error", "detail": payload}),
+        json.dumps({"t": 3, "event": "server_exited", "status": payload}),
+    ])
+    view = RecordingView(text)
+    markup = view.result.value
+    assert tags(markup) <= ALLOWED_TAGS, tags(markup)
+    assert payload in as_text(view.result)  # shown, as text
+    for line in view.diagram.splitlines()[3:]:  # and no markup reaches Mermaid either
+        assert "<" not in line and ">" not in line.split(": ", 1)[1], line
+
+
+def test_mermaid_text_keeps_a_message_on_one_line_and_plain():
+    assert mermaid_text("a;b#c<br>d%e\nf\r\x00g\u2028h") == "a#59;b#35;c#60;br#62;d#37;e f g h"
+    assert mermaid_text("\ud800") == "\ufffd"
+
+
+def test_recording_view_guards_its_size():
+    line = entry_line("to_server", {"jsonrpc": "2.0", "method": "x" * 500})
+    big = "\n".join([line] * (RECORDING_LIMIT // len(line) + 100))
+    view = RecordingView(big)
+    kept = RECORDING_LIMIT // (len(line) + 1)
+    assert len(view.entries) == kept
+    assert view.notes == [f"The recording is {len(big):,} characters long; only the first "
+                          f"{RECORDING_LIMIT:,} are read, up to line {kept:,} (the last whole "
+                          "line); the rest is left out."]
+    assert f"Showing the first {TABLE_ROWS:,} entries of {kept:,}." in as_text(view.result)
+    assert f"{kept - DIAGRAM_ARROWS:,} more not drawn" in view.diagram
+    assert len(view.diagram.splitlines()) == DIAGRAM_ARROWS + 4
+    assert len(view.result.value) < 600_000
+    short = "\n".join([json.dumps({"event": "x"})] * (RECORDING_LINES + 5))
+    entries, notes = read_recording(short)
+    assert len(entries) == RECORDING_LINES
+    assert notes == [f"The recording has more than {RECORDING_LINES:,} lines; only the first "
+                     f"{RECORDING_LINES:,} are read, the rest is left out."]
+    assert read_recording(short.encode())[1] == notes
+
+
+def test_recording_view_ten_megabytes_in_one_line():
+    view = RecordingView(entry_line("to_server", "<b>" * 3_500_000))
+    assert view.entries == []  # the line is cut, so it is not read at all
+    assert "only the first 5,000,000 are read, up to line 0" in view.notes[0]
+    assert "NOTHING READ" in as_text(view.result)
+    assert view.announcement.value == "Recording: no entry could be read."
+
+
+def test_recording_view_upload():
+    view = RecordingView()
+    data = view._examples[0][1].encode()
+    # What the page sends when a file is picked (ipywidgets 8's FileUpload).
+    view.upload.set_state({"value": [{"name": "talk.jsonl", "type": "", "size": len(data),
+                                      "content": memoryview(data), "last_modified": 0}]})
+    assert view.upload.value == ()  # the bytes are not kept in the widget
+    assert len(view.entries) == 19 and view.value == ""
+    assert as_text(view.result).startswith(f'The file "talk.jsonl", {len(data):,} bytes.')
+    view.text.value = entry_line("to_server", {"jsonrpc": "2.0", "id": 1, "method": "ping"})
+    assert len(view.entries) == 1 and "The file" not in as_text(view.result)  # typed: the box
+    assert [p["problem"] for p in view.problems] == ["unanswered"]
+
+
+def test_recording_view_several_sessions_are_audited_apart():
+    one = [json.dumps({"t": 0, "event": "start"}),
+           entry_line("to_server", {"jsonrpc": "2.0", "id": 1, "method": "ping"}, 0.1),
+           entry_line("from_server", {"jsonrpc": "2.0", "id": 1, "result": {}}, 0.2)]
+    view = RecordingView("\n".join(one + one))  # the same id again, in a new session: fine
+    assert [number for number, *_ in view.sessions] == [1, 2] and view.problems == []
+    assert "Session 2: revision none" in as_text(view.result)
+    assert "    Note over C,S: session 2 (line 4)" in view.diagram
+
+
+def test_recording_view_fails_soft_without_the_audit(monkeypatch):
+    text = RecordingView()._examples[0][1]
+    monkeypatch.setattr(tap, "audit", lambda *args: 1 / 0)
+    view = RecordingView(text)
+    assert "the audit could not finish (ZeroDivisionError)" in as_text(view.result)
+    assert view.diagram and len(view.entries) == 19
+    monkeypatch.setitem(__import__("sys").modules, "mcp_lesson.tap", None)
+    monkeypatch.delattr(__import__("mcp_lesson"), "tap")
+    view = RecordingView(text)
+    shown = as_text(view.result)
+    assert "NO AUDIT" in shown and "cannot be loaded here (ModuleNotFoundError)" in shown
+    assert view.announcement.value == "Recording: 19 entries; no audit here."
+    assert "sequenceDiagram" in shown
+
+
+@pytest.mark.parametrize("entry", [
+    {"direction": "to_server", "truncated": True, "size": 99},
+    {"direction": "to_server", "truncated": True, "size": "<big>"},
+    {"direction": "from_server", "bytes": "!!!", "text": "x"},
+    {"direction": "from_server", "bytes": 5},
+    {"direction": "to_server", "text": 5, "kind": {"a": 1}, "code": True, "t": "soon"},
+    {"direction": "from_server", "http": [1, 2], "text": "{}"},
+    {"direction": "from_server", "http": {"status": {"x": 1}}, "sse": 3, "text": "{}"},
+    {"event": {"a": 1}, "status": [1], "t": 1e308},
+    {"event": "start", "command": "not a list"},
+    {"event": "start", "command": [1, None, {"x": 2}]},
+    {"direction": "to_server", "judge_error": "boom", "text": "x"},
+    {"direction": "to_server", "text": '{"jsonrpc":"2.0","id":1,"method":"initialize",'
+                                       '"params":{"protocolVersion":{"x":1}}}'},
+])
+def test_recording_view_takes_entries_of_odd_shapes(entry):
+    view = RecordingView(json.dumps(entry))
+    assert "could not show" not in as_text(view.result)
+    assert len(view.entries) == 1
+    sendable(view.result)
+
+
+def test_recording_view_a_long_paste_waits_for_the_typing_to_pause():
+    async def steps():
+        view = RecordingView()
+        line = entry_line("to_server", {"jsonrpc": "2.0", "id": 1, "method": "ping"})
+        text = "\n".join([line] * (INSTANT_LIMIT // len(line) + 10))
+        judged = view.judged
+        view.text.value = text[:-1]
+        view.text.value = text
+        assert view.judged == judged and "when the typing pauses" in as_text(view.result)
+        await settled(view, judged + 1)
+        assert view.judged == judged + 1 and len(view.entries) == text.count("\n") + 1
+
+    widgets.PAUSE, pause = 0.05, widgets.PAUSE
+    try:
+        in_a_kernel_loop(steps)
+    finally:
+        widgets.PAUSE = pause
+
+
+def test_the_diagram_follows_the_times_not_the_file_order():
+    request = entry_line("to_server", {"jsonrpc": "2.0", "id": 1, "method": "ping"}, 0.5)
+    answer = entry_line("from_server", {"jsonrpc": "2.0", "id": 1, "result": {}}, 0.7)
+    entries, _ = read_recording(answer + "\n" + request)  # written out of order, as can happen
+    assert sequence_diagram(entries).splitlines()[3:] == [
+        "    C->>S: 2: ping (id 1)", "    S-->>C: 1: result (id 1)"]
+    assert RecordingView(answer + "\n" + request).problems == []
