@@ -1289,7 +1289,8 @@ class HttpView(_Judging, widgets.VBox):
             rows.append([((mine or client)[0], True), (_cut(mine[1], 80) if mine else "", True),
                          (_cut(client[1], 80) if client else "", True), (said, False)])
         parts.append("<p><b>Your headers beside the client's:</b></p>")
-        parts.append(_table("mcp-http-compare", ("header", "yours", "the client's", ""), rows))
+        parts.append(_table("mcp-http-compare", ("header", "yours", "the client's", "compared"),
+                          rows))
         return parts
 
 
@@ -1913,7 +1914,7 @@ class RecordingView(_Judging, widgets.VBox):
         parts.append("<p><b>The messages:</b></p>")
         rows = [_row(entry) for entry in entries[:TABLE_ROWS]]
         parts.append(_table("mcp-recording-table",
-                            ("line", "t (s)", "", "HTTP", "verdict", "text"), rows))
+                            ("line", "t (s)", "from → to", "HTTP", "verdict", "text"), rows))
         if len(entries) > TABLE_ROWS:
             parts.append(_p(f"Showing the first {TABLE_ROWS:,} entries of {len(entries):,}."))
         self.diagram = sequence_diagram(entries)
