@@ -526,8 +526,9 @@ HTTP_CASES = (
         _seen(HttpAnswer(202), _NULL_ID_REFUSAL)),
     HttpCase(
         '"params": null', "tools/list", _with(params=None), {},
-        "params, when present, is an object (JSON-RPC 2.0, section 4.2; the MCP schema of "
-        "every revision): Invalid Request, with the id, which could be read (section 5).",
+        "params, when present, is an array or an object (JSON-RPC 2.0, section 4.2), and an "
+        "object in the MCP schema of every revision: Invalid Request, with the id, which could "
+        "be read (section 5).",
         _seen(HttpAnswer(200, None, HTTP_CASE_ID), HttpAnswer(400, -32602, HTTP_CASE_ID))),
     HttpCase(
         '"jsonrpc": "1.0"', "tools/list", _with(jsonrpc="1.0"), {},
@@ -537,8 +538,8 @@ HTTP_CASES = (
     HttpCase(
         "a batch of one request", "tools/list", _batch, {},
         "a POST carries one message (2025-11-25, transports, Sending Messages to the Server, "
-        "item 3; 2026-07-28, streamable-http, Sending Messages, item 4); batches left MCP in "
-        "2025-06-18: Invalid Request.",
+        "item 3; 2026-07-28, streamable-http, Sending Messages, item 4), and batches left MCP in "
+        "2025-06-18 (its changelog, item 1): Invalid Request.",
         _seen(HttpAnswer(400, -32602, None), _NULL_ID_REFUSAL)),
     HttpCase(
         "an error response with no id", "tools/list",
@@ -569,7 +570,7 @@ HTTP_CASES = (
     HttpCase(
         "initialize", "initialize", None, {"Mcp-Session-Id": None},
         "initialize opens a 2025-11-25 session (basic/lifecycle); 2026-07-28 has no initialize "
-        "(schema.ts, ClientRequest), so it is an unknown method: 404 with -32601 "
+        "(schema/2026-07-28/schema.ts, ClientRequest), so it is an unknown method: 404 with -32601 "
         "(streamable-http, Protocol Version Header).",
         _seen(HttpAnswer(200, None, HTTP_CASE_ID), HttpAnswer(404, METHOD_NOT_FOUND, HTTP_CASE_ID))),
     HttpCase(
