@@ -14,7 +14,8 @@ Modules, one idea each:
 * ``core``: the lessons' own exercise cells, exported from the masters (``make
   export``): ``messages`` and ``classification`` build on them, and lesson 09's
   functions of the HTTP transport (``http_request_for``, ``check_headers``,
-  ``read_sse``, ``http_verdict``) are theirs as they are;
+  ``read_sse``, ``http_verdict``) and lesson 10's ``audit`` of a recorded
+  conversation are theirs as they are;
 * ``registry``: what each lesson builds, and where;
 * ``classification``: ``classify``, ``classify_json``, ``explain`` and the
   replies a strict server sends (``reply_for``, ``reply_for_json``), under the
@@ -27,6 +28,8 @@ Modules, one idea each:
   stdio or Streamable HTTP;
 * ``stdio_client``: a line-based client for it, with read timeouts;
 * ``http_client``: ``HttpServer``, the same server over HTTP, started and stopped;
+* ``tap``: the tap, which records live traffic and reports on it
+  (``python -m mcp_lesson.tap``; its own ``audit`` says more than lesson 10's);
 * ``peers``: the SDK's own verdict on a message, beside ours.
 
 The root holds what a learner or a teacher uses, and imports only modules
@@ -68,6 +71,7 @@ from .core.transport import (  # noqa: E402  (lesson 09's export, as it is)
     http_verdict,
     read_sse,
 )
+from .core.traffic import audit  # noqa: E402  (lesson 10's export, as it is)
 from .selfcheck import check
 
 if _sys.platform == "emscripten":  # the browser's Python: see mcp_lesson/_deep_json.py
@@ -102,6 +106,8 @@ __all__ = [
     "check_headers",
     "read_sse",
     "http_verdict",
+    # the audit of a recorded conversation (lesson 10)
+    "audit",
     # the shared case table, and the learner's self-check
     "CASES",
     "check",

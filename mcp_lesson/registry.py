@@ -32,8 +32,9 @@ class Built(NamedTuple):
     table: Optional[str]
     #: What it is compared with its reference on (:func:`mcp_lesson.course.agree`):
     #: "messages", "texts", "request builds", "error builds", "samples" (a few
-    #: plain values, for a lesson's small helpers), or the calls of one of lesson
-    #: 09's tables ("http requests", "header checks", "sse streams", "http answers").
+    #: plain values, for a lesson's small helpers), the calls of one of lesson
+    #: 09's tables ("http requests", "header checks", "sse streams", "http answers"),
+    #: or lesson 10's recorded conversations ("conversations").
     agree_on: str
     #: True when graduation runs the course's tests on it (the package's public
     #: functions); False for a lesson's helpers.
@@ -43,7 +44,7 @@ class Built(NamedTuple):
 #: The module of the learner's package each lesson exports into, by lesson, in
 #: the order the lessons come (a module may import from those before it).
 MODULES = {"02": "messages", "03": "classification", "04": "errors", "06": "conversation",
-           "08": "revisions", "09": "transport"}
+           "08": "revisions", "09": "transport", "10": "traffic"}
 
 
 def module_of(lesson):
@@ -74,6 +75,10 @@ BUILT = (
     Built("read_sse", "09", "transport", "core.transport.read_sse", "read_sse", "sse streams", False),
     Built("http_verdict", "09", "transport", "core.transport.http_verdict", "http_verdict",
           "http answers", False),
+    # Lesson 10, live traffic: the audit of a recorded conversation, the core of the tap's
+    # --report (mcp_lesson/core/traffic.py is the master's export; the tap's own audit,
+    # mcp_lesson.tap.audit, knows more). Graduation has no tests of it yet.
+    Built("audit", "10", "traffic", "core.traffic.audit", "audit", "conversations", False),
 )
 
 #: The rows by name.

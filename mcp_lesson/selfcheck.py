@@ -13,8 +13,8 @@ from typing import List, NamedTuple
 
 from ._safe import (PrintedOutput, call_safely, exception_text, is_verdict, not_json_at,
                     python_text, same_message, same_verdict, shown, shown_apart)
-from .cases import (CASES, ERROR_BUILDS, HEADER_CHECKS, HTTP_ANSWERS, HTTP_REQUESTS, NOT_TEXT_CASES,
-                    REFUSES, REPLY_MATCHES, REQUEST_BUILDS, SSE_STREAMS, TEXT_CASES)
+from .cases import (CASES, CONVERSATIONS, ERROR_BUILDS, HEADER_CHECKS, HTTP_ANSWERS, HTTP_REQUESTS,
+                    NOT_TEXT_CASES, REFUSES, REPLY_MATCHES, REQUEST_BUILDS, SSE_STREAMS, TEXT_CASES)
 from . import registry
 from .messages import python_value
 
@@ -294,6 +294,34 @@ def _judged_rows(fn, builds, printed, judge):
     return rows
 
 
+# --- lesson 10: the audit of a recorded conversation -----------------------------------
+
+def _problem_text(problem):
+    return python_text(problem, 40)
+
+
+def _same_problems(got, want):
+    """``(ok, hint)``: exactly the list of ``(place, problem)`` tuples ``want``, in order."""
+    if type(got) is not list:
+        return False, "return a list of (place, problem) pairs"
+    if not all(type(item) is tuple and len(item) == 2 for item in got):
+        wrong = next(item for item in got if not (type(item) is tuple and len(item) == 2))
+        return False, f"each problem is a tuple (place, problem), not {python_text(wrong, 40)}"
+    if not all(type(place) is int and type(name) is str for place, name in got):
+        return False, "a place is an int (counted from 1) and a problem a str"
+    if got == want:
+        return True, ""
+    missing = [problem for problem in want if problem not in got]
+    extra = [problem for problem in got if problem not in want]
+    if missing:
+        return False, f"it misses {_problem_text(missing[0])}"
+    if extra:
+        return False, f"{_problem_text(extra[0])} is no problem here"
+    if sorted(got) == want:
+        return False, "the right problems; sort them by place"
+    return False, "each problem once"
+
+
 #: How each table of :data:`mcp_lesson.registry.BUILT` is checked.
 _TABLES = {
     "classify": lambda fn, printed: _verdict_rows(fn, CASES, False, printed),
@@ -305,6 +333,7 @@ _TABLES = {
     "check_headers": lambda fn, printed: _judged_rows(fn, HEADER_CHECKS, printed, _same_refusal),
     "read_sse": lambda fn, printed: _judged_rows(fn, SSE_STREAMS, printed, _same_events),
     "http_verdict": lambda fn, printed: _judged_rows(fn, HTTP_ANSWERS, printed, _same_words),
+    "audit": lambda fn, printed: _judged_rows(fn, CONVERSATIONS, printed, _same_problems),
 }
 
 
@@ -321,8 +350,9 @@ def run_check(fn, target=None):
     """Check ``fn`` against the case table and return a :class:`CheckReport`.
 
     ``target`` says what ``fn`` is meant to be ("classify", "classify_json",
-    "create_request", "error_response", lesson 06's "is_reply_to", or one of lesson
-    09's "http_request_for", "check_headers", "read_sse", "http_verdict"); by default
+    "create_request", "error_response", lesson 06's "is_reply_to", one of lesson
+    09's "http_request_for", "check_headers", "read_sse", "http_verdict", or lesson
+    10's "audit"); by default
     it is read from the function's name, falling back to "classify".
     """
     if not callable(fn):
