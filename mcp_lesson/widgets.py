@@ -129,8 +129,8 @@ _NOTE = "color: #57606a; font-size: 12px; margin: 2px 0; line-height: 1.45"
 
 # Styles for the widgets' own parts (fixed text, nothing from the input).
 _CSS = """<style>
-.mcp-classifier-input textarea { font-family: var(--jp-code-font-family, monospace);
-  font-size: 12px; }
+.mcp-classifier-input textarea, .mcp-mono textarea {
+  font-family: var(--jp-code-font-family, monospace); font-size: 12px; }
 .mcp-tool { border: 1px solid #d0d7de; border-radius: 6px; padding: 8px; }
 .mcp-sr-only { position: absolute !important; width: 1px; height: 1px; padding: 0;
   margin: -1px; overflow: hidden; clip: rect(0, 0, 0, 0); white-space: nowrap; border: 0; }
@@ -1039,7 +1039,7 @@ class HttpView(_Judging, widgets.VBox):
             layout=widgets.Layout(width="100%", height="9em"))
         self.body_box.add_class("mcp-http-body")
         for box in (self.headers_box, self.body_box):
-            box.add_class("mcp-classifier-input")  # the monospace style of the classifier's box
+            box.add_class("mcp-mono")
         self.result = widgets.HTML()
         self.result.add_class("mcp-http-result")
         self.announcement = _live(widgets.HTML())
@@ -1758,7 +1758,7 @@ class RecordingView(_Judging, widgets.VBox):
                         '"text":"..."}',
             layout=widgets.Layout(width="100%", height="9em"))
         self.text.add_class("mcp-recording-input")
-        self.text.add_class("mcp-classifier-input")
+        self.text.add_class("mcp-mono")
         self.result = widgets.HTML()
         self.result.add_class("mcp-recording-result")
         self.announcement = _live(widgets.HTML())

@@ -3,7 +3,9 @@
 Each server is started by the tests on a free loopback port; pages open in
 headless Chromium (Debian's package, driven by Python Playwright; no browser
 download). The tests paste a request, a broken message and an HTML payload into
-the classifier and check what the page shows, and on every page:
+the classifier and check what the page shows (in JupyterLab also headers and a body
+into the HTTP view, and a recording into the recording view, pasted and uploaded:
+screenshots of both go to test-artifacts/), and on every page:
 
 * the console logs no error and no script fails;
 * no request leaves 127.0.0.1 (each one is aborted and reported);
@@ -76,6 +78,19 @@ PAYLOAD = json.dumps({
 # Longer than mcp_lesson.widgets.INSTANT_LIMIT: judged once the typing pauses.
 LONG = json.dumps({"jsonrpc": "2.0", "id": 44, "method": "tools/call",
                    "params": {"name": "echo", "arguments": {"text": "x" * 60_000}}})
+# For the HTTP view: a header line with markup and no colon, and a body it is checked against.
+HOSTILE_HEADER = "<img src=x onerror=window.__pwned=4>"
+HTTP_BODY = json.dumps({"jsonrpc": "2.0", "id": 45, "method": "tools/list", "params": {"_meta": {
+    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+    "io.modelcontextprotocol/clientCapabilities": {}}}})
+# For the recording view: a log line holding markup on the server's stdout, and a request
+# that was never answered.
+RECORDING = "\n".join(json.dumps(entry) for entry in [
+    {"t": 0.1, "direction": "to_server", "kind": "request", "code": None,
+     "text": '{"jsonrpc": "2.0", "id": 1, "method": "ping"}'},
+    {"t": 0.2, "direction": "from_server", "kind": "invalid", "code": -32700,
+     "text": "<script>window.__pwned=3</script>"},
+])
 # Text meant for notebook users only (cells tagged notebook-only).
 NOTEBOOK_ONLY = re.compile(r"Run the cell|Shift\+Enter|make app|\d+/\d+ cases pass|Previous:|Next:")
 KERNEL_ID = re.compile(r'"kernelId":\s*"([0-9a-f-]{36})"')
@@ -411,6 +426,39 @@ def check_long_paste(page):
     assert any("when the typing pauses" in text for text in seen), seen[:3]
 
 
+def use_http_and_recording_views(page):
+    """The HTTP view and the recording view: a paste each, an upload, and nothing of the
+    pasted markup becomes markup."""
+    from playwright.sync_api import expect
+
+    page.locator(".mcp-http-headers textarea").fill(
+        "MCP-Protocol-Version: 2026-07-28\nMcp-Method: tools/call\n" + HOSTILE_HEADER)
+    result = page.locator(".mcp-http-result")
+    page.locator(".mcp-http-body textarea").fill(HTTP_BODY)
+    expect(result).to_contain_text("400 REFUSED")
+    expect(result).to_contain_text("error code -32020 (Header mismatch)")
+    expect(result).to_contain_text("Line 3 has no colon")
+    expect(result).to_contain_text(HOSTILE_HEADER)  # as text
+    page.locator(".mcp-recording-input textarea").fill(RECORDING)
+    recording = page.locator(".mcp-recording-result")
+    expect(recording).to_contain_text("2 PROBLEMS")
+    expect(recording).to_contain_text("sequenceDiagram")
+    expect(recording).to_contain_text("<script>window.__pwned=3</script>")  # as text
+    with page.expect_file_chooser() as chooser:  # the button opens the browser's file picker
+        page.locator(".mcp-recording-upload").click()
+    chooser.value.set_files(files=[{"name": "talk.jsonl", "mimeType": "application/json",
+                                    "buffer": RECORDING.encode()}])
+    expect(recording).to_contain_text('The file "talk.jsonl"')
+    expect(recording).to_contain_text("2 PROBLEMS")
+    page.wait_for_timeout(300)  # give an injected onerror the time to fire
+    tools = ".mcp-http img, .mcp-http script, .mcp-recording img, .mcp-recording script"
+    assert page.locator(tools).count() == 0
+    assert page.evaluate("window.__pwned") is None
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.locator(".mcp-http").screenshot(path=str(ARTIFACTS / "jupyterlab-http-view.png"))
+    page.locator(".mcp-recording").screenshot(path=str(ARTIFACTS / "jupyterlab-recording-view.png"))
+
+
 def page_text(page):
     return page.evaluate("document.body.textContent")
 
@@ -531,6 +579,7 @@ def test_playground_in_jupyterlab(browser, lab_url, axe_js):
         check_live_region(page)
         check_long_paste(page)
         use_quiz_and_checker(page)
+        use_http_and_recording_views(page)
         assert_no_widget_errors(page)
         # No news pop-up (tools/overrides.json sets fetchNews to "false").
         toasts = page.locator(".Toastify__toast").all_inner_texts()
