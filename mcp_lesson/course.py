@@ -609,8 +609,12 @@ def comparable(conversation):
     return shown
 
 
+_CONTROL = {code: f"\\x{code:02x}" for code in range(32)} | {10: "\\n", 13: "\\r", 9: "\\t", 127: "\\x7f"}
+
+
 def _cut(text, limit):
-    text = str(text)
+    """``text`` on one line (control characters written as escapes), cut to ``limit``."""
+    text = str(text).translate(_CONTROL)
     return text if len(text) <= limit else text[:limit] + " ..."
 
 
@@ -687,8 +691,11 @@ def _json_id(value):
 
 
 def _arrow_and_words(entry):
-    """``(arrow, words)`` for one line of a recording in a sequence diagram."""
-    kind = entry.get("kind")
+    """``(arrow, words)`` for one line of a recording in a sequence diagram: by the verdict the
+    tap recorded, or the course's own when the entry has none."""
+    kind, code = entry.get("kind"), entry.get("code")
+    if "kind" not in entry:
+        kind, code = classification.classify_json(entry.get("text", ""))
     message, reason = classification.parse(entry.get("text", ""))
     status = entry.get("http", {}).get("status") if isinstance(entry.get("http"), dict) else None
     before = f"{status} " if status is not None else ""
@@ -703,7 +710,6 @@ def _arrow_and_words(entry):
         error = message.get("error")
         what = f"error {error.get('code')}" if isinstance(error, dict) else "result"
         return "-->>", f"{before}{what} (id {_json_id(message.get('id'))})"
-    code = entry.get("code")
     return "--x", f"{before}invalid {code}: {entry.get('text', '')}"
 
 

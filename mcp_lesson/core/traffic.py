@@ -2,6 +2,7 @@
 # Change them in the notebook, not here: running a cell rewrites its part.
 # --- written by the course: what this module takes from earlier lessons, and gives ---
 from .classification import classify_json
+from .errors import reply_for_json
 __all__ = ['SIDES', 'audit']
 # --- end of what the course writes ---
 
@@ -19,8 +20,8 @@ def audit(conversation):
     problems = []
     in_flight = {side: {} for side in SIDES}  # each side's requests waiting for an answer: id -> place
     answered = {side: set() for side in SIDES}  # the ids of its requests answered so far
+    owed = {side: [] for side in SIDES}  # the ids of the errors its invalid lines may get back
     notified = {side: 0 for side in SIDES}  # its notifications, not yet counted against an answer
-    unreadable = {side: 0 for side in SIDES}  # its invalid lines, each of which may get one error back
     for place, entry in enumerate(conversation, 1):
         side = entry.get("direction")
         if side not in SIDES:
@@ -29,7 +30,7 @@ def audit(conversation):
         kind, code = classify_json(entry.get("text"))
         if kind == "invalid":
             problems.append((place, "pollution" if side == "from_server" and code == PARSE_ERROR else "invalid"))
-            unreadable[side] += 1
+            owed[side].append(reply_for_json(entry.get("text"))["id"])
             continue
         message = json.loads(entry["text"])
         if kind == "request":
@@ -42,8 +43,8 @@ def audit(conversation):
         elif message["id"] in in_flight[other]:  # a response, to a request of the other side
             del in_flight[other][message["id"]]
             answered[other].add(message["id"])
-        elif "error" in message and unreadable[other]:
-            unreadable[other] -= 1  # the error prescribed for an invalid line
+        elif "error" in message and message["id"] in owed[other]:
+            owed[other].remove(message["id"])  # the error prescribed for an invalid line
         elif message["id"] is None and notified[other]:
             notified[other] -= 1
             problems.append((place, "answer_to_notification"))
