@@ -1122,8 +1122,9 @@ def show_id(value):
 def message_of(entry):
     """``(value, reason)`` for a recorded line: its parsed JSON value, or why it is none."""
     if entry.get("truncated"):
-        return None, (f"it is {entry.get('size', '?'):,} bytes long, more than the tap kept, "
-                      "so it was not judged")
+        size = entry.get("size")
+        long = f"{size:,} bytes long" if type(size) is int else "longer than the tap keeps"
+        return None, f"it is {long}, more than the tap kept, so it was not judged"
     if "bytes" in entry:
         try:
             return parse(base64.b64decode(entry["bytes"], validate=True))

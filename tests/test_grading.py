@@ -69,7 +69,7 @@ pytestmark = pytest.mark.timeout(0)
 STEP_LIMITS = {"release": 600, "collect": 300, "autograde": 3600, "feedback": 900, "grades": 300}
 
 LESSONS = ["01_messages", "02_building_requests", "03_classifying", "04_errors", "08_revisions",
-           "09_http"]
+           "09_http", "10_live_traffic"]
 MASTERS = [ROOT / "notebooks" / f"{name}.ipynb" for name in LESSONS]
 HIDDEN = "### BEGIN HIDDEN TESTS"
 
@@ -223,6 +223,7 @@ def submissions(release):
         "04_errors": but("04_errors", error_response=FALSY_DATA_DROPPED),
         "08_revisions": but("08_revisions", only_one=VALID_EVERYWHERE),
         "09_http": right["09_http"],
+        "10_live_traffic": right["10_live_traffic"],
     }
     first_09 = next(cell.source for cell in released["09_http"].cells if cell.cell_type == "code")
     hostile = {
@@ -250,12 +251,12 @@ def submissions(release):
     return {
         "complete": {a: {f"{a}.ipynb": handed_in(released[a], right[a])} for a in LESSONS},
         "partial": {a: {f"{a}.ipynb": handed_in(released[a], partial[a])} for a in LESSONS},
-        "hostile": hostile,
+        "hostile": hostile,  # lesson 10 not handed in at all
     }
 
 
 MAX = {"01_messages": 5.0, "02_building_requests": 8.0, "03_classifying": 20.0, "04_errors": 11.0,
-       "08_revisions": 4.0, "09_http": 10.0}
+       "08_revisions": 4.0, "09_http": 10.0, "10_live_traffic": 4.0}
 #: The exact score of each student in each lesson.
 SCORES = {
     "complete": dict(MAX),
@@ -266,6 +267,7 @@ SCORES = {
         "04_errors": 8.0,  # error_response drops falsy data (-3)
         "08_revisions": 3.0,  # only_one is valid under every revision (-1)
         "09_http": 10.0,  # the solutions, untouched
+        "10_live_traffic": 4.0,
     },
     "hostile": {
         "01_messages": 3.0,  # rough_kind is never defined (-2); the broken import costs nothing graded
@@ -275,6 +277,7 @@ SCORES = {
         "04_errors": 11.0,  # the flood is cut and costs nothing
         "08_revisions": 0.0,  # no 08_revisions.ipynb
         "09_http": 0.0,  # no work: the liars are never asked
+        "10_live_traffic": 0.0,  # not handed in at all (blank in grades-wide.csv)
     },
 }
 EXPECTED = {(student, lesson): (score, MAX[lesson])
@@ -367,8 +370,16 @@ def test_grades_wide_has_a_row_per_student_a_column_per_lesson_and_the_total(day
     assert [row["student"] for row in rows] == sorted(SCORES)
     for row in rows:
         scores = SCORES[row["student"]]
-        assert {lesson: float(row[lesson]) for lesson in LESSONS} == scores
+        handed = {lesson for lesson in LESSONS if lesson in submissions_of(day, row["student"])}
+        assert {lesson: float(row[lesson]) for lesson in handed} == {l: scores[l] for l in handed}
+        assert all(row[lesson] == "" for lesson in set(LESSONS) - handed)  # blank, not 0
         assert float(row["total"]) == sum(scores.values())
+    assert "10_live_traffic" not in submissions_of(day, "hostile")
+
+
+def submissions_of(day, student):
+    """The lessons ``student`` handed in (a folder in submitted/)."""
+    return {p.name for p in (day.course / "submitted" / student).iterdir() if p.is_dir()}
 
 
 def test_not_handed_in_is_blank_in_the_wide_form(tmp_path):

@@ -968,3 +968,13 @@ def test_an_unknown_revision_is_judged_by_the_courses_rules():
             down({"jsonrpc": "2.0", "id": 1, "result": {"protocolVersion": "1999-01-01"}})]
     revision, how = agreed_revision(talk)
     assert revision is None and "the course does not know 1999-01-01" in how
+
+
+def test_a_recording_that_lies_about_a_cut_line_is_still_read():
+    """A hand-edited or foreign recording may mark a line truncated without its size."""
+    from mcp_lesson.tap import audit, message_of
+
+    entry = {"direction": "from_server", "text": "", "truncated": True, "size": "big"}
+    value, reason = message_of(entry)
+    assert value is None and "longer than the tap keeps" in reason
+    audit([{"direction": "to_server", "text": '{"jsonrpc": "2.0", "id": 1, "method": "ping"}'}, entry])
