@@ -529,18 +529,6 @@ ARROWS = {"to_server": "->", "from_server": "<-"}
 #: grading sandbox), in ``mcp_lesson/data/``: what its own live cells recorded, with what
 #: changes from run to run (process ids, wall times, paths, ports) taken out.
 RECORDINGS = "live_traffic.json"
-#: The problems an audit names, in words (lesson 10).
-PROBLEMS = {
-    "pollution": "a line on the server's stdout that is not JSON",
-    "invalid": "an invalid message",
-    "unanswered": "a request never answered",
-    "answered_twice": "a second answer to one request",
-    "unknown_id": "a response to an id never sent",
-    "id_reused": "an id reused while its request is in flight",
-    "answer_to_notification": "an answer to a notification",
-}
-
-
 def read_recording(path):
     """The entries of the recording at ``path`` (JSON Lines, as the tap writes it), in order.
 
