@@ -396,7 +396,7 @@ def test_not_handed_in_is_blank_in_the_wide_form(tmp_path):
 
 
 def test_the_gradebook_is_sqlite_that_nbgrader_reads_back(day):
-    from nbgrader.api import Gradebook
+    from nbgrader.api import Gradebook, MissingEntry
 
     path = day.course / "gradebook.db"
     assert path.read_bytes()[:16] == b"SQLite format 3\x00"
@@ -407,6 +407,10 @@ def test_the_gradebook_is_sqlite_that_nbgrader_reads_back(day):
         assert sorted(s.id for s in gb.students) == ["complete", "hostile", "partial"]
         assert sorted(a.name for a in gb.assignments) == LESSONS
         for (student, assignment), (score, most) in EXPECTED.items():
+            if assignment not in submissions_of(day, student):  # never handed in: no submission
+                with pytest.raises(MissingEntry):
+                    gb.find_submission(assignment, student)
+                continue
             submission = gb.find_submission(assignment, student)
             assert (submission.score, submission.max_score) == (score, most), (student, assignment)
         # the hidden tests are what nbgrader stored, and what it graded with
