@@ -37,13 +37,14 @@ from pathlib import Path
 from typing import NamedTuple
 
 from . import classification, messages
-from .cases import (CASES, CONVERSATIONS, ERROR_BUILDS, HEADER_CHECKS, HTTP_ANSWERS, HTTP_REQUESTS,
-                    NOT_TEXT_CASES, REQUEST_BUILDS, SSE_STREAMS, TEXT_CASES)
-from ._safe import call_safely, cut_apart, exception_text, python_text, safe_equal, same_message
+from ._safe import cut_apart, exception_text, python_text, safe_equal
 from . import registry
 from .learner_package import PACKAGE, SAMPLES, carry_forward, start_lesson  # noqa: F401  (lesson helpers)
 from .learner_package import load as load_package
 from .selfcheck import TARGETS, check, run_check
+from .agreement import AGREE_INPUTS as _AGREE_INPUTS, agrees  # noqa: F401  (lesson helpers)
+from .agreement import inputs_for as _inputs_for, outcome as _outcome
+from .agreement import reference_for as _reference_for, same_outcome as _same
 
 #: The lessons, in order: the course knows them by this list, never by a name
 #: pattern, so a learner's own ``08_my_notes.ipynb`` is never taken for a lesson.
@@ -135,16 +136,6 @@ def show_contents(folder=None):
 NOT_YET = "not implemented yet"
 
 
-def _outcome(fn, args, kwargs=None):
-    """("value", v), ("raised", exception) or ("todo", None) for NotImplementedError."""
-    value, exc = call_safely(fn, args, kwargs or {})
-    if exc is None:
-        return "value", value
-    if isinstance(exc, NotImplementedError):
-        return "todo", None
-    return "raised", exc
-
-
 def _call_text(fn, args, kwargs=None):
     parts = [python_text(a, 70) for a in args]
     parts += [f"{k}={python_text(v, 70)}" for k, v in (kwargs or {}).items()]
@@ -202,51 +193,6 @@ def expect(fn, table):
 
 
 # --- agreement with the package -------------------------------------------------
-
-#: The (args, kwargs) pairs of each kind of agreement (registry.Built.agree_on).
-_AGREE_INPUTS = {
-    "texts": lambda: [((case.text,), {}) for case in TEXT_CASES + NOT_TEXT_CASES],
-    "request builds": lambda: [(b.args, b.kwargs) for b in REQUEST_BUILDS],
-    "error builds": lambda: [(b.args, b.kwargs) for b in ERROR_BUILDS],
-    "messages": lambda: [((case.message,), {}) for case in CASES],
-    "samples": lambda: [((value,), {}) for value in SAMPLES],
-    "http requests": lambda: [(b.args, b.kwargs) for b in HTTP_REQUESTS],
-    "header checks": lambda: [(b.args, b.kwargs) for b in HEADER_CHECKS],
-    "sse streams": lambda: [(b.args, b.kwargs) for b in SSE_STREAMS],
-    "http answers": lambda: [(b.args, b.kwargs) for b in HTTP_ANSWERS],
-    "conversations": lambda: [(b.args, b.kwargs) for b in CONVERSATIONS],
-}
-
-
-def _inputs_for(name):
-    """The (args, kwargs) pairs a function called ``name`` is compared on: what
-    the registry says for a function a lesson builds, else raw texts for a name
-    ending in ``_json`` and the case table's messages for any other."""
-    built = registry.BY_NAME.get(name)
-    kind = built.agree_on if built else ("texts" if name.endswith("_json") else "messages")
-    return _AGREE_INPUTS[kind]()
-
-
-def _reference_for(name):
-    """The course's version of ``name`` (classify for a name no lesson builds)."""
-    found = registry.reference(name) if name in registry.BY_NAME else None
-    return found if found is not None else classification.classify
-
-
-def _same(mine, theirs):
-    """Same outcome: the same exception type, or values equal by type and JSON text."""
-    (status_a, a), (status_b, b) = mine, theirs
-    if status_a != status_b:
-        return False
-    if status_a == "raised":
-        return type(a) is type(b)
-    if status_a == "todo":
-        return True
-    if type(a) is tuple or type(b) is tuple:  # verdicts: exact types, element by element
-        return (type(a) is type(b) and len(a) == len(b)
-                and all(type(x) is type(y) and safe_equal(x, y) for x, y in zip(a, b)))
-    return type(a) is type(b) and same_message(a, b)  # key order, 1 vs 1.0 vs true
-
 
 def _outcome_text(outcome, limit=60):
     status, value = outcome

@@ -54,6 +54,7 @@ import re
 from pathlib import Path
 
 from . import registry
+from .agreement import SAMPLES, agrees
 
 PACKAGE = "my_mcp"
 MARKER = "#| export"
@@ -596,7 +597,10 @@ def carry_forward(namespace, *names, folder=None):
             print(f"{name}: the course's (yours is not in {PACKAGE} yet)")
             continue
         if not registry.BY_NAME[name].table:
-            right = _small_check(theirs, course[name])
+            if registry.BY_NAME[name].agree_on == "samples":  # a lesson's small helper
+                right = _small_check(theirs, course[name])
+            else:  # no table of its own: it must agree with the course's on its inputs
+                right = agrees(theirs, name)
             namespace[name] = theirs if right else course[name]
             print(f"{name}: yours" if right else f"{name}: the course's until yours passes")
             continue
@@ -611,9 +615,6 @@ def carry_forward(namespace, *names, folder=None):
             print(f"{name}: the course's until yours passes (yours: {why})")
 
 
-#: The plain values a lesson's small helpers (registry rows agreeing on "samples")
-#: are compared with the course's on.
-SAMPLES = (0, 7, -1, 2**80, True, False, 1.0, "", "abc", None, [], {})
 
 
 def _small_check(theirs, course):

@@ -17,13 +17,10 @@ and what came back (tests/conftest.py writes the report).
 
 import collections
 import functools
-import importlib.util
 import itertools
 import json
 import re
 import reprlib
-import sys
-import traceback
 from pathlib import Path
 from types import SimpleNamespace
 

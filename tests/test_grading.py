@@ -43,7 +43,6 @@ from pathlib import Path
 import nbformat
 import pytest
 from nbformat.v4 import new_code_cell, new_notebook
-from traitlets.config import Config
 
 from chromium import CHROMIUM_ARGS, find_chromium, missing
 from processes import patience, run_to_end

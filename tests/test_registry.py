@@ -2,6 +2,7 @@
 the course reads it (self-checks, carry-forward, graduation)."""
 
 import re
+from pathlib import Path
 
 import nbformat
 import pytest
@@ -9,6 +10,8 @@ import pytest
 from mcp_lesson import course, learner_package, registry, selfcheck
 from mcp_lesson.course import LESSONS
 from tools.make_learner import MASTERS
+
+ROOT_NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
 
 ROWS = registry.BUILT
 
@@ -56,3 +59,23 @@ def test_learner_package_does_not_import_course():
 def test_carry_forward_refuses_a_function_the_course_has_no_version_of():
     with pytest.raises(ValueError, match="no version of is_reply_to"):
         learner_package.carry_forward({}, "is_reply_to")
+
+
+def test_carry_forward_takes_a_right_function_without_a_table_of_its_own(tmp_path, capsys,
+                                                                          monkeypatch):
+    """reply_for and reply_for_json have no case table: they are the learner's
+    when they agree with the course's on their inputs, and only then."""
+    monkeypatch.delenv(learner_package.ENVIRONMENT, raising=False)
+    package = tmp_path / learner_package.PACKAGE
+    for name in LESSONS:
+        if (ROOT_NOTEBOOKS / name).exists():
+            learner_package.export_notebook(ROOT_NOTEBOOKS / name, package)
+    namespace = {}
+    learner_package.carry_forward(namespace, "reply_for", "reply_for_json", folder=tmp_path)
+    assert capsys.readouterr().out.splitlines() == ["reply_for: yours", "reply_for_json: yours"]
+    errors = package / "errors.py"
+    errors.write_text(errors.read_text(encoding="utf-8")
+                      + "\n\ndef reply_for(msg):\n    return None\n", encoding="utf-8")
+    learner_package.carry_forward(namespace, "reply_for", folder=tmp_path)
+    assert capsys.readouterr().out.splitlines() == ["reply_for: the course's until yours passes"]
+    assert namespace["reply_for"] is registry.reference("reply_for")
