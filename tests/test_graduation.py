@@ -72,7 +72,7 @@ def test_a_planted_bug_fails_and_is_named_in_plain_words(masters_package, tmp_pa
     planted.mkdir()
     for path in masters_package.iterdir():
         text = path.read_text(encoding="utf-8")
-        if path.name == "classification.py":  # is_id takes a bool for an integer id
+        if path.name == "messages.py":  # is_integer takes a bool for an integer (and so is_valid_id)
             text = text.replace("return isinstance(value, int) and not isinstance(value, bool)",
                                 "return isinstance(value, int)")
             assert "return isinstance(value, int)\n" in text

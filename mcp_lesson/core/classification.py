@@ -1,7 +1,8 @@
 # Lesson 03's exported cells, written by the course when they ran.
 # Change them in the notebook, not here: running a cell rewrites its part.
 # --- written by the course: what this module takes from earlier lessons, and gives ---
-__all__ = ['REQUEST', 'NOTIFICATION', 'RESPONSE', 'INVALID', 'is_object', 'has_version', 'is_integer', 'is_id', 'judge_call', 'judge_result', 'judge_error', 'classify', 'refuse_constant', 'classify_json']
+from .messages import is_integer, is_valid_id
+__all__ = ['REQUEST', 'NOTIFICATION', 'RESPONSE', 'INVALID', 'is_object', 'has_version', 'judge_call', 'judge_result', 'judge_error', 'classify', 'refuse_constant', 'classify_json']
 # --- end of what the course writes ---
 
 # --- cell e0e01565 ---
@@ -22,14 +23,6 @@ def is_object(msg):
 def has_version(msg):
     return msg.get("jsonrpc") == "2.0"
 
-# --- cell c03-09 ---
-def is_integer(value):
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
-def is_id(value):
-    return isinstance(value, str) or is_integer(value)
-
 # --- cell c03-11 ---
 def judge_call(msg):
     """The verdict for a dict that has a "method" key."""
@@ -39,14 +32,14 @@ def judge_call(msg):
         return INVALID
     if "id" not in msg:
         return NOTIFICATION
-    return REQUEST if is_id(msg["id"]) else INVALID
+    return REQUEST if is_valid_id(msg["id"]) else INVALID
 
 # --- cell c03-13 ---
 def judge_result(msg):
     """The verdict for a dict with "result" and "id" (and no "method", no "error")."""
     if not isinstance(msg["result"], dict):
         return INVALID
-    return RESPONSE if is_id(msg["id"]) else INVALID
+    return RESPONSE if is_valid_id(msg["id"]) else INVALID
 
 # --- cell c03-15 ---
 def judge_error(msg):
@@ -56,7 +49,7 @@ def judge_error(msg):
         return INVALID
     if not is_integer(error.get("code")) or not isinstance(error.get("message"), str):
         return INVALID
-    if msg["id"] is None or is_id(msg["id"]):
+    if msg["id"] is None or is_valid_id(msg["id"]):
         return RESPONSE
     return INVALID
 

@@ -1,8 +1,8 @@
 # Lesson 04's exported cells, written by the course when they ran.
 # Change them in the notebook, not here: running a cell rewrites its part.
 # --- written by the course: what this module takes from earlier lessons, and gives ---
-from .classification import classify, classify_json, is_integer
-from .messages import is_valid_id
+from .classification import classify, classify_json
+from .messages import is_integer, is_valid_id
 __all__ = ['OMITTED', 'error_response', 'reply_for', 'reply_for_json']
 # --- end of what the course writes ---
 
