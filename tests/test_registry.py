@@ -79,3 +79,9 @@ def test_carry_forward_takes_a_right_function_without_a_table_of_its_own(tmp_pat
     learner_package.carry_forward(namespace, "reply_for", folder=tmp_path)
     assert capsys.readouterr().out.splitlines() == ["reply_for: the course's until yours passes"]
     assert namespace["reply_for"] is registry.reference("reply_for")
+
+
+def test_the_start_page_names_every_module_of_the_learners_package():
+    page = (ROOT_NOTEBOOKS / "00_start_here.ipynb").read_text(encoding="utf-8")
+    for lesson, module in registry.MODULES.items():
+        assert f"`{module}` (" in page, (lesson, module)
