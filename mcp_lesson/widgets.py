@@ -367,7 +367,76 @@ def verdict(text, revision=None):
         None, PARSE_ERROR, ERROR_MESSAGES[PARSE_ERROR]), None
 
 
-class Classifier(widgets.VBox):
+# --- judging as the typing goes, shared by the classifier and the HTTP and recording views
+
+
+class _Judging:
+    """How a tool judges its text: a short text is judged at once, a long one when
+    the typing pauses; a text set from code at once.
+
+    A subclass has ``.result`` and ``.announcement`` widgets, and defines
+    ``_render()`` (the result's markup) and ``_spoken()`` (the live region's line);
+    ``_waiting()`` forgets the last verdict and ``_failed(exc)`` says that the text
+    could not be shown.
+    """
+
+    def _start_judging(self):
+        self.judged = 0
+        self._pending = None  # the timer of a text waiting for a pause in typing
+        self._from_code = False  # True while texts are being set from code
+
+    def _changed(self, size):
+        self._cancel_pending()
+        if self._from_code or size <= INSTANT_LIMIT or not self._wait_for_pause(size):
+            self._show()
+
+    def _wait_for_pause(self, size):
+        """Judge the text once typing pauses; False when no event loop can wait.
+
+        Every keystroke in the browser sends the whole text again; each one
+        restarts the timer, so only the text that stays for :data:`PAUSE`
+        seconds is judged.
+        """
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # plain Python, no kernel: judge at once
+            return False
+        self._pending = loop.call_later(PAUSE, self._settle)
+        self._waiting()
+        self.result.value = (
+            f'<div class="mcp-verdict" style="line-height: 1.45"><p>{badge("waiting", "WAITING")} '
+            f"{size:,} characters: the verdict follows when the typing pauses.</p></div>"
+        )
+        return True
+
+    def _settle(self):
+        self._pending = None
+        self._show()
+
+    def _cancel_pending(self):
+        if self._pending is not None:
+            self._pending.cancel()
+            self._pending = None
+
+    def _show(self):
+        self.judged += 1
+        try:
+            self.result.value = self._render()
+        except Exception as exc:  # never a traceback; say what happened instead
+            self.result.value = self._failed(exc)
+        self.announcement.value = escape(self._spoken())
+
+    def _waiting(self):
+        """Forget the last verdict (a subclass clears its own data)."""
+
+    def _failed(self, exc):
+        """The markup that says the text could not be shown (after ``exc``)."""
+        self._waiting()
+        return (f"<p>{badge('invalid', 'ERROR')} The playground could not show this "
+                f"({escape(type(exc).__name__)}).</p>")
+
+
+class Classifier(_Judging, widgets.VBox):
     """Paste a message, see what it is: kind, code, reason and the server's reply.
 
     ``.value`` is the text in the text area; ``.result`` is the ``HTML``
@@ -415,10 +484,8 @@ class Classifier(widgets.VBox):
         self.announcement.add_class("mcp-sr-only")
         self.announcement.add_class("mcp-classifier-announcement")
         self.kind, self.code = None, None
-        self.judged = 0
         self._wire = None  # (text shown, the bytes it came from) for a bytes value
-        self._from_code = False  # True while .value is being set from code
-        self._pending = None  # the timer of a text waiting for a pause in typing
+        self._start_judging()
         super().__init__(
             [*_styles(), self.examples, self.revision, self.text, self.announcement, self.result],
             **kwargs,
@@ -428,7 +495,7 @@ class Classifier(widgets.VBox):
         self.examples.observe(self._on_example, names="value")
         self.text.observe(self._on_text, names="value")
         self.revision.observe(self._on_revision, names="value")
-        self._show("")
+        self._show()
         if value:
             self.value = value
 
@@ -453,7 +520,7 @@ class Classifier(widgets.VBox):
         try:
             if text == self.text.value:
                 self._cancel_pending()
-                self._show(text)  # no change event fires, but the verdict may differ
+                self._show()  # no change event fires, but the verdict may differ
             self.text.value = text
         finally:
             self._from_code = False
@@ -472,59 +539,24 @@ class Classifier(widgets.VBox):
 
     def _on_revision(self, change):
         self._cancel_pending()
-        self._show(self.text.value)
+        self._show()
 
     def _on_text(self, change):
         text = change["new"]
         chosen = self.examples.value
         if chosen is not None and chosen >= 0 and text != self._examples[chosen][1]:
             self.examples.value = -1  # edited by hand: no longer that example
-        self._cancel_pending()
-        if self._from_code or len(text) <= INSTANT_LIMIT or not self._wait_for_pause():
-            self._show(text)
+        self._changed(len(text))
 
-    def _wait_for_pause(self):
-        """Judge the text once typing pauses; False when no event loop can wait.
-
-        Every keystroke in the browser sends the whole text again; each one
-        restarts the timer, so only the text that stays for :data:`PAUSE`
-        seconds is parsed.
-        """
-        try:
-            loop = asyncio.get_running_loop()
-        except RuntimeError:  # plain Python, no kernel: judge at once
-            return False
-        self._pending = loop.call_later(PAUSE, self._settle)
-        size = len(self.text.value)
+    def _waiting(self):
         self.kind, self.code = None, None
         self.badge.value = badge("waiting", "WAITING")
-        self.result.value = (
-            f'<div class="mcp-verdict" style="line-height: 1.45"><p>{self.badge.value} '
-            f"{size:,} characters: the verdict follows when the typing pauses.</p></div>"
-        )
-        return True
 
-    def _settle(self):
-        self._pending = None
-        self._show(self.text.value)
-
-    def _cancel_pending(self):
-        if self._pending is not None:
-            self._pending.cancel()
-            self._pending = None
-
-    def _show(self, text):
-        self.judged += 1
-        try:
-            self.result.value = self._render(text)
-        except Exception as exc:  # never a traceback; say what happened instead
-            self.kind, self.code = "invalid", None
-            self.badge.value = badge("invalid", "ERROR")
-            self.result.value = (
-                f"<p>{self.badge.value} The playground could not show this text "
-                f"({escape(type(exc).__name__)}).</p>"
-            )
-        self.announcement.value = escape(self._spoken())
+    def _failed(self, exc):
+        self.kind, self.code = "invalid", None
+        self.badge.value = badge("invalid", "ERROR")
+        return (f"<p>{self.badge.value} The playground could not show this text "
+                f"({escape(type(exc).__name__)}).</p>")
 
     def _spoken(self):
         """The verdict in one sentence, for the live region."""
@@ -535,7 +567,8 @@ class Classifier(widgets.VBox):
         name = ERROR_MESSAGES.get(self.code, "error")
         return f"Verdict: {self.kind}, error code {self.code} ({name})."
 
-    def _render(self, text):
+    def _render(self):
+        text = self.text.value
         if text == "":
             self.kind, self.code = None, None
             self.badge.value = badge("waiting", "WAITING")
@@ -785,65 +818,6 @@ class Checker(widgets.VBox):
             f"<thead><tr>{head}</tr></thead><tbody>{cells}</tbody></table></div>"
         )
         return report
-
-
-# --- judging as the typing goes, shared by the HTTP and recording views -----------------
-
-
-class _Judging:
-    """The classifier's way of judging, for a view with more than one text: a short text
-    is judged at once, a long one when the typing pauses; a text set from code at once.
-
-    A subclass has ``.result`` and ``.announcement`` widgets, and defines
-    ``_render()`` (the result's markup) and ``_spoken()`` (the live region's line).
-    """
-
-    def _start_judging(self):
-        self.judged = 0
-        self._pending = None  # the timer of a text waiting for a pause in typing
-        self._from_code = False  # True while texts are being set from code
-
-    def _changed(self, size):
-        self._cancel_pending()
-        if self._from_code or size <= INSTANT_LIMIT or not self._wait_for_pause(size):
-            self._show()
-
-    def _wait_for_pause(self, size):
-        try:
-            loop = asyncio.get_running_loop()
-        except RuntimeError:  # plain Python, no kernel: judge at once
-            return False
-        self._pending = loop.call_later(PAUSE, self._settle)
-        self._waiting()
-        self.result.value = (
-            f'<div class="mcp-verdict" style="line-height: 1.45"><p>{badge("waiting", "WAITING")} '
-            f"{size:,} characters: the verdict follows when the typing pauses.</p></div>"
-        )
-        return True
-
-    def _settle(self):
-        self._pending = None
-        self._show()
-
-    def _cancel_pending(self):
-        if self._pending is not None:
-            self._pending.cancel()
-            self._pending = None
-
-    def _show(self):
-        self.judged += 1
-        try:
-            self.result.value = self._render()
-        except Exception as exc:  # never a traceback; say what happened instead
-            self._waiting()
-            self.result.value = (
-                f"<p>{badge('invalid', 'ERROR')} The playground could not show this "
-                f"({escape(type(exc).__name__)}).</p>"
-            )
-        self.announcement.value = escape(self._spoken())
-
-    def _waiting(self):
-        """Forget the last verdict (a subclass clears its own data)."""
 
 
 def _cut(text, limit):

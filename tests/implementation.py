@@ -24,6 +24,8 @@ import reprlib
 from pathlib import Path
 from types import SimpleNamespace
 
+from processes import patience
+
 import mcp_lesson
 from mcp_lesson.learner_package import BUILT
 
@@ -304,7 +306,7 @@ def load_package(folder):
     shutil.copytree(folder, files / SANDBOXED_NAME, symlinks=False,
                     ignore=shutil.ignore_patterns("__pycache__"))
     limit = _limit()
-    submission = Submission(files, lib, call_limit=limit, budget=900.0 * _slack())
+    submission = Submission(files, lib, call_limit=limit, budget=patience(900.0))
     shutil.rmtree(files, ignore_errors=True)
     shutil.rmtree(lib, ignore_errors=True)
     submission.refused = "all"  # a package does its own work: none of the course's
@@ -327,18 +329,9 @@ def _limit():
     import os
 
     try:
-        return float(os.environ.get(LIMIT_VARIABLE, "")) * _slack()
+        return patience(float(os.environ.get(LIMIT_VARIABLE, "")))
     except ValueError:
-        return 10.0 * _slack()
-
-
-def _slack():
-    import os
-
-    try:
-        return max(1.0, float(os.environ.get("MCP_LESSON_TEST_SLACK", "1")))
-    except ValueError:
-        return 1.0
+        return patience(10.0)
 
 
 def _functions(submission, names):

@@ -19,11 +19,11 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from processes import live_processes, patience, start_guarded
+from http_server import serving
+from processes import patience
 
 from mcp_lesson import check, check_headers, http_request_for, http_verdict, read_sse
 from mcp_lesson.cases import HEADER_CHECKS, HTTP_ANSWERS, HTTP_REQUESTS, REFUSES, SSE_STREAMS
-from mcp_lesson.http_client import HttpServer, port_is_free
 
 MODERN = "2026-07-28"
 ACCEPT = "application/json, text/event-stream"
@@ -35,11 +35,7 @@ INITIALIZE = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
 
 @pytest.fixture(scope="module")
 def server():
-    running = HttpServer(start=start_guarded, timeout=patience(30))
-    yield running
-    running.stop(timeout=patience(10))
-    assert port_is_free(running.port), f"port {running.port} still taken"
-    assert [p for p in live_processes() if p.pgid == running.pgid] == []
+    yield from serving()
 
 
 @pytest.fixture(scope="module")

@@ -15,11 +15,11 @@ tests/test_http_server.py pins the rest of what this server answers.
 import httpx
 import pytest
 
-from processes import live_processes, patience, start_guarded
+from http_server import serving
+from processes import patience
 
 from mcp_lesson import create_request
 from mcp_lesson.cases import CASES
-from mcp_lesson.http_client import HttpServer, port_is_free
 from mcp_lesson.peers import (
     GENERATIONS,
     HTTP_CASES,
@@ -64,12 +64,7 @@ COURSE = {
 
 @pytest.fixture(scope="module")
 def server():
-    running = HttpServer(start=start_guarded, timeout=patience(30))
-    yield running
-    running.stop(timeout=patience(10))
-    assert not running.running
-    assert port_is_free(running.port), f"port {running.port} still taken"
-    assert [p for p in live_processes() if p.pgid == running.pgid] == []
+    yield from serving()
 
 
 @pytest.fixture(scope="module")

@@ -23,7 +23,8 @@ import sys
 import httpx
 import pytest
 
-from processes import live_processes, patience, run_to_end, start_guarded
+from http_server import serving
+from processes import patience, run_to_end, start_guarded
 
 from mcp_lesson.http_client import HttpServer, port_is_free
 from mcp_lesson.server import HTTP_PATH, MAX_COUNT, SERVER_NAME, main
@@ -47,12 +48,7 @@ PARSE_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, INVALID_PARAMS = -32700, -32600,
 
 @pytest.fixture(scope="module")
 def server():
-    running = HttpServer(start=start_guarded, timeout=patience(30))
-    yield running
-    running.stop(timeout=patience(10))
-    assert not running.running
-    assert port_is_free(running.port), f"port {running.port} still taken"
-    assert [p for p in live_processes() if p.pgid == running.pgid] == []  # nothing of its group is left
+    yield from serving()
 
 
 @pytest.fixture(scope="module")

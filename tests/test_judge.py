@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from processes import patience
+from processes import live_processes, patience
 from tools.judge import sandbox, stand_in, wire
 from tools.judge.learner import DidNotFinish, NotLoaded, Submission
 
@@ -171,15 +171,7 @@ def test_nothing_it_starts_outlives_it(cells):
 
 
 def _with_marker(marker):
-    found = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                if marker.encode() in (entry / "cmdline").read_bytes():
-                    found.append(entry.name)
-            except OSError:
-                pass
-    return found
+    return [process.pid for process in live_processes() if marker in process.command]
 
 
 def test_memory_is_limited(cells):

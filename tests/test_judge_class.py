@@ -26,7 +26,7 @@ import nbformat
 import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell
 
-from processes import patience, run_to_end
+from processes import live_processes, patience, run_to_end
 
 ROOT = Path(__file__).resolve().parent.parent
 GRADING = ROOT / "tools" / "grading"
@@ -164,15 +164,7 @@ def gradebook_cells(course):
 
 
 def still_running(marker):
-    found = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                if marker.encode() in (entry / "cmdline").read_bytes():
-                    found.append(int(entry.name))
-            except OSError:
-                pass
-    return found
+    return [process.pid for process in live_processes() if marker in process.command]
 
 
 @pytest.fixture(scope="module")

@@ -26,6 +26,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from http_server import serving
 from processes import live_processes, patience, run_to_end, start_guarded
 
 from mcp_lesson import classify_json
@@ -733,11 +734,7 @@ class HttpTapped:
 
 @pytest.fixture(scope="module")
 def http_server():
-    from mcp_lesson.http_client import HttpServer
-
-    running = HttpServer(start=start_guarded, timeout=patience(30))
-    yield running
-    running.stop(timeout=patience(10))
+    yield from serving()
 
 
 def test_the_sdks_client_through_the_http_tap(tmp_path, http_server):

@@ -672,10 +672,10 @@ def _grade_assignment(course, step, assignment, students, notebooks, timeout):
                      f"was judged: {_first_error(output)}; see {log}")
     sections = by_student(output)
     for student in students:
-        notebooks_found = sorted(p.name for p in (course / "submitted" / student / assignment).glob("*.ipynb"))
         if before[student] is None:
             zero(course, assignment, student)
-            found = f" (found {', '.join(notebooks_found)})" if notebooks_found else ""
+            present = sorted(p.name for p in (course / "submitted" / student / assignment).glob("*.ipynb"))
+            found = f" (found {', '.join(present)})" if present else ""
             step.say(f"  {student}: 0 points: no {', '.join(sorted(notebooks))} in the submission{found}")
             continue
         section = sections.get(student, "")
