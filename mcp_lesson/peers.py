@@ -135,13 +135,15 @@ def _compare(cases, given, ours, sdk):
     return rows
 
 
-def compare(cases=CASES):
-    """Compare ``classify`` with the SDK on every case (parsed messages)."""
+def compare(cases=CASES, classify=classify):
+    """Compare ``classify`` (the course's, or a learner's) with the SDK on every
+    case (parsed messages)."""
     return _compare(cases, lambda case: case.message, classify, sdk_model)
 
 
-def compare_text(cases=TEXT_CASES):
-    """Compare ``classify_json`` with a stdio server built with the SDK on raw text."""
+def compare_text(cases=TEXT_CASES, classify_json=classify_json):
+    """Compare ``classify_json`` (the course's, or a learner's) with a stdio server
+    built with the SDK on raw text."""
     return _compare(cases, lambda case: case.text, classify_json, sdk_stdio_model)
 
 
@@ -260,8 +262,9 @@ class ThreeWay(NamedTuple):
         return self.ours == self.python == self.ts
 
 
-def compare_three(cases=CASES):
-    """This package, the Python SDK and the stored TypeScript SDK verdicts, case by case."""
+def compare_three(cases=CASES, classify=classify):
+    """``classify`` (the course's, or a learner's), the Python SDK and the stored
+    TypeScript SDK verdicts, case by case."""
     ts = ts_verdicts("cases")
     return [ThreeWay(case.name, case.message, classify(case.message)[0], sdk_verdict(case.message),
                      ts.get(case.name, "not stored"))
