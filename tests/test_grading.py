@@ -67,8 +67,8 @@ pytestmark = pytest.mark.timeout(0)
 #: speed limit (on an idle 2-core machine the whole day takes about 4 minutes).
 STEP_LIMITS = {"release": 600, "collect": 300, "autograde": 3600, "feedback": 900, "grades": 300}
 
-LESSONS = ["01_messages", "02_building_requests", "03_classifying", "04_errors", "08_revisions",
-           "09_http", "10_live_traffic"]
+LESSONS = ["01_messages", "02_building_requests", "03_classifying", "04_errors", "05_playground",
+           "08_revisions", "09_http", "10_live_traffic"]
 MASTERS = [ROOT / "notebooks" / f"{name}.ipynb" for name in LESSONS]
 HIDDEN = "### BEGIN HIDDEN TESTS"
 
@@ -218,8 +218,9 @@ def submissions(release):
     partial = {
         "01_messages": but("01_messages", fixed_sender_waits=TRUTHY_SENDER),
         "02_building_requests": but("02_building_requests", create_request=UNCHECKED_BUILDER),
-        "03_classifying": but("03_classifying", classify_json=LENIENT_JSON, fixed_stream=SPLITLINES_STREAM),
+        "03_classifying": but("03_classifying", classify_json=LENIENT_JSON),
         "04_errors": but("04_errors", error_response=FALSY_DATA_DROPPED),
+        "05_playground": but("05_playground", fixed_stream=SPLITLINES_STREAM),
         "08_revisions": but("08_revisions", only_one=VALID_EVERYWHERE),
         "09_http": right["09_http"],
         "10_live_traffic": right["10_live_traffic"],
@@ -250,11 +251,12 @@ def submissions(release):
     return {
         "complete": {a: {f"{a}.ipynb": handed_in(released[a], right[a])} for a in LESSONS},
         "partial": {a: {f"{a}.ipynb": handed_in(released[a], partial[a])} for a in LESSONS},
-        "hostile": hostile,  # lesson 10 not handed in at all
+        "hostile": hostile,  # lessons 05 and 10 not handed in at all
     }
 
 
-MAX = {"01_messages": 5.0, "02_building_requests": 8.0, "03_classifying": 18.0, "04_errors": 11.0,
+MAX = {"01_messages": 5.0, "02_building_requests": 8.0, "03_classifying": 16.0, "04_errors": 9.0,
+       "05_playground": 4.0,
        "08_revisions": 4.0, "09_http": 10.0, "10_live_traffic": 4.0}
 #: The exact score of each student in each lesson.
 SCORES = {
@@ -262,8 +264,9 @@ SCORES = {
     "partial": {
         "01_messages": 4.0,  # fixed_sender_waits tests truth, not presence (-1)
         "02_building_requests": 5.0,  # create_request refuses nothing (-3)
-        "03_classifying": 13.0,  # classify_json takes -Infinity (-3), fixed_stream uses splitlines (-2)
-        "04_errors": 8.0,  # error_response drops falsy data (-3)
+        "03_classifying": 13.0,  # classify_json takes -Infinity (-3)
+        "04_errors": 6.0,  # error_response drops falsy data (-3)
+        "05_playground": 2.0,  # fixed_stream uses splitlines (-2)
         "08_revisions": 3.0,  # only_one is valid under every revision (-1)
         "09_http": 10.0,  # the solutions, untouched
         "10_live_traffic": 4.0,
@@ -272,8 +275,9 @@ SCORES = {
         "01_messages": 3.0,  # rough_kind is never defined (-2); the broken import costs nothing graded
         "02_building_requests": 5.0,  # create_request wrong, its edited test restored (-3); the
                                       # deleted test cell is put back, and passes
-        "03_classifying": 11.0,  # classify loops (-4), classify_json calls it (-3)
-        "04_errors": 11.0,  # the flood is cut and costs nothing
+        "03_classifying": 9.0,  # classify loops (-4), classify_json calls it (-3)
+        "04_errors": 9.0,  # the flood is cut and costs nothing
+        "05_playground": 0.0,  # not handed in at all (blank in grades-wide.csv)
         "08_revisions": 0.0,  # no 08_revisions.ipynb
         "09_http": 0.0,  # no work: the liars are never asked
         "10_live_traffic": 0.0,  # not handed in at all (blank in grades-wide.csv)
@@ -517,7 +521,7 @@ def test_a_feedback_page_shows_the_failing_case_in_plain_words(day):
             page.route("**/*", only_local)
             page.goto(page_file.as_uri())
             text = page.inner_text("body")
-            assert "03_classifying (Score: 13.0 / 18.0)" in text
+            assert "03_classifying (Score: 13.0 / 16.0)" in text
             assert "classify_json-tests" in text and "Score: 0.0 / 3.0" in text
             assert "AssertionError" in text
             failing = page.get_by_text(FAILING_CASE).last
