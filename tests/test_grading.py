@@ -255,8 +255,8 @@ def submissions(release):
     }
 
 
-MAX = {"01_messages": 5.0, "02_building_requests": 8.0, "03_classifying": 16.0, "04_errors": 9.0,
-       "05_playground": 4.0,
+MAX = {"01_messages": 5.0, "02_building_requests": 8.0, "03_classifying": 14.0, "04_errors": 8.0,
+       "05_playground": 7.0,
        "08_revisions": 4.0, "09_http": 10.0, "10_live_traffic": 4.0}
 #: The exact score of each student in each lesson.
 SCORES = {
@@ -264,9 +264,9 @@ SCORES = {
     "partial": {
         "01_messages": 4.0,  # fixed_sender_waits tests truth, not presence (-1)
         "02_building_requests": 5.0,  # create_request refuses nothing (-3)
-        "03_classifying": 13.0,  # classify_json takes -Infinity (-3)
-        "04_errors": 6.0,  # error_response drops falsy data (-3)
-        "05_playground": 2.0,  # fixed_stream uses splitlines (-2)
+        "03_classifying": 11.0,  # classify_json takes -Infinity (-3)
+        "04_errors": 5.0,  # error_response drops falsy data (-3)
+        "05_playground": 5.0,  # fixed_stream uses splitlines (-2)
         "08_revisions": 3.0,  # only_one is valid under every revision (-1)
         "09_http": 10.0,  # the solutions, untouched
         "10_live_traffic": 4.0,
@@ -275,8 +275,8 @@ SCORES = {
         "01_messages": 3.0,  # rough_kind is never defined (-2); the broken import costs nothing graded
         "02_building_requests": 5.0,  # create_request wrong, its edited test restored (-3); the
                                       # deleted test cell is put back, and passes
-        "03_classifying": 9.0,  # classify loops (-4), classify_json calls it (-3)
-        "04_errors": 9.0,  # the flood is cut and costs nothing
+        "03_classifying": 7.0,  # classify loops (-4), classify_json calls it (-3)
+        "04_errors": 8.0,  # the flood is cut and costs nothing
         "05_playground": 0.0,  # not handed in at all (blank in grades-wide.csv)
         "08_revisions": 0.0,  # no 08_revisions.ipynb
         "09_http": 0.0,  # no work: the liars are never asked
@@ -521,7 +521,7 @@ def test_a_feedback_page_shows_the_failing_case_in_plain_words(day):
             page.route("**/*", only_local)
             page.goto(page_file.as_uri())
             text = page.inner_text("body")
-            assert "03_classifying (Score: 13.0 / 16.0)" in text
+            assert "03_classifying (Score: 11.0 / 14.0)" in text
             assert "classify_json-tests" in text and "Score: 0.0 / 3.0" in text
             assert "AssertionError" in text
             failing = page.get_by_text(FAILING_CASE).last

@@ -1,11 +1,11 @@
 """A hostile class, graded end to end: every attack of issue 19's table (SPEC 12).
 
 Real nbgrader commands, the real sandbox, no mocks. One course directory, lesson
-03 (16 points), one student per attack, and honest students beside them. Each
+03 (14 points), one student per attack, and honest students beside them. Each
 attack is written the way a student would write it, with the real paths of
 this course directory. Then:
 
-* the honest students keep their exact scores (16/16), the victim of the
+* the honest students keep their exact scores (14/14), the victim of the
   gradebook attack included;
 * every attacker gets what the work deserves (0: none of them did any);
 * the gradebook's test cells, the course's nbgrader_config.py and the masters
@@ -32,7 +32,7 @@ ROOT = Path(__file__).resolve().parent.parent
 GRADING = ROOT / "tools" / "grading"
 LESSON = "03_classifying"
 MASTER = ROOT / "notebooks" / f"{LESSON}.ipynb"
-FULL = 16.0
+FULL = 14.0
 MARKER = f"left-behind-{os.getpid()}"
 SCRIPT = '<script>document.title = "pwned"</script>'
 
