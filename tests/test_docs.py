@@ -189,6 +189,8 @@ def test_python_command_shown(command):
     if words[1:3] == ["-m", "pytest"]:
         words += ["--collect-only", "-q", "-p", "no:cacheprovider"]
         expected = (0,)
+    elif words[1:2] == ["tools/lesson_time.py"]:
+        expected = (0,)  # it only reads the masters; every sitting fits (test_lessons.py)
     else:
         assert words[1:] == ["tools/make_learner.py", "--check"]
         expected = (0, 1)  # 1: a copy is stale, which the command is there to report
@@ -496,6 +498,21 @@ def expected_figures():
     spec.loader.exec_module(bench_module)
     size = round(len(bench_module.one_megabyte_message().encode()) / 1e6)
     give("docs/maintaining.md", f"on a {size} MB message", "bench.one_megabyte_message()")
+    # How long a lesson takes: the estimate's rates and limit (tools/lesson_time.py).
+    from tools import lesson_time
+
+    give("docs/maintaining.md", f"promises that a sitting takes under {lesson_time.SITTING} minutes",
+         "lesson_time.SITTING")
+    give("docs/maintaining.md", f"holds every sitting to {lesson_time.SITTING} minutes", "lesson_time.SITTING")
+    give("docs/maintaining.md", f"its words (at {lesson_time.WORDS_A_MINUTE} a minute)", "lesson_time.WORDS_A_MINUTE")
+    give("docs/maintaining.md", f"({lesson_time.LINES_READ_A_MINUTE} a minute, hidden tests left out)",
+         "lesson_time.LINES_READ_A_MINUTE")
+    give("docs/maintaining.md", f"the exercises ({lesson_time.MINUTES_AN_EXERCISE:g} minutes each, plus "
+         f"{lesson_time.MINUTES_A_LINE:g} a line", "lesson_time.MINUTES_AN_EXERCISE, MINUTES_A_LINE")
+    # Measured, not computed: the learner's time through lessons 00 to 08 (issue 18), and
+    # the estimate of those lessons as they were then (tools/lesson_time.py on commit 5a1b35c).
+    for measured in ("about 4.5 hours for lessons 00 to 08", "gives those nine lessons 263 minutes"):
+        give("docs/maintaining.md", measured, "measured: the learner of issue 18; lesson_time at 5a1b35c")
     # Measured, not computed: how long the tiers take on the course's machine
     # (what pytest printed at the end of `make test` and `make test-all`; the
     # closing note of the test-tier issue has the runs).

@@ -9,9 +9,12 @@ outputs. These tests check what nbval cannot:
 * every learner copy runs top to bottom with no traceback at all: a call of a
   stub reports "not implemented yet" through the course's helpers;
 * every numbered master links to its neighbours, ends with a self-check cell,
-  and is stored cleanly executed (counts 1..n, no errors, no stderr).
+  and is stored cleanly executed (counts 1..n, no errors, no stderr);
+* every sitting of every lesson fits the half hour the start page promises, by
+  the estimate of tools/lesson_time.py.
 """
 
+import json
 import re
 import threading
 from pathlib import Path
@@ -196,6 +199,53 @@ def test_master_is_stored_cleanly_executed(name):
         for out in cell.outputs:
             assert out.output_type != "error", f"code cell {i} stored an error"
             assert out.get("name") != "stderr", f"code cell {i} stored stderr: {out.text[:80]!r}"
+
+
+# --- (e) every sitting fits the half hour the start page promises ----------------------
+
+from tools import lesson_time  # noqa: E402
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_every_sitting_of_the_lesson_fits_the_half_hour(name):
+    minutes = lesson_time.estimate(NOTEBOOKS / name)
+    assert max(minutes) <= lesson_time.SITTING, (
+        f"{name}: sittings of {minutes} minutes (tools/lesson_time.py); trim it, or say where to stop")
+
+
+def test_the_start_page_names_the_lessons_that_say_where_to_stop():
+    longer = [path.name[:2] for path in lesson_time.lessons() if len(lesson_time.estimate(path)) > 1]
+    named = ", ".join(longer[:-1]) + " and " + longer[-1]
+    text = " ".join(_markdown(read(NOTEBOOKS / NAMES[0])).split())
+    assert f"the longer ones ({named}) say where *a good place to stop* is" in text
+
+
+def _notebook(*cells):
+    return {"cells": [{"cell_type": kind, "source": text} for kind, text in cells]}
+
+
+def test_the_estimate_counts_reading_running_and_writing():
+    words = " ".join(["word"] * lesson_time.WORDS_A_MINUTE * 10)  # ten minutes of reading
+    code = "\n".join(f"x{n} = {n}" for n in range(lesson_time.LINES_READ_A_MINUTE * 5))  # five of code
+    exercise = ("def f():\n    ### BEGIN SOLUTION\n    # a comment is not written\n"
+                + "    y = 1\n" * 10 + "    ### END SOLUTION\n")
+    tests = "check(f)\n### BEGIN HIDDEN TESTS\n" + "assert f()\n" * 500 + "### END HIDDEN TESTS\n"
+    [one] = lesson_time.sittings(_notebook(("markdown", words), ("code", code), ("code", exercise),
+                                           ("code", tests)))
+    # read: the 100 lines of code, "def f():" and "check(f)"; the hidden tests are no reading
+    assert (one.words, one.read, one.exercises, one.written) == (lesson_time.WORDS_A_MINUTE * 10, 102, 1, 10)
+    assert one.minutes == pytest.approx(10 + 102 / lesson_time.LINES_READ_A_MINUTE
+                                        + lesson_time.MINUTES_AN_EXERCISE + 10 * lesson_time.MINUTES_A_LINE)
+
+
+def test_a_place_to_stop_ends_a_sitting_and_a_long_one_is_seen(tmp_path):
+    twenty = " ".join(["word"] * lesson_time.WORDS_A_MINUTE * 20)  # twenty minutes of reading
+    stop = lesson_time.STOP + " Come back later."
+    path = tmp_path / "99_long.ipynb"
+    path.write_text(json.dumps(_notebook(("markdown", twenty), ("markdown", stop), ("markdown", twenty))))
+    assert lesson_time.estimate(path) == [20, 20]
+    path.write_text(json.dumps(_notebook(("markdown", twenty), ("markdown", twenty))))
+    assert lesson_time.estimate(path) == [40]  # one sitting, over the limit
 
 
 # --- the tool never destroys a learner's work ---------------------------------------

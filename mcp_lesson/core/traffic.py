@@ -17,6 +17,7 @@ SIDES = ("to_server", "from_server")
 
 def audit(conversation):
     """The problems of a recorded conversation: a sorted list of (place, problem) tuples."""
+    # The bookkeeping and the invalid lines (written for you).
     problems = []
     in_flight = {side: {} for side in SIDES}  # each side's requests waiting for an answer: id -> place
     answered = {side: set() for side in SIDES}  # the ids of its requests answered so far
@@ -33,6 +34,7 @@ def audit(conversation):
             owed[side].append(reply_for_json(entry.get("text"))["id"])
             continue
         message = json.loads(entry["text"])
+        # A valid line: a request, a notification or a response (yours to write).
         if kind == "request":
             if message["id"] in in_flight[side]:
                 problems.append((place, "id_reused"))
@@ -52,6 +54,7 @@ def audit(conversation):
             problems.append((place, "answered_twice"))
         else:
             problems.append((place, "unknown_id"))
+    # The end of the recording (yours to write).
     for side in SIDES:
         problems += [(place, "unanswered") for place in in_flight[side].values()]
     return sorted(problems)

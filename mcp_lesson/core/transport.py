@@ -3,7 +3,7 @@
 # --- written by the course: what this module takes from earlier lessons, and gives ---
 from .classification import classify, classify_json
 from .errors import error_response
-__all__ = ['HEADER_MISMATCH', 'UNSUPPORTED_PROTOCOL_VERSION', 'HTTP_REVISIONS', 'STATELESS', 'SUPPORTED', 'ACCEPT', 'NAME_OF', 'VERSION_KEY', 'CAPABILITIES_KEY', 'http_request_for', 'check_headers', 'read_sse', 'http_verdict']
+__all__ = ['HEADER_MISMATCH', 'UNSUPPORTED_PROTOCOL_VERSION', 'HTTP_REVISIONS', 'STATELESS', 'SUPPORTED', 'ACCEPT', 'NAME_OF', 'VERSION_KEY', 'CAPABILITIES_KEY', 'is_sentinel', 'header_value', 'header_text', 'http_request_for', 'check_headers', 'read_sse', 'message_words', 'http_verdict']
 # --- end of what the course writes ---
 
 # --- cell c09-07 ---
@@ -29,48 +29,77 @@ VERSION_KEY = "io.modelcontextprotocol/protocolVersion"
 CAPABILITIES_KEY = "io.modelcontextprotocol/clientCapabilities"
 BASE64_START, BASE64_END = "=?base64?", "?="
 
+
+def is_sentinel(value):
+    """True when the header value `value` has the form of a Base64 sentinel, =?base64?...?=."""
+    return value.startswith(BASE64_START) and value[len(BASE64_START):].endswith(BASE64_END)
+
+
+def header_value(text):
+    """`text` as a header value: as it is when it is plain, else in the Base64 sentinel form.
+
+    Plain means printable ASCII only (space to tilde), no space at either end, and not
+    looking like a sentinel itself (2026-07-28, "Value Encoding")."""
+    if all(" " <= ch <= "~" for ch in text) and text == text.strip(" ") and not is_sentinel(text):
+        return text
+    return BASE64_START + base64.b64encode(text.encode("utf-8")).decode("ascii") + BASE64_END
+
+
+def header_text(value):
+    """The text the header value `value` stands for: a sentinel decoded, any other value as it is.
+    None for no header (None), and for a sentinel that does not decode: it matches nothing."""
+    if value is None or not is_sentinel(value):
+        return value
+    try:
+        return base64.b64decode(value[len(BASE64_START):-len(BASE64_END)], validate=True).decode("utf-8")
+    except ValueError:  # not Base64, or not UTF-8 (UnicodeDecodeError is a ValueError too)
+        return None
+
 # --- cell c09-08 ---
 def http_request_for(msg, revision):
     """The POST a client of `revision` sends for `msg`: {"method": "POST", "headers": ..., "body": ...}."""
+    # The refusals (written for you): what a client must not POST.
     if revision not in HTTP_REVISIONS:
         raise ValueError(f"Streamable HTTP is in the revisions {', '.join(HTTP_REVISIONS)}, not in {revision!r}")
     kind, code = classify(msg)
     if kind == "invalid":
         raise ValueError(f"a client sends valid messages only, and classify calls this one invalid ({code})")
-    if kind == "response" and revision >= STATELESS:
-        raise ValueError("from 2026-07-28 on, a client never POSTs a response")
-    headers = {"Accept": ACCEPT, "Content-Type": "application/json"}
-    if revision >= STATELESS or (revision >= "2025-06-18" and msg.get("method") != "initialize"):
-        headers["MCP-Protocol-Version"] = revision
+    named = NAME_OF.get(msg["method"]) if kind == "request" else None  # the member Mcp-Name repeats
     if revision >= STATELESS:
+        if kind == "response":
+            raise ValueError("from 2026-07-28 on, a client never POSTs a response")
         params = msg.get("params", {})
         meta = params.get("_meta")
         if isinstance(meta, dict) and VERSION_KEY in meta and meta[VERSION_KEY] != revision:
             raise ValueError(f"its _meta says version {meta[VERSION_KEY]!r}, its header would say {revision!r}")
+        if named and not isinstance(params.get(named), str):
+            raise ValueError(f"{msg['method']} needs a string in params.{named} for Mcp-Name")
+    # The headers (yours to write).
+    headers = {"Accept": ACCEPT, "Content-Type": "application/json"}
+    if revision >= STATELESS or (revision >= "2025-06-18" and msg.get("method") != "initialize"):
+        headers["MCP-Protocol-Version"] = revision
+    if revision >= STATELESS:
         headers["Mcp-Method"] = msg["method"]
-        if kind == "request" and msg["method"] in NAME_OF:
-            name = params.get(NAME_OF[msg["method"]])
-            if not isinstance(name, str):
-                raise ValueError(f"{msg['method']} needs a string in params.{NAME_OF[msg['method']]} for Mcp-Name")
-            plain = (all(" " <= ch <= "~" for ch in name) and name == name.strip(" ")
-                     and not (name.startswith(BASE64_START) and name[len(BASE64_START):].endswith(BASE64_END)))
-            encoded = BASE64_START + base64.b64encode(name.encode("utf-8")).decode("ascii") + BASE64_END
-            headers["Mcp-Name"] = name if plain else encoded
+        if named:
+            headers["Mcp-Name"] = header_value(msg["params"][named])
     return {"method": "POST", "headers": headers, "body": json.dumps(msg)}
 
 # --- cell c09-21 ---
 def check_headers(headers, msg):
     """What a strict 2026-07-28 server answers when the headers of a POST disagree with its body:
     (400, an error response), or None when they agree."""
+    # What every check needs (written for you).
     kind, _ = classify(msg)
     if kind not in ("request", "notification"):
         raise ValueError("check_headers judges the headers of a request or a notification")
     sent = {name.lower(): value for name, value in headers.items()}
     version = sent.get("mcp-protocol-version")
     request_id = msg["id"] if kind == "request" else None
+    invalid_params = (400, error_response(request_id, INVALID_PARAMS, ERROR_MESSAGES[INVALID_PARAMS]))
     mismatch = (400, error_response(request_id, HEADER_MISMATCH, "Header mismatch"))
     unsupported = (400, error_response(request_id, UNSUPPORTED_PROTOCOL_VERSION, "Unsupported protocol version",
                                        {"supported": list(SUPPORTED), "requested": version}))
+    # The checks, in the SDK's order (yours to write).
     if kind == "notification":
         if version is None:
             return mismatch
@@ -78,19 +107,12 @@ def check_headers(headers, msg):
     params = msg.get("params", {})
     meta = params.get("_meta")
     if not isinstance(meta, dict) or VERSION_KEY not in meta or CAPABILITIES_KEY not in meta:
-        return 400, error_response(request_id, INVALID_PARAMS, ERROR_MESSAGES[INVALID_PARAMS])
+        return invalid_params
     if version is None or version != meta[VERSION_KEY] or sent.get("mcp-method") != msg["method"]:
         return mismatch
     named = params.get(NAME_OF.get(msg["method"]))
-    if named is not None:
-        name = sent.get("mcp-name")
-        if name is not None and name.startswith(BASE64_START) and name[len(BASE64_START):].endswith(BASE64_END):
-            try:
-                name = base64.b64decode(name[len(BASE64_START):-len(BASE64_END)], validate=True).decode("utf-8")
-            except ValueError:  # not Base64, or not UTF-8 (UnicodeDecodeError is a ValueError too)
-                name = None
-        if name != named:
-            return mismatch
+    if named is not None and header_text(sent.get("mcp-name")) != named:
+        return mismatch
     return None if version in SUPPORTED else unsupported
 
 # --- cell c09-33 ---
@@ -111,29 +133,31 @@ def read_sse(text):
     return messages
 
 # --- cell c09-41 ---
+def message_words(data, verdict):
+    """What one message is, in the words of the table above, from its text and classify_json's verdict."""
+    kind, code = verdict
+    if kind == "invalid":
+        return f"invalid {code}"
+    message = json.loads(data)
+    if kind == "notification":
+        return message["method"]
+    if kind == "request":
+        return f"request {message['method']}"
+    return f"error {message['error']['code']}" if "error" in message else "result"
+
+
 def http_verdict(status, headers, body):
     """What the client got for its POST, in a few fixed words (the table above)."""
-    def what(data, verdict):
-        kind, code = verdict
-        if kind == "invalid":
-            return f"invalid {code}"
-        message = json.loads(data)
-        if kind == "notification":
-            return message["method"]
-        if kind == "request":
-            return f"request {message['method']}"
-        return f"error {message['error']['code']}" if "error" in message else "result"
-
     sent = {name.lower(): value for name, value in headers.items()}
     content_type = sent.get("content-type", "").split(";")[0].strip().lower()
     if status == 202 and body == "":
         return "accepted, no answer"
     if status == 200 and content_type == "application/json":
-        return "answer: " + what(body, classify_json(body))
+        return "answer: " + message_words(body, classify_json(body))
     if status == 200 and content_type == "text/event-stream":
-        return "stream: " + (", ".join(what(data, verdict) for data, verdict in read_sse(body)) or "nothing")
+        return "stream: " + (", ".join(message_words(data, verdict) for data, verdict in read_sse(body)) or "nothing")
     if status >= 400 and content_type == "application/json":
-        return f"refused ({status}): " + what(body, classify_json(body))
+        return f"refused ({status}): " + message_words(body, classify_json(body))
     if status >= 400:
         return f"refused ({status}): {body.strip()}" if body.strip() else f"refused ({status})"
     return f"unexpected: {status}"
