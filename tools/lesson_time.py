@@ -3,7 +3,7 @@
     python tools/lesson_time.py            # a table: each lesson, each sitting, in minutes
     python tools/lesson_time.py --check    # exit 1 when a sitting is over SITTING minutes
 
-The start page promises that a lesson takes under half an hour. Nobody can time
+The start page promises that a sitting takes half an hour or less. Nobody can time
 every learner, so the promise is held to an estimate made from what a lesson
 asks of its reader, counted in the master notebook:
 
@@ -49,6 +49,12 @@ _REGION = re.compile(r"^[ \t]*### BEGIN SOLUTION[^\n]*\n(.*?)^[ \t]*### END SOLU
 _HIDDEN = re.compile(r"^[ \t]*### BEGIN HIDDEN TESTS.*?^[ \t]*### END HIDDEN TESTS[^\n]*\n?", re.S | re.M)
 
 
+def _text(cell):
+    """A cell's source as one string (nbformat stores it as a string or a list of lines)."""
+    source = cell["source"]
+    return "".join(source) if isinstance(source, list) else source
+
+
 def _lines(text):
     return [line for line in text.splitlines() if line.strip()]
 
@@ -66,7 +72,7 @@ class Sitting:
         self.words = self.read = self.exercises = self.written = 0
 
     def add(self, cell):
-        text = "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
+        text = _text(cell)
         if cell["cell_type"] == "markdown":
             self.words += len(text.split())
         elif cell["cell_type"] == "code":
@@ -87,9 +93,8 @@ def sittings(notebook):
     """The sittings of a notebook (a dict, as nbformat stores it), in order."""
     parts = [Sitting()]
     for cell in notebook["cells"]:
-        text = "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
         parts[-1].add(cell)
-        if cell["cell_type"] == "markdown" and text.lstrip().startswith(STOP):
+        if cell["cell_type"] == "markdown" and _text(cell).lstrip().startswith(STOP):
             parts.append(Sitting())
     return [part for part in parts if part.words or part.read]
 
