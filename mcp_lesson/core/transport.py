@@ -74,7 +74,7 @@ def http_request_for(msg, revision):
             raise ValueError(f"its _meta says version {meta[VERSION_KEY]!r}, its header would say {revision!r}")
         if named and not isinstance(params.get(named), str):
             raise ValueError(f"{msg['method']} needs a string in params.{named} for Mcp-Name")
-    # The headers (yours to write).
+    # The headers (yours to write): build the dict `headers` that the last line sends.
     headers = {"Accept": ACCEPT, "Content-Type": "application/json"}
     if revision >= STATELESS or (revision >= "2025-06-18" and msg.get("method") != "initialize"):
         headers["MCP-Protocol-Version"] = revision
