@@ -13,7 +13,8 @@ with exact types).
 from . import classification, registry
 from ._safe import call_safely, safe_equal, same_message
 from .cases import (CASES, CONVERSATIONS, ERROR_BUILDS, HEADER_CHECKS, HTTP_ANSWERS, HTTP_REQUESTS,
-                    NOT_TEXT_CASES, REQUEST_BUILDS, SSE_STREAMS, TEXT_CASES)
+                    NOT_TEXT_CASES, REQUEST_BUILDS, REVISION_CASES, SSE_STREAMS, TEXT_CASES)
+
 
 #: The plain values a lesson's small helpers (registry rows agreeing on "samples")
 #: are compared with the course's on.
@@ -26,6 +27,12 @@ AGREE_INPUTS = {
     "error builds": lambda: [(b.args, b.kwargs) for b in ERROR_BUILDS],
     "messages": lambda: [((case.message,), {}) for case in CASES],
     "samples": lambda: [((value,), {}) for value in SAMPLES],
+    # lesson 08's classify_at: the revision cases (batches left out, as the exercise does)
+    # and the case table under the course's rules and under the latest revision
+    "revision messages": lambda: (
+        [((case.message, case.revision), {}) for case in REVISION_CASES if case.revision != "2025-03-26"]
+        + [((case.message, revision), {}) for revision in (None, classification.REVISIONS[-1])
+           for case in CASES]),
     "http requests": lambda: [(b.args, b.kwargs) for b in HTTP_REQUESTS],
     "header checks": lambda: [(b.args, b.kwargs) for b in HEADER_CHECKS],
     "sse streams": lambda: [(b.args, b.kwargs) for b in SSE_STREAMS],

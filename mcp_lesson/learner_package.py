@@ -462,14 +462,14 @@ def export_notebook(notebook, package=None):
 # --- the course's own core: the masters' export -------------------------------------
 
 #: The lessons whose exercise cells are the core of mcp_lesson (mcp_lesson/core/).
-CORE_LESSONS = ("02", "03", "04", "09", "10")
+CORE_LESSONS = ("02", "03", "04", "08", "09", "10")
 
 CORE_INIT = '''\
 """mcp_lesson.core: the lessons' own code, exported from the masters by ``make export``.
 
 Do not edit these files: they are the exercise cells of the lesson masters
 (notebooks/02_building_requests.ipynb, 03_classifying.ipynb, 04_errors.ipynb,
-09_http.ipynb, 10_live_traffic.ipynb),
+08_revisions.ipynb, 09_http.ipynb, 10_live_traffic.ipynb),
 written by the same exporter that writes a learner's package (one module per
 lesson, each with the imports it needs). Edit the master, run ``make export``,
 and commit both; tests/test_core.py fails when they drift apart.

@@ -32,9 +32,10 @@ class Built(NamedTuple):
     table: Optional[str]
     #: What it is compared with its reference on (:func:`mcp_lesson.course.agree`):
     #: "messages", "texts", "request builds", "error builds", "samples" (a few
-    #: plain values, for a lesson's small helpers), the calls of one of lesson
-    #: 09's tables ("http requests", "header checks", "sse streams", "http answers"),
-    #: or lesson 10's recorded conversations ("conversations").
+    #: plain values, for a lesson's small helpers), lesson 08's (message, revision)
+    #: pairs ("revision messages"), the calls of one of lesson 09's tables ("http
+    #: requests", "header checks", "sse streams", "http answers"), or lesson 10's
+    #: recorded conversations ("conversations").
     agree_on: str
     #: True when graduation runs the course's tests on it (the package's public
     #: functions); False for a lesson's helpers.
@@ -66,6 +67,9 @@ BUILT = (
     Built("reply_for", "04", "errors", "classification.reply_for", None, "messages"),
     Built("reply_for_json", "04", "errors", "classification.reply_for_json", None, "texts"),
     Built("is_reply_to", "06", "conversation", None, "is_reply_to", "messages", False),
+    # Lesson 08: the error response's optional id, by revision (the course's version is the
+    # master's export, mcp_lesson/core/revisions.py; mcp_lesson.classify knows more revisions).
+    Built("classify_at", "08", "revisions", "core.revisions.classify_at", None, "revision messages", False),
     # Lesson 09, the HTTP transport: the course's versions are the master's export
     # (mcp_lesson/core/transport.py). Graduation has no tests of them yet.
     Built("http_request_for", "09", "transport", "core.transport.http_request_for",

@@ -344,12 +344,13 @@ def test_the_package_has_one_module_per_topic_each_importable_on_its_own(tmp_pat
     package = _masters_package(tmp_path)
     modules = sorted(path.name for path in package.glob("*.py"))
     assert modules == sorted(["__init__.py", "messages.py", "classification.py", "errors.py",
-                              "conversation.py", "transport.py", "traffic.py"])
+                              "conversation.py", "revisions.py", "transport.py", "traffic.py"])
     errors = (package / "errors.py").read_text(encoding="utf-8")
     assert "from .classification import classify, classify_json" in errors  # explicit, found from use
     for path in package.glob("*.py"):
         assert "#| export" not in path.read_text(encoding="utf-8"), path.name
-    for module in ("messages", "classification", "errors", "conversation", "transport", "traffic"):
+    for module in ("messages", "classification", "errors", "conversation", "revisions", "transport",
+                   "traffic"):
         # each on its own, in a fresh Python, as a learner would import it
         done = subprocess.run([sys.executable, "-c", f"import my_mcp.{module} as m; print(m.__all__)"],
                               cwd=tmp_path, capture_output=True, text=True)
@@ -366,9 +367,9 @@ def test_a_broken_module_is_reported_by_name_and_the_others_still_import(tmp_pat
     package = _masters_package(tmp_path)
     (package / "classification.py").write_text("def classify(:\n", encoding="utf-8")
     mine = load(package=package)
-    # errors.py, conversation.py, transport.py and traffic.py import from it, so they fail too, by name
-    assert set(mine.PROBLEMS) == {"classification.py", "errors.py", "conversation.py", "transport.py",
-                                  "traffic.py"}
+    # every later module imports from it, so each fails too, by name
+    assert set(mine.PROBLEMS) == {"classification.py", "errors.py", "conversation.py", "revisions.py",
+                                  "transport.py", "traffic.py"}
     assert mine.PROBLEMS["classification.py"].startswith("SyntaxError at line 1")
     assert "classification" in mine.PROBLEMS["errors.py"]
     assert mine.create_request("ping") == {"jsonrpc": "2.0", "method": "ping"}  # messages.py still imports

@@ -85,3 +85,12 @@ def test_the_start_page_names_every_module_of_the_learners_package():
     page = (ROOT_NOTEBOOKS / "00_start_here.ipynb").read_text(encoding="utf-8")
     for lesson, module in registry.MODULES.items():
         assert f"`{module}` (" in page, (lesson, module)
+
+
+def test_the_readme_names_every_module_of_the_learners_package_and_its_lessons():
+    text = " ".join((ROOT_NOTEBOOKS.parent / "README.md").read_text(encoding="utf-8").split())
+    from test_docs import runs  # "02 to 04, 06 and 08 to 10"
+
+    for lesson, module in registry.MODULES.items():
+        assert f"`{module}.py` ({lesson})" in text or f"`{module}.py` (lesson {lesson})" in text, (lesson, module)
+    assert f"In lessons {runs(sorted(registry.MODULES))}, a cell whose first line is `#| export`" in text
