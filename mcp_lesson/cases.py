@@ -609,6 +609,8 @@ SSE_STREAMS = [
     _stream("an invalid message", 'data: {"jsonrpc":"2.0","id":true,"result":{}}\n\n',
             [('{"jsonrpc":"2.0","id":true,"result":{}}', ("invalid", _INV))],
             "classify judges each message"),
+    _stream("a byte order mark first", "\ufeff" + _sse_event(_ANSWER_09), [(_data(_ANSWER_09), _RESP_V)],
+            "one byte order mark (U+FEFF) at the start of the stream is left out"),
     _stream("nothing at all", "", [], "an empty stream holds no message"),
 ]
 

@@ -417,6 +417,9 @@ def _parse_reason(text, exc):
     try:
         if not text.strip():
             return "the text is empty: there is no JSON value in it"
+        if exc.msg.startswith("Unterminated string"):  # json says where the string starts
+            return ("the JSON stops too early: is it cut off? (the string that starts at line "
+                    f"{exc.lineno}, column {exc.colno} never ends)")
         if exc.msg.startswith("Unterminated") or exc.pos >= len(text.rstrip()):
             return f"the JSON stops too early: is it cut off? ({exc.msg})"
         return f"the text is not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})"

@@ -118,6 +118,8 @@ def check_headers(headers, msg):
 # --- cell c09-33 ---
 def read_sse(text):
     """The messages of an SSE stream, in order: [(data, classify_json(data)), ...]."""
+    if text.startswith("\ufeff"):  # one byte order mark at the start is no part of the stream
+        text = text[1:]
     lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
     messages, data = [], []
     for line in lines[:-1]:  # the last piece was never ended: a line cut off, or nothing
