@@ -33,6 +33,7 @@ notebook with a traceback.
 
 import json
 import re
+import sys
 from pathlib import Path
 from typing import NamedTuple
 
@@ -139,7 +140,19 @@ NOT_YET = "not implemented yet"
 def _call_text(fn, args, kwargs=None):
     parts = [python_text(a, 70) for a in args]
     parts += [f"{k}={python_text(v, 70)}" for k, v in (kwargs or {}).items()]
-    return f"{getattr(fn, '__name__', 'fn')}({', '.join(parts)})"
+    return f"{_shown_name(fn)}({', '.join(parts)})"
+
+
+def _shown_name(fn):
+    """The name a call is shown with: a learner's function (or the course's) by its
+    own name, a standard library one with its module, as it is written (json.loads)."""
+    name = getattr(fn, "__name__", "fn")
+    module = getattr(fn, "__module__", None)
+    if not isinstance(name, str) or not isinstance(module, str):
+        return "fn"
+    if module.split(".")[0] in sys.stdlib_module_names and module not in ("builtins", "__main__"):
+        return f"{module}.{name}"
+    return name
 
 
 def try_it(fn, *args, **kwargs):

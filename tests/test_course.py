@@ -30,6 +30,16 @@ def test_the_course_contents_list_every_lesson():
     assert [lesson.number for lesson in course.lessons()] == list(range(len(names)))
 
 
+def test_a_call_names_a_standard_library_function_with_its_module(capsys):
+    import json
+
+    course.try_it(json.loads, "[1]")
+    course.try_it(len, "ab")
+    course.try_it(mcp_lesson.classify, {})
+    assert capsys.readouterr().out.splitlines() == [
+        "json.loads('[1]') -> [1]", "len('ab') -> 2", "classify({}) -> ('invalid', -32600)"]
+
+
 def test_try_it_reports_instead_of_raising(capsys):
     def todo(msg):
         raise NotImplementedError()
