@@ -250,8 +250,8 @@ def agree(fn, reference=None, table=None, show=3):
     print(f"{name} agrees with {_label(reference)} on {agreeing}/{len(inputs)} cases")
     for args, kwargs, mine, theirs in differ[:show]:
         print(f"  differs on {_call_text(fn, args, kwargs)[:110]}")
-        yours, course = cut_apart(_outcome_text(mine, 400), _outcome_text(theirs, 400), 60)
-        print(f"      yours -> {yours}; {_label(reference)} -> {course}")
+        given, course = cut_apart(_outcome_text(mine, 400), _outcome_text(theirs, 400), 60)
+        print(f"      {name} -> {given}; {_label(reference)} -> {course}")
     if len(differ) > show:
         print(f"  ... and {len(differ) - show} more (agree(..., show={len(differ)}) shows them all)")
 
