@@ -221,14 +221,15 @@ def not_json_at(value, _path="", _depth=0):
 
 def python_text(value, limit=90):
     """How Python writes ``value`` (its ``repr``), on one line of at most ``limit``
-    characters: long text is cut inside its quotes, and anything else too long
-    is shown cut as JSON (:func:`shown`). Never raises."""
+    characters: long text is cut inside its quotes, anything else too long is cut
+    after ``limit - 3`` characters of its repr, and a value whose repr fails is
+    shown as :func:`shown` writes it. Never raises."""
     try:
         if isinstance(value, (str, bytes, bytearray)) and len(value) > limit:
             head = repr(bytes(value[: limit - 10]) if isinstance(value, bytearray)
                         else value[: limit - 10])
             return head[:-1] + "..." + head[-1]
         text = repr(value)
-        return text if len(text) <= limit else shown(value, limit)
-    except Exception:  # an int too long to print, a hostile __repr__...
+        return text if len(text) <= limit else text[: limit - 3] + "..."
+    except Exception:  # an int too long to print, a hostile __repr__, deep nesting...
         return shown(value, limit)
