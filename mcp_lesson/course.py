@@ -143,13 +143,13 @@ def _call_text(fn, args, kwargs=None):
     return f"{_shown_name(fn)}({', '.join(parts)})"
 
 
-def _shown_name(fn):
+def _shown_name(fn, unnamed="fn"):
     """The name a call is shown with: a learner's function (or the course's) by its
     own name, a standard library one with its module, as it is written (json.loads)."""
-    name = getattr(fn, "__name__", "fn")
+    name = getattr(fn, "__name__", unnamed)
     module = getattr(fn, "__module__", None)
     if not isinstance(name, str) or not isinstance(module, str):
-        return "fn"
+        return name if isinstance(name, str) else unnamed
     if module.split(".")[0] in sys.stdlib_module_names and module not in ("builtins", "__main__"):
         return f"{module}.{name}"
     return name
@@ -217,9 +217,12 @@ def _outcome_text(outcome, limit=60):
 
 
 def _label(fn):
-    name = getattr(fn, "__name__", "reference")
+    """A reference as the comparison names it: the course's own with its package
+    (mcp_lesson.classify), any other as a call shows it."""
     module = getattr(fn, "__module__", "") or ""
-    return f"mcp_lesson.{name}" if module.startswith("mcp_lesson") else name
+    if isinstance(module, str) and module.startswith("mcp_lesson"):
+        return f"mcp_lesson.{getattr(fn, '__name__', 'reference')}"
+    return _shown_name(fn, "reference")
 
 
 def agree(fn, reference=None, table=None, show=3):

@@ -14,13 +14,11 @@ describes, the test says so and pins the difference.
 import base64
 import json
 
-import httpx
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from http_server import serving
-from processes import patience
+from http_server import http_client, serving
 
 from mcp_lesson import check, check_headers, http_request_for, http_verdict, read_sse
 from mcp_lesson.cases import HEADER_CHECKS, HTTP_ANSWERS, HTTP_REQUESTS, REFUSES, SSE_STREAMS
@@ -40,7 +38,7 @@ def server():
 
 @pytest.fixture(scope="module")
 def http():
-    with httpx.Client(timeout=patience(15), trust_env=False) as client:
+    with http_client() as client:
         yield client
 
 

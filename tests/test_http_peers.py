@@ -15,7 +15,7 @@ tests/test_http_server.py pins the rest of what this server answers.
 import httpx
 import pytest
 
-from http_server import serving
+from http_server import http_client, serving
 from processes import patience
 
 from mcp_lesson import create_request
@@ -75,7 +75,7 @@ def live(server):
 
 @pytest.fixture(scope="module")
 def http():
-    with httpx.Client(timeout=patience(15), trust_env=False) as client:  # no proxy before 127.0.0.1
+    with http_client() as client:
         yield client
 
 

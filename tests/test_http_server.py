@@ -20,10 +20,9 @@ import signal
 import socket
 import sys
 
-import httpx
 import pytest
 
-from http_server import serving
+from http_server import http_client, serving
 from processes import patience, run_to_end, start_guarded
 
 from mcp_lesson.http_client import HttpServer, port_is_free
@@ -53,9 +52,7 @@ def server():
 
 @pytest.fixture(scope="module")
 def http():
-    # trust_env=False: a proxy named in the environment must not sit between
-    # the test and 127.0.0.1.
-    with httpx.Client(timeout=patience(15), trust_env=False) as client:
+    with http_client() as client:
         yield client
 
 

@@ -26,7 +26,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from http_server import serving
+from http_server import http_client, serving
 from processes import live_processes, patience, run_to_end, start_guarded
 
 from mcp_lesson import classify_json
@@ -784,13 +784,11 @@ def test_the_sdks_client_through_the_http_tap(tmp_path, http_server):
 
 def test_the_http_tap_passes_statuses_and_bodies_on_and_the_audit_reads_them(
         tmp_path, http_server):
-    import httpx
-
     tap = HttpTapped(tmp_path, http_server.url)
     headers = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json",
                "MCP-Protocol-Version": "2026-07-28"}
     listing = {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"_meta": MODERN_META}}
-    with httpx.Client(timeout=patience(15), trust_env=False) as client:
+    with http_client() as client:
         direct = client.post(http_server.url, json=listing,
                              headers={**headers, "Mcp-Method": "tools/list"})
         tapped = client.post(tap.url, json=listing, headers={**headers, "Mcp-Method": "tools/list"})
@@ -822,13 +820,11 @@ def test_the_http_tap_passes_statuses_and_bodies_on_and_the_audit_reads_them(
 def test_the_http_tap_says_when_the_server_cannot_be_reached(tmp_path):
     import socket
 
-    import httpx
-
     with socket.socket() as probe:  # a port nobody listens on
         probe.bind(("127.0.0.1", 0))
         nowhere = f"http://127.0.0.1:{probe.getsockname()[1]}/mcp"
     tap = HttpTapped(tmp_path, nowhere)
-    with httpx.Client(timeout=patience(15), trust_env=False) as client:
+    with http_client() as client:
         answer = client.post(tap.url, json=INITIALIZED)
     assert answer.status_code == 502 and f"cannot reach {nowhere}" in answer.text
     entries = tap.stop()
