@@ -169,6 +169,7 @@ def python_of(source):
     if lines and not lines[-1].endswith("\n"):
         lines[-1] += "\n"
     cleaned = ran = lines
+    magic = []
     try:
         from IPython.core.inputtransformer2 import TransformerManager
     except ImportError:  # pragma: no cover - IPython comes with JupyterLab
@@ -178,6 +179,10 @@ def python_of(source):
         try:
             for transform in manager.cleanup_transforms:  # prompts, a common indent
                 cleaned = transform(cleaned)
+            if cleaned and cleaned[0].split()[:1] and cleaned[0].split()[0] in BODY_MAGICS:
+                # %%time and its like run the cell's body as Python: so does the export
+                magic = [(len(lines) - len(cleaned) + 1, cleaned[0].strip())]
+                cleaned = ["\n"] + cleaned[1:]
             ran = cleaned
             for transform in manager.line_transforms:  # a %% cell magic
                 ran = transform(ran)
@@ -185,7 +190,7 @@ def python_of(source):
         except Exception:  # IPython cannot read it either: it is kept as written
             cleaned = ran = lines
     skipped = len(lines) - len(cleaned)  # the blank lines IPython drops at the top
-    kept, left_out = [], []
+    kept, left_out = [], magic
     matcher = difflib.SequenceMatcher(None, cleaned, ran, autojunk=False)
     for tag, start, end, _, _ in matcher.get_opcodes():
         if tag == "equal":
@@ -204,6 +209,9 @@ def python_of(source):
 
 
 _SOLUTION_MARKERS = ("### BEGIN SOLUTION", "### END SOLUTION")
+#: Cell magics whose body JupyterLab runs as plain Python (once or more, timed or
+#: with its output caught): the body is the cell's Python.
+BODY_MAGICS = ("%%time", "%%timeit", "%%capture")
 
 
 def _parses(code):
@@ -367,6 +375,29 @@ def _place(parts, cell_id, code):
                 + [part for part in parts[at:] if not earlier_version(part)])
 
 
+#: What nbgrader puts in place of a solution in a released copy (the course's
+#: nbgrader settings and the learner copies use it).
+STUB = "# YOUR CODE HERE\nraise NotImplementedError()"
+_STUB = re.compile(r"#\s*YOUR CODE HERE[ \t]*\r?\n[ \t]*raise NotImplementedError\(\)")
+
+
+def is_stub(code):
+    """True when ``code`` still holds a released stub (a function not written yet)."""
+    return bool(_STUB.search(code))
+
+
+def _earlier(parts, cell_id, code):
+    """The code of the earlier version of this cell in ``parts`` (as :func:`_place`
+    would replace it), or None."""
+    names = defined_names(code)
+    for part_id, part_code in parts:
+        if cell_id is not None and part_id == cell_id:
+            return part_code
+        if (part_id is None or cell_id is None) and names & defined_names(part_code):
+            return part_code
+    return None
+
+
 def _lines_said(left_out):
     said = [f"line {number}, `{line if len(line) <= 40 else line[:37] + '...'}`"
             for number, line in left_out]
@@ -387,11 +418,35 @@ def _export(source, lesson, package=None, cell_id=None):
         what = "it has no Python" if not code.strip() else "it is not Python"
         return path, (f"{where} leaves this cell out: without {_lines_said(left_out)}, {what} "
                       f"({_NOT_PYTHON})")
+    earlier = _earlier(parts, cell_id, code)
+    if is_stub(code) and earlier is not None and not is_stub(earlier):
+        # A released stub run again (the lesson's own copy, not the learner's):
+        # it must never replace the learner's work.
+        return path, (f"not exported: this cell is still the released stub (raise "
+                      f"NotImplementedError()); {where} keeps your earlier version of it")
     _place(parts, cell_id, code)
     _write_parts(path, lesson, parts)
     if left_out:
         return path, f"exported to {where} without {_lines_said(left_out)}: {_NOT_PYTHON}"
     return path, None
+
+
+def _not_exported(result, lesson, cell_id):
+    """The line for an exported cell that stopped with an error: it was not
+    exported, and whether the package keeps an earlier version of it."""
+    error = result.error_before_exec or result.error_in_exec
+    what = type(error).__name__ if error is not None else "an error"
+    if isinstance(error, SyntaxError) and error.lineno:
+        what += f" at line {error.lineno}"
+    where = f"{PACKAGE}/{registry.module_of(lesson)}.py"
+    try:
+        kept = cell_id is not None and any(part_id == cell_id for part_id, _ in
+                                           _read_parts(package_dir() / f"{registry.module_of(lesson)}.py"))
+    except (OSError, PackageFileError):
+        kept = False
+    if kept:
+        return f"not exported: it stopped with {what}; {where} keeps the earlier version of this cell"
+    return f"not exported: it stopped with {what}; it goes into {where} once it runs without an error"
 
 
 def export_cell(source, lesson, package=None, *, cell_id=None):
@@ -540,6 +595,8 @@ def start_lesson(lesson):
                 said = _export(source, lesson, cell_id=cell_id)[1]
                 if said:
                     print(said)
+            elif exported:
+                print(_not_exported(result, lesson, cell_id))
         except PackageFileError as exc:
             print(exc)
         except OSError as exc:

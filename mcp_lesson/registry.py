@@ -13,6 +13,7 @@ import it; :func:`reference` imports the course's version only when asked.
 """
 
 import importlib
+import importlib.util
 from typing import NamedTuple, Optional
 
 
@@ -94,6 +95,34 @@ GRADUATED = {built.name: built.lesson for built in BUILT if built.graduates}
 
 #: The names of the functions that :func:`mcp_lesson.selfcheck.check` checks on a table.
 CHECKED = tuple(built.name for built in BUILT if built.table)
+
+
+def may_borrow(lesson):
+    """The course's functions that the cells of lesson ``lesson`` may call, by name:
+    those the lessons before it built, in the form those lessons' masters export
+    (:func:`borrowed`). Never a function the lesson itself builds, and never one of
+    the course's richer functions (``explain``, ``classify`` with a ``revision``,
+    ``rule_of``...), which give the answers a later lesson grades under another
+    name. The judge serves only these to graded work (tools/judge)."""
+    return tuple(built.name for built in BUILT if built.lesson < str(lesson) and _core(built.name))
+
+
+def _core(name):
+    """Where the master's export of ``name`` lives ("core.<module>"), or None."""
+    built = BY_NAME[name]
+    if importlib.util.find_spec(f"mcp_lesson.core.{built.module}") is None:
+        return None
+    return f"core.{built.module}"
+
+
+def borrowed(name):
+    """The master's export of ``name`` (mcp_lesson/core/), the version a later lesson
+    may borrow (:func:`may_borrow`); a ``LookupError`` when there is none."""
+    where = _core(name)
+    function = getattr(importlib.import_module(f"mcp_lesson.{where}"), name, None) if where else None
+    if not callable(function):
+        raise LookupError(f"no lesson exports {name}")
+    return function
 
 
 def reference(name):

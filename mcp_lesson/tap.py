@@ -569,20 +569,10 @@ class Pump(threading.Thread):
 
 def _start_server(command):
     """Start the server in a process group of its own, killed with the tap on Linux."""
-    prctl = None
-    if sys.platform.startswith("linux"):
-        try:
-            import ctypes
-
-            prctl = ctypes.CDLL(None, use_errno=True).prctl
-        except (OSError, AttributeError):
-            prctl = None
-
-    def die_with_the_tap():  # runs in the child, before the command starts
-        prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    from .processes import die_with_parent
 
     return subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=0,
-                            process_group=0, preexec_fn=die_with_the_tap if prctl else None)
+                            process_group=0, preexec_fn=die_with_parent)
 
 
 def _is_stdout(path):

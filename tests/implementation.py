@@ -303,8 +303,18 @@ def load_package(folder):
     files = Path(tempfile.mkdtemp(prefix="graduate-files-"))
     import shutil
 
-    shutil.copytree(folder, files / SANDBOXED_NAME, symlinks=False,
-                    ignore=shutil.ignore_patterns("__pycache__"))
+    from mcp_lesson._safe import one_line
+    from tools.judge.files import copy_tree
+
+    # Regular files only, never through a link: nothing outside the package enters the sandbox.
+    left_out = copy_tree(folder, files / SANDBOXED_NAME)
+    if left_out:
+        shutil.rmtree(files, ignore_errors=True)
+        shutil.rmtree(lib, ignore_errors=True)
+        path, what = left_out[0]
+        more = f" (and {len(left_out) - 1} more)" if len(left_out) > 1 else ""
+        return None, [], (f"{folder.name}/{one_line(path, 80)} is {what}{more}: graduation takes a "
+                          "package of regular files only, so nothing of it was judged")
     limit = _limit()
     submission = Submission(files, lib, call_limit=limit, budget=patience(900.0))
     shutil.rmtree(files, ignore_errors=True)

@@ -80,6 +80,15 @@ def live_processes():
     return found
 
 
+def wait_for(condition, what, limit=120):
+    """Poll ``condition`` until it holds; the limit (scaled by :data:`SLACK`) only
+    stops a broken test."""
+    deadline = time.monotonic() + patience(limit)
+    while not condition():
+        assert time.monotonic() < deadline, f"still waiting: {what}"
+        time.sleep(0.05)
+
+
 def descendants(pid, processes=None):
     """The pids of every live descendant of ``pid`` (children, their children...)."""
     processes = live_processes() if processes is None else processes

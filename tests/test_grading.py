@@ -616,8 +616,8 @@ RUN = """\
 def test_one_run_for_a_class_is_cut_by_student():
     sections = classroom.by_student(RUN)
     assert sorted(sections) == ["alice", "bob", "carol"]
-    assert classroom.problems_in(sections["alice"], "alice", "03_classifying") == [
-        "cell 4 (classify): stopped with KeyError: 'id'"]
+    # the judge's own lines are not read from the log (its records carry them, as data)
+    assert classroom.problems_in(sections["alice"]) == []
     assert classroom.failure_in(sections["alice"]) is None
     assert classroom.failure_in(sections["bob"]).startswith("nbformat.reader.NotJSONError: Notebook")
     assert classroom.failure_in(sections["carol"]) is None

@@ -164,6 +164,56 @@ def test_honest_type_errors_in_other_words_graduate(masters_package, tmp_path):
     assert code == 0 and passed == total and total >= 200, output[-3000:]
 
 
+#: A TypeError of the learner's own, whose text comes from its __str__ (issue 26).
+OWN_TYPE_ERROR = '''
+    _right_create_request = create_request
+
+
+    class BadRequest(TypeError):
+        def __init__(self, what, value):
+            super().__init__()
+            self.what, self.kind = what, type(value).__name__
+
+        def __str__(self):
+            return f"{self.what} must not be a {self.kind}"
+
+
+    def create_request(method, params=None, request_id=None):
+        try:
+            return _right_create_request(method, params, request_id)
+        except TypeError:
+            if not isinstance(method, str):
+                raise BadRequest("the method", method) from None
+            if params is not None and not isinstance(params, dict):
+                raise BadRequest("params", params) from None
+            raise BadRequest("request_id", request_id) from None
+    '''
+
+
+def test_an_exception_s_text_is_read_as_python_prints_it(masters_package, tmp_path):
+    """A TypeError subclass that builds its message in __str__ says what was wrong,
+    as Python prints it: graduation reads str(exc), not the base class's text."""
+    package = copy_of(masters_package, tmp_path)
+    redefine(package, "create_request", OWN_TYPE_ERROR)
+    code, output = graduate(package)
+    passed, total = map(int, SUMMARY.search(output).groups())
+    assert code == 0 and passed == total, output[-3000:]
+
+
+def test_a_link_out_of_the_package_fails_in_one_line_and_shows_nothing(masters_package, tmp_path):
+    """Issue 26: nothing outside the package folder enters the sandbox, never through a link."""
+    secret = tmp_path / "secret.txt"
+    secret.write_text("the teacher's secret: 8f1c2e\n", encoding="utf-8")
+    package = copy_of(masters_package, tmp_path)
+    (package / "shadow.txt").symlink_to(secret)
+    redefine(package, "classify_json", "def classify_json(text):\n    import os\n"
+                                        "    return open(os.path.join(os.path.dirname(__file__), 'shadow.txt')).read()\n")
+    code, output = graduate_with(package)
+    assert code != 0, output
+    assert "8f1c2e" not in output, output
+    assert "shadow.txt is a symbolic link" in output, output
+
+
 #: A create_request that puts "method" first: a real failure, in key order.
 METHOD_FIRST = '''
     _right_create_request = create_request

@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pytest
 
+from mcp_lesson import registry
+
 from processes import live_processes, patience
 from tools.judge import sandbox, stand_in, wire
 from tools.judge.learner import DidNotFinish, NotLoaded, Submission
@@ -67,12 +69,16 @@ def test_the_decoder_refuses_what_the_encoder_never_makes(data):
 
 @pytest.fixture
 def cells(tmp_path):
-    lib = tmp_path / "lib"
-    stand_in.write(lib)
     made = []
 
-    def make(*sources, **options):
-        submission = Submission(None, lib, call_limit=patience(3), **options)
+    def make(*sources, lesson=None, **options):
+        """A submission of ``sources`` (cells) for ``lesson``: it may borrow what the
+        lessons before it built (registry.may_borrow)."""
+        lib = tmp_path / f"lib-{lesson}-{len(made)}"
+        borrowable = registry.may_borrow(lesson) if lesson else ()
+        stand_in.write(lib, borrowable, lesson)
+        options.setdefault("call_limit", patience(3))
+        submission = Submission(None, lib, borrowable=borrowable, lesson=lesson, **options)
         made.append(submission)
         for number, source in enumerate(sources, 1):
             printed, error = submission.run_cell(textwrap.dedent(source), f"<cell {number}>",
@@ -183,14 +189,93 @@ def test_memory_is_limited(cells):
 def test_the_course_is_borrowed_only_where_allowed(cells):
     learner = cells("from mcp_lesson import classify, PARSE_ERROR\nfrom mcp_lesson.course import check\n"
                     "def mine(msg):\n    return classify(msg)\ndef code():\n    return PARSE_ERROR\n"
-                    "def helper():\n    return check(mine)\n")
+                    "def helper():\n    return check(mine)\n", lesson="04")
     msg = {"jsonrpc": "2.0", "id": 1, "method": "ping"}
-    assert learner.function("mine")(msg) == ("request", None)  # nothing refused: the judge runs it
+    assert learner.function("mine")(msg) == ("request", None)  # lesson 03 built it: the judge runs it
     learner.refused = {"mine", "classify"}
-    with pytest.raises(LookupError, match="not yours"):
+    with pytest.raises(LookupError, match="what this test grades"):
         learner.function("mine")(msg)
     assert learner.function("code")() == -32700
     assert "nothing" in repr(learner.function("helper")())  # course helpers are stand-ins
+
+
+BORROWERS = {  # lesson: the function it grades, written on the course's own answers
+    "03": "from mcp_lesson import classify_at\ndef classify(msg):\n    return classify_at(msg, None)\n",
+    "04": "import json\nimport mcp_lesson\n"
+          "def reply_for(msg):\n    return mcp_lesson.reply_for_json(json.dumps(msg))\n",
+    "08": "import mcp_lesson\n"
+          "def classify_at(msg, revision):\n    return mcp_lesson.classify(msg, revision=revision)\n",
+    "05": "from mcp_lesson.classification import rule_of\ndef which(msg):\n    return rule_of(msg)\n",
+}
+
+
+@pytest.mark.parametrize("lesson", sorted(BORROWERS))
+def test_a_lesson_borrows_only_what_earlier_lessons_built(cells, lesson):
+    """Issue 26: a function graded in a lesson may not be the course's answer under
+    another name (classify_at, reply_for_json, classify with a revision, rule_of)."""
+    learner = cells(BORROWERS[lesson], lesson=lesson)
+    name = BORROWERS[lesson].split("def ")[1].split("(")[0]
+    msg = {"jsonrpc": "2.0", "id": 1, "method": "ping"}
+    args = (msg, "2025-11-25") if name == "classify_at" else (msg,)
+    with pytest.raises((LookupError, TypeError)) as raised:
+        learner.function(name)(*args)
+    assert raised.type is TypeError or f"lesson {lesson} may call only" in str(raised.value)
+
+
+def test_a_borrowed_function_raises_as_the_course_s_does(cells):
+    learner = cells("from mcp_lesson import create_request\n"
+                    "def build(i):\n    try:\n        return create_request('x', request_id=i)\n"
+                    "    except TypeError as exc:\n        return 'refused: ' + type(exc).__name__\n",
+                    lesson="03")
+    assert learner.function("build")(True) == "refused: TypeError"
+    assert learner.function("build")(7) == {"jsonrpc": "2.0", "method": "x", "id": 7}
+
+
+def test_a_course_call_costs_the_learner_s_time(cells):
+    """Issue 26: the course's functions run on the learner's time: a loop of them
+    ends that call at the learner's time limit, and the judge goes on."""
+    learner = cells("from mcp_lesson import classify_json\n"
+                    "def slow():\n    return [classify_json('[' * 10 + '1' + ']' * 10) for _ in range(10**9)]\n"
+                    "def quick():\n    return classify_json('{}')\n",
+                    lesson="04", call_limit=patience(2))
+    started = time.monotonic()
+    with pytest.raises(DidNotFinish, match="within 2 s"):
+        learner.function("slow")()
+    assert time.monotonic() - started < patience(30)
+    assert learner.function("quick")() == ("invalid", -32600)
+
+
+def test_the_course_host_ends_a_call_that_runs_past_its_deadline():
+    from tools.judge.channel import Broken
+    from tools.judge.course_host import CourseHost
+    from tools.judge.sandbox import Limits
+
+    host = CourseHost(Limits())
+    text = "[" + "1," * 3_000_000 + "1]"
+    assert host.call("classify_json", ["L", "{}"], ["D"], time.monotonic() + patience(30)) == {
+        "value": ["T", "invalid", -32600]}
+    pid = host.process.pid
+    with pytest.raises(Broken) as broken:
+        host.call("classify_json", ["L", text], ["D"], time.monotonic() + 0.01)
+    assert broken.value.why in ("late", "unread") and host.process is None
+    assert pid not in {process.pid for process in live_processes()}
+    host.close()
+
+
+def test_a_worker_that_does_not_read_is_ended(cells):
+    """Issue 26: a cell that writes a course request onto the judge's channel and then
+    sleeps leaves the judge a reply to write that nobody reads: the call ends at its
+    time limit, not never."""
+    hang = ("import json, os, time\n"
+            "def hang():\n"
+            "    os.write(3, (json.dumps({'course': 'create_request', 'args': ['L', 'x' * 4_000_000],"
+            " 'kwargs': ['D', 'request_id', 1]}) + '\\n').encode())\n"
+            "    time.sleep(600)\n")
+    learner = cells(hang, lesson="04", call_limit=patience(2))
+    started = time.monotonic()
+    with pytest.raises(DidNotFinish):
+        learner.function("hang")()
+    assert time.monotonic() - started < patience(30)
 
 
 def test_a_package_imports_in_the_sandbox_and_a_broken_one_says_why(tmp_path):

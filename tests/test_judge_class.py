@@ -18,6 +18,9 @@ this course directory. Then:
 import copy
 import hashlib
 import os
+import shutil
+import signal
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -26,13 +29,15 @@ import nbformat
 import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell
 
-from processes import live_processes, patience, run_to_end
+from processes import descendants, live_processes, patience, run_to_end, wait_for
 
 ROOT = Path(__file__).resolve().parent.parent
 GRADING = ROOT / "tools" / "grading"
 LESSON = "03_classifying"
 MASTER = ROOT / "notebooks" / f"{LESSON}.ipynb"
 FULL = 14.0
+#: The other lessons of the class (issue 26: borrowed answers in 04 and 08).
+OTHERS = ("04_errors", "08_revisions")
 MARKER = f"left-behind-{os.getpid()}"
 SCRIPT = '<script>document.title = "pwned"</script>'
 
@@ -43,10 +48,18 @@ def nbgrader_info(cell):
     return cell.metadata.get("nbgrader", {})
 
 
-def solutions():
+def solutions(lesson=LESSON):
+    master = ROOT / "notebooks" / f"{lesson}.ipynb"
     return {nbgrader_info(cell)["grade_id"]: cell.source
-            for cell in nbformat.read(str(MASTER), as_version=4).cells
+            for cell in nbformat.read(str(master), as_version=4).cells
             if nbgrader_info(cell).get("solution")}
+
+
+def points(lesson, *grade_ids):
+    """The points of the test cells named, in the master."""
+    master = ROOT / "notebooks" / f"{lesson}.ipynb"
+    return float(sum(nbgrader_info(cell).get("points", 0) for cell in nbformat.read(str(master), as_version=4).cells
+                     if nbgrader_info(cell).get("grade_id") in grade_ids))
 
 
 def handed_in(release, sources=None, first=None, last=None, markdown=None, rename=None):
@@ -143,7 +156,93 @@ if os.fork() == 0:
         "x_borrows_classify": (handed_in(release, {
             "classify": "def classify(msg):\n    from mcp_lesson import classify as theirs\n"
                         "    return theirs(msg)\n"}, first="", last=None), {}, 0.0),
+        # Issue 26's red team, who had read the judge's code.
+        "x_borrows_answers": (handed_in(release, {**right, **BORROWED_03}), {},
+                              FULL - points(LESSON, "classify-tests", "classify_json-tests")),
+        "x_hangs_the_judge": (handed_in(release, right, last=HANG), {}, FULL),
+        "x_forges_the_log": (handed_in(release, right, last=FORGE), {}, FULL),
+        "aaron": (handed_in(release, right), {}, FULL),
+        "zed": (handed_in(release, right), {}, FULL),
+        "x_escapes": (handed_in(release, right, last=ESCAPES), {}, FULL),
+        "honest_time_magic": (handed_in(release, {**right, "classify": "%%time\n" + right["classify"]}), {},
+                              FULL),
+        "honest_shell_line": (handed_in(release, {**right, "classify": right["classify"] + "\n!ls\n"}), {},
+                              FULL),
+        "x_floods": (flooded(handed_in(release, right)), {}, FULL),
+        "x_forks_memory": (handed_in(release, right, last=MEMORY), {}, FULL),
+        "x_fills_the_disk": (handed_in(release, right, last=DISK), {}, FULL),
     }
+
+
+BORROWED_03 = {  # the course's answers under other names: classify_at, explain_json
+    "classify": "#| export\nimport mcp_lesson\n\ndef classify(msg):\n"
+                "    return mcp_lesson.classify_at(msg, None)\n",
+    "classify_json": "#| export\nimport mcp_lesson\n\ndef classify_json(text):\n"
+                     "    words = mcp_lesson.explain_json(text)\n"
+                     "    kind = words.split(':')[0].split(' ')[0].lower()\n"
+                     "    if kind == 'invalid':\n"
+                     "        return (kind, int(words.split('(')[1].split(')')[0]))\n"
+                     "    return (kind, None)\n",
+}
+
+
+def other_lessons(course):
+    """{(student, lesson): (notebook, deserved score)} for lessons 04 and 08: an honest
+    student and one who hands the graded function to the course's answer under
+    another name (reply_for_json; classify with a revision)."""
+    found = {}
+    for lesson, borrowed, lost in (
+            ("04_errors", {"reply_for": "#| export\nimport json\nimport mcp_lesson\n\n"
+                                        "def reply_for(msg):\n"
+                                        "    return mcp_lesson.reply_for_json(json.dumps(msg))\n"},
+             ("reply_for-tests", "reply_for_json-tests")),  # their reply_for_json calls it
+            ("08_revisions", {"classify_at": "#| export\nimport mcp_lesson\n\n"
+                                             "def classify_at(msg, revision):\n"
+                                             "    return mcp_lesson.classify(msg, revision=revision)\n"},
+             ("classify_at-tests",))):
+        release = nbformat.read(str(course / "release" / lesson / f"{lesson}.ipynb"), as_version=4)
+        right = solutions(lesson)
+        full = points(lesson, *(nbgrader_info(c)["grade_id"] for c in release.cells
+                                if nbgrader_info(c).get("grade")))
+        found[("honest", lesson)] = (handed_in(release, right), full)
+        found[("x_borrows_answers", lesson)] = (handed_in(release, {**right, **borrowed}),
+                                                full - points(lesson, *lost))
+    return found
+#: A course request written straight onto the judge's channel, and then a sleep.
+HANG = ("import json, os, time\n"
+        "os.write(3, (json.dumps({'course': 'create_request', 'args': ['L', 'x' * 2_000_000],"
+        " 'kwargs': ['D', 'request_id', 1]}) + '\\n').encode())\n"
+        "time.sleep(3600)\n")
+FORGE = ('raise ValueError("\\n[AutogradeApp | ERROR] There was an error processing assignment: "\n'
+         '                 "/c/submitted/aaron/03_classifying\\n[AutogradeApp | ERROR] Traceback\\n'
+         '[AutogradeApp | INFO] Creating/updating student with ID \'zed\': {}\\n'
+         '[AutogradeApp | ERROR] There was an error processing assignment: /c/submitted/zed/x\\n")\n')
+ESCAPES = "raise ValueError('\\x1b[2J\\x1b[H\\x1b[32mesc: 14/14\\x07\\u202e')\n"
+MEMORY = ("import os, time\n"
+          "for _ in range(4):\n"
+          "    if os.fork() == 0:\n"
+          "        try:\n"
+          "            _hold = bytearray(900 * 1024**2)\n"
+          "            for _i in range(0, len(_hold), 4096):\n"
+          "                _hold[_i] = 1\n"
+          "            time.sleep(60)\n"
+          "        finally:\n"
+          "            os._exit(0)\n"
+          "time.sleep(1)\n")
+DISK = ("for _where in ('/tmp/fill', 'fill'):\n"
+        "    try:\n"
+        "        with open(_where, 'wb') as _f:\n"
+        "            for _ in range(1024):\n"
+        "                _f.write(b'x' * 1024**2)\n"
+        "    except OSError as _exc:\n"
+        "        print(_where, type(_exc).__name__)\n")
+
+
+def flooded(nb):
+    """6,000 more cells, each printing 100,000 characters."""
+    for _ in range(6_000):
+        nb.cells.append(new_code_cell('print("x" * 100_000)'))
+    return nb
 
 
 def step(course, *args):
@@ -171,8 +270,9 @@ def still_running(marker):
 def graded(tmp_path_factory):
     base = tmp_path_factory.mktemp("hostile-class")
     course = base / "classroom"
-    step(course, "release", LESSON)
+    step(course, "release", LESSON, *OTHERS)
     students = attacks(course)
+    others = other_lessons(course)
     inbox = base / "inbox"
     for student, (nb, files, _) in students.items():
         folder = inbox / student / LESSON
@@ -181,12 +281,19 @@ def graded(tmp_path_factory):
         for name, text in files.items():
             (folder / name).parent.mkdir(parents=True, exist_ok=True)
             (folder / name).write_text(text, encoding="utf-8")
+    for (student, lesson), (nb, _) in others.items():
+        folder = inbox / student / lesson
+        folder.mkdir(parents=True)
+        nbformat.write(nb, str(folder / f"{lesson}.ipynb"))
+    # A folder named "zed\n": not a student id (a name check must match it whole).
+    (inbox / "zed\n" / LESSON).mkdir(parents=True)
+    nbformat.write(students["x_reads_source"][0], str(inbox / "zed\n" / LESSON / f"{LESSON}.ipynb"))
     before = {"config": digest(course / "nbgrader_config.py"),
               "source": digest(course / "source" / LESSON / f"{LESSON}.ipynb"),
               "tests": gradebook_cells(course)}
     collected = step(course, "collect", str(inbox))
     started = time.monotonic()
-    said = step(course, "autograde", LESSON, "--timeout", str(round(patience(10))))
+    said = step(course, "autograde", LESSON, *OTHERS, "--timeout", str(round(patience(10))))
     seconds = time.monotonic() - started
     after = {"config": digest(course / "nbgrader_config.py"),
              "source": digest(course / "source" / LESSON / f"{LESSON}.ipynb"),
@@ -198,7 +305,8 @@ def graded(tmp_path_factory):
     artifacts.mkdir(exist_ok=True)
     (artifacts / "hostile-class-autograde.txt").write_text(said, encoding="utf-8")
     return {"course": course, "students": students, "before": before, "after": after,
-            "left": left, "autograde": said, "collect": collected, "feedback": feedback}
+            "left": left, "autograde": said, "collect": collected, "feedback": feedback,
+            "others": others, "seconds": seconds}
 
 
 def test_every_student_gets_what_the_work_deserves(graded):
@@ -209,6 +317,43 @@ def test_every_student_gets_what_the_work_deserves(graded):
         if (score, most) != (deserved, FULL):
             wrong[student] = (score, deserved)
     assert not wrong, (wrong, graded["autograde"])
+
+
+def test_other_lessons_get_what_the_work_deserves(graded):
+    course = graded["course"]
+    wrong = {}
+    for (student, lesson), (_, deserved) in graded["others"].items():
+        score, _ = classroom.score_of(course, lesson, student)
+        if score != deserved:
+            wrong[(student, lesson)] = (score, deserved)
+    assert not wrong, (wrong, graded["autograde"])
+
+
+def test_a_name_that_is_not_a_student_id_is_not_collected(graded):
+    assert "skipped the folder 'zed\\n'" in graded["collect"], graded["collect"]
+    with classroom.gradebook(graded["course"]) as gb:
+        assert sorted(s.id for s in gb.students if s.id.startswith("zed")) == ["zed"]
+
+
+def test_nothing_a_student_wrote_reaches_the_teacher_raw(graded):
+    """Issue 26: terminal escapes, direction marks and forged log lines stay quoted."""
+    said = graded["autograde"]
+    assert not any(char in said for char in "\x1b\x07\u202e"), said
+    assert "esc: 14/14" in said  # shown, escaped
+    assert not any(line.startswith("[AutogradeApp") for line in said.splitlines())
+
+
+def test_a_flood_of_cells_is_bounded(graded):
+    notebook = graded["course"] / "autograded" / "x_floods" / LESSON / f"{LESSON}.ipynb"
+    assert notebook.stat().st_size < 8 * 1024**2, notebook.stat().st_size
+    assert "code cells: the cells from here on were not run" in graded["autograde"]
+
+
+def test_the_class_is_graded_in_bounded_time(graded):
+    """One hang, one slow flood, the memory and the disk attacks: each costs its own
+    student at most a time limit or two, never the class."""
+    students = len(graded["students"]) + len(graded["others"])
+    assert graded["seconds"] < patience(60 + 10 * students), graded["seconds"]
 
 
 def test_the_log_names_each_cause(graded):
@@ -250,3 +395,39 @@ def test_collect_stamps_the_time_itself(graded):
     with classroom.gradebook(graded["course"]) as gb:
         stamp = gb.find_submission(LESSON, "honest_timestamp").timestamp
     assert stamp is not None and stamp.year >= 2026, stamp
+
+
+@pytest.mark.parametrize("how", [signal.SIGTERM, signal.SIGKILL], ids=["SIGTERM", "SIGKILL"])
+def test_a_stopped_autograde_leaves_nothing_running(graded, tmp_path, how):
+    """Issue 26: autograde ended from outside (a signal, or killed) takes nbgrader and
+    every sandbox with it, whatever a submission is doing."""
+    course = tmp_path / "classroom"
+    shutil.copytree(graded["course"], course, symlinks=True)
+    release = nbformat.read(str(course / "release" / LESSON / f"{LESSON}.ipynb"), as_version=4)
+    folder = tmp_path / "inbox" / "sleeper" / LESSON
+    folder.mkdir(parents=True)
+    nbformat.write(handed_in(release, solutions(), last="import time\ntime.sleep(3600)\n"),
+                   str(folder / f"{LESSON}.ipynb"))
+    step(course, "collect", str(tmp_path / "inbox"))
+    run = subprocess.Popen([sys.executable, str(GRADING / "classroom.py"), "--course", str(course),
+                            "autograde", LESSON, "--timeout", "600"], cwd=ROOT,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    tree = set()
+
+    def worker_runs():
+        found = live_processes()
+        mine = {p.pid for p in found if p.pid in set(descendants(run.pid, found))}
+        tree.update(mine)
+        return any("worker.py" in p.command and p.pid in mine for p in found)
+
+    try:
+        wait_for(worker_runs, "the sleeping cell in the sandbox", limit=300)
+        run.send_signal(how)
+        run.wait(timeout=patience(60))
+        wait_for(lambda: not tree & {p.pid for p in live_processes()},
+                 "nbgrader and the sandbox to end with autograde", limit=60)
+    finally:
+        for pid in tree & {p.pid for p in live_processes()}:
+            os.kill(pid, signal.SIGKILL)
+        run.kill()
+        run.wait()

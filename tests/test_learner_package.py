@@ -136,6 +136,40 @@ def test_an_edited_cell_run_three_times_leaves_only_its_latest_version(kernel, t
     assert mine.create_request("ping") == ("C", None)
 
 
+SOLVED = "#| export\ndef is_integer(value):\n    return type(value) is int\n"
+STUBBED = ("#| export\ndef is_integer(value):\n    # YOUR CODE HERE\n"
+           "    raise NotImplementedError()\n")
+
+
+def test_the_released_stub_run_again_never_replaces_the_learner_s_work(kernel, tmp_path):
+    """Issue 27: the learner solved the cell (in a copy of their own, same cell id),
+    then ran the lesson's untouched copy: the package keeps the solution, and the
+    cell says so in one line."""
+    package = tmp_path / "my_mcp"
+    kernel.start(package, "02")
+    assert kernel.run(SOLVED, cell_id="c02-20") == ("", [])
+    printed, errors = kernel.run(STUBBED, cell_id="c02-20")
+    assert errors == [] and printed.count("\n") == 1, printed
+    assert printed.startswith("not exported: this cell is still the released stub"), printed
+    assert "keeps your earlier version" in printed
+    assert load(package=package).is_integer(3) is True
+    # A stub with nothing earlier to keep is exported, as the lesson's copy runs.
+    assert kernel.run(STUBBED.replace("is_integer", "is_number"), cell_id="c02-21") == ("", [])
+    assert "def is_number" in (package / "messages.py").read_text(encoding="utf-8")
+
+
+def test_an_edit_that_does_not_run_says_the_package_keeps_the_earlier_version(kernel, tmp_path):
+    """Issue 27: a SyntaxError in an edited cell is said in the cell's output."""
+    package = tmp_path / "my_mcp"
+    kernel.start(package, "02")
+    assert kernel.run(SOLVED, cell_id="c02-30") == ("", [])
+    printed, errors = kernel.run(SOLVED.replace("return", "return (", 1), cell_id="c02-30")
+    assert errors == ["SyntaxError"], (printed, errors)
+    assert printed.strip() == ("not exported: it stopped with SyntaxError at line 3; "
+                               "my_mcp/messages.py keeps the earlier version of this cell"), printed
+    assert load(package=package).is_integer(3) is True
+
+
 def test_a_cell_no_longer_marked_leaves_the_package(kernel, tmp_path):
     package = tmp_path / "my_mcp"
     kernel.start(package, "03")

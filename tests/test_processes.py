@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from processes import descendants, live_processes, start_guarded
+from processes import descendants, live_processes, start_guarded, wait_for
 
 HERE = Path(__file__).resolve().parent
 
@@ -39,14 +39,6 @@ RUN = textwrap.dedent("""
     start_guarded([sys.executable, "-c", {server!r}, {pids!r}, {orphan!r}])
     time.sleep(3600)
 """)
-
-
-def wait_for(condition, what, limit=120):
-    """Poll ``condition`` until it holds; the limit only stops a broken test."""
-    deadline = time.monotonic() + limit
-    while not condition():
-        assert time.monotonic() < deadline, f"still waiting: {what}"
-        time.sleep(0.05)
 
 
 def alive(pid):

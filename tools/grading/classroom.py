@@ -56,7 +56,17 @@ HERE = Path(__file__).resolve().parent
 DEFAULT_COURSE = ROOT / "classroom"
 NOTEBOOKS = ROOT / "notebooks"
 DEFAULT_TIMEOUT = 30
-SAFE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.@-]*$")
+#: A student id: letters, digits and _ . @ -, matched whole (never a trailing newline).
+SAFE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.@-]*")
+#: The largest notebook collect takes, and the most it takes of one student in one collect.
+NOTEBOOK_BYTES = 8 * 1024**2
+STUDENT_BYTES = 32 * 1024**2
+
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+from mcp_lesson._safe import one_line  # noqa: E402
+from mcp_lesson.processes import die_with_parent, stop_on_signals  # noqa: E402
+from tools.judge.files import QUIET, copy_regular, kind as _kind  # noqa: E402
 
 
 def _with_our_bin(env):
@@ -88,6 +98,7 @@ class Step:
         self.log.write(f"\n== {stamp} {title}\n")
 
     def say(self, line):
+        line = one_line(line, 2_000)  # a student's text never reaches the terminal raw
         print(line, flush=True)
         self.log.write(line + "\n")
         self.log.flush()
@@ -129,7 +140,7 @@ def nbgrader(course, *args, log_name=None, limit=None):
     env.pop("MCP_LESSON_MY_PACKAGE", None)
     run = subprocess.Popen([sys.executable, "-m", "nbgrader", *args], cwd=course, env=env,
                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                           errors="replace", start_new_session=True)
+                           errors="replace", start_new_session=True, preexec_fn=die_with_parent)
     try:
         output, _ = run.communicate(timeout=limit)
         code = run.returncode
@@ -137,7 +148,7 @@ def nbgrader(course, *args, log_name=None, limit=None):
         os.killpg(run.pid, signal.SIGKILL)
         output, _ = run.communicate()
         code = None
-    except BaseException:  # Ctrl-C: nbgrader runs in its own session, so end it here
+    except BaseException:  # Ctrl-C, SIGTERM (main): nbgrader runs in its own session, so end it here
         os.killpg(run.pid, signal.SIGKILL)
         run.wait()
         raise
@@ -233,52 +244,22 @@ def release(course, targets=()):
 
 # --- collect ----------------------------------------------------------------------
 
-#: What collect passes over without a word: editor checkpoints and caches.
-QUIET = (".ipynb_checkpoints", "__pycache__")
-
-
-def _kind(mode):
-    """What a file that is not a regular file is, in words (from its ``st_mode``)."""
-    for test, words in ((stat.S_ISLNK, "a symbolic link"), (stat.S_ISFIFO, "a named pipe"),
-                        (stat.S_ISSOCK, "a socket"), (stat.S_ISCHR, "a device"),
-                        (stat.S_ISBLK, "a device"), (stat.S_ISDIR, "a folder")):
-        if test(mode):
-            return words
-    return "not a regular file"
-
-
-def _copy_regular(path, dest):
-    """Copy ``path`` to ``dest`` if it is a regular file; return None, or what it is instead.
-
-    A symbolic link is never followed, and nothing but a regular file is
-    opened: a named pipe, a socket or a device is only looked at (``lstat``).
-    The file is opened without following a link and without waiting, then
-    checked again, so a file swapped for a pipe or a link in between is
-    refused all the same.
-    """
-    mode = os.lstat(path).st_mode
-    if not stat.S_ISREG(mode):
-        return _kind(mode)
-    flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
-    try:
-        fd = os.open(path, flags)
-    except OSError as exc:
-        if exc.errno == errno.ELOOP:
-            return "a symbolic link"
-        raise
-    with open(fd, "rb") as source:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            return _kind(info.st_mode)
-        with open(dest, "wb") as target:
-            shutil.copyfileobj(source, target)
-    os.utime(dest, ns=(info.st_atime_ns, info.st_mtime_ns))
-    return None
-
-
 def _plain(name):
     """A file name as it can be shown on one line of the log."""
     return name if name.isprintable() else repr(name)
+
+
+def _size(folder):
+    """The bytes of the regular files in ``folder`` (not through links)."""
+    total = 0
+    for path in Path(folder).rglob("*"):
+        try:
+            info = os.lstat(path)
+        except OSError:
+            continue
+        if stat.S_ISREG(info.st_mode):
+            total += info.st_size
+    return total
 
 
 def _collect_one(step, folder, dest, wanted, who):
@@ -303,7 +284,12 @@ def _collect_one(step, folder, dest, wanted, who):
         if name not in wanted:
             left_out.append(_plain(name) + ("/" if stat.S_ISDIR(mode) else ""))
             continue
-        instead = _copy_regular(path, dest / name)
+        size = os.lstat(path).st_size
+        if size > NOTEBOOK_BYTES:
+            step.say(f"{who}: skipped {_plain(name)}, {size / 2**20:.1f} MB: a notebook of over "
+                     f"{NOTEBOOK_BYTES // 2**20} MB is not collected")
+            continue
+        instead = copy_regular(path, dest / name)
         if instead is None:
             taken.add(name)
         else:
@@ -341,7 +327,7 @@ def collect(course, source):
         for student in sorted(p for p in source.iterdir() if p.is_dir() and not p.is_symlink()):
             if student.name.startswith("."):
                 continue
-            if not SAFE_NAME.match(student.name):
+            if not SAFE_NAME.fullmatch(student.name):
                 step.say(f"skipped the folder {student.name!r}: a student id is letters, digits "
                          "and _ . @ - only")
                 continue
@@ -350,6 +336,7 @@ def collect(course, source):
             except OSError as exc:
                 step.say(f"{student.name}: not collected: the folder cannot be read ({type(exc).__name__})")
                 continue
+            taken_in_all = 0
             for folder in folders:
                 if folder.name.startswith("."):
                     continue
@@ -372,6 +359,14 @@ def collect(course, source):
                     step.say(f"{who}: not collected: {type(exc).__name__} while reading "
                              f"{_plain(Path(exc.filename or folder).name)}{kept}")
                     continue
+                used = _size(fresh)
+                if taken_in_all + used > STUDENT_BYTES:
+                    shutil.rmtree(fresh, ignore_errors=True)
+                    kept = " (the copy collected before is kept)" if again else ""
+                    step.say(f"{who}: not collected: the student's submissions come to over "
+                             f"{STUDENT_BYTES // 2**20} MB in all{kept}")
+                    continue
+                taken_in_all += used
                 # The time is collect's own: a timestamp.txt of the student's is never taken.
                 (fresh / "timestamp.txt").write_text(
                     datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M:%S.%f UTC"),
@@ -407,23 +402,35 @@ NBGRADER_SAYS = [
 ]
 
 
-def problems_in(output, student="", assignment=""):
-    """The lines about ``student``'s submission in nbgrader's output, in plain words
-    (without the student's name, nor the notebook's when it is the assignment's)."""
+def problems_in(output):
+    """nbgrader's own warnings about a submission (its part of nbgrader's output),
+    in plain words. The judge's lines are not read here: they come as data, in
+    its records (:func:`judged_records`)."""
     found = []
     for line in output.splitlines():
         if "[grading] " in line:
-            text = line.split("[grading] ", 1)[1]
-            for prefix in (f"{student} ", f"{assignment}: "):
-                if prefix.strip() and text.startswith(prefix):
-                    text = text[len(prefix):]
-            found.append(text)
             continue
         for pattern, words in NBGRADER_SAYS:
             match = pattern.search(line)
             if match:
                 found.append(words.format(*(_short_path(g) for g in match.groups())))
                 break
+    return found
+
+
+def judged_records(course, assignment, student):
+    """{notebook: the judge's record} of ``student``'s ``assignment`` (judged_execute.py
+    writes one for each notebook it judged); a record that cannot be read is left out."""
+    import json
+
+    found = {}
+    for path in sorted((Path(course) / RECORDS / assignment / student).glob("*.json")):
+        try:
+            record = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        if isinstance(record, dict) and record.get("judged") is True and record.get("student") == student:
+            found[str(record.get("notebook"))] = record
     return found
 
 
@@ -578,7 +585,8 @@ def _before_grading(course, assignment, student, notebooks):
 
 
 _ABOUT = re.compile(r"(?:/(?:submitted|autograded)/([^/\s]+)/|student with ID '([^']+)')")
-_TIMED = re.compile(r"\[judged\] (\S+) \S+: ([\d.]+) s")
+#: Where the judge's records are, in the course folder (JudgedExecute.records).
+RECORDS = Path("logs") / "judged"
 _FAILED = re.compile(r"There was an error processing assignment: \S*/submitted/([^/\s]+)/")
 
 
@@ -619,6 +627,8 @@ def by_student(output):
     a line belongs to the student it names, and to the one named last before it."""
     sections, current = {}, None
     for line in output.splitlines():
+        if "[grading] " in line:  # the judge's lines, with a student's text quoted in them
+            continue
         match = _ABOUT.search(line)
         if match and "processing the following" not in line:
             current = match.group(1) or match.group(2)
@@ -657,10 +667,14 @@ def _grade_assignment(course, step, assignment, students, notebooks, timeout):
             before[student] = said
             ready.append(student)
     cells = sum(len(release_cells(course, assignment, name)) for name in notebooks)
-    limit = 300 + len(ready) * cells * (timeout + 10)  # a last resort, never reached in practice
+    # A last resort, never reached in practice (a day at most: poll() takes no longer wait).
+    limit = min(300 + len(ready) * cells * (timeout + 10), 86_400)
     log_name = f"autograde-{assignment}"
     log = _shown(course / "logs" / f"{log_name}.log")
     code, output = (0, "")
+    shutil.rmtree(course / RECORDS / assignment, ignore_errors=True)  # this run's records only
+    for student in ready:  # what nbgrader writes is this run's too
+        shutil.rmtree(course / "autograded" / student / assignment, ignore_errors=True)
     if ready:
         kept = _teachers_files(course, assignment)
         code, output = nbgrader(course, "autograde", assignment, "--force",
@@ -679,18 +693,26 @@ def _grade_assignment(course, step, assignment, students, notebooks, timeout):
             step.say(f"  {student}: 0 points: no {', '.join(sorted(notebooks))} in the submission{found}")
             continue
         section = sections.get(student, "")
-        problems = before[student] + problems_in(section, student, assignment)
-        seconds = sum(float(t) for who, t in _TIMED.findall(section) if who == student)
-        cause = failure_in(section)
-        if code is None and not _TIMED.search(section):
+        present = {p.name for p in (course / "submitted" / student / assignment).glob("*.ipynb")} & notebooks
+        # Verdicts come as data: the judge's records and what nbgrader wrote, never the log.
+        records = judged_records(course, assignment, student)
+        judged = all(Path(name).stem in records for name in present)
+        autograded = all((course / "autograded" / student / assignment / name).is_file() for name in present)
+        problems = before[student] + problems_in(section)
+        for name, record in records.items():
+            shown_name = "" if name == assignment else f"{name}: "
+            problems += [shown_name + str(line) for line in record.get("incidents", [])][:50]
+        seconds = sum(float(record.get("seconds", 0)) for record in records.values())
+        if code is None and not autograded:
             zero(course, assignment, student)
             problems.append(f"nbgrader did not finish within {limit} s and was stopped: 0 points; "
                             f"see {log}")
-        elif cause is not None or not section:
+        elif not autograded:
             zero(course, assignment, student)
+            cause = failure_in(section)
             problems.append(f"nbgrader could not grade it ({cause or 'it was not graded'}): 0 points; "
                             f"see {log}")
-        elif not _TIMED.search(section):  # graded, but not by the judge: never trusted
+        elif not judged:  # graded, but not by the judge: never trusted
             zero(course, assignment, student)
             problems.append(f"it was not judged in the sandbox (the course's settings were not "
                             f"used): 0 points; see {log}")
@@ -773,6 +795,7 @@ def _shown(path):
 
 
 def main(argv=None):
+    stop_on_signals()  # SIGTERM or SIGHUP end nbgrader and its sandboxes, as Ctrl-C does
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--course", default=str(DEFAULT_COURSE),
                         help="the nbgrader course directory (default: classroom/)")

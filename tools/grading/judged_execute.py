@@ -20,17 +20,27 @@ what they can reach (the gradebook, the masters). Here:
   their exact types. An error there is the test's failure, as nbgrader counts
   it. A cell that claims to be a test but is not one of the release's runs in
   the sandbox like any other;
-* the course's functions that the lesson's tests ask for are not in the
-  sandbox (tools/judge/stand_in.py): one borrowed from ``mcp_lesson`` returns
-  None, and earns nothing.
+* the course's code is not in the sandbox (tools/judge/stand_in.py). A cell may
+  borrow only what the lessons before this one built (``registry.may_borrow``),
+  run outside in the course host under the student's own limits; anything
+  else of the course's is refused in words, and earns nothing;
+* a notebook may hold at most ``JudgedExecute.max_cells`` code cells and print
+  at most ``JudgedExecute.max_notebook_output`` characters in all: past either,
+  the rest is not run, or not kept, with one line saying so.
 
 Each incident gets one line in the teacher's log, starting ``[grading]`` (as
-before), then the student, the notebook and the cell.
+before), then the student, the notebook and the cell; whatever a student's
+code wrote is quoted there, cut and with its control characters escaped. The
+verdicts do not travel through the log: each notebook judged leaves a record
+(JSON) in ``JudgedExecute.records`` with its time and incidents, which
+classroom.py reads beside nbgrader's gradebook.
 """
 
 import ast
 import contextlib
 import io
+import json
+import os
 import shutil
 import sys
 import tempfile
@@ -39,12 +49,14 @@ from pathlib import Path
 
 from nbformat.v4 import new_output
 from nbgrader.preprocessors import NbGraderPreprocessor
-from traitlets import Float, Integer
+from traitlets import Float, Integer, Unicode
 
 ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from mcp_lesson import registry  # noqa: E402
+from mcp_lesson._safe import one_line  # noqa: E402
 from mcp_lesson.learner_package import python_of  # noqa: E402
 from tools.judge import stand_in  # noqa: E402
 from tools.judge.learner import DidNotFinish, Submission  # noqa: E402
@@ -55,6 +67,17 @@ GUARD_LINE = "[grading] "
 #: Begins the line that gives the time one notebook took (classroom.py reads it).
 TIME_LINE = "[judged] "
 _NOTED = []
+
+
+def quoted(text, limit=150):
+    """A student's text as the teacher's log shows it: in quotes, on one line, cut."""
+    return f"'{one_line(text, limit)}'"
+
+
+def lesson_of(notebook):
+    """The lesson a notebook is ("03" for 03_classifying), or None for another notebook."""
+    number = str(notebook)[:2]
+    return number if number.isdigit() and str(notebook)[2:3] == "_" else None
 
 
 def _is_test(cell):
@@ -134,15 +157,24 @@ class JudgedExecute(NbGraderPreprocessor):
     timeout = Integer(30, help="Seconds each cell (and each call a test makes) may run").tag(config=True)
     max_output_chars = Integer(100_000, help="Characters of output kept per cell").tag(config=True)
     notebook_limit = Float(600.0, help="Seconds the whole notebook may use in the sandbox").tag(config=True)
+    max_cells = Integer(500, help="Code cells of a notebook that are run; the rest are not").tag(config=True)
+    max_notebook_output = Integer(2_000_000, help="Characters of output kept for a whole notebook").tag(
+        config=True)
+    records = Unicode("logs/judged", help="Folder (relative to the course) of the judge's records: "
+                                          "<assignment>/<student>/<notebook>.json").tag(config=True)
 
     def _where(self, index):
         cell = self.nb.cells[index]
         grade_id = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
-        label = f"cell {index + 1}" + (f" ({grade_id})" if grade_id else "")
-        return f"{self.student} {self.notebook}: {label}"
+        return f"cell {index + 1}" + (f" ({grade_id})" if grade_id else "")
 
     def _incident(self, index, text):
-        self.log.warning("%s%s: %s", GUARD_LINE, self._where(index), text)
+        """One line for the teacher (``text`` in the judge's words, with any of the
+        student's text already quoted by :func:`quoted`): in the record, and in
+        the log after the student and the notebook."""
+        line = one_line(f"{self._where(index)}: {text}", 600)
+        self._incidents.append(line)
+        self.log.warning("%s%s %s: %s", GUARD_LINE, one_line(self.student, 80), self.notebook, line)
 
     def preprocess(self, nb, resources):
         began = time.monotonic()
@@ -151,19 +183,30 @@ class JudgedExecute(NbGraderPreprocessor):
         if not _NOTED:  # once a run (classroom.py says it once a day)
             _NOTED.append(True)
             self.log.info("%s", note())
-        tests = release_tests(self.notebook, info.get("assignment", ""))
-        self._release_sources = release_sources(self.notebook, info.get("assignment", ""))
+        assignment = info.get("assignment", "")
+        tests = release_tests(self.notebook, assignment)
+        self._release_sources = release_sources(self.notebook, assignment)
+        lesson = lesson_of(self.notebook)
+        borrowable = registry.may_borrow(lesson) if lesson else ()
         lib = Path(tempfile.mkdtemp(prefix="judge-lib-"))
-        stand_in.write(lib)
+        stand_in.write(lib, borrowable, lesson)
         submission = Submission(None, lib, call_limit=float(self.timeout),
-                                budget=float(self.notebook_limit))
+                                budget=float(self.notebook_limit), borrowable=borrowable,
+                                lesson=lesson)
         shutil.rmtree(lib, ignore_errors=True)
-        self._errors = []
+        self._errors, self._incidents, self._printed, self._cuts = [], [], 0, []
+        code_cells = 0
         try:
             for index, cell in enumerate(nb.cells):
                 if cell.cell_type != "code":
                     continue
                 cell.outputs = []
+                code_cells += 1
+                if code_cells == self.max_cells + 1:
+                    self._incident(index, f"the notebook has more than {self.max_cells:,} code cells: "
+                                          "the cells from here on were not run")
+                if code_cells > self.max_cells and not _is_test(cell):
+                    continue
                 grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
                 if not _is_test(cell):
                     self._student_cell(index, cell, submission)
@@ -176,24 +219,58 @@ class JudgedExecute(NbGraderPreprocessor):
                                           "not run, no points")
         finally:
             submission.close()
+        if self._cuts:  # one line, however many cells printed too much
+            more = len(self._cuts) - 1
+            self._incident(self._cuts[0], f"printed more than {PRINTED_LIMIT:,} characters: cut there"
+                           + (f" (and {more:,} more cell{'s' * (more > 1)})" if more else ""))
         self._report_errors()
-        self.log.info("%s%s %s: %.1f s", TIME_LINE, self.student, self.notebook, time.monotonic() - began)
+        seconds = time.monotonic() - began
+        self.log.info("%s%s %s: %.1f s", TIME_LINE, one_line(self.student, 80), self.notebook, seconds)
+        self._record(assignment, seconds)
         return nb, resources
+
+    def _record(self, assignment, seconds):
+        """The judge's record of this notebook, as data: who, which notebook, how long,
+        and each incident (classroom.py reads it; nothing reads the log for verdicts)."""
+        folder = Path(self.records)
+        if not folder.is_absolute():
+            folder = Path.cwd() / folder
+        folder = folder / assignment / self.student
+        folder.mkdir(parents=True, exist_ok=True)
+        record = {"student": self.student, "assignment": assignment, "notebook": self.notebook,
+                  "seconds": round(seconds, 3), "incidents": self._incidents, "judged": True}
+        path = folder / f"{self.notebook}.json"
+        part = path.with_suffix(".part")
+        part.write_text(json.dumps(record, ensure_ascii=True), encoding="utf-8")
+        os.replace(part, path)
 
     def _report_errors(self):
         """A line for each solution cell that stopped with an error, and one for the
         first other cell that did, with a count of the rest."""
-        own = [(i, e) for i, e, solution in self._errors if solution]
+        own = [(i, e) for i, e, solution in self._errors if solution and not self._given_refused(e)]
         # The lesson's own cells may fail in the sandbox (a server, the course's
         # tables): only a cell the student changed is worth a line.
         other = [(i, e) for i, e, solution in self._errors if not solution
                  and self.nb.cells[i].source not in self._release_sources]
         for index, error in own + other[:1]:
-            text = f"stopped with {error.get('type')}: {str(error.get('text', ''))[:150]}"
+            text = f"stopped with {quoted(error.get('type'), 60)}: {quoted(error.get('text', ''))}"
             if other and index == other[0][0] and len(other) > 1:
                 text += (f" (and {len(other) - 1} more cell{'s' * (len(other) > 2)} of the lesson "
                          "stopped with an error)")
             self._incident(index, text)
+
+    def _given_refused(self, error):
+        """True for a refusal of the course's (a function this lesson may not borrow)
+        met inside the lesson's own given code, a check helper of an unchanged cell
+        (lesson 08's exactly_one asks for by_revision): the lesson's, not the student's."""
+        file = str(error.get("cell") or "")
+        if error.get("type") != "LookupError" or not (file.startswith("<cell ") and file.endswith(">")):
+            return False
+        try:
+            cell = self.nb.cells[int(file[6:-1]) - 1]
+        except (ValueError, IndexError):
+            return False
+        return cell.source in self._release_sources and not cell.metadata.get("nbgrader", {}).get("solution")
 
     # --- the student's cells, in the sandbox ---------------------------------------------
 
@@ -204,10 +281,13 @@ class JudgedExecute(NbGraderPreprocessor):
         if submission.spent > self.notebook_limit:
             self._error(cell, "NotRun", f"not run: the notebook used up its {self.notebook_limit:g} s")
             return
+        for number, line in left_out:  # a shell line or a magic: that line only, not the cell
+            self._stream(cell, f"{GUARD_LINE}line {number} not run while grading: "
+                               f"{quoted(line, 80)} is IPython's syntax, not Python\n")
         printed, error = submission.run_cell(source, f"<cell {index + 1}>", float(self.timeout))
         self._stream(cell, printed)
         if CUT in printed:
-            self._incident(index, f"printed more than {PRINTED_LIMIT:,} characters: cut there")
+            self._cuts.append(index)
         if error:
             if error.get("type") == "DidNotFinish":
                 words = f"this cell gave no answer ({error.get('text')}) and was stopped"
@@ -255,9 +335,23 @@ class JudgedExecute(NbGraderPreprocessor):
     # --- outputs --------------------------------------------------------------------------
 
     def _stream(self, cell, text):
-        if text:  # the sandbox has cut it already, and added a note saying so
-            text = text[:self.max_output_chars + 500]
-            cell.outputs.append(new_output("stream", name="stdout", text=text))
+        """Keep ``text`` as the cell's output (the sandbox has cut it already, and
+        added a note saying so), while the notebook's output in all has room."""
+        if not text:
+            return
+        text = text[:self.max_output_chars + 500]
+        room = self.max_notebook_output - self._printed
+        if room <= 0:
+            return
+        if len(text) > room:
+            text = text[:room] + (f"\n{CUT}this notebook printed more than "
+                                  f"{self.max_notebook_output:,} characters in all; the rest of its "
+                                  "output was dropped while grading\n")
+            self._incident(self.nb.cells.index(cell), f"the notebook printed more than "
+                                                       f"{self.max_notebook_output:,} characters in all: "
+                                                       "its later output was dropped")
+        self._printed += len(text)
+        cell.outputs.append(new_output("stream", name="stdout", text=text))
 
     @staticmethod
     def _error(cell, name, text):

@@ -89,8 +89,14 @@ def _write_back(original, after):
 class Submission:
     """One learner's work, in its own sandbox."""
 
-    def __init__(self, files=None, lib=None, *, call_limit=10.0, budget=600.0, limits=Limits()):
+    def __init__(self, files=None, lib=None, *, call_limit=10.0, budget=600.0, limits=Limits(),
+                 borrowable=(), lesson=None):
         self.sandbox = Sandbox(files, lib, limits)
+        #: The course's functions the learner's code may borrow (registry.may_borrow),
+        #: run by the course host under the learner's limits; ``lesson`` names
+        #: the lesson in the words of a refusal.
+        self.borrowable, self.lesson = tuple(borrowable), lesson
+        self.host = None
         self.call_limit, self.budget = call_limit, budget
         self.spent = 0.0
         self.steps = []  # how to load the work again after a restart: (request, limit)
@@ -103,25 +109,44 @@ class Submission:
         self.refused = set()
         self.sandbox.course = self._course_call
 
-    def _course_call(self, request):
-        """Run the course's function the worker asked for, unless it is refused."""
-        from .stand_in import COURSE, course_function
+    def refusal(self, name):
+        """Why the learner's code may not borrow the course's ``name`` here, in words."""
+        from .stand_in import rule
+
+        if self.refused != "all" and name in self.borrowable:
+            return f"{name} is what this test grades: it must be your own here"
+        allowed = () if self.refused == "all" else self.borrowable
+        return f"the course's {name} is not yours to borrow: " + rule(allowed, self.lesson)
+
+    def _course_call(self, request, deadline):
+        """Run the course's function the worker asked for, unless it is refused: in
+        the course host, under the learner's limits and by the request's deadline."""
+        from .channel import Broken
+        from .course_host import CourseHost
 
         name = request.get("course")
-        if name not in COURSE or self.refused == "all" or name in self.refused:
-            return {"refused": True}
+        if type(name) is not str:
+            return {"refused": "a course function is asked for by its name"}
+        if name not in self.borrowable or self.refused == "all" or name in self.refused:
+            return {"refused": self.refusal(name)}
+        if self.host is None:
+            self.host = CourseHost(self.sandbox.limits)
         try:
-            args, kwargs = wire.decode(request.get("args")), wire.decode(request.get("kwargs"))
-            value = course_function(name)(*args, **kwargs)
-        except Exception:  # noqa: BLE001 - the learner's arguments broke it: nothing given
-            return {"refused": True}
-        return {"value": wire.encode(value)}
+            return self.host.call(name, request.get("args"), request.get("kwargs"), deadline)
+        except Broken as broken:
+            if broken.why == "late":
+                raise
+            return {"raised": {"type": "MemoryError",
+                               "text": f"the course's {name} ended before it answered "
+                                       "(it ran out of the memory your work may use)"}}
 
     @property
     def kind(self):
         return self.sandbox.kind
 
     def close(self):
+        if self.host is not None:
+            self.host.close()
         self.sandbox.close()
 
     def __enter__(self):

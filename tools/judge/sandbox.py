@@ -8,27 +8,34 @@ With Debian's ``bubblewrap`` (``bwrap``), the worker sees:
   it runs as ``python -I -S``, no site-packages), and the judge's own folder
   (this worker, the wire format, a stand-in ``mcp_lesson`` that holds no
   reference of a graded function);
-* read-write: its work folder (a fresh copy of the submission) and an empty
-  ``/tmp``; nothing else of the machine: no checkout, no masters, no
-  gradebook, no other student, no home folder;
+* read-write: its work folder (a fresh copy of the submission's regular files,
+  on a tmpfs of :attr:`Limits.work_size`) and an empty ``/tmp`` (a tmpfs of
+  :attr:`Limits.tmp_size`); nothing else of the machine: no checkout, no
+  masters, no gradebook, no other student, no home folder, and nothing it
+  writes reaches the machine's disk;
 * no network (its own empty network namespace), its own process namespace
   (whatever it starts dies with it, ``setsid`` or not), its own user
   (``nobody``).
 
-Limits, per submission: address space (:attr:`Limits.memory`), CPU time,
-size of a written file, processes (a ``pids`` cgroup when the machine lets
-us make one, else ``RLIMIT_NPROC``, which binds only a non-root user), and a
-wall-clock limit on each request (the caller's). When a request runs past its
-time, the whole sandbox is ended; the caller may start a new one.
+Limits, per submission as a whole where the machine lets us make cgroups:
+memory (a ``memory`` cgroup of :attr:`Limits.memory` for the worker and all it
+starts) and processes (a ``pids`` cgroup); else memory is an address-space
+limit per process and processes ``RLIMIT_NPROC`` (which binds only a non-root
+user), and :func:`note` says so. Always: CPU time and the size of a written
+file per process, and a wall-clock limit on each request (the caller's), on
+every write to the worker and every read from it (channel.py). When a request
+runs past its time, the whole sandbox is ended; the caller may start a new one.
+The worker dies with the process that started it (bubblewrap's
+``--die-with-parent``, or the kernel's parent-death signal in the fallback),
+and a folder left behind by a judge that was killed is removed by the next.
 
 Without bubblewrap (or where user namespaces are off), :func:`kind` says
 "fallback": the worker runs as a plain process in its own session, with the
-same limits and folder, but it could read what the user running it can read;
-:func:`note` says so in one line.
+same limits, but in a folder on the machine's disk, and it could read what the
+user running it can read; :func:`note` says so in one line.
 """
 
 import os
-import select
 import shutil
 import signal
 import subprocess
@@ -39,22 +46,24 @@ import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
-from .wire import dumps, loads
 
 HERE = Path(__file__).resolve().parent
 WORKER_FILES = ("worker.py", "wire.py")
-#: The longest answer the worker may send (a bigger one ends the sandbox).
-MAX_ANSWER = 64 * 1024 * 1024
 _NOBODY = 65534
 _CGROUPS = Path("/sys/fs/cgroup")
 
 
 @dataclass(frozen=True)
 class Limits:
-    memory: int = 2 * 1024**3  # bytes of address space, per process
+    """What one submission may use, in all (the worker and whatever it starts)."""
+
+    memory: int = 2 * 1024**3  # bytes: the whole sandbox (a memory cgroup), else per process
     cpu: int = 300  # seconds of CPU time, per process
     file_size: int = 64 * 1024**2  # bytes, the largest file it may write
-    processes: int = 64  # at once, in the whole sandbox
+    processes: int = 16  # at once, in the whole sandbox
+    work_size: int = 256 * 1024**2  # bytes: its work folder (a tmpfs of that size)
+    tmp_size: int = 256 * 1024**2  # bytes: its /tmp (a tmpfs of that size)
+    answer: int = 64 * 1024**2  # bytes: the longest answer it may send
 
 
 class Stopped(Exception):
@@ -79,7 +88,7 @@ def _bwrap_base():
         args += ["--ro-bind", prefix, prefix]
     if os.path.isdir("/etc/alternatives"):  # where Debian's python3 links may point
         args += ["--ro-bind", "/etc/alternatives", "/etc/alternatives"]
-    args += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp",
+    args += ["--proc", "/proc", "--dev", "/dev",
              "--clearenv", "--setenv", "PATH", "/usr/bin:/bin", "--setenv", "LANG", "C.UTF-8",
              "--setenv", "HOME", "/work", "--setenv", "PYTHONDONTWRITEBYTECODE", "1"]
     return args
@@ -113,59 +122,127 @@ def kind():
 
 
 def note():
-    """One line on how learner code is kept apart here."""
+    """One line on how learner code is kept apart here, and which limits it lacks."""
     if kind() == "bwrap":
-        return ("learner code runs in a bubblewrap sandbox: its own folder, no network, "
+        line = ("learner code runs in a bubblewrap sandbox: its own folder, no network, "
                 "no access to the course's or the teacher's files")
-    return ("bubblewrap is not available here, so learner code runs in a fallback: its own "
-            "folder, session and limits, but it can read what you can "
-            "(install Debian's bubblewrap for the sandbox)")
+    else:
+        line = ("bubblewrap is not available here, so learner code runs in a fallback: its own "
+                "folder, session and limits, but it can read what you can "
+                "(install Debian's bubblewrap for the sandbox)")
+    missing = _Cgroup.missing()
+    if missing:
+        line += (f"; no {' or '.join(missing)} cgroup can be made here, so "
+                 + " and ".join({"memory": "memory is limited per process",
+                                 "pids": "processes are limited only for a user other than root"}[m]
+                                for m in missing))
+    return line
+
+
+_CONTROLLERS = ("pids", "memory")
 
 
 class _Cgroup:
-    """A pids cgroup (v1 or v2) for one sandbox, when the machine lets us make one."""
+    """The cgroups (v1 or v2) of one sandbox: ``pids`` and ``memory``, each made
+    when the machine lets us; :meth:`end` kills what is left in them."""
 
-    def __init__(self, processes):
-        self.path = None
-        for base in (_CGROUPS / "pids", _CGROUPS / "unified", _CGROUPS):
-            if (base / "cgroup.procs").exists() and os.access(base, os.W_OK):
-                path = base / f"mcp_lesson_judge_{uuid.uuid4().hex[:12]}"
-                try:
-                    path.mkdir()
-                    (path / "pids.max").write_text(str(processes))
-                except OSError:
-                    try:
-                        path.rmdir()
-                    except OSError:
-                        pass
-                    continue
-                self.path = path
-                break
+    def __init__(self, limits):
+        self.paths, self.controllers = [], set()
+        wanted = {"pids": ("pids.max", str(limits.processes)),
+                  "memory": ("memory.max", str(limits.memory))}
+        name = f"mcp_lesson_judge_{uuid.uuid4().hex[:12]}"
+        for controller in _CONTROLLERS:
+            for path, files in self._places(controller, name, wanted[controller]):
+                if self._make(path, files):
+                    if path not in self.paths:
+                        self.paths.append(path)
+                    self.controllers.add(controller)
+                    break
+
+    @staticmethod
+    def _places(controller, name, setting):
+        """Where a cgroup of ``controller`` may be made, with the files to write."""
+        file, value = setting
+        v1 = {"pids.max": "pids.max", "memory.max": "memory.limit_in_bytes"}[file]
+        yield _CGROUPS / controller / name, [(v1, value)]
+        for base in (_CGROUPS / "unified", _CGROUPS):
+            try:
+                enabled = (base / "cgroup.subtree_control").read_text().split()
+            except OSError:
+                continue
+            if controller in enabled:
+                files = [(file, value)] + ([("memory.swap.max", "0")] if controller == "memory" else [])
+                yield base / name, files
+
+    @staticmethod
+    def _make(path, files):
+        if not (path.parent / "cgroup.procs").exists() or not os.access(path.parent, os.W_OK):
+            return False
+        try:
+            path.mkdir(exist_ok=True)
+            for file, value in files:
+                if (path / file).exists() or file != "memory.swap.max":
+                    (path / file).write_text(value)
+            return True
+        except OSError:
+            try:
+                path.rmdir()
+            except OSError:
+                pass
+            return False
+
+    @classmethod
+    def missing(cls):
+        """The controllers of :data:`_CONTROLLERS` this machine gives no cgroup for."""
+        made = cls(Limits())
+        made.end()
+        return [controller for controller in _CONTROLLERS if controller not in made.controllers]
 
     def enter(self):
-        """Move the calling process into the cgroup (run in the child, before exec)."""
-        if self.path is not None:
-            with open(self.path / "cgroup.procs", "w") as procs:
+        """Move the calling process into the cgroups (run in the child, before exec)."""
+        for path in self.paths:
+            with open(path / "cgroup.procs", "w") as procs:
                 procs.write("0")
 
     def end(self):
-        if self.path is None:
-            return
-        for _ in range(50):
-            try:
-                pids = [int(p) for p in (self.path / "cgroup.procs").read_text().split()]
-            except OSError:
-                pids = []
-            if not pids:
-                break
-            for pid in pids:
+        for path in self.paths:
+            for _ in range(50):
                 try:
-                    os.kill(pid, signal.SIGKILL)
+                    pids = [int(p) for p in (path / "cgroup.procs").read_text().split()]
                 except OSError:
-                    pass
-            time.sleep(0.01)
+                    pids = []
+                if not pids:
+                    break
+                for pid in pids:
+                    try:
+                        os.kill(pid, signal.SIGKILL)
+                    except OSError:
+                        pass
+                time.sleep(0.01)
+            try:
+                path.rmdir()
+            except OSError:
+                pass
+        self.paths = []
+
+
+#: The prefix of a sandbox's folder on the machine; the pid of the judge that
+#: made it follows, so that a folder whose judge is gone can be removed.
+_PREFIX = "mcp-lesson-judge-"
+
+
+def _sweep():
+    """Remove the folders of sandboxes whose judge process has ended (killed before
+    it could remove them)."""
+    base = Path(tempfile.gettempdir())
+    for path in base.glob(_PREFIX + "*"):
+        pid = path.name[len(_PREFIX):].split("-", 1)[0]
+        if not pid.isdigit() or int(pid) == os.getpid():
+            continue
         try:
-            self.path.rmdir()
+            os.kill(int(pid), 0)
+        except ProcessLookupError:
+            shutil.rmtree(path, ignore_errors=True)
         except OSError:
             pass
 
@@ -173,28 +250,26 @@ class _Cgroup:
 class Sandbox:
     """One worker in its sandbox, for one submission.
 
-    ``files``: a folder whose contents are copied into the work folder (the
-    submission), or None. ``lib``: a folder put first on the worker's path
-    (the stand-in ``mcp_lesson``), or None.
+    ``files``: a folder whose regular files are copied into the work folder (the
+    submission; links and special files are left out), or None. ``lib``: a folder
+    put first on the worker's path (the stand-in ``mcp_lesson``), or None.
     """
 
     def __init__(self, files=None, lib=None, limits=Limits()):
+        from .files import copy_tree
+
+        _sweep()
         self.limits = limits
-        self.root = Path(tempfile.mkdtemp(prefix="mcp-lesson-judge-"))
+        self.root = Path(tempfile.mkdtemp(prefix=f"{_PREFIX}{os.getpid()}-"))
         self.work = self.root / "work"
         self.judge = self.root / "judge"
         self.judge.mkdir()
         for name in WORKER_FILES:
             shutil.copy2(HERE / name, self.judge / name)
-        if lib is not None:
-            shutil.copytree(lib, self.judge / "lib", symlinks=False)
-        else:
-            (self.judge / "lib").mkdir()
-        if files is not None:
-            shutil.copytree(files, self.work, symlinks=True, ignore_dangling_symlinks=True)
-        else:
-            self.work.mkdir()
+        copy_tree(lib, self.judge / "lib") if lib is not None else (self.judge / "lib").mkdir()
+        copy_tree(files, self.work) if files is not None else self.work.mkdir()
         self.process = None
+        self.channel = None
         self.cgroup = None
         self.stderr = None
         self.kind = kind()
@@ -204,15 +279,23 @@ class Sandbox:
     def _command(self):
         worker_args = ["-I", "-S"]
         if self.kind == "bwrap":
-            return [*_bwrap_base(), "--ro-bind", str(self.judge), "/judge",
-                    "--bind", str(self.work), "/work", "--chdir", "/work",
-                    python(), *worker_args, "/judge/worker.py", "/judge/lib", "/work"]
+            limits = self.limits
+            return [*_bwrap_base(),
+                    "--perms", "1777", "--size", str(limits.tmp_size), "--tmpfs", "/tmp",
+                    "--ro-bind", str(self.judge), "/judge", "--ro-bind", str(self.work), "/submission",
+                    "--perms", "0755", "--size", str(limits.work_size), "--tmpfs", "/work",
+                    "--chdir", "/work",
+                    python(), *worker_args, "/judge/worker.py", "--copy", "/submission",
+                    "/judge/lib", "/work"]
         return [python(), *worker_args, str(self.judge / "worker.py"), str(self.judge / "lib"),
                 str(self.work)]
 
     def _limit(self):  # in the child, before exec
         import resource
 
+        from mcp_lesson.processes import die_with_parent
+
+        die_with_parent()
         self.cgroup.enter()
         for which, value in ((resource.RLIMIT_AS, self.limits.memory),
                              (resource.RLIMIT_CPU, self.limits.cpu),
@@ -226,16 +309,21 @@ class Sandbox:
 
     def start(self):
         """Start the worker (a no-op when it runs)."""
+        from .channel import Channel
+
         if self.process is not None and self.process.poll() is None:
             return
-        self.cgroup = _Cgroup(self.limits.processes)
+        self.cgroup = _Cgroup(self.limits)
+        if self.stderr is not None:
+            self.stderr.close()
         self.stderr = tempfile.TemporaryFile()
         env = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": str(self.work),
                "PYTHONDONTWRITEBYTECODE": "1"}
         self.process = subprocess.Popen(
             self._command(), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.stderr,
             cwd=self.work, env=env, preexec_fn=self._limit, start_new_session=True)
-        self._buffer = b""
+        self.channel = Channel(self.process.stdin.fileno(), self.process.stdout.fileno(),
+                               self.limits.answer)
 
     def stop(self):
         """End the worker and everything it started."""
@@ -287,7 +375,8 @@ class Sandbox:
             tail = lines[-1] if lines else ""
         if code < 0:
             name = signal.Signals(-code).name if -code in signal.valid_signals() else str(-code)
-            words = {"SIGXCPU": "it used up its CPU time", "SIGKILL": "it was killed",
+            words = {"SIGXCPU": "it used up its CPU time",
+                     "SIGKILL": "it was killed (it may have used up its memory)",
                      "SIGSEGV": "it crashed", "SIGXFSZ": "it wrote a file that was too large"}
             return f"its process ended: {words.get(name, 'signal ' + name)}"
         why = f"its process ended (exit code {code}) before it answered: os._exit() or a crash"
@@ -295,59 +384,36 @@ class Sandbox:
             why += ": it ran out of memory"
         return why
 
-    #: Called with each request of the worker for a course function (a dict);
-    #: returns the reply (a dict). None: every such request is refused.
+    #: Called with each request of the worker for a course function (a dict) and
+    #: the request's deadline; returns the reply (a dict), or raises
+    #: :class:`~.channel.Broken` when the course's function did not answer in time.
+    #: None: every such request is refused.
     course = None
 
     def request(self, message, timeout):
         """Send ``message``; return the worker's answer, serving its requests for
-        the course's functions on the way (see :attr:`course`)."""
+        the course's functions on the way (see :attr:`course`). Every step has
+        the same deadline: a worker that does not read, does not answer, or asks
+        for a course function that does not finish in time, is ended
+        (:class:`Stopped`)."""
+        from .channel import Broken
+
         self.start()
         deadline = time.monotonic() + timeout
-        self._send(message)
-        while True:
-            answer = self._receive(deadline, timeout)
-            if "course" not in answer:
-                return answer
-            reply = self.course(answer) if self.course else {"refused": True}
-            self._send(reply)
-
-    def _send(self, message):
         try:
-            self.process.stdin.write((dumps(message) + "\n").encode("ascii"))
-            self.process.stdin.flush()
-        except (BrokenPipeError, OSError, AttributeError):
-            why = self._why_ended() if self.process else "its process had ended"
+            self.channel.send(message, deadline)
+            while True:
+                answer = self.channel.receive(deadline)
+                if "course" not in answer:
+                    return answer
+                reply = self.course(answer, deadline) if self.course else {"refused": True}
+                self.channel.send(reply, deadline)
+        except Broken as broken:
+            why = {"late": f"it did not finish within {timeout:g} s",
+                   "unread": f"it did not read what the judge sent it within {timeout:g} s",
+                   "big": f"it answered with more than {self.limits.answer // 2**20} MB",
+                   "garbage": "it wrote something that is not the judge's protocol"}.get(broken.why)
+            if broken.why == "ended":
+                why = self._why_ended()
             self.stop()
             raise Stopped(why) from None
-
-    def _receive(self, deadline, timeout):
-        """The worker's next line, as a dict. Raises :class:`Stopped` (and ends the
-        worker) when none comes by ``deadline``, the worker ends, or the line is
-        not the protocol's."""
-        out = self.process.stdout.fileno()
-        chunks, size = [self._buffer], len(self._buffer)
-        while b"\n" not in chunks[-1]:
-            left = deadline - time.monotonic()
-            if left <= 0:
-                self.stop()
-                raise Stopped(f"it did not finish within {timeout:g} s")
-            ready, _, _ = select.select([out], [], [], left)
-            if not ready:
-                continue
-            chunk = os.read(out, 1 << 20)
-            if not chunk:
-                why = self._why_ended()
-                self.stop()
-                raise Stopped(why)
-            chunks.append(chunk)
-            size += len(chunk)
-            if size > MAX_ANSWER:
-                self.stop()
-                raise Stopped(f"it answered with more than {MAX_ANSWER // 2**20} MB")
-        line, _, self._buffer = b"".join(chunks).partition(b"\n")
-        try:
-            return loads(line.decode("ascii"))
-        except (ValueError, UnicodeDecodeError):
-            self.stop()
-            raise Stopped("it wrote something that is not the judge's protocol") from None

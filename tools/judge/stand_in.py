@@ -8,13 +8,15 @@ fresh for each submission by :func:`write`:
 
 * the error codes (a copy of ``mcp_lesson/codes.py``), the revisions and their
   switches: facts, not answers;
-* for each of the course's functions a lesson may lean on (:data:`COURSE`:
-  ``classify``, ``classify_json``, ``create_request``, ``explain``...), a
-  function that asks the judge, outside, to run the course's own and waits
-  for the answer. The judge refuses a function that the running test grades
-  (a ``classify`` that hands its work to the course's gets a ``LookupError``
-  in its tests), and answers the others (lesson 03's stream reader may use
-  the course's ``classify_json``; lesson 04 builds on a ``classify``);
+* for each course function the lesson may borrow (``borrowable``: what the
+  lessons before it built, ``registry.may_borrow``), a function that asks the
+  judge, outside, to run the master's export of it and waits for the answer
+  (lesson 04 builds on a ``classify``). The judge checks again, and also
+  refuses a function the running test grades;
+* for every other function of the course's (:data:`KNOWN`: what any lesson
+  builds, ``explain``, ``rule_of``...), a function that raises a
+  ``LookupError`` naming the rule: a lesson may borrow only what earlier
+  lessons built, never what computes the answers it grades;
 * anything else, at the root or in any ``mcp_lesson.<module>`` (``check``,
   ``try_it``, the case tables), is :data:`NOTHING`: it can be called,
   iterated, indexed and asked for any attribute, and gives nothing back.
@@ -27,10 +29,11 @@ from mcp_lesson import registry
 
 PACKAGE = Path(__file__).resolve().parents[2] / "mcp_lesson"
 
-#: The course's functions that learner code may ask the judge to run, beyond
-#: those the lessons build (which the registry names).
-EXTRAS = ("explain", "explain_json", "by_revision", "revision_note", "rule_of", "broken_rules")
-COURSE = tuple(built.name for built in registry.BUILT if built.reference) + EXTRAS
+#: The course's functions, beyond those the lessons build, that give a verdict
+#: under another name: never borrowed (the stand-in refuses them in words).
+EXTRAS = ("explain", "explain_json", "by_revision", "revision_note", "rule_of", "broken_rules",
+          "course_classify")
+KNOWN = tuple(built.name for built in registry.BUILT) + EXTRAS
 
 _INIT = '''\
 """A stand-in for the course's package, inside the judge's sandbox (see the
@@ -50,8 +53,11 @@ REVISIONS = {revisions!r}
 Switches = _collections.namedtuple("Switches", "batches error_id_optional")
 SWITCHES = {{_k: Switches(*_v) for _k, _v in {switches!r}.items()}}
 
-#: The course's functions the judge runs on request.
+#: The course's functions the judge runs on request (what this lesson may borrow).
 COURSE = {course!r}
+#: The course's other functions: refused, with the rule in words.
+KNOWN = {known!r}
+RULE = {rule!r}
 
 
 class _Nothing:
@@ -92,11 +98,21 @@ def _course(name):
     return course_function
 
 
+def _refused(name):
+    def refused_function(*args, **kwargs):
+        raise LookupError(f"the course's {{name}} is not yours to borrow: " + RULE)
+
+    refused_function.__name__ = refused_function.__qualname__ = name
+    return refused_function
+
+
 def _lookup(name):
     if name.startswith("__"):
         raise AttributeError(name)
     if name in COURSE:
         return _course(name)
+    if name in KNOWN:
+        return _refused(name)
     if name == "carry_forward":
         return carry_forward
     if name in ("REVISIONS", "SWITCHES", "Switches"):
@@ -111,8 +127,7 @@ def carry_forward(namespace, *names, **_):
     """Put the course's version of each of ``names`` into ``namespace`` (run by
     the judge, which refuses the functions a test grades)."""
     for name in names:
-        if name in COURSE:
-            namespace[name] = _course(name)
+        namespace[name] = _course(name) if name in COURSE else _refused(name)
 
 
 class _Anything(_types.ModuleType):
@@ -139,28 +154,24 @@ _sys.meta_path.insert(0, _Finder())
 '''
 
 
-def write(folder):
-    """Write the stand-in package into ``folder``: ``folder/mcp_lesson``."""
+def write(folder, borrowable=(), lesson=None):
+    """Write the stand-in package into ``folder``: ``folder/mcp_lesson``, serving the
+    course functions ``borrowable`` (for ``lesson``, named in its refusals)."""
     from mcp_lesson.classification import REVISIONS, SWITCHES
 
     package = Path(folder) / "mcp_lesson"
     package.mkdir(parents=True)
     shutil.copy2(PACKAGE / "codes.py", package / "codes.py")
     switches = {revision: tuple(value) for revision, value in SWITCHES.items()}
-    text = _INIT.format(revisions=REVISIONS, switches=switches, course=COURSE)
+    text = _INIT.format(revisions=REVISIONS, switches=switches, course=tuple(borrowable),
+                        known=KNOWN, rule=rule(borrowable, lesson))
     (package / "__init__.py").write_text(text, encoding="utf-8")
     return package
 
 
-def course_function(name):
-    """The course's own function ``name`` (one of :data:`COURSE`), run by the judge."""
-    import mcp_lesson
-    from mcp_lesson import classification, course
-
-    if name in registry.BY_NAME and registry.reference(name) is not None:
-        return registry.reference(name)
-    for module in (mcp_lesson, classification, course):
-        function = getattr(module, name, None)
-        if callable(function):
-            return function
-    raise LookupError(name)
+def rule(borrowable, lesson=None):
+    """The rule of borrowing, in words, as a refusal gives it."""
+    who = f"lesson {lesson}" if lesson else "this work"
+    built = ", ".join(borrowable) if borrowable else "nothing yet"
+    return (f"{who} may call only what the lessons before it built ({built}), "
+            "never anything that computes what it grades")

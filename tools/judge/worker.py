@@ -75,11 +75,16 @@ def _builtin_base(exc_type):
 
 
 def _text_of(exc):
-    try:
-        text = BaseException.__str__(exc)
-        return text if type(text) is str else "<an exception whose text is not text>"
-    except BaseException:
-        return "<an exception whose text cannot be read>"
+    """An exception's text as Python prints it (``str(exc)``, which may be the
+    learner's own ``__str__``), or the base class's when that fails."""
+    for read in (str, BaseException.__str__):
+        try:
+            text = read(exc)
+            if isinstance(text, str):
+                return str.__str__(text)
+        except BaseException:
+            continue
+    return "<an exception whose text cannot be read>"
 
 
 #: The folder of the learner's files (the last argument), set by main().
@@ -112,6 +117,10 @@ def raised(exc, where=None):
         if file and WORK and file.startswith(WORK + os.sep):
             file = file[len(WORK) + 1:]
         info.update(file=file, line=line, function=function)
+        cells = [frame.filename for frame in traceback.extract_tb(exc.__traceback__)
+                 if frame.filename.startswith("<cell ")]
+        if cells:  # the innermost cell of the notebook it passed through (maybe another's)
+            info["cell"] = cells[-1]
         if isinstance(exc, SyntaxError):
             info["text"] = str(exc.msg)
     except BaseException:
@@ -134,13 +143,21 @@ class Worker:
 
     def course(self, name, args, kwargs):
         """Ask the judge to run the course's function ``name`` (outside the
-        sandbox) and give back its answer; the judge may refuse (the function
-        the running test grades): then a ``LookupError``."""
+        sandbox) and give back its answer. The judge may refuse (a function this
+        lesson may not borrow): then a ``LookupError`` that says why."""
         self.answer({"course": name, "args": wire.encode(list(args)),
                      "kwargs": wire.encode(dict(kwargs))})
         reply = wire.loads(self.stdin.readline())
         if reply.get("refused"):
-            raise LookupError(f"the course's {name} is not yours: it cannot do your work here")
+            why = reply["refused"] if isinstance(reply["refused"], str) else \
+                f"the course's {name} is not yours: it cannot do your work here"
+            raise LookupError(why)
+        if isinstance(reply.get("raised"), dict):
+            raised = reply["raised"]
+            cls = _BUILTIN_NAMES.get(str(raised.get("type")))
+            if not (isinstance(cls, type) and issubclass(cls, Exception)):
+                cls = RuntimeError
+            raise cls(str(raised.get("text", "")))
         return wire.decode(reply["value"])
 
     def run(self, stream):
@@ -269,9 +286,15 @@ def main():
     quiet = os.open(os.devnull, os.O_WRONLY)
     os.dup2(quiet, 1)
     sys.setrecursionlimit(3_000)
+    args = sys.argv[1:]
+    if args[:1] == ["--copy"]:  # the submission, read-only, into the work folder (a tmpfs)
+        import shutil
+
+        shutil.copytree(args[1], args[-1], symlinks=True, dirs_exist_ok=True)
+        args = args[2:]
     global WORK
-    WORK = os.path.abspath(sys.argv[-1]) if len(sys.argv) > 1 else None
-    for folder in reversed(sys.argv[1:]):
+    WORK = os.path.abspath(args[-1]) if args else None
+    for folder in reversed(args):
         sys.path.insert(0, folder)
     stdin = os.fdopen(os.dup(0), "r", encoding="utf-8", errors="replace")
     Worker(channel).run(stdin)

@@ -1,0 +1,54 @@
+"""Child processes that cannot outlive the process that started them.
+
+A server, a grader or a sandbox that the course starts runs in a process group
+(or a session) of its own, so that one signal ends its whole tree. That same
+group puts it out of reach of a Ctrl-C or a ``kill`` aimed at its parent: if the
+parent ends without its ``finally`` (SIGKILL, a crash), the child would run on
+as an orphan. On Linux the kernel can close that gap: a child that asked for a
+*parent-death signal* (``prctl(PR_SET_PDEATHSIG)``) gets that signal the moment
+its parent ends, however it ends.
+
+:func:`die_with_parent` is that request, made in the child before it runs its
+program (``preexec_fn=die_with_parent``); elsewhere it does nothing.
+:func:`stop_on_signals` turns SIGTERM and SIGHUP into ``SystemExit``, so that a
+``finally`` of the parent's runs and ends its children as Ctrl-C would.
+"""
+
+import signal
+import sys
+
+_PR_SET_PDEATHSIG = 1
+
+
+def _prctl():
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        import ctypes
+
+        return ctypes.CDLL(None, use_errno=True).prctl
+    except (OSError, AttributeError):
+        return None
+
+
+_PRCTL = _prctl()
+
+
+def die_with_parent(sig=signal.SIGKILL):
+    """Ask the kernel to send ``sig`` to this process when its parent ends (Linux;
+    a no-op elsewhere). Safe to call between fork and exec."""
+    if _PRCTL is not None:
+        _PRCTL(_PR_SET_PDEATHSIG, int(sig))
+
+
+def stop_on_signals(signals=(signal.SIGTERM, signal.SIGHUP)):
+    """Make each of ``signals`` raise ``SystemExit`` (128 + its number) in the main
+    thread, so that cleanup in ``finally`` blocks runs as it does on Ctrl-C."""
+    def stop(number, frame):
+        raise SystemExit(128 + number)
+
+    for sig in signals:
+        try:
+            signal.signal(sig, stop)
+        except (ValueError, OSError):  # not the main thread, or not this platform
+            pass
