@@ -74,10 +74,17 @@ BUILT = registry.GRADUATED
 _CELL_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
 #: The line above each part of a lesson file: ``# --- cell <id> ---`` for a
 #: cell known by its id; any other ``# --- cell... ---`` line (``# --- cell
-#: without an id ---``, or the ``# --- cell: <names> ---`` that older versions
-#: of the course wrote) starts a part without an id.
+#: (no id) defining create_request ---`` for a cell run without an id, by
+#: nbclient or nbconvert, or what older versions of the course wrote) starts a
+#: part without an id.
 _HEADER = re.compile(r"^# --- cell(?: (?P<id>[A-Za-z0-9_-]{1,64})|[^\n]*?) ---$", re.MULTILINE)
-_NO_ID = "# --- cell without an id ---"
+
+
+def _no_id_header(code):
+    """The line above a part without an id: it names what the cell defines."""
+    names = _defined_in_order(code)
+    return f"# --- cell (no id) defining {', '.join(names)} ---" if names else "# --- cell (no id) ---"
+
 _NOT_PYTHON = "IPython magics and shell commands are not Python"
 
 INIT = '''\
@@ -253,7 +260,7 @@ def _write_parts(path, lesson, parts):
 def _write_module(path, lesson, parts, links):
     head = (f"# Lesson {lesson}'s exported cells, written by the course when they ran.\n"
             "# Change them in the notebook, not here: running a cell rewrites its part.\n")
-    body = "".join(f"\n{f'# --- cell {cell_id} ---' if cell_id else _NO_ID}\n{code}\n"
+    body = "".join(f"\n{f'# --- cell {cell_id} ---' if cell_id else _no_id_header(code)}\n{code}\n"
                    for cell_id, code in parts)
     text = head + links + body
     if not path.exists() or path.read_bytes() != text.encode("utf-8"):

@@ -47,6 +47,15 @@ def json_type(value):
     return f"a Python {type(value).__name__}"
 
 
+def digit_count(value):
+    """How many decimal digits the int ``value`` has, without writing it as text
+    (Python refuses to for more than 4,300 digits)."""
+    value = abs(int(value))
+    # 2**(bits - 1) <= value < 2**bits, so the digits are this lower bound or one more
+    low = int((max(value.bit_length(), 1) - 1) * 0.3010299956639812) + 1
+    return low + 1 if value >= 10**low else low
+
+
 def show_value(value, limit=60):
     """A short, safe text for any value, written as JSON where it can be.
 
@@ -58,7 +67,7 @@ def show_value(value, limit=60):
             return json.dumps(value)
         if isinstance(value, int):
             if value.bit_length() > 200:
-                return f"<a {int(value.bit_length() * 0.30103) + 1:,}-digit integer>"
+                return f"<a {digit_count(value):,}-digit integer>"
             return str(int(value))
         if isinstance(value, str):
             if len(value) > limit:

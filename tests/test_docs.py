@@ -478,6 +478,17 @@ def expected_figures():
     kept = setting("tools/grading/nbgrader_config.py",
                    r"^c\.JudgedExecute\.max_output_chars = ([\d_]+)")
     give("docs/teaching.md", f"each cell keeps its first {kept:,} characters", "max_output_chars")
+    # The judge's limits (tools/judge/sandbox.py's Limits, classroom.py's sizes).
+    from tools.grading import classroom as grading
+    from tools.judge.sandbox import Limits
+
+    limits = Limits()
+    assert limits.work_size == limits.tmp_size
+    give("README.md", f"small RAM disks of their own ({limits.work_size // 2**20} MB each)", "Limits")
+    give("README.md", f"memory ({limits.memory // 2**30} GB) and processes ({limits.processes})", "Limits")
+    give("README.md", f"(each of up to {limits.processes} may take {limits.memory // 2**30} GB)", "Limits")
+    give("README.md", f"a notebook over {grading.NOTEBOOK_BYTES // 2**20} MB or a student's hand-in over "
+         f"{grading.STUDENT_BYTES // 2**20} MB", "classroom.NOTEBOOK_BYTES, STUDENT_BYTES")
     pin = re.search(r'"mcp>=(\d+)\.(\d+),<(\d+)\.(\d+)"', source("pyproject.toml")).groups()
     assert (int(pin[2]), int(pin[3])) == (int(pin[0]), int(pin[1]) + 1), pin
     give("docs/teaching.md", f"pinned to {pin[0]}.{pin[1]}.x", "pyproject.toml")

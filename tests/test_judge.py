@@ -14,8 +14,6 @@ from pathlib import Path
 
 import pytest
 
-from mcp_lesson import registry
-
 from processes import live_processes, patience
 from tools.judge import sandbox, stand_in, wire
 from tools.judge.learner import DidNotFinish, NotLoaded, Submission
@@ -74,11 +72,8 @@ def cells(tmp_path):
     def make(*sources, lesson=None, **options):
         """A submission of ``sources`` (cells) for ``lesson``: it may borrow what the
         lessons before it built (registry.may_borrow)."""
-        lib = tmp_path / f"lib-{lesson}-{len(made)}"
-        borrowable = registry.may_borrow(lesson) if lesson else ()
-        stand_in.write(lib, borrowable, lesson)
         options.setdefault("call_limit", patience(3))
-        submission = Submission(None, lib, borrowable=borrowable, lesson=lesson, **options)
+        submission = Submission.for_lesson(lesson, **options)
         made.append(submission)
         for number, source in enumerate(sources, 1):
             printed, error = submission.run_cell(textwrap.dedent(source), f"<cell {number}>",

@@ -303,7 +303,9 @@ def graded(tmp_path_factory):
     print(f"\nhostile class: {len(students)} students graded in {seconds:.1f} s")
     artifacts = ROOT / "test-artifacts"
     artifacts.mkdir(exist_ok=True)
-    (artifacts / "hostile-class-autograde.txt").write_text(said, encoding="utf-8")
+    (artifacts / "hostile-class-autograde.txt").write_text(
+        f"# {len(students) + len(others)} submissions autograded in {seconds:.1f} s\n" + said,
+        encoding="utf-8")
     return {"course": course, "students": students, "before": before, "after": after,
             "left": left, "autograde": said, "collect": collected, "feedback": feedback,
             "others": others, "seconds": seconds}

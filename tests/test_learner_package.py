@@ -246,7 +246,7 @@ def test_a_file_written_by_the_older_course_is_taken_over_cell_by_cell(tmp_path)
                 cell_id="c02-11")
     assert parts(package / "messages.py") == [
         ("# --- cell c02-11 ---", "def create_request(method):\n    return 'new'"),
-        ("# --- cell without an id ---",
+        ("# --- cell (no id) defining is_integer, is_valid_id ---",
          "def is_integer(value):\n    return True\n\ndef is_valid_id(value):\n    return True"),
     ]
     assert load(package=package).create_request("ping") == "new"

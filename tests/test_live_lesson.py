@@ -283,17 +283,14 @@ def _code_cells():
     return [cell for cell in cells if cell not in tests], tests
 
 
-def test_in_the_grading_sandbox_the_cells_run_and_the_graded_tests_judge_the_audit(tmp_path):
+def test_in_the_grading_sandbox_the_cells_run_and_the_graded_tests_judge_the_audit():
     """The judge's sandbox has no SDK and no course (tools/judge/stand_in.py): every cell
     runs without an error there, and the graded test cell, run here as grading runs it,
     passes the master's audit (called in the sandbox) and fails a wrong one."""
-    from tools.judge import stand_in
     from tools.judge.learner import Submission
 
-    lib = tmp_path / "lib"
-    stand_in.write(lib)
     cells, [test] = _code_cells()
-    with Submission(None, lib, call_limit=patience(10)) as submission:
+    with Submission.for_lesson("10", call_limit=patience(10)) as submission:
         submission.refused = {"audit"}  # as grading does: the course's own audit is not lent
         for cell in cells:
             printed, error = submission.run_cell(cell.source, f"<cell {cell.id}>", patience(30))
@@ -301,7 +298,7 @@ def test_in_the_grading_sandbox_the_cells_run_and_the_graded_tests_judge_the_aud
         learner_audit = submission.function("audit")
         assert learner_audit(CONVERSATIONS[2].args[0]) == CONVERSATIONS[2].expected
         exec(compile(test.source, "<graded tests>", "exec"), {"audit": learner_audit})
-    with Submission(None, lib, call_limit=patience(10)) as submission:
+    with Submission.for_lesson("10", call_limit=patience(10)) as submission:
         for cell in cells:
             source = cell.source
             if "### BEGIN SOLUTION" in source:  # an audit that forgets the client's junk is answered

@@ -174,3 +174,19 @@ def test_show_value_writes_json_words(value, shown):
 @pytest.mark.course_only
 def test_show_value_cuts_long_text():
     assert show_value("x" * 10_000_000).endswith("(10,000,000 characters)")
+
+
+def test_a_huge_integer_is_described_with_its_exact_count_of_digits():
+    """Issue 27: an id of 4,301 nines is "a 4,301-digit integer" (the count was one too many)."""
+    import sys
+
+    from mcp_lesson.messages import digit_count, show_value
+
+    before = sys.get_int_max_str_digits()
+    sys.set_int_max_str_digits(0)
+    try:
+        for value in (0, 9, 10, 10**200 - 1, 10**4300, 10**4301 - 1, -(10**5000), 2**14288, 2**64):
+            assert digit_count(value) == len(str(abs(value))), value
+    finally:
+        sys.set_int_max_str_digits(before)
+    assert show_value(10**4301 - 1) == "<a 4,301-digit integer>"

@@ -41,9 +41,7 @@ import contextlib
 import io
 import json
 import os
-import shutil
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -55,10 +53,8 @@ ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from mcp_lesson import registry  # noqa: E402
 from mcp_lesson._safe import one_line  # noqa: E402
 from mcp_lesson.learner_package import python_of  # noqa: E402
-from tools.judge import stand_in  # noqa: E402
 from tools.judge.learner import DidNotFinish, Submission  # noqa: E402
 from tools.judge.sandbox import note  # noqa: E402
 from tools.judge.wire import CUT, PRINTED_LIMIT  # noqa: E402
@@ -186,14 +182,8 @@ class JudgedExecute(NbGraderPreprocessor):
         assignment = info.get("assignment", "")
         tests = release_tests(self.notebook, assignment)
         self._release_sources = release_sources(self.notebook, assignment)
-        lesson = lesson_of(self.notebook)
-        borrowable = registry.may_borrow(lesson) if lesson else ()
-        lib = Path(tempfile.mkdtemp(prefix="judge-lib-"))
-        stand_in.write(lib, borrowable, lesson)
-        submission = Submission(None, lib, call_limit=float(self.timeout),
-                                budget=float(self.notebook_limit), borrowable=borrowable,
-                                lesson=lesson)
-        shutil.rmtree(lib, ignore_errors=True)
+        submission = Submission.for_lesson(lesson_of(self.notebook), call_limit=float(self.timeout),
+                                           budget=float(self.notebook_limit))
         self._errors, self._incidents, self._printed, self._cuts = [], [], 0, []
         code_cells = 0
         try:

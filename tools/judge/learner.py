@@ -140,6 +140,27 @@ class Submission:
                                "text": f"the course's {name} ended before it answered "
                                        "(it ran out of the memory your work may use)"}}
 
+    @classmethod
+    def for_lesson(cls, lesson, files=None, **options):
+        """A submission for lesson ``lesson`` (``"03"``; None for work of no lesson,
+        such as a package): its stand-in ``mcp_lesson`` serves what the lesson may
+        borrow (``registry.may_borrow``), and refuses the rest in words."""
+        import shutil
+        import tempfile
+        from pathlib import Path
+
+        from mcp_lesson import registry
+
+        from . import stand_in
+
+        borrowable = registry.may_borrow(lesson) if lesson else ()
+        lib = Path(tempfile.mkdtemp(prefix="judge-lib-"))
+        try:
+            stand_in.write(lib, borrowable, lesson)
+            return cls(files, lib, borrowable=borrowable, lesson=lesson, **options)
+        finally:
+            shutil.rmtree(lib, ignore_errors=True)
+
     @property
     def kind(self):
         return self.sandbox.kind
