@@ -1577,6 +1577,9 @@ def _print_session(out, number, session, revision, how, problems, disagreements,
     if times:
         print(f"  time to each answer ({len(times)} request{'s' if len(times) > 1 else ''}):",
               file=out)
+        if start.get("command"):  # a stdio server, whose client may write before it is ready
+            print("    (the first answers include the server's start-up: a client that pipes its "
+                  "requests sends them before the server reads)", file=out)
         shown = times if show_all or len(times) <= 30 else times[:30]
         for row in shown:
             print(f"    line {row['line']}: the {SENDER[row['direction']]}'s request "
@@ -1586,7 +1589,9 @@ def _print_session(out, number, session, revision, how, problems, disagreements,
             print(f"    ... {len(times) - len(shown)} more (--all lists every one)", file=out)
         spans = sorted(row["seconds"] for row in times if row["seconds"] is not None)
         if len(spans) > 1:
-            print(f"    median {_duration(spans[len(spans) // 2])}, slowest "
+            import statistics
+
+            print(f"    median {_duration(statistics.median(spans))}, slowest "
                   f"{_duration(spans[-1])}", file=out)
 
 
@@ -1693,6 +1698,10 @@ def main(argv=None):
     argv = sys.argv[1:] if argv is None else list(argv)
     args, command = _arguments(argv)
     if args.report:
+        if args.judge:
+            print(f"--judge {args.judge} is for recording: --report judges with the course's rules "
+                  "(and shows where the recorded verdicts, of the judge the recording was made "
+                  "with, disagree)", file=sys.stderr)
         try:
             return report(args.report, show_all=args.all, revision=args.revision,
                           as_json=args.json)

@@ -449,8 +449,8 @@ def test_the_endless_loop_costs_one_timeout(day):
 
 def test_each_hostile_act_has_a_clear_line(day):
     said = {lesson: "\n".join(autograde_lines(day, "hostile", lesson)) for lesson in LESSONS}
-    assert "(rough_kind): stopped with SystemExit: done" in said["01_messages"]
-    assert "stopped with ModuleNotFoundError: No module named 'mcp_lessons'" in said["01_messages"]
+    assert "(rough_kind): stopped with SystemExit: 'done'" in said["01_messages"]
+    assert "stopped with ModuleNotFoundError: \"No module named 'mcp_lessons'\"" in said["01_messages"]
     assert "test cell create_request-tests was edited: nbgrader restored it from the release" in \
         said["02_building_requests"]
     assert "test cell is_valid_id-tests was deleted: nbgrader put it back" in said["02_building_requests"]

@@ -160,8 +160,14 @@ def nbgrader(course, *args, log_name=None, limit=None):
 
 
 def gradebook(course):
-    from nbgrader.api import Gradebook
+    import warnings
 
+    from nbgrader.api import Gradebook
+    from sqlalchemy.exc import SAWarning
+
+    # nbgrader's own queries make SQLAlchemy warn (about its relationships, and for a
+    # notebook not handed in): nothing a teacher can act on, so it stays out of their output.
+    warnings.filterwarnings("ignore", category=SAWarning)
     _with_our_bin(os.environ)
     return Gradebook(f"sqlite:///{Path(course) / 'gradebook.db'}")
 
@@ -272,7 +278,7 @@ def _collect_one(step, folder, dest, wanted, who):
     with os.scandir(folder) as entries:
         names = sorted(entry.name for entry in entries)
     for name in names:
-        if name in QUIET:
+        if name in QUIET or name == SECRET:
             continue
         path = folder / name
         mode = os.lstat(path).st_mode
@@ -295,6 +301,30 @@ def _collect_one(step, folder, dest, wanted, who):
         else:
             step.say(f"{who}: skipped {_plain(name)}, {instead}: collect takes regular files only")
     return taken, left_out
+
+
+#: nbgrader's exchange names each submission's feedback by a secret it writes at
+#: submit time; release_feedback needs it (a missing one is a FileNotFoundError).
+SECRET = "submission_secret.txt"
+
+
+def _secret(folder, dest):
+    """Give the collected submission ``dest`` its ``submission_secret.txt``, as
+    ``nbgrader collect`` does: the student's own (from ``nbgrader submit``) when it
+    is a regular file of hex digits, else a new one."""
+    import secrets
+
+    path = Path(folder) / SECRET
+    text = None
+    try:
+        if stat.S_ISREG(os.lstat(path).st_mode) and os.lstat(path).st_size <= 256:
+            with open(path, "rb") as handle:
+                text = handle.read().decode("ascii").strip()
+    except (OSError, UnicodeDecodeError):
+        text = None
+    if not text or not re.fullmatch(r"[0-9a-f]{16,256}", text):
+        text = secrets.token_hex(64)
+    (dest / SECRET).write_text(text, encoding="ascii")
 
 
 def collect(course, source):
@@ -367,6 +397,7 @@ def collect(course, source):
                              f"{STUDENT_BYTES // 2**20} MB in all{kept}")
                     continue
                 taken_in_all += used
+                _secret(folder, fresh)
                 # The time is collect's own: a timestamp.txt of the student's is never taken.
                 (fresh / "timestamp.txt").write_text(
                     datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M:%S.%f UTC"),

@@ -66,8 +66,11 @@ _NOTED = []
 
 
 def quoted(text, limit=150):
-    """A student's text as the teacher's log shows it: in quotes, on one line, cut."""
-    return f"'{one_line(text, limit)}'"
+    """A student's text as the teacher's log shows it: cut, and written as Python
+    writes a string (in quotes, with every control and direction character as
+    its escape), so it stays on one line and can pass for nothing else."""
+    text = one_line(text, 10**9) if type(text) is not str else text
+    return repr(text[:limit]) + ("..." if len(text) > limit else "")
 
 
 def lesson_of(notebook):
@@ -243,7 +246,7 @@ class JudgedExecute(NbGraderPreprocessor):
         other = [(i, e) for i, e, solution in self._errors if not solution
                  and self.nb.cells[i].source not in self._release_sources]
         for index, error in own + other[:1]:
-            text = f"stopped with {quoted(error.get('type'), 60)}: {quoted(error.get('text', ''))}"
+            text = f"stopped with {one_line(error.get('type'), 60)}: {quoted(error.get('text', ''))}"
             if other and index == other[0][0] and len(other) > 1:
                 text += (f" (and {len(other) - 1} more cell{'s' * (len(other) > 2)} of the lesson "
                          "stopped with an error)")
