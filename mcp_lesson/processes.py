@@ -52,3 +52,27 @@ def stop_on_signals(signals=(signal.SIGTERM, signal.SIGHUP)):
             signal.signal(sig, stop)
         except (ValueError, OSError):  # not the main thread, or not this platform
             pass
+
+
+def kill_session(process):
+    """End ``process`` (a ``subprocess.Popen`` started in a session or process group
+    of its own) and everything in its group at once (SIGKILL), wait for it, and
+    close its pipes. For processes that hold nothing worth a grace period: the
+    judge's worker, its course host."""
+    import os
+
+    try:
+        os.killpg(process.pid, signal.SIGKILL)
+    except OSError:
+        pass
+    try:
+        process.kill()
+    except OSError:
+        pass
+    process.wait()
+    for pipe in (process.stdin, process.stdout, process.stderr):
+        try:
+            if pipe is not None:
+                pipe.close()
+        except OSError:
+            pass

@@ -574,7 +574,11 @@ def test_collect_takes_only_the_released_notebooks_and_skips_special_files(tmp_p
     assert (submitted / "bob" / "03_classifying" / "03_classifying.ipynb").read_text() == '{"by": "bob"}'
     assert sorted(p.name for p in submitted.rglob("*")) == [
         "01_messages", "03_classifying", "03_classifying", "03_classifying.ipynb", "03_classifying.ipynb",
-        "alice", "bob", "timestamp.txt", "timestamp.txt", "timestamp.txt"]  # collect's own times
+        "alice", "bob", *["submission_secret.txt"] * 3,  # what nbgrader's release_feedback needs
+        "timestamp.txt", "timestamp.txt", "timestamp.txt"]  # collect's own times
+    secrets = {p.parent.parent.name + "/" + p.parent.name: p.read_text() for p in submitted.rglob("submission_secret.txt")}
+    assert all(re.fullmatch(r"[0-9a-f]{128}", text) for text in secrets.values()), secrets
+    assert len(set(secrets.values())) == 3  # one of its own each
     lines = said.splitlines()
     assert "alice 03_classifying: skipped pipe, a named pipe: collect takes regular files only" in lines
     assert "alice 03_classifying: skipped link.ipynb, a symbolic link: collect takes regular files only" in lines
@@ -591,7 +595,7 @@ def test_collect_takes_only_the_released_notebooks_and_skips_special_files(tmp_p
     lines = capsys.readouterr().out.splitlines()
     assert "bob 03_classifying: collected again (replaced); not part of the assignment: " \
         "03_classifying-Copy1.ipynb, notes.txt (not collected)" in lines
-    assert len(list(submitted.rglob("*"))) == 10
+    assert len(list(submitted.rglob("*"))) == 13
 
 
 # --- one nbgrader run for a class: its output cut by student ------------------------------

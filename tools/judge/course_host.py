@@ -103,19 +103,11 @@ class CourseHost:
         return answer
 
     def close(self):
+        from mcp_lesson.processes import kill_session
+
         process, self.process = self.process, None
-        if process is None:
-            return
-        try:
-            os.killpg(process.pid, 9)
-        except OSError:
-            pass
-        process.wait()
-        for pipe in (process.stdin, process.stdout):
-            try:
-                pipe.close()
-            except OSError:
-                pass
+        if process is not None:
+            kill_session(process)
 
 
 if __name__ == "__main__":

@@ -327,22 +327,11 @@ class Sandbox:
 
     def stop(self):
         """End the worker and everything it started."""
+        from mcp_lesson.processes import kill_session
+
         process, self.process = self.process, None
         if process is not None:
-            try:
-                os.killpg(process.pid, signal.SIGKILL)
-            except OSError:
-                pass
-            try:
-                process.kill()
-            except OSError:
-                pass
-            process.wait()
-            for pipe in (process.stdin, process.stdout):
-                try:
-                    pipe.close()
-                except OSError:
-                    pass
+            kill_session(process)
         if self.cgroup is not None:
             self.cgroup.end()
             self.cgroup = None
