@@ -545,6 +545,21 @@ def test_the_page_says_python_is_starting_until_it_is_ready(offline_browser, sit
         page.close()
 
 
+@pytest.mark.parametrize("path", ["learner/00_start_here.ipynb", "learner/06_real_server.ipynb"])
+def test_a_lesson_opens_unmodified(offline_browser, site_url, timings, path):
+    """Issue 27: opening a lesson (the start page; one with the site's note on top)
+    and starting its kernel changes nothing a Save would keep."""
+    page = open_notebook(offline_browser, site_url, path, timings)
+    try:
+        dirty = page.evaluate("() => window.jupyterapp.shell.currentWidget.context.model.dirty")
+        assert dirty is False, path
+    except BaseException:
+        screenshot(page, "site-modified-failure.png")
+        raise
+    finally:
+        page.close()
+
+
 @pytest.mark.timeout(900)
 def test_a_loaded_lesson_keeps_working_when_the_server_stops(offline_browser, site):
     """What "offline" means for the site. Once a lesson is open and its Python is

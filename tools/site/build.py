@@ -344,8 +344,11 @@ def kernel_packages(python, pyodide, pyodide_dir):
 # --- the lessons ------------------------------------------------------------------
 
 
-def markdown_cell(text):
-    return {"cell_type": "markdown", "metadata": {}, "source": text.splitlines(keepends=True)}
+def markdown_cell(text, cell_id="site-note"):
+    """A text cell, with the id nbformat 4.5 asks for (JupyterLab adds one to a cell
+    without, and the notebook then opens marked as modified)."""
+    return {"cell_type": "markdown", "id": cell_id, "metadata": {},
+            "source": text.splitlines(keepends=True)}
 
 
 def site_copy(source, dest, note=None):
