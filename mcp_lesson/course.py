@@ -40,6 +40,7 @@ from typing import NamedTuple
 from . import classification, messages
 from ._safe import cut_apart, exception_text, python_text, safe_equal
 from . import registry
+from .recording import mermaid_text, sequence_diagram  # noqa: F401  (lesson 10 uses both)
 from .learner_package import PACKAGE, SAMPLES, carry_forward, start_lesson  # noqa: F401  (lesson helpers)
 from .learner_package import load as load_package
 from .selfcheck import TARGETS, check, run_check
@@ -616,85 +617,6 @@ def show_recording(conversation, width=64):
                   f"{_verdict_words(entry):18} {_cut(entry.get('text', ''), width)}")
         else:
             print(f"{place:>5}  {'':2} {'':8} {_event_words(entry)}")
-
-
-#: The characters a Mermaid text may hold as they are; every other one is written as an
-#: entity code (``#58;`` for ``:``), so no message text can end a line of the diagram, start
-#: a comment or an arrow, or reach the page as markup.
-_MERMAID_PLAIN = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 _./,()")
-
-
-def mermaid_text(text, limit=48):
-    """``text``, cut to ``limit`` characters, with every character but letters, digits, space
-    and ``_./,()`` written as a Mermaid entity code: safe anywhere in a diagram's text."""
-    text = str(text)
-    if len(text) > limit:
-        text = text[:limit] + "..."
-    return "".join(ch if ch in _MERMAID_PLAIN else f"#{ord(ch)};" for ch in text)
-
-
-def _json_id(value):
-    try:
-        return json.dumps(value)
-    except (TypeError, ValueError):
-        return "?"
-
-
-def _arrow_and_words(entry):
-    """``(arrow, words)`` for one line of a recording in a sequence diagram: by the verdict the
-    tap recorded, or the course's own when the entry has none."""
-    kind, code = entry.get("kind"), entry.get("code")
-    if "kind" not in entry:
-        kind, code = classification.classify_json(entry.get("text", ""))
-    message, reason = classification.parse(entry.get("text", ""))
-    status = entry.get("http", {}).get("status") if isinstance(entry.get("http"), dict) else None
-    before = f"{status} " if status is not None else ""
-    if reason is not None or not isinstance(message, dict):
-        what = "not JSON" if reason is not None else "not an object"
-        return "--x", f"{before}{what}: {entry.get('text', '')}"
-    if kind == "request":
-        return "->>", f"{before}{message.get('method')} (id {_json_id(message.get('id'))})"
-    if kind == "notification":
-        return "-)", f"{before}{message.get('method')}"
-    if kind == "response":
-        error = message.get("error")
-        what = f"error {error.get('code')}" if isinstance(error, dict) else "result"
-        return "-->>", f"{before}{what} (id {_json_id(message.get('id'))})"
-    return "--x", f"{before}invalid {code}: {entry.get('text', '')}"
-
-
-def sequence_diagram(conversation, problems=()):
-    """The recording as a Mermaid sequence diagram (its text): one arrow per line, from the
-    client (C) or the server (S), labelled with its place, its method or what it answers
-    (solid: a request; open: a notification; dashed: a response; a cross: a line that is
-    not a valid message); an HTTP answer without a body is a dashed arrow too. Each of
-    ``problems`` (an audit's ``(place, problem)`` pairs) is a note beside its place. All
-    text from the recording is escaped (:func:`mermaid_text`)."""
-    notes = {}
-    for problem in problems or ():
-        try:
-            place, name = problem
-        except (TypeError, ValueError):
-            continue
-        notes.setdefault(place, []).append(name)
-    lines = ["sequenceDiagram", "    participant C as Client", "    participant S as Server"]
-    for place, entry in enumerate(conversation, 1):
-        if not isinstance(entry, dict):
-            continue
-        direction = entry.get("direction")
-        if direction in SENDERS:
-            arrow, words = _arrow_and_words(entry)
-            ends = ("C", "S") if direction == "to_server" else ("S", "C")
-            lines.append(f"    {ends[0]}{arrow}{ends[1]}: {mermaid_text(f'({place}) {words}')}")
-        elif entry.get("event") == "http_response":
-            words = f"({place}) {entry.get('status')}, " + ("a stream begins" if entry.get("stream") else "no body")
-            lines.append(f"    S-->>C: {mermaid_text(words)}")
-        elif entry.get("event") == "http_request":
-            words = f"({place}) {entry.get('method')} with no body"
-            lines.append(f"    C->>S: {mermaid_text(words)}")
-        for name in notes.get(place, ()):
-            lines.append(f"    Note over C,S: {mermaid_text(f'({place}) {name}', 60)}")
-    return "\n".join(lines)
 
 
 def show_diagram(conversation, problems=()):

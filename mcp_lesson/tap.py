@@ -126,6 +126,7 @@ from json.encoder import encode_basestring_ascii as _quote
 
 from . import __version__
 from .classification import REVISIONS, classify, classify_json, explain, parse
+from .recording import sessions, time_order as in_time_order  # noqa: F401  (the report and audit use both)
 
 PROG = "mcp_lesson.tap"
 
@@ -1202,17 +1203,6 @@ def _problem(conversation, index, first_line, problem, detail, **extra):
     return found
 
 
-def in_time_order(conversation):
-    """The places of the entries in the order they happened: by ``t``, and by place for the
-    same ``t``. (Each direction is recorded by a thread of its own, so an answer can be written
-    to the file before the request it answers; its ``t`` is never earlier.) File order when an
-    entry has no time."""
-    times = [entry.get("t") for entry in conversation]
-    if not all(isinstance(t, (int, float)) and not isinstance(t, bool) for t in times):
-        return list(range(len(conversation)))
-    return sorted(range(len(conversation)), key=lambda index: (times[index], index))
-
-
 def audit(conversation, revision="agreed", first_line=1):
     """The problems of a recorded conversation, in the order of their lines: a list of dicts.
 
@@ -1479,16 +1469,6 @@ def read_recording(path):
         if stream is not sys.stdin.buffer:
             stream.close()
     return entries, complaints
-
-
-def sessions(entries):
-    """The recording cut into sessions, each starting at a ``start`` event (``--append``)."""
-    cut = [[]]
-    for entry in entries:
-        if entry.get("event") == "start" and cut[-1]:
-            cut.append([])
-        cut[-1].append(entry)
-    return [session for session in cut if session]
 
 
 def _duration(seconds):

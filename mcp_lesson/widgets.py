@@ -65,7 +65,7 @@ import ipywidgets as widgets
 from IPython.display import Javascript
 from traitlets import observe
 
-from ._safe import python_text
+from ._safe import one_line, python_text
 from .cases import CASES, HEADER_CHECKS, TEXT_CASES
 from .classification import (
     REVISIONS,
@@ -90,6 +90,7 @@ from .core.transport import (
     http_request_for,
 )
 from .messages import ERROR_MESSAGES, INVALID_PARAMS, PARSE_ERROR, error_response
+from .recording import DIAGRAM_ARROWS, in_time_order, mermaid_text, sequence_diagram  # noqa: F401
 from .selfcheck import run_check
 
 KINDS = ("request", "notification", "response", "invalid")
@@ -1276,16 +1277,12 @@ RECORDING_LINES = 10_000
 #: How much of it is shown: rows of the table, arrows of the diagram, characters of a text,
 #: lines that were left out, and the audit's problems.
 TABLE_ROWS = 300
-DIAGRAM_ARROWS = 200
 TEXT_SHOWN = 80
 LEFT_OUT_SHOWN = 20
 PROBLEMS_SHOWN = 100
 
 _DIRECTIONS = ("to_server", "from_server")
 _WHO = {"to_server": "client → server", "from_server": "server → client"}
-#: Characters that mean something in a Mermaid message, as Mermaid's own entity codes.
-_MERMAID = {"#": "#35;", ";": "#59;", "<": "#60;", ">": "#62;", "%": "#37;"}
-_MERMAID_SPACE = re.compile(r"[\x00-\x1f\x7f\u2028\u2029]+")
 
 
 def read_recording(data):
@@ -1361,134 +1358,8 @@ def _recorded_text(entry):
     return text if isinstance(text, str) else None
 
 
-def _message_of(entry):
-    """``(value, reason)`` for a recorded line, as the audit reads it: the parsed message, or
-    why there is none."""
-    if entry.get("truncated"):
-        return None, "cut by the tap, not judged"
-    if "bytes" in entry:
-        try:
-            return parse(base64.b64decode(str(entry["bytes"]), validate=True))
-        except (ValueError, TypeError):
-            return None, "its recorded bytes are not Base64"
-    text = _recorded_text(entry)
-    if text is None:
-        return None, "no text recorded"
-    return parse(text)
-
-
 def _verdict_words(kind, code):
     return kind if code is None else f"{kind} {code}"
-
-
-def _show_id(value):
-    try:
-        return _cut(json.dumps(value, ensure_ascii=False), 30)
-    except (TypeError, ValueError):
-        return "?"
-
-
-def _what(entry, value, reason):
-    """``(arrow kind, label)`` of one recorded message, for the diagram."""
-    if value is None:
-        text = _recorded_text(entry)
-        return "bad", "not JSON" + (f": {_quoted(text, 40)}" if text else f" ({_cut(reason, 40)})")
-    if isinstance(value, list):
-        return "bad" if classify(value)[0] == "invalid" else "request", f"a batch of {len(value)}"
-    kind = classify(value)[0]
-    if not isinstance(value, dict):
-        return "bad", f"invalid: {json_type(value)}"
-    method = value.get("method")
-    if isinstance(method, str):
-        params = value.get("params")
-        named = params.get(NAME_OF.get(method)) if isinstance(params, dict) else None
-        label = (_cut(method, 40) + (f" {_cut(named, 30)}" if isinstance(named, str) else "")
-                 + (f" (id {_show_id(value['id'])})" if "id" in value else ""))
-        shape = "request" if "id" in value else "notification"
-    elif "result" in value or "error" in value:
-        error = value.get("error")
-        code = error.get("code") if isinstance(error, dict) else None
-        head = "result" if "result" in value else f"error {_show_id(code)}"
-        label = head + (f" (id {_show_id(value['id'])})" if "id" in value else " (no id)")
-        shape = "response"
-    else:
-        label, shape = "neither a request nor a response", "request"
-    if kind == "invalid":
-        return ("bad-answer" if shape == "response" else "bad"), "invalid: " + label
-    return shape, label
-
-
-def mermaid_text(text):
-    """Text made safe for a Mermaid message: one line, with the characters that mean
-    something to Mermaid (``#;<>%``) as its entity codes."""
-    text = _MERMAID_SPACE.sub(" ", clean(text))
-    return "".join(_MERMAID.get(ch, ch) for ch in text).strip()
-
-
-_ARROWS = {"request": "->>", "notification": "-)", "response": "-->>", "bad": "-x",
-           "bad-answer": "--x"}
-
-
-def in_time_order(entries):
-    """The entries in the order things happened: by ``t``, then by line (file order when an
-    entry has no time), as the tap's audit orders them."""
-    if not all(_number(entry.get("t")) for entry in entries):
-        return list(entries)
-    return [entry for _, _, entry in sorted((entry["t"], index, entry)
-                                            for index, entry in enumerate(entries))]
-
-
-def sequence_diagram(entries, limit=DIAGRAM_ARROWS):
-    """A Mermaid sequence diagram of a recording, as text (to read, or paste into a Mermaid
-    viewer). Solid arrows are requests, open ones notifications, dashed ones answers, and
-    crossed ones lines that are no valid message. At most ``limit`` messages are drawn."""
-    lines = ["sequenceDiagram", "    participant C as Client", "    participant S as Server"]
-    drawn = sessions = left = 0
-    for entry in in_time_order(entries):
-        line, event = entry.get("_line", "?"), entry.get("event")
-        direction = entry.get("direction")
-        if event == "start":
-            sessions += 1
-            if sessions > 1:
-                lines.append(f"    Note over C,S: session {sessions} (line {line})")
-            continue
-        if drawn >= limit and (direction in _DIRECTIONS or event in ("http_request",
-                                                                       "http_response")):
-            left += 1
-            continue
-        if direction in _DIRECTIONS:
-            value, reason = _message_of(entry)
-            if entry.get("truncated"):
-                shape, label = "bad", f"{_show_id(entry.get('size'))} bytes, not judged"
-            else:
-                shape, label = _what(entry, value, reason)
-            http = entry.get("http") if isinstance(entry.get("http"), dict) else {}
-            said = http.get("method") if direction == "to_server" else http.get("status")
-            if said is not None:
-                label = f"{_cut(str(said), 12)} {label}"
-            ends = "C{}S" if direction == "to_server" else "S{}C"
-            lines.append(f"    {ends.format(_ARROWS[shape])}: {mermaid_text(f'{line}: {label}')}")
-            drawn += 1
-        elif event == "http_request":
-            said = (f"{_cut(str(entry.get('method', '?')), 12)} "
-                    f"{_cut(str(entry.get('path', '')), 30)}")
-            lines.append(f"    C->>S: {mermaid_text(f'{line}: {said} (no body)')}")
-            drawn += 1
-        elif event == "http_response":
-            said = (f"{_cut(str(entry.get('status', '?')), 12)} "
-                    + ("an event stream opens" if entry.get("stream") is True else "(no body)"))
-            lines.append(f"    S-->>C: {mermaid_text(f'{line}: {said}')}")
-            drawn += 1
-        elif event == "server_exited":
-            status = _cut(str(entry.get("status")), 20)
-            words = mermaid_text(f"{line}: the server exited, status {status}")
-            lines.append(f"    Note over S: {words}")
-        elif event == "tap_error":
-            detail = _cut(str(entry.get("detail", "")), 60)
-            lines.append(f"    Note over C,S: {mermaid_text(f'{line}: tap error {detail}')}")
-    if left:
-        lines.append(f"    Note over C,S: {left:,} more not drawn (the first {limit:,} are)")
-    return "\n".join(lines)
 
 
 def _field(value, limit=60):
@@ -1499,9 +1370,31 @@ def _field(value, limit=60):
                 else json.dumps(value), limit)
 
 
+def _shown_row(entry):
+    """:func:`_row`, never raising (an entry built to break it is a row saying so), with
+    every control and direction character of its cells as an escape (``\\x1b``,
+    ``\\u202e``), as the other tables show them."""
+    try:
+        cells = _row(entry)
+    except Exception as exc:  # noqa: BLE001 - a t of 5,000 digits, say
+        cells = [(str(entry.get("_line", "")), False), ("", False), ("", False), ("", False),
+                 ("", False), (f"(this entry could not be shown: {type(exc).__name__})", False)]
+    return [(one_line(cell, 10**6), mono) for cell, mono in cells]
+
+
+def _seconds(t):
+    """A recorded time, in seconds, as the table shows it."""
+    if not _number(t):
+        return ""
+    try:
+        return f"{t:.3f}"
+    except (OverflowError, ValueError):
+        return "(a number too large to show)"
+
+
 def _row(entry):
     """One row of the table: line, t, who, HTTP, verdict, text (all plain text)."""
-    t = f"{entry['t']:.3f}" if _number(entry.get("t")) else ""
+    t = _seconds(entry.get("t"))
     line = str(entry.get("_line", ""))
     direction = entry.get("direction")
     http = entry.get("http") if isinstance(entry.get("http"), dict) else {}
@@ -1701,8 +1594,10 @@ class RecordingView(_Judging, widgets.VBox):
     * the table: one row per entry (line, time, who sent it, its HTTP method
       or status, the recorded verdict, the text cut short), at most
       :data:`TABLE_ROWS` rows;
-    * the diagram: :func:`sequence_diagram`, Mermaid text shown as text (it
-      is never rendered: a recording is anybody's input);
+    * the diagram: :func:`sequence_diagram`, as Mermaid text, and drawn as a
+      picture (``.picture``) where the front end draws Mermaid (JupyterLab): the
+      text is safe to render, whatever the recording holds, as every character
+      outside a small safe set is an entity code;
     * the audit: ``mcp_lesson.tap.audit`` of each session, one line per problem.
 
     ``.value`` is the pasted text (``.text`` its box); :meth:`load` takes the
@@ -1735,6 +1630,12 @@ class RecordingView(_Judging, widgets.VBox):
         self.text.add_class("mcp-mono")
         self.result = widgets.HTML()
         self.result.add_class("mcp-recording-result")
+        #: The diagram drawn as a picture, where the front end draws Mermaid (JupyterLab
+        #: does; its text is in the result beside it). Safe to render: every character of
+        #: it outside a small safe set is an entity code (mcp_lesson.recording).
+        self.picture = widgets.Output()
+        self.picture.add_class("mcp-recording-picture")
+        self._drawn = None
         self.announcement = _live(widgets.HTML())
         self.announcement.add_class("mcp-sr-only")
         self.announcement.add_class("mcp-recording-announcement")
@@ -1742,8 +1643,8 @@ class RecordingView(_Judging, widgets.VBox):
         self._file = None  # (name, bytes) of the file shown, until the box is typed in
         self._waiting()
         super().__init__(
-            [*_styles(), self.examples, self.upload, self.text, self.announcement, self.result],
-            **kwargs)
+            [*_styles(), self.examples, self.upload, self.text, self.announcement, self.result,
+             self.picture], **kwargs)
         self.add_class("mcp-tool")
         self.add_class("mcp-recording")
         self.examples.observe(self._on_example, names="value")
@@ -1832,6 +1733,15 @@ class RecordingView(_Judging, widgets.VBox):
         self.diagram = ""
         self._state = "waiting"
 
+    def _show(self):
+        super()._show()
+        if self.diagram != self._drawn:  # draw the picture again only when it changed
+            self._drawn = self.diagram
+            drawn = f"```mermaid\n{self.diagram}\n```"
+            self.picture.outputs = ({"output_type": "display_data", "metadata": {},
+                                     "data": {"text/markdown": drawn, "text/plain": self.diagram}},
+                                    ) if self.diagram else ()
+
     def _spoken(self):
         if self._state == "waiting":
             return "Waiting for a recording."
@@ -1864,7 +1774,7 @@ class RecordingView(_Judging, widgets.VBox):
             self._state = "empty"
             parts.append(f'<p>{badge("fail", "NOTHING READ")} No line is an entry of a recording '
                          "(a JSON object with a direction or an event, one a line).</p>")
-            parts += [_p(note, "mcp-recording-note") for note in notes]
+            parts += [_p(one_line(note, 10**6), "mcp-recording-note") for note in notes]
             return "".join(parts) + "</div>"
         audited, trouble = audit_recording(entries)
         messages = sum(entry.get("direction") in _DIRECTIONS for entry in entries)
@@ -1884,17 +1794,18 @@ class RecordingView(_Judging, widgets.VBox):
                     else badge("pass", "NO PROBLEMS"))
             finds = f"{count:,} problem{'s' if count > 1 else ''}" if count else "no problem"
             parts.append(f"<p>{mark} {escape(head)}; the audit finds {escape(finds)}.</p>")
-        parts += [_p(note, "mcp-recording-note") for note in notes]
+        parts += [_p(one_line(note, 10**6), "mcp-recording-note") for note in notes]
         parts.append("<p><b>The messages:</b></p>")
-        rows = [_row(entry) for entry in entries[:TABLE_ROWS]]
+        rows = [_shown_row(entry) for entry in entries[:TABLE_ROWS]]
         parts.append(_table("mcp-recording-table",
                             ("line", "t (s)", "from → to", "HTTP", "verdict", "text"), rows))
         if len(entries) > TABLE_ROWS:
             parts.append(_p(f"Showing the first {TABLE_ROWS:,} entries of {len(entries):,}."))
         self.diagram = sequence_diagram(entries)
-        parts.append("<p><b>The conversation as a Mermaid sequence diagram</b> (text: paste it "
-                     "into any Mermaid viewer; solid arrows are requests, open ones "
-                     "notifications, dashed ones answers, crossed ones no valid message):</p>")
+        parts.append("<p><b>The conversation as a Mermaid sequence diagram</b> (drawn below "
+                     "where JupyterLab can; the text, to paste into any Mermaid viewer; solid "
+                     "arrows are requests, open ones notifications, dashed ones answers, "
+                     "crossed ones no valid message):</p>")
         parts.append(_plain_pre(self.diagram, "mcp-recording-diagram"))
         if audited is not None:
             parts += self._audit_part(audited)
@@ -1922,7 +1833,7 @@ class RecordingView(_Judging, widgets.VBox):
                 shown += 1
                 line = problem.get("line")
                 where = f"line {line}" if line is not None else "at the end"
-                parts.append(_p(f"{where}: {_cut(problem.get('detail', ''), 400)}",
+                parts.append(_p(f"{where}: {one_line(_cut(problem.get('detail', ''), 400), 10**6)}",
                                 "mcp-recording-problem", "margin: 2px 0 2px 1.5em"))
         total = sum(len(problems or ()) for _, _, _, problems in audited)
         if total > shown:

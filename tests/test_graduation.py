@@ -407,3 +407,29 @@ def test_a_path_with_spaces_graduates(masters_package, tmp_path):
     code, output = graduate_with(package, limit="10")
     passed, total = map(int, SUMMARY.search(output).groups())
     assert code == 0 and passed == total, output[-2000:]
+
+
+def test_the_released_stub_copy_run_again_keeps_the_learner_s_work(masters_package, tmp_path, monkeypatch):
+    """Issue 27: a learner solved the lessons, then ran the lesson's own copy from the
+    course (its cells still raise NotImplementedError) top to bottom, as nbclient runs
+    it (no cell ids: each cell is known by what it defines). Their package keeps every
+    passing function: graduation still passes everything."""
+    import nbformat
+    from nbclient import NotebookClient
+
+    from mcp_lesson.learner_package import ENVIRONMENT, NO_NESTED_RUNS
+
+    package = copy_of(masters_package, tmp_path)
+    monkeypatch.setenv(ENVIRONMENT, str(package))
+    monkeypatch.setenv(NO_NESTED_RUNS, "1")  # lesson 04's graduate() cell: no run inside a run
+    learner = ROOT / "notebooks" / "learner"
+    for lesson in ("02_building_requests.ipynb", "03_classifying.ipynb", "04_errors.ipynb"):
+        nb = nbformat.read(str(learner / lesson), as_version=4)
+        NotebookClient(nb, timeout=600, kernel_name="python3", allow_errors=True,
+                       resources={"metadata": {"path": str(learner)}}).execute()
+        said = "".join(output.get("text", "") for cell in nb.cells if cell.cell_type == "code"
+                       for output in cell.get("outputs", []))
+        assert "this cell is still the released stub" in said, lesson
+    code, output = graduate(package)
+    passed, total = map(int, SUMMARY.search(output).groups())
+    assert code == 0 and passed == total, output[-3000:]

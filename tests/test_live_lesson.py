@@ -158,8 +158,8 @@ HOSTILE = [
     {"event": "http_response", "status": 202},
     {"event": "http_request", "method": "GET<b>"},
 ]
-LINE = re.compile(r"    (participant [CS] as (Client|Server)|[CS](->>|-\)|-->>|--x)[CS]: [A-Za-z0-9 _./,()#;]*"
-                  r"|Note over C,S: [A-Za-z0-9 _./,()#;]*)")
+LINE = re.compile(r"    (participant [CS] as (Client|Server)|[CS](->>|-\)|-->>|--x|-x)[CS]: [A-Za-z0-9 _./,()#;]*"
+                  r"|Note over (C,S|S): [A-Za-z0-9 _./,()#;]*)")
 
 
 def test_the_diagram_quotes_nothing_unescaped():
@@ -179,6 +179,18 @@ def test_mermaid_text_keeps_plain_words_and_cuts_long_ones():
     assert course.mermaid_text("tools/list (id 2)") == "tools/list (id 2)"
     assert course.mermaid_text("a:b") == "a#58;b"
     assert course.mermaid_text("x" * 60, limit=10) == "x" * 10 + "..."
+
+
+def test_lesson_10_and_the_recording_view_draw_the_same_diagram(tmp_path):
+    """SPEC 15: one diagram writer, one escaping rule, hostile labels included: the
+    playground's view of a recording and lesson 10's diagram of the same file."""
+    from mcp_lesson.widgets import RecordingView
+
+    path = tmp_path / "hostile.jsonl"
+    path.write_text("\n".join(json.dumps(entry) for entry in HOSTILE) + "\n", encoding="utf-8")
+    view = RecordingView(path.read_text(encoding="utf-8"))
+    assert view.diagram == course.sequence_diagram(course.read_recording(path))
+    assert "alert(1)" in view.diagram and "<" not in view.diagram
 
 
 def test_show_recording_and_show_audit_never_raise(capsys):

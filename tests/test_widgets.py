@@ -847,10 +847,16 @@ def test_recording_view_finds_the_sloppy_server_s_faults():
     assert "9 | 0.063 | server → client | | invalid -32700 | sloppy server 1.0 ready" in shown
     assert view.announcement.value == f"Recording: 19 entries, {len(view.problems)} problems."
     assert view.diagram.startswith("sequenceDiagram\n    participant C as Client")
-    assert "    S-xC: 9: not JSON: \"sloppy server 1.0 ready\"" in view.diagram
-    assert "    S--xC: 13: invalid: result (id null)" in view.diagram
-    assert "    C-)S: 3: notifications/initialized" in view.diagram
-    assert "    C->>S: 6: tools/call echo (id 4)" in view.diagram
+    drawn = decoded(view.diagram)
+    assert "    S-xC: (9) not JSON: sloppy server 1.0 ready" in drawn
+    assert "    S--xC: (13) invalid: result (id null)" in drawn
+    assert "    C-)S: (3) notifications/initialized" in drawn
+    assert "    C->>S: (6) tools/call echo (id 4)" in drawn
+
+
+def decoded(diagram):
+    """A diagram's text with Mermaid's entity codes (``#58;``) read back."""
+    return re.sub(r"#(\d+);", lambda code: chr(int(code.group(1))), diagram)
 
 
 def tap_read(text):
@@ -871,9 +877,10 @@ def test_recording_view_a_clean_conversation_and_one_over_http():
     shown = as_text(view.result)
     assert view.problems == [] and view.sessions[0][1] == "2026-07-28"
     assert "| POST /mcp | request |" in shown and "| 200, SSE event | notification |" in shown
-    assert "    S-->>C: 5: 400 error -32020 (id 2)" in view.diagram
-    assert "    S-->>C: 7: 200 an event stream opens" in view.diagram
-    assert "    S-->>C: 11: 202 (no body)" in view.diagram
+    drawn = decoded(view.diagram)
+    assert "    S-->>C: (5) 400 error -32020 (id 2)" in drawn
+    assert "    S-->>C: (7) 200, a stream begins" in drawn
+    assert "    S-->>C: (11) 202, no body" in drawn
 
 
 def test_recording_view_reports_each_malformed_line_by_number():
@@ -934,8 +941,11 @@ def test_recording_view_escapes_html_everywhere(payload):
 
 
 def test_mermaid_text_keeps_a_message_on_one_line_and_plain():
-    assert mermaid_text("a;b#c<br>d%e\nf\r\x00g\u2028h") == "a#59;b#35;c#60;br#62;d#37;e f g h"
-    assert mermaid_text("\ud800") == "\ufffd"
+    """One escaping rule (mcp_lesson.recording): all but letters, digits, space and
+    ``_./,()`` becomes an entity code, line ends and lone surrogates included."""
+    assert mermaid_text("a;b#c<br>d%e\nf\r\x00g\u2028h") == (
+        "a#59;b#35;c#60;br#62;d#37;e#10;f#13;#0;g#8232;h")
+    assert mermaid_text("\ud800") == "#55296;"
 
 
 def test_recording_view_guards_its_size():
@@ -988,7 +998,7 @@ def test_recording_view_several_sessions_are_audited_apart():
     view = RecordingView("\n".join(one + one))  # the same id again, in a new session: fine
     assert [number for number, *_ in view.sessions] == [1, 2] and view.problems == []
     assert "Session 2: revision none" in as_text(view.result)
-    assert "    Note over C,S: session 2 (line 4)" in view.diagram
+    assert "    Note over C,S: session 2 (4)" in view.diagram
 
 
 def test_recording_view_fails_soft_without_the_audit(monkeypatch):
@@ -1052,5 +1062,23 @@ def test_the_diagram_follows_the_times_not_the_file_order():
     answer = entry_line("from_server", {"jsonrpc": "2.0", "id": 1, "result": {}}, 0.7)
     entries, _ = read_recording(answer + "\n" + request)  # written out of order, as can happen
     assert sequence_diagram(entries).splitlines()[3:] == [
-        "    C->>S: 2: ping (id 1)", "    S-->>C: 1: result (id 1)"]
+        "    C->>S: (2) ping (id 1)", "    S-->>C: (1) result (id 1)"]
     assert RecordingView(answer + "\n" + request).problems == []
+
+
+def test_recording_view_shows_the_rest_when_one_entry_breaks_and_escapes_controls():
+    """Issue 27: one bad entry (a t of 5,000 digits) does not blank the view; ESC, BEL and
+    U+202E are shown as escapes; the diagram is drawn as a picture beside its text."""
+    good = entry_line("to_server", {"jsonrpc": "2.0", "id": 1, "method": "ping"}, 0.1)
+    huge = ('{"t": ' + "9" * 5000 + ', "direction": "from_server", "kind": "response", '
+            '"code": null, "text": "{\\"jsonrpc\\": \\"2.0\\", \\"id\\": 1, \\"result\\": {}}"}')
+    hostile = json.dumps({"t": 0.3, "direction": "to_server", "kind": "invalid", "code": -32700,
+                          "text": "\x1b[2J\x07\u202eevil"})
+    view = RecordingView("\n".join([good, huge, hostile]))
+    shown = as_text(view.result)
+    assert "could not show this" not in shown and len(view.entries) == 3
+    assert "(a number too large to show)" in shown
+    assert "\\x1b[2J\\x07\\u202eevil" in shown
+    assert not any(char in view.result.value for char in "\x1b\x07\u202e")
+    drawn = view.picture.outputs
+    assert len(drawn) == 1 and drawn[0]["data"]["text/markdown"] == f"```mermaid\n{view.diagram}\n```"

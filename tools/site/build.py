@@ -116,6 +116,13 @@ change is kept in this browser's storage, on this computer only: use \
 
 #: The site's kernel: Pyodide's, registered by jupyterlite-pyodide-kernel.
 KERNELSPEC = {"name": "python", "display_name": "Python (Pyodide)", "language": "python"}
+#: What the in-browser kernel (jupyterlite-pyodide-kernel 0.8) reports of its language, as
+#: JupyterLab writes it into a notebook when the kernel starts: a lesson that says so
+#: already opens unmodified (seen in headless Chromium: "version" is the kernel's fixed
+#: "3.8", not Pyodide's Python).
+LANGUAGE_INFO = {"codemirror_mode": {"name": "python", "version": 3}, "file_extension": ".py",
+                 "mimetype": "text/x-python", "name": "python", "nbconvert_exporter": "python",
+                 "pygments_lexer": "ipython3", "version": "3.8"}
 
 #: Pyodide's files that a page never loads (type declarations, demo consoles).
 PYODIDE_SKIP = re.compile(r"(\.map|\.d\.ts|^README\.md|^console.*\.html|^package\.json)$")
@@ -355,6 +362,7 @@ def site_copy(source, dest, note=None):
     """Copy a lesson for the site: Pyodide's kernel, and ``note`` as its first cell."""
     notebook = json.loads(source.read_text(encoding="utf-8"))
     notebook.setdefault("metadata", {})["kernelspec"] = dict(KERNELSPEC)
+    notebook["metadata"]["language_info"] = json.loads(json.dumps(LANGUAGE_INFO))
     if note:
         notebook["cells"].insert(0, markdown_cell(note))
     dest.parent.mkdir(parents=True, exist_ok=True)
