@@ -1,9 +1,11 @@
 """The reserved JSON-RPC 2.0 error codes and their standard messages.
 
-A module of its own, importing nothing, so that every other module (and the
-lessons' exported cells in :mod:`mcp_lesson.core`, which say ``from mcp_lesson
-import PARSE_ERROR``) can have them first: ``mcp_lesson/__init__.py`` imports
-this module before anything else.
+A module of its own, importing nothing, so that every other module can have
+them first: ``mcp_lesson/__init__.py`` imports this module before anything
+else. A lesson's cell says ``from mcp_lesson import PARSE_ERROR``; exported, it
+says ``from .codes import PARSE_ERROR`` instead: a learner's package gets a copy
+of this module (it stands alone), and :mod:`mcp_lesson.core` takes its codes
+from here (mcp_lesson.learner_package.own_codes).
 """
 
 JSONRPC_VERSION = "2.0"

@@ -343,7 +343,7 @@ def _link_modules(package):
             given[name] = registry.module_of(lesson)
 
 
-def _prepare(package):
+def _prepare(package, codes_file=None):
     """The package folder, made if need be, with ``__init__.py`` as the course writes it."""
     package = Path(package) if package else package_dir()
     package.mkdir(parents=True, exist_ok=True)
@@ -352,6 +352,10 @@ def _prepare(package):
     text = INIT.format(package=PACKAGE, modules=", ".join(modules), module_list=modules)
     if not init.exists() or init.read_bytes() != text.encode("utf-8"):
         init.write_text(text, encoding="utf-8")
+    codes = package / f"{CODES}.py"
+    wanted = codes_text() if codes_file is None else codes_file
+    if not codes.exists() or codes.read_bytes() != wanted.encode("utf-8"):
+        codes.write_text(wanted, encoding="utf-8")
     for lesson, module in registry.MODULES.items():  # a package of an earlier course version
         old, new = package / f"lesson_{lesson}.py", package / f"{module}.py"
         if old.exists() and not new.exists():
@@ -405,6 +409,45 @@ def _earlier(parts, cell_id, code):
     return None
 
 
+#: The error codes the lessons' cells take from the course (``from mcp_lesson import
+#: PARSE_ERROR``): the exporter writes them into the package's own ``codes.py`` and the
+#: cells' import as ``from .codes import PARSE_ERROR``, so nothing in the package
+#: imports mcp_lesson (SPEC 15: the learner's package stands alone).
+CODES = "codes"
+_CODES_IMPORT = re.compile(r"^from mcp_lesson import ([A-Za-z_][A-Za-z0-9_]*(?:, *[A-Za-z_][A-Za-z0-9_]*)*)[ \t]*$",
+                           re.MULTILINE)
+
+
+def _code_names():
+    from . import codes
+
+    return {name for name in vars(codes) if name.isupper()}
+
+
+def own_codes(code):
+    """``code`` with each ``from mcp_lesson import <codes>`` (error codes and messages
+    only) taken from the package's own ``codes`` module instead."""
+    names = _code_names()
+
+    def local(match):
+        wanted = [name.strip() for name in match.group(1).split(",")]
+        return f"from .{CODES} import {', '.join(wanted)}" if set(wanted) <= names else match.group(0)
+
+    return _CODES_IMPORT.sub(local, code)
+
+
+def codes_text():
+    """The package's ``codes.py``: the course's error codes, copied (a package that
+    stands alone has its own)."""
+    from . import codes
+
+    source = Path(codes.__file__).read_text(encoding="utf-8")
+    body = source.split('"""', 2)[2].lstrip("\n") if source.startswith('"""') else source
+    return ('"""The reserved JSON-RPC 2.0 error codes and their standard messages, copied by the\n'
+            'course from mcp_lesson/codes.py, so that this package needs nothing of the course."""\n\n'
+            + body)
+
+
 def _lines_said(left_out):
     said = [f"line {number}, `{line if len(line) <= 40 else line[:37] + '...'}`"
             for number, line in left_out]
@@ -418,6 +461,7 @@ def _export(source, lesson, package=None, cell_id=None):
     path = package / f"{registry.module_of(lesson)}.py"
     where = f"{package.name}/{path.name}"
     code, left_out = python_of(source)
+    code = own_codes(code)
     parts = _read_parts(path)
     if left_out and not _parses(code):
         parts = [part for part in parts if cell_id is None or part[0] != cell_id]
@@ -491,7 +535,7 @@ def _forget(lesson, cell_ids, package=None):
         _write_parts(path, lesson, kept)
 
 
-def export_notebook(notebook, package=None):
+def export_notebook(notebook, package=None, codes_file=None):
     """Rebuild lesson ``NN``'s file in the package folder ``package`` (default:
     :func:`package_dir`) from the marked cells of the saved notebook file
     ``notebook`` (named ``NN_...ipynb``), without running it.
@@ -500,7 +544,8 @@ def export_notebook(notebook, package=None):
     notebook's order and known by their ids: a cell that is no longer in the
     notebook, or no longer marked, is no longer in the file. Returns the
     lesson file, or None when the notebook has no marked cells and there is
-    no file to empty.
+    no file to empty. ``codes_file`` is the text of the package's ``codes.py``
+    (default: a copy of the course's, :func:`codes_text`).
     """
     notebook = Path(notebook)
     lesson = notebook.name[:2]
@@ -512,11 +557,11 @@ def export_notebook(notebook, package=None):
             continue
         code, left_out = python_of(source)
         if not left_out or _parses(code):  # every one, in order, as running them would
-            parts.append([_valid_id(cell.get("id")), code])
+            parts.append([_valid_id(cell.get("id")), own_codes(code)])
     path = (Path(package) if package else package_dir()) / f"{registry.module_of(lesson)}.py"
     if not parts and not path.exists():
         return None
-    _prepare(package)
+    _prepare(package, codes_file)
     _write_parts(path, lesson, parts)
     return path
 
@@ -540,13 +585,25 @@ mcp_lesson.messages and mcp_lesson.classification build on these functions.
 '''
 
 
+#: The core's codes.py: the course's own package has its codes once (mcp_lesson/codes.py),
+#: and the core takes them from there, not from the package's root.
+CORE_CODES = '''\
+"""The error codes the lessons' cells use, from mcp_lesson/codes.py (a learner's package
+gets a copy of that module instead; the course's own package keeps one)."""
+
+from ..codes import (  # noqa: F401
+    ERROR_MESSAGES, INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, JSONRPC_VERSION,
+    METHOD_NOT_FOUND, PARSE_ERROR)
+'''
+
+
 def export_core(masters, core):
     """Write the core package ``core`` (mcp_lesson/core) from the lesson masters in the
     folder ``masters``: the same export as a learner's package, with its own ``__init__``."""
     masters, core = Path(masters), Path(core)
     for lesson in CORE_LESSONS:
         [notebook] = sorted(masters.glob(f"{lesson}_*.ipynb"))
-        export_notebook(notebook, core)
+        export_notebook(notebook, core, CORE_CODES)
     (core / "__init__.py").write_text(CORE_INIT, encoding="utf-8")
     return core
 

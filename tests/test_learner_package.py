@@ -377,7 +377,7 @@ def test_the_package_has_one_module_per_topic_each_importable_on_its_own(tmp_pat
 
     package = _masters_package(tmp_path)
     modules = sorted(path.name for path in package.glob("*.py"))
-    assert modules == sorted(["__init__.py", "messages.py", "classification.py", "errors.py",
+    assert modules == sorted(["__init__.py", "codes.py", "messages.py", "classification.py", "errors.py",
                               "conversation.py", "revisions.py", "transport.py", "traffic.py"])
     errors = (package / "errors.py").read_text(encoding="utf-8")
     assert "from .classification import classify, classify_json" in errors  # explicit, found from use
@@ -395,6 +395,36 @@ def test_the_package_has_one_module_per_topic_each_importable_on_its_own(tmp_pat
         assert callable(getattr(mine, built.name)), built.name
         if built.graduates:  # (lesson 03 writes its own is_integer again, which then wins)
             assert getattr(getattr(mine, built.module), built.name) is getattr(mine, built.name)
+
+
+def test_the_package_stands_alone_without_the_course(tmp_path):
+    """SPEC 15: nothing in my_mcp imports mcp_lesson. A copy of the package in a folder of
+    its own, in a Python that cannot import the course (no site-packages), imports and
+    classifies; its error codes are its own codes.py."""
+    import shutil
+    import subprocess
+    import sys
+
+    package = _masters_package(tmp_path / "made")
+    alone = tmp_path / "alone"
+    shutil.copytree(package, alone / "my_mcp")
+    import ast
+
+    for path in (alone / "my_mcp").glob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, (ast.Import, ast.ImportFrom)):
+                named = [node.module or ""] if isinstance(node, ast.ImportFrom) else [a.name for a in node.names]
+                assert not any(name.split(".")[0] == "mcp_lesson" for name in named), (path.name, named)
+    script = ("import sys\nsys.path.insert(0, sys.argv[1])\n"
+              "try:\n    import mcp_lesson\nexcept ImportError:\n    pass\n"
+              "else:\n    sys.exit('the course is importable here')\n"
+              "import my_mcp\nassert my_mcp.PROBLEMS == {}, my_mcp.PROBLEMS\n"
+              "print(my_mcp.classify_json('{\"jsonrpc\": \"2.0\", \"id\": true, \"method\": \"ping\"}'),"
+              " my_mcp.reply_for_json('oops')['error']['code'])\n")
+    done = subprocess.run([sys.executable, "-I", "-S", "-c", script, str(alone)], cwd=alone,
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr + done.stdout
+    assert done.stdout.strip() == "('invalid', -32600) -32700", done.stdout
 
 
 def test_a_broken_module_is_reported_by_name_and_the_others_still_import(tmp_path):

@@ -8,7 +8,7 @@ __all__ = ['REQUEST', 'NOTIFICATION', 'RESPONSE', 'INVALID', 'is_object', 'has_v
 # --- cell e0e01565 ---
 import json
 
-from mcp_lesson import INVALID_REQUEST, PARSE_ERROR
+from .codes import INVALID_REQUEST, PARSE_ERROR
 
 REQUEST = ("request", None)
 NOTIFICATION = ("notification", None)

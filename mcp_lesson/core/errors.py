@@ -9,7 +9,7 @@ __all__ = ['OMITTED', 'error_response', 'reply_for', 'reply_for_json']
 # --- cell ef1a9576 ---
 import json
 
-from mcp_lesson import ERROR_MESSAGES, PARSE_ERROR
+from .codes import ERROR_MESSAGES, PARSE_ERROR
 
 # --- cell c04-06 ---
 OMITTED = object()   # the sentinel: "no data given"

@@ -9,7 +9,7 @@ __all__ = ['SIDES', 'audit']
 # --- cell c10-12 ---
 import json
 
-from mcp_lesson import PARSE_ERROR
+from .codes import PARSE_ERROR
 
 #: The two directions of a recording.
 SIDES = ("to_server", "from_server")

@@ -10,7 +10,7 @@ __all__ = ['HEADER_MISMATCH', 'UNSUPPORTED_PROTOCOL_VERSION', 'HTTP_REVISIONS', 
 import base64
 import json
 
-from mcp_lesson import ERROR_MESSAGES, INVALID_PARAMS
+from .codes import ERROR_MESSAGES, INVALID_PARAMS
 
 #: The two error codes of 2026-07-28's HTTP transport (schema/2026-07-28/schema.ts).
 HEADER_MISMATCH = -32020
