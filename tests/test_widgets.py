@@ -404,9 +404,9 @@ def parses(monkeypatch):
         calls.append(len(text))
         return parse(text)
 
-    parse = widgets.parse
-    monkeypatch.setattr(widgets, "parse", counting_parse)
-    monkeypatch.setattr(widgets, "PAUSE", 0.05)
+    parse = widgets.classifier.parse
+    monkeypatch.setattr(widgets.classifier, "parse", counting_parse)
+    monkeypatch.setattr(widgets._judging, "PAUSE", 0.05)
     return calls
 
 
@@ -460,7 +460,7 @@ def test_a_short_text_cancels_a_pending_long_one(parses):
         classifier.text.value = REQUEST  # the long text deleted before the pause
         assert classifier.kind == "request"
         judged = classifier.judged
-        await asyncio.sleep(widgets.PAUSE * 4)
+        await asyncio.sleep(widgets._judging.PAUSE * 4)
         assert classifier.judged == judged and classifier.kind == "request"
         assert parses == [len(REQUEST)]
 
@@ -1050,11 +1050,11 @@ def test_recording_view_a_long_paste_waits_for_the_typing_to_pause():
         await settled(view, judged + 1)
         assert view.judged == judged + 1 and len(view.entries) == text.count("\n") + 1
 
-    widgets.PAUSE, pause = 0.05, widgets.PAUSE
+    widgets._judging.PAUSE, pause = 0.05, widgets._judging.PAUSE
     try:
         in_a_kernel_loop(steps)
     finally:
-        widgets.PAUSE = pause
+        widgets._judging.PAUSE = pause
 
 
 def test_the_diagram_follows_the_times_not_the_file_order():
