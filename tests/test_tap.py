@@ -1,4 +1,4 @@
-"""The tap (mcp_lesson/tap.py), for real: every test runs the tap as a process in front of a
+"""The tap (mcp_lesson/tap/), for real: every test runs the tap as a process in front of a
 real server (the course's calculator over stdio and over HTTP, the sloppy server, small
 servers written here for one bad input each), and checks what a client receives, what the
 recording holds, what ``--report`` says, and that no process is left.

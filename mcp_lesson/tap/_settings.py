@@ -1,0 +1,25 @@
+"""The tap's limits and names, shared by its modules.
+"""
+
+
+PROG = "mcp_lesson.tap"
+
+#: Bytes read at a time, in each direction.
+CHUNK = 65536
+#: The longest line kept whole in a recording, in bytes (``--max-line``); a
+#: longer one is passed on whole but recorded as its beginning, not judged.
+MAX_LINE = 16 * 1024 * 1024
+#: Bytes of entries kept waiting for an earlier chunk's (see :class:`Recorder`), beyond
+#: room for three lines of ``--max-line`` bytes (so that one long line keeps its turn).
+MAX_WAITING = 4 * 1024 * 1024
+#: Seconds the server gets to exit after one side has ended (``--grace``).
+GRACE = 5.0
+#: Seconds between SIGTERM (or a signal passed on) and SIGKILL.
+TERM_WAIT = 1.0
+#: Seconds between two looks for a signal the tap was sent (a signal handler
+#: only notes it: waking a thread from a handler could deadlock on a lock).
+LOOK = 0.05
+
+DIRECTIONS = ("to_server", "from_server")
+#: Who sends in each direction, for plain words.
+SENDER = {"to_server": "client", "from_server": "server"}

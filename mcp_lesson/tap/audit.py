@@ -1,0 +1,363 @@
+"""The audit of a recorded conversation: every request answered once, nothing else
+answered, no pollution, the revision each side spoke (:func:`audit`), and the time
+to each answer.
+"""
+
+import base64
+import json
+
+from ..classification import REVISIONS, classify, explain, parse
+from ..recording import time_order as in_time_order
+from ._settings import DIRECTIONS, SENDER
+from .judge import _short
+
+
+def id_key(value):
+    """An id as a key that keeps ``1``, ``"1"`` and ``True`` apart; None when it is no id
+    (JSON-RPC ids are strings or integers, and a bool is not an integer)."""
+    if isinstance(value, str):
+        return ("string", value)
+    if isinstance(value, int) and not isinstance(value, bool):
+        return ("integer", value)
+    return None
+
+
+def show_id(value):
+    """An id as JSON shows it: ``1``, ``"1"``, ``null``."""
+    try:
+        return _short(json.dumps(value, ensure_ascii=False), 60)
+    except (TypeError, ValueError):
+        return _short(repr(value), 60)
+
+
+def message_of(entry):
+    """``(value, reason)`` for a recorded line: its parsed JSON value, or why it is none."""
+    if entry.get("truncated"):
+        size = entry.get("size")
+        long = f"{size:,} bytes long" if type(size) is int else "longer than the tap keeps"
+        return None, f"it is {long}, more than the tap kept, so it was not judged"
+    if "bytes" in entry:
+        try:
+            return parse(base64.b64decode(entry["bytes"], validate=True))
+        except (ValueError, TypeError):
+            return None, "its recorded bytes are not Base64"
+    text = entry.get("text")
+    if not isinstance(text, str):
+        return None, "the recording holds no text for it"
+    return parse(text)
+
+
+def _protocol_version(value, where):
+    """The revision a message names: an initialize request's (``"params"``), its answer's
+    (``"result"``), or a request's ``params._meta`` (``"_meta"``); None when it names none."""
+    try:
+        if where == "params":
+            found = value["params"]["protocolVersion"]
+        elif where == "result":
+            found = value["result"]["protocolVersion"]
+        else:
+            found = value["params"]["_meta"]["io.modelcontextprotocol/protocolVersion"]
+    except (KeyError, TypeError, IndexError):
+        return None
+    return found if isinstance(found, str) else None
+
+
+def agreed_revision(conversation):
+    """``(revision, words)``: the revision the two sides agreed on, and how it was agreed.
+
+    The server's answer to ``initialize`` names it (``result.protocolVersion``);
+    without a handshake (2026-07-28), a request's ``params._meta`` does
+    (``io.modelcontextprotocol/protocolVersion``). ``revision`` is None when
+    neither says, or when the course does not know the revision said (the
+    words say which).
+    """
+    asked = initialize_id = None
+    for entry in conversation:
+        if entry.get("direction") not in DIRECTIONS:
+            continue
+        value, reason = message_of(entry)
+        if reason or not isinstance(value, dict):
+            continue
+        if entry["direction"] == "to_server" and value.get("method") == "initialize":
+            if initialize_id is None:
+                initialize_id = id_key(value.get("id"))
+                asked = _protocol_version(value, "params")
+        elif (entry["direction"] == "from_server" and initialize_id is not None
+              and "method" not in value and id_key(value.get("id")) == initialize_id):
+            answered = _protocol_version(value, "result")
+            if answered is None:
+                return None, ("the server did not answer initialize with a protocolVersion; "
+                              "judged by the course's rules")
+            how = (f"the client asked for {answered} in initialize and the server agreed"
+                   if asked == answered else
+                   f"the client asked for {asked} in initialize and the server answered {answered}")
+            return _known(answered, how)
+        elif entry["direction"] == "to_server" and initialize_id is None:
+            meta = _protocol_version(value, "_meta")
+            if meta is not None:
+                return _known(meta, f"the client's requests carry {meta} in params._meta "
+                                    "(no handshake)")
+    if initialize_id is not None:
+        return None, "initialize was never answered; judged by the course's rules"
+    return None, "no initialize and no params._meta name a revision; judged by the course's rules"
+
+
+def _known(revision, how):
+    if revision in REVISIONS:
+        return revision, how
+    return None, f"{how}; the course does not know {revision}, so judged by the course's rules"
+
+
+def line_of(conversation, index, first_line=1):
+    """Where the entry at ``index`` is: its line in the file when it was read from one
+    (:func:`read_recording` notes it as ``_line``), else its place counted from ``first_line``."""
+    line = conversation[index].get("_line")
+    return line if isinstance(line, int) else index + first_line
+
+
+def _problem(conversation, index, first_line, problem, detail, **extra):
+    entry = conversation[index] if index is not None else {}
+    found = {"line": line_of(conversation, index, first_line) if index is not None else None,
+             "problem": problem, "direction": entry.get("direction"), "detail": detail}
+    found.update(extra)
+    return found
+
+
+def audit(conversation, revision="agreed", first_line=1):
+    """The problems of a recorded conversation, in the order of their lines: a list of dicts.
+
+    ``conversation`` is the recorded entries (dicts, as the tap writes them;
+    entries without a ``direction`` are events, and only ``server_exited`` is
+    read from them). Each problem has ``line`` (the entry's place, counted
+    from ``first_line``), ``problem`` (a name, below), ``direction`` and
+    ``detail`` (plain words), and where it applies ``id``. The rules are
+    those of the module docstring; the names:
+
+    ``pollution`` (the server's stdout carries a line that is no JSON),
+    ``not_json`` (so does the client's), ``invalid`` (a message invalid under
+    ``revision``: by default the one the sides agreed on, see
+    :func:`agreed_revision`; None for the course's rules), ``id_reused``,
+    ``answered_twice``, ``unknown_id`` (a response to an id never sent),
+    ``answer_to_notification``, ``unmatched`` (a response without a usable
+    id that answers nothing), ``unanswered``, ``no_newline``, ``revision``
+    (a request whose ``_meta`` names another revision than the earlier ones).
+
+    Which request a response answers is decided by its id alone, as lesson
+    06's ``is_reply_to`` decides it: a string or an integer, equal in type
+    and value. A response with no usable id (null, missing, or no string or
+    integer) can only be JSON-RPC's error for a message whose id could not be
+    read, or a fault. It is matched with the other side's messages that no
+    answer has shown to be dealt with yet (those after the latest request it
+    answered): the first unreadable one, for an error with a null or missing
+    id; else the first notification, and then it is an answer to that
+    notification; else it answers nothing.
+    """
+    if revision == "agreed":
+        revision = agreed_revision(conversation)[0]
+    problems = []
+    sides = {direction: {"in_flight": {}, "answered": {}, "cancelled": set(), "waiting": [],
+                         "said_revision": None} for direction in DIRECTIONS}
+    ended = None
+
+    def found(index, problem, detail, **extra):
+        problems.append(_problem(conversation, index, first_line, problem, detail, **extra))
+
+    for index in in_time_order(conversation):
+        entry = conversation[index]
+        direction = entry.get("direction")
+        if direction not in DIRECTIONS:
+            if entry.get("event") == "server_exited":
+                ended = entry
+            continue
+        sender, mine = SENDER[direction], sides[direction]
+        value, reason = message_of(entry)
+        if entry.get("newline") is False:
+            found(index, "no_newline", f"the {sender}'s last line has no newline at its end: "
+                                       "a reader of lines never sees it as a message")
+        if reason is not None:
+            why = f" ({reason})" if "bytes" in entry or entry.get("truncated") else ""
+            said = entry.get("http") if isinstance(entry.get("http"), dict) else None
+            if direction == "from_server" and said is not None:
+                found(index, "pollution", f"the server answered with {_quoted(entry)} (HTTP "
+                      f"{said.get('status', '?')}), which is not JSON{why}: an MCP client "
+                      "cannot read it as a message")
+            elif direction == "from_server":
+                found(index, "pollution", f"the server wrote {_quoted(entry)} on stdout, which "
+                      f"is not JSON{why}: stdout is for JSON-RPC messages only, logs belong on "
+                      "stderr")
+            else:
+                found(index, "not_json", f"the client sent {_quoted(entry)}, which is not JSON"
+                                         f"{why}")
+            mine["waiting"].append((index, "unreadable"))
+            continue
+        verdict = classify(value, revision)
+        batch = verdict[0] == "batch"
+        if verdict[0] == "invalid":
+            found(index, "invalid", f"the {sender} sent an invalid message{_under(revision)}: "
+                  f"{_first_sentence(explain(value, revision))}")
+        for member in value if batch else [value]:
+            if batch and classify(member, revision)[0] == "invalid":
+                found(index, "invalid", f"a member of the {sender}'s batch is invalid"
+                      f"{_under(revision)}: {_first_sentence(explain(member, revision))}")
+            _follow(member, index, direction, sides, conversation, first_line, found)
+    for direction in DIRECTIONS:
+        for request in sides[direction]["in_flight"].values():
+            answerer = SENDER[_other(direction)]
+            why = ""
+            if ended is not None and direction == "to_server":
+                why = (f" (the server exited with status {ended.get('status')} at "
+                       f"{_seconds(ended.get('t'))})")
+            found(request["index"], "unanswered", f"the {SENDER[direction]}'s request "
+                  f"{show_id(request['id'])} ({request['method']}) was never answered by the "
+                  f"{answerer}{why}", id=request["id"])
+    problems.sort(key=lambda problem: (problem["line"] is None, problem["line"] or 0))
+    return problems
+
+
+def _other(direction):
+    return "from_server" if direction == "to_server" else "to_server"
+
+
+def _seconds(t):
+    return f"{t:.3f} s" if isinstance(t, (int, float)) else "the end"
+
+
+def _follow(member, index, direction, sides, conversation, first_line, found):
+    """One message of the conversation: a request, a notification, a response or neither."""
+    sender, mine = SENDER[direction], sides[direction]
+    if not isinstance(member, dict):
+        mine["waiting"].append((index, "unreadable"))
+        return
+    key = id_key(member.get("id"))
+    if "method" not in member and ("result" in member or "error" in member):
+        _answer(member, key, index, direction, sides, conversation, first_line, found)
+    elif key is not None:  # a request (valid or not, its id can be read): owed one answer
+        first = mine["in_flight"].get(key)
+        if first is not None:
+            found(index, "id_reused", f"the {sender} reused the id {show_id(member['id'])} "
+                  f"while its request on line {first['line']} ({first['method']}) is still "
+                  "unanswered", id=member["id"])
+            return
+        mine["in_flight"][key] = {"line": line_of(conversation, index, first_line), "index": index,
+                                  "method": _method(member), "id": member["id"]}
+        said = _protocol_version(member, "_meta")
+        if said is not None:
+            if mine["said_revision"] is None:
+                mine["said_revision"] = said
+            elif said != mine["said_revision"]:
+                found(index, "revision", f"this request's params._meta names revision {said}, "
+                      f"the {sender}'s earlier ones {mine['said_revision']}")
+    elif isinstance(member.get("method"), str) and "id" not in member:
+        mine["waiting"].append((index, "notification"))
+        if member["method"] == "notifications/cancelled":
+            params = member.get("params")
+            cancelled = id_key(params.get("requestId")) if isinstance(params, dict) else None
+            if cancelled is not None and mine["in_flight"].pop(cancelled, None) is not None:
+                mine["cancelled"].add(cancelled)
+    else:  # a method with an id that is no id, or no method and no result or error
+        mine["waiting"].append((index, "unreadable"))
+
+
+def _answer(member, key, index, direction, sides, conversation, first_line, found):
+    """A response from ``direction``'s sender: match it with the other side's messages."""
+    sender, other = SENDER[direction], _other(direction)
+    theirs = sides[other]
+    if key is not None:
+        request = theirs["in_flight"].pop(key, None)
+        if request is not None:
+            theirs["answered"][key] = {**request, "answer": index}
+            # the other side's messages up to this request have been dealt with
+            theirs["waiting"] = [item for item in theirs["waiting"] if item[0] > request["index"]]
+        elif key in theirs["answered"]:
+            first = theirs["answered"][key]
+            found(index, "answered_twice", f"a second answer to the {SENDER[other]}'s request "
+                  f"{show_id(member['id'])} ({first['method']}, line {first['line']}), first "
+                  f"answered on line {line_of(conversation, first['answer'], first_line)}",
+                  id=member["id"])
+        elif key not in theirs["cancelled"]:  # a late answer to a cancelled request is allowed
+            found(index, "unknown_id", f"a response to the id {show_id(member['id'])}, which "
+                  f"the {SENDER[other]} never sent", id=member["id"])
+        return
+    waiting = theirs["waiting"]
+    if "error" in member and member.get("id") is None:
+        for place, (at, kind) in enumerate(waiting):
+            if kind == "unreadable":  # the error JSON-RPC prescribes for an unreadable message
+                del waiting[place]
+                return
+    for place, (at, kind) in enumerate(waiting):
+        if kind == "notification":
+            del waiting[place]
+            notice, _ = message_of(conversation[at])
+            found(index, "answer_to_notification", f"the {sender} answered the notification "
+                  f"{_method(notice)} (line {line_of(conversation, at, first_line)}): a "
+                  "notification gets no answer, "
+                  "not even an error", id=member.get("id"))
+            return
+    has = "no id" if "id" not in member else f"the id {show_id(member.get('id'))}"
+    hint = ""
+    if theirs["in_flight"]:
+        oldest = min(theirs["in_flight"].values(), key=lambda request: request["index"])
+        hint = (f"; was it meant for request {show_id(oldest['id'])} ({oldest['method']}, "
+                f"line {oldest['line']}), which is still unanswered?")
+    found(index, "unmatched", f"a response with {has} answers none of the "
+          f"{SENDER[other]}'s messages{hint}", id=member.get("id"))
+
+
+def _method(value):
+    method = value.get("method") if isinstance(value, dict) else None
+    return _short(method, 60) if isinstance(method, str) else "no method"
+
+
+def _quoted(entry):
+    text = entry.get("text")
+    return _short(json.dumps(text if isinstance(text, str) else "", ensure_ascii=False), 80)
+
+
+def _under(revision):
+    return f" under revision {revision}" if revision else ""
+
+
+def _first_sentence(text):
+    first = str(text).strip().splitlines()[0] if str(text).strip() else ""
+    return _short(first, 300)
+
+
+def answer_times(conversation):
+    """Each request of the conversation, in order, with how long its answer took: a list of
+    dicts with ``line``, ``direction`` (the requester's), ``id``, ``method``, ``answer_line``
+    and ``seconds`` (both None when it was never answered). The first answer with the same
+    id from the other side counts."""
+    times, waiting = [], {"to_server": {}, "from_server": {}}
+    for index in in_time_order(conversation):
+        entry = conversation[index]
+        direction = entry.get("direction")
+        if direction not in DIRECTIONS:
+            continue
+        value, reason = message_of(entry)
+        if reason is not None:
+            continue
+        for member in value if isinstance(value, list) else [value]:
+            if not isinstance(member, dict):
+                continue
+            key = id_key(member.get("id"))
+            if key is None:
+                continue
+            if "method" in member or ("result" not in member and "error" not in member):
+                if key not in waiting[direction]:
+                    row = {"line": line_of(conversation, index), "direction": direction,
+                           "id": member["id"],
+                           "method": _method(member), "answer_line": None, "seconds": None,
+                           "_t": entry.get("t")}
+                    waiting[direction][key] = row
+                    times.append(row)
+            else:
+                other = "from_server" if direction == "to_server" else "to_server"
+                row = waiting[other].pop(key, None)
+                if row is not None:
+                    row["answer_line"] = line_of(conversation, index)
+                    if isinstance(row["_t"], (int, float)) and isinstance(entry.get("t"),
+                                                                          (int, float)):
+                        row["seconds"] = max(0.0, entry["t"] - row["_t"])
+    for row in times:
+        del row["_t"]
+    return sorted(times, key=lambda row: row["line"])

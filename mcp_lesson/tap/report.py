@@ -1,0 +1,167 @@
+"""The report: a recording file read (:func:`read_recording`), cut into sessions and
+audited, in words or as JSON (``python -m mcp_lesson.tap --report FILE``).
+"""
+
+import base64
+import json
+import shlex
+import sys
+import time
+
+from ..classification import classify_json
+from ..recording import sessions
+from ._settings import DIRECTIONS, PROG, SENDER
+from .audit import _quoted, _seconds, agreed_revision, answer_times, audit, show_id
+from .judge import CourseJudge, _short
+
+
+def read_recording(path):
+    """``(entries, complaints)``: the entries of a recording file (each with ``_line``, its line
+    in the file), and a plain sentence for each line that is no entry."""
+    entries, complaints = [], []
+    stream = sys.stdin.buffer if path == "-" else open(path, "rb")
+    try:
+        for number, raw in enumerate(stream, 1):
+            if not raw.strip():
+                continue
+            try:
+                entry = json.loads(raw)
+            except (ValueError, RecursionError):
+                complaints.append(f"line {number} of the recording is not JSON; left out")
+                continue
+            if not isinstance(entry, dict) or not ("direction" in entry or "event" in entry):
+                complaints.append(f"line {number} of the recording is no entry (no direction "
+                                  "and no event); left out")
+                continue
+            entry["_line"] = number
+            entries.append(entry)
+    finally:
+        if stream is not sys.stdin.buffer:
+            stream.close()
+    return entries, complaints
+
+
+def _duration(seconds):
+    if seconds is None:
+        return "never answered"
+    if seconds < 1:
+        return f"{seconds * 1000:.2f} ms"
+    return f"{seconds:.2f} s"
+
+
+def report(path, show_all=False, revision="agreed", as_json=False, out=None):
+    """Print the audit of the recording at ``path``; returns the exit status: 0 with no
+    problem, 1 with problems, 2 when the file cannot be read."""
+    out = out or sys.stdout
+    try:
+        entries, complaints = read_recording(path)
+    except OSError as exc:
+        print(f"{PROG}: cannot read {path}: {exc}", file=sys.stderr)
+        return 2
+    if not entries:
+        print(f"{PROG}: {path} holds no recorded entries", file=sys.stderr)
+        for complaint in complaints:
+            print(f"{PROG}: {complaint}", file=sys.stderr)
+        return 2
+    cut = sessions(entries)
+    total = 0
+    if not as_json:
+        print(f"recording {path}: {len(cut)} session{'s' if len(cut) > 1 else ''}", file=out)
+        for complaint in complaints:
+            print(f"  {complaint}", file=out)
+    for number, session in enumerate(cut, 1):
+        if revision == "agreed":
+            chosen, how = agreed_revision(session)
+        else:
+            chosen = revision
+            how = f"revision {revision} as asked" if revision else "the course's rules, as asked"
+        problems = audit(session, chosen)
+        disagreements = _judge_disagreements(session)
+        total += len(problems)
+        if as_json:
+            for problem in problems:
+                print(json.dumps({"session": number, **problem}, ensure_ascii=False), file=out)
+            continue
+        _print_session(out, number, session, chosen, how, problems, disagreements, show_all)
+    return 1 if total else 0
+
+
+def _print_session(out, number, session, revision, how, problems, disagreements, show_all):
+    start = next((entry for entry in session if entry.get("event") == "start"), {})
+    lines = [entry for entry in session if entry.get("direction") in DIRECTIONS]
+    ends = [entry for entry in session if entry.get("event") in ("server_exited",)]
+    command = start.get("command")
+    wall = start.get("wall")
+    began = (time.strftime(" at %Y-%m-%d %H:%M:%S UTC", time.gmtime(wall))
+             if isinstance(wall, (int, float)) else "")
+    shown = "a server"
+    if isinstance(command, list):
+        shown = _short(shlex.join(map(str, command)).replace("\n", "\\n"), 160)
+    elif start.get("transport") == "http":
+        shown = f"the HTTP tap at {start.get('listen')} in front of {start.get('to')}"
+    print(f"session {number}: {shown}{began}", file=out)
+    if ends:
+        print(f"  the server exited with status {ends[-1].get('status')} at "
+              f"{_seconds(ends[-1].get('t'))}", file=out)
+    counts = {direction: sum(entry["direction"] == direction for entry in lines)
+              for direction in DIRECTIONS}
+    unit = "messages" if start.get("transport") == "http" else "lines"
+    print(f"  {len(lines)} {unit}: {counts['to_server']} from the client, "
+          f"{counts['from_server']} from the server; judged by {start.get('judge', '?')}", file=out)
+    print(f"  revision: {revision or 'none'} ({how})", file=out)
+    if problems:
+        print(f"  {len(problems)} problem{'s' if len(problems) > 1 else ''}:", file=out)
+        for problem in problems:
+            where = f"line {problem['line']}" if problem["line"] is not None else "at the end"
+            print(f"    {where}: {problem['detail']}", file=out)
+    else:
+        print("  no problems: every request answered once, nothing else answered, "
+              f"{'only JSON-RPC' if unit == 'messages' else 'clean stdout'}, every message "
+              "valid", file=out)
+    if disagreements:
+        print(f"  the judge ({start.get('judge')}) and the course's rules disagree on "
+              f"{len(disagreements)} line{'s' if len(disagreements) > 1 else ''}:", file=out)
+        for line in disagreements[:10 if not show_all else None]:
+            print(f"    {line}", file=out)
+    times = answer_times(session)
+    if times:
+        print(f"  time to each answer ({len(times)} request{'s' if len(times) > 1 else ''}):",
+              file=out)
+        if start.get("command"):  # a stdio server, whose client may write before it is ready
+            print("    (the first answers include the server's start-up: a client that pipes its "
+                  "requests sends them before the server reads)", file=out)
+        shown = times if show_all or len(times) <= 30 else times[:30]
+        for row in shown:
+            print(f"    line {row['line']}: the {SENDER[row['direction']]}'s request "
+                  f"{show_id(row['id'])} "
+                  f"({row['method']}): {_duration(row['seconds'])}", file=out)
+        if len(shown) < len(times):
+            print(f"    ... {len(times) - len(shown)} more (--all lists every one)", file=out)
+        spans = sorted(row["seconds"] for row in times if row["seconds"] is not None)
+        if len(spans) > 1:
+            import statistics
+
+            print(f"    median {_duration(statistics.median(spans))}, slowest "
+                  f"{_duration(spans[-1])}", file=out)
+
+
+def _judge_disagreements(session):
+    """Lines where the recorded verdict (a user's judge) is not the course's."""
+    start = next((entry for entry in session if entry.get("event") == "start"), {})
+    if start.get("judge", CourseJudge.name) == CourseJudge.name:
+        return []
+    found = []
+    for entry in session:
+        if entry.get("direction") not in DIRECTIONS or entry.get("truncated"):
+            continue
+        if "judge_error" in entry:
+            found.append(f"line {entry['_line']}: the judge failed ({entry['judge_error']})")
+            continue
+        raw = base64.b64decode(entry["bytes"]) if "bytes" in entry else entry.get("text", "")
+        course = list(classify_json(raw))
+        theirs = [entry.get("kind"), entry.get("code")]
+        if theirs != course:
+            found.append(f"line {entry['_line']}: {_quoted(entry)}: the judge says "
+                         f"({show_id(theirs[0])}, {show_id(theirs[1])}), the course's rules "
+                         f"({show_id(course[0])}, {show_id(course[1])})")
+    return found
