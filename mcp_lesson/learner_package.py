@@ -42,22 +42,26 @@ The same writer serves :func:`export_notebook`, which exports the marked
 cells of a saved notebook file without running it (``make graduate`` uses it
 on the masters, so their solutions are tested by the course's own tests).
 
-:func:`carry_forward` lets a later lesson use the learner's own functions
-where they pass their check, and the course's where they do not yet.
+Three modules share the work: :mod:`mcp_lesson.cells` reads a cell (its Python,
+the names it defines, whether it is still a stub), this module writes the
+package, and :mod:`mcp_lesson.carry` lets a later lesson use the
+learner's own functions where they pass their check (and graduates the
+package); their names are here too, where the lessons import them from.
 """
 
-import ast
-import difflib
 import json
 import os
-import re
 from pathlib import Path
+import re
 
 from . import registry
-from .agreement import SAMPLES, agrees
+from .cells import (  # noqa: F401  (BODY_MAGICS, STUB: at their old address)
+    BODY_MAGICS, CODES, MARKER, STUB, _defined_in_order, _parses, codes_text, defined_names,
+    is_exported, is_stub, own_codes, python_of, used_names)
+
 
 PACKAGE = "my_mcp"
-MARKER = "#| export"
+
 ENVIRONMENT = "MCP_LESSON_MY_PACKAGE"
 #: Set (to anything) by the course's own test runs, `make lessons` and
 #: grading: a lesson's ``graduate()`` cell then says what it would do instead
@@ -84,6 +88,7 @@ def _no_id_header(code):
     """The line above a part without an id: it names what the cell defines."""
     names = _defined_in_order(code)
     return f"# --- cell (no id) defining {', '.join(names)} ---" if names else "# --- cell (no id) ---"
+
 
 _NOT_PYTHON = "IPython magics and shell commands are not Python"
 
@@ -150,86 +155,6 @@ def package_dir(folder=None):
     return Path(folder or Path.cwd()) / PACKAGE
 
 
-def is_exported(source):
-    """True when a cell's first line is the export marker ``#| export``."""
-    lines = source.lstrip().splitlines()
-    return bool(lines) and lines[0].strip() == MARKER
-
-
-def defined_names(code):
-    """The names a piece of Python defines at its top level (functions, classes,
-    assigned names; not imports), as a set; empty when it does not parse."""
-    return set(_defined_in_order(code))
-
-
-def python_of(source):
-    """The Python of an exported cell, as ``(code, left_out)``.
-
-    ``code`` is the cell without its marker line and without the lines that
-    are IPython's own syntax (magics, shell commands, ``?`` help): IPython's
-    input transformer tells them apart, and a line it turns into a call of
-    IPython is left out. ``left_out`` lists those lines as ``(the line's
-    number in the cell, the line)``; a magic continued over several lines is
-    listed by its first.
-    """
-    lines = source.splitlines(keepends=True)
-    if lines and not lines[-1].endswith("\n"):
-        lines[-1] += "\n"
-    cleaned = ran = lines
-    magic = []
-    try:
-        from IPython.core.inputtransformer2 import TransformerManager
-    except ImportError:  # pragma: no cover - IPython comes with JupyterLab
-        pass
-    else:
-        manager = TransformerManager()
-        try:
-            for transform in manager.cleanup_transforms:  # prompts, a common indent
-                cleaned = transform(cleaned)
-            if cleaned and cleaned[0].split()[:1] and cleaned[0].split()[0] in BODY_MAGICS:
-                # %%time and its like run the cell's body as Python: so does the export
-                magic = [(len(lines) - len(cleaned) + 1, cleaned[0].strip())]
-                cleaned = ["\n"] + cleaned[1:]
-            ran = cleaned
-            for transform in manager.line_transforms:  # a %% cell magic
-                ran = transform(ran)
-            ran = manager.do_token_transforms(ran)  # %magic, !shell, x = !cmd, obj?
-        except Exception:  # IPython cannot read it either: it is kept as written
-            cleaned = ran = lines
-    skipped = len(lines) - len(cleaned)  # the blank lines IPython drops at the top
-    kept, left_out = [], magic
-    matcher = difflib.SequenceMatcher(None, cleaned, ran, autojunk=False)
-    for tag, start, end, _, _ in matcher.get_opcodes():
-        if tag == "equal":
-            kept += cleaned[start:end]
-        else:  # one item a line, except the lines that continue a magic (a "\\" at the end)
-            left_out += [(skipped + i + 1, lines[skipped + i].strip()) for i in range(start, end)
-                         if i == start or not cleaned[i - 1].rstrip("\r\n").endswith("\\")]
-    for index, line in enumerate(kept):  # the marker is the first line that is not blank
-        if line.strip():
-            if line.strip() == MARKER:
-                del kept[index]
-            break
-    # nbgrader's solution markers (in the masters only) are comments for the course's tools.
-    kept = [line for line in kept if line.strip() not in _SOLUTION_MARKERS]
-    return "".join(kept).strip("\n"), left_out
-
-
-_SOLUTION_MARKERS = ("### BEGIN SOLUTION", "### END SOLUTION")
-#: Cell magics whose body JupyterLab runs as plain Python (once or more, timed or
-#: with its output caught): the body is the cell's Python.
-BODY_MAGICS = ("%%time", "%%timeit", "%%capture")
-
-
-def _parses(code):
-    """True when ``code`` is Python with something in it."""
-    try:
-        ast.parse(code)
-    except SyntaxError:
-        return False
-    return bool(code.strip())
-
-
 def _read_parts(path):
     """The parts of one lesson file, in order, as ``[[cell id or None, code]]``."""
     try:
@@ -271,17 +196,6 @@ _LINKS_START = "# --- written by the course: what this module takes from earlier
 _LINKS_END = "# --- end of what the course writes ---"
 
 
-def used_names(code):
-    """The names a piece of Python reads (``ast.Name`` loads), as a set; empty
-    when it does not parse."""
-    try:
-        tree = ast.parse(code)
-    except SyntaxError:
-        return set()
-    return {node.id for node in ast.walk(tree)
-            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)}
-
-
 def _in_order(parts):
     """The names the parts define, in the order they first appear."""
     names = []
@@ -290,23 +204,6 @@ def _in_order(parts):
             if name not in names:
                 names.append(name)
     return names
-
-
-def _defined_in_order(code):
-    """:func:`defined_names`, as a list in the order the code defines them."""
-    try:
-        tree = ast.parse(code)
-    except SyntaxError:
-        return []
-    found = []
-    for node in tree.body:
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            found.append(node.name)
-        elif isinstance(node, ast.Assign):
-            found += [t.id for t in node.targets if isinstance(t, ast.Name)]
-        elif isinstance(node, (ast.AnnAssign, ast.AugAssign)) and isinstance(node.target, ast.Name):
-            found.append(node.target.id)
-    return found
 
 
 def package_modules(package):
@@ -386,17 +283,6 @@ def _place(parts, cell_id, code):
                 + [part for part in parts[at:] if not earlier_version(part)])
 
 
-#: What nbgrader puts in place of a solution in a released copy (the course's
-#: nbgrader settings and the learner copies use it).
-STUB = "# YOUR CODE HERE\nraise NotImplementedError()"
-_STUB = re.compile(r"#\s*YOUR CODE HERE[ \t]*\r?\n[ \t]*raise NotImplementedError\(\)")
-
-
-def is_stub(code):
-    """True when ``code`` still holds a released stub (a function not written yet)."""
-    return bool(_STUB.search(code))
-
-
 def _earlier(parts, cell_id, code):
     """The code of the earlier version of this cell in ``parts`` (as :func:`_place`
     would replace it), or None."""
@@ -407,45 +293,6 @@ def _earlier(parts, cell_id, code):
         if (part_id is None or cell_id is None) and names & defined_names(part_code):
             return part_code
     return None
-
-
-#: The error codes the lessons' cells take from the course (``from mcp_lesson import
-#: PARSE_ERROR``): the exporter writes them into the package's own ``codes.py`` and the
-#: cells' import as ``from .codes import PARSE_ERROR``, so nothing in the package
-#: imports mcp_lesson (SPEC 15: the learner's package stands alone).
-CODES = "codes"
-_CODES_IMPORT = re.compile(r"^from mcp_lesson import ([A-Za-z_][A-Za-z0-9_]*(?:, *[A-Za-z_][A-Za-z0-9_]*)*)[ \t]*$",
-                           re.MULTILINE)
-
-
-def _code_names():
-    from . import codes
-
-    return {name for name in vars(codes) if name.isupper()}
-
-
-def own_codes(code):
-    """``code`` with each ``from mcp_lesson import <codes>`` (error codes and messages
-    only) taken from the package's own ``codes`` module instead."""
-    names = _code_names()
-
-    def local(match):
-        wanted = [name.strip() for name in match.group(1).split(",")]
-        return f"from .{CODES} import {', '.join(wanted)}" if set(wanted) <= names else match.group(0)
-
-    return _CODES_IMPORT.sub(local, code)
-
-
-def codes_text():
-    """The package's ``codes.py``: the course's error codes, copied (a package that
-    stands alone has its own)."""
-    from . import codes
-
-    source = Path(codes.__file__).read_text(encoding="utf-8")
-    body = source.split('"""', 2)[2].lstrip("\n") if source.startswith('"""') else source
-    return ('"""The reserved JSON-RPC 2.0 error codes and their standard messages, copied by the\n'
-            'course from mcp_lesson/codes.py, so that this package needs nothing of the course."""\n\n'
-            + body)
 
 
 def _lines_said(left_out):
@@ -566,8 +413,6 @@ def export_notebook(notebook, package=None, codes_file=None):
     return path
 
 
-# --- the course's own core: the masters' export -------------------------------------
-
 #: The lessons whose exercise cells are the core of mcp_lesson (mcp_lesson/core/).
 CORE_LESSONS = ("02", "03", "04", "08", "09", "10")
 
@@ -607,8 +452,6 @@ def export_core(masters, core):
     (core / "__init__.py").write_text(CORE_INIT, encoding="utf-8")
     return core
 
-
-# --- running a lesson exports its marked cells -------------------------------------
 
 _HOOKED = {}
 
@@ -672,145 +515,14 @@ def start_lesson(lesson):
           "when they run.")
 
 
-# --- later lessons use the learner's own functions ---------------------------------
-
-def load(folder=None, package=None):
-    """Import the learner's package, fresh; None if there is none.
-
-    ``package`` is the package's own folder; by default it is
-    :func:`package_dir` of ``folder``.
-    """
-    import importlib.util
-    import sys
-
-    init = Path(package or package_dir(folder)) / "__init__.py"
-    if not init.exists():
-        return None
-    name = f"_learner_{PACKAGE}_{abs(hash(str(init)))}"
-    for loaded in [key for key in sys.modules if key == name or key.startswith(name + ".")]:
-        del sys.modules[loaded]  # fresh: the modules as they are on disk now
-    spec = importlib.util.spec_from_file_location(
-        name, init, submodule_search_locations=[str(init.parent)])
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module  # a package: its modules import each other relatively
-    try:
-        spec.loader.exec_module(module)
-    except BaseException:  # the loader records problems itself; this is a last resort
-        sys.modules.pop(name, None)
-        return None
-    return module
+#: What carry.py holds (later lessons, graduation), given here too, where the
+#: lessons and the tools import it from (lazily: that module imports this one).
+_LATER = ('GRADUATION_FILES', 'carry_forward', 'graduate', 'graduation_command', 'load', 'tests_folder')
 
 
-def carry_forward(namespace, *names, folder=None):
-    """Put the learner's own ``names`` into ``namespace`` where they pass their
-    check, and the course's otherwise; print one line per name saying which."""
-    from .selfcheck import run_check
+def __getattr__(name):
+    if name in _LATER:
+        from . import carry as later
 
-    course = {name: registry.reference(name) for name in names}
-    missing = [name for name, version in course.items() if version is None]
-    if missing:
-        raise ValueError(f"the course has no version of {', '.join(missing)} to fall back on")
-    package = load(folder)
-    for name in names:
-        theirs = getattr(package, name, None) if package is not None else None
-        if theirs is None or not callable(theirs):
-            namespace[name] = course[name]
-            print(f"{name}: the course's (yours is not in {PACKAGE} yet)")
-            continue
-        if not registry.BY_NAME[name].table:
-            if registry.BY_NAME[name].agree_on == "samples":  # a lesson's small helper
-                right = _small_check(theirs, course[name])
-            else:  # no table of its own: it must agree with the course's on its inputs
-                right = agrees(theirs, name)
-            namespace[name] = theirs if right else course[name]
-            print(f"{name}: yours" if right else f"{name}: the course's until yours passes")
-            continue
-        report = run_check(theirs, name)
-        if report.all_pass:
-            namespace[name] = theirs
-            print(f"{name}: yours ({report.passed}/{report.total} cases pass)")
-        else:
-            namespace[name] = course[name]
-            why = ("not implemented yet" if report.not_implemented
-                   else f"{report.passed}/{report.total} cases pass")
-            print(f"{name}: the course's until yours passes (yours: {why})")
-
-
-
-
-def _small_check(theirs, course):
-    """True when ``theirs`` answers like ``course`` on a few sample values (for helpers)."""
-    from ._safe import call_safely
-
-    for value in SAMPLES:
-        got, exc = call_safely(theirs, (value,))
-        if exc is not None or type(got) is not bool or got != course(value):
-            return False
-    return True
-
-
-# --- graduation: the course's own tests, run against the learner's package ------------
-
-#: The test files of the course that graduation runs (tests/conftest.py agrees).
-GRADUATION_FILES = ("test_classification.py", "test_messages.py", "test_cases.py",
-                    "test_properties.py")
-
-
-def tests_folder():
-    """The course's ``tests/`` folder, when the course is checked out (else None)."""
-    folder = Path(__file__).resolve().parent.parent / "tests"
-    return folder if (folder / "conftest.py").exists() else None
-
-
-def graduation_command(package, extra=()):
-    """The pytest command that runs the course's tests against ``package``
-    (``extra``: more pytest arguments, such as ``-k`` to pick some)."""
-    import sys
-
-    folder = tests_folder()
-    # The package itself is only ever imported in the judge's sandbox, and no
-    # conftest.py but the course's is loaded: none beside the package, none in
-    # a folder above the course (--confcutdir), whatever the current folder.
-    return [sys.executable, "-m", "pytest", *(str(folder / name) for name in GRADUATION_FILES),
-            # One word, "--graduate=DIR": pytest reads its command line before it
-            # knows this option, and would take a separate DIR for a test folder
-            # and load the conftest.py files in it and above it.
-            f"--graduate={package}", "-q", "--tb=no", "-rN", "--no-header", "--color=no",
-            "-p", "no:cacheprovider", "-o", "addopts=", "--rootdir", str(folder.parent),
-            "--confcutdir", str(folder.parent), "-c", str(folder.parent / "pyproject.toml"),
-            *extra]
-
-
-def graduate(package=None, quiet=True, extra=()):
-    """Run the course's tests against the learner's package and print the summary.
-
-    Returns True when every test passes. ``quiet`` keeps only the summary lines
-    (a lesson cell wants those); the process's output otherwise. Under a test
-    run (:data:`NO_NESTED_RUNS` set) it prints one line and returns None.
-    """
-    import subprocess
-
-    if os.environ.get(NO_NESTED_RUNS):
-        print("graduate() runs the course's tests on your package when you run this cell "
-              "yourself; here the notebook is itself being tested or graded, so it only says so.")
-        return None
-    package = Path(package) if package else package_dir()
-    if not (package / "__init__.py").exists():
-        print(f"There is no package at {package} yet: run the cells marked {MARKER} "
-              "in lessons 02 to 04 first.")
-        return False
-    if tests_folder() is None:
-        print("The course's tests are not here (they come with a checkout of the course): "
-              "run `make graduate` there.")
-        return False
-    run = subprocess.run(graduation_command(package, extra), capture_output=True, text=True,
-                         cwd=tests_folder().parent, timeout=900)
-    lines = run.stdout.splitlines()
-    if quiet:
-        start = next((i for i, line in enumerate(lines)
-                      if line.startswith(("your package passes", "Your package at"))), len(lines))
-        timing = re.compile(r"\b(passed|failed|skipped|error)\b.* in [\d.]+s")
-        lines = [line for line in lines[start:]
-                 if not line.startswith(("=", "FAILED")) and not timing.search(line)]
-    print("\n".join(lines) if lines else run.stderr[-2000:])
-    return run.returncode == 0
+        return getattr(later, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
