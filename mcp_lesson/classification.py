@@ -30,6 +30,11 @@ differ, and :data:`SWITCHES` holds them as data:
 ``"id": null`` on an error response is valid under every revision: JSON-RPC
 2.0 allows it, although no MCP schema does (:func:`explain` says so).
 
+**Where it lives.** This module holds the rules (:func:`classify`,
+:func:`rule_of`) and the replies; the revisions' table is
+:mod:`mcp_lesson.revisions`, the strict JSON reader :mod:`mcp_lesson.strict_json`,
+and the explanations :mod:`mcp_lesson.explanation`; their names are here too.
+
 **How it is built.** :func:`classify` is lesson 03's own ``classify``, the
 masters' exercise cells exported into :mod:`mcp_lesson.core` (``make
 export``), inside one thin layer, :func:`classify`'s body here, that adds what
@@ -50,12 +55,11 @@ subclass, and a batch that is a list subclass, are judged by the members they
 store, not by what their methods claim. Lesson 03 meets dict subclasses too.
 """
 
-import json
 from typing import NamedTuple
 
 from .core.classification import classify as _lessons_classify
 from .core.errors import reply_for as _lessons_reply_for
-from .messages import (
+from .messages import (  # noqa: F401  (json_type, show_value: at their old address)
     ERROR_MESSAGES,
     INVALID_REQUEST,
     PARSE_ERROR,
@@ -64,38 +68,8 @@ from .messages import (
     json_type,
     show_value,
 )
-
-#: The MCP revisions whose message layer the functions here know, oldest first.
-REVISIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28")
-
-
-class Switches(NamedTuple):
-    """What a revision changes in the message layer."""
-
-    batches: bool  # a non-empty list is a batch of messages (only 2025-03-26)
-    error_id_optional: bool  # an error response may leave out "id" (2025-11-25 on)
-
-
-#: The course's rules (None) and each revision's, as data.
-SWITCHES = {
-    None: Switches(batches=False, error_id_optional=False),
-    "2024-11-05": Switches(batches=False, error_id_optional=False),
-    "2025-03-26": Switches(batches=True, error_id_optional=False),
-    "2025-06-18": Switches(batches=False, error_id_optional=False),
-    "2025-11-25": Switches(batches=False, error_id_optional=True),
-    "2026-07-28": Switches(batches=False, error_id_optional=True),
-}
-
-
-def switches(revision):
-    """The :class:`Switches` of ``revision``; a ``ValueError`` naming the known ones."""
-    try:
-        return SWITCHES[revision]
-    except (KeyError, TypeError):
-        raise ValueError(
-            f"unknown MCP revision {show_value(revision)}; the known ones are "
-            f"{', '.join(REVISIONS)} (or None for the course's rules)"
-        ) from None
+from .revisions import REVISIONS, SWITCHES, Switches, switches  # noqa: F401
+from .strict_json import MAX_INT_DIGITS, parse  # noqa: F401
 
 
 class Rule(NamedTuple):
@@ -315,118 +289,6 @@ _BATCH = ("batch", None)
 VERDICTS = {name: rule.verdict for name, rule in RULES.items()}
 
 
-# --- raw text ------------------------------------------------------------------
-
-#: The longest integer literal, in digits, that the parser reads; a longer one
-#: is a parse error, like nesting too deep. The rule is the same for every
-#: number of every text: there is no second limit on the digits of all numbers
-#: together, because each number is converted in time close to linear in its
-#: length (:func:`_digits_to_int`), so a 10 MB text of the longest numbers
-#: still parses in well under a second. (Python's own ``int(str)`` takes
-#: quadratic time, which is why it refuses more than 4,300 digits by default.)
-MAX_INT_DIGITS = 20_000
-
-
-def parse(text):
-    """Parse wire text strictly; return ``(value, None)`` or ``(None, reason)``.
-
-    Strict means RFC 8259 JSON: ``NaN`` and ``Infinity`` are refused, bytes
-    must be UTF-8, and nesting too deep or an integer too long for the parser
-    (over :data:`MAX_INT_DIGITS` digits) are parse errors. Never raises.
-    """
-    try:
-        if isinstance(text, (bytes, bytearray, memoryview)):
-            text = bytes(text).decode("utf-8")
-        elif not isinstance(text, str):
-            return None, f"expected text or bytes, got {json_type(text)}"
-        elif type(text) is not str:
-            text = str.__getitem__(text, slice(None))  # a plain str, whatever the subclass
-        return json.loads(text, parse_constant=_refuse_constant), None
-    except _NotJSON as exc:
-        return None, str(exc)
-    except UnicodeDecodeError as exc:
-        return None, f"the bytes are not valid UTF-8 (byte {exc.start})"
-    except json.JSONDecodeError as exc:
-        return None, _parse_reason(text, exc)
-    except RecursionError:
-        return None, "the JSON is nested too deeply for the parser"
-    except ValueError as exc:
-        if "digits" in str(exc):  # Python's guard against long int literals: read them ourselves
-            return _parse_long_ints(text)
-        return None, f"the text is not JSON ({str(exc)[:120]})"
-    except Exception as exc:
-        return None, f"the text could not be read as JSON ({type(exc).__name__})"
-
-
-class _NotJSON(ValueError):
-    pass
-
-
-def _refuse_constant(name):
-    raise _NotJSON(f"{name} is a JavaScript number, not JSON: JSON has no {name}")
-
-
-#: Integer literals up to this many digits go to Python's ``int`` directly
-#: (below its default limit of 4,300, so that limit never applies).
-_DIRECT_DIGITS = 4_000
-#: ``10 ** (_DIRECT_DIGITS * 2**j)``: the only powers :func:`_digits_to_int` uses.
-_POWERS = {}
-
-
-def _digits_to_int(digits):
-    """The int written by the decimal ``digits`` (no sign), in time near linear:
-    the low part is always a power-of-two multiple of :data:`_DIRECT_DIGITS`
-    digits, split off and joined with one multiplication."""
-    if len(digits) <= _DIRECT_DIGITS:
-        return int(digits)
-    low = _DIRECT_DIGITS
-    while low * 2 < len(digits):
-        low *= 2
-    power = _POWERS.get(low)
-    if power is None:
-        power = _POWERS[low] = 10 ** low
-    return _digits_to_int(digits[:-low]) * power + _digits_to_int(digits[-low:])
-
-
-def _long_int(literal):
-    """``parse_int`` for texts with long integer literals."""
-    if len(literal) <= _DIRECT_DIGITS:
-        return int(literal)
-    negative = literal.startswith("-")
-    digits = literal[1:] if negative else literal
-    if len(digits) > MAX_INT_DIGITS:
-        raise _NotJSON(f"a number with {len(digits):,} digits is longer than this parser "
-                       f"reads ({MAX_INT_DIGITS:,} digits at most)")
-    value = _digits_to_int(digits)
-    return -value if negative else value
-
-
-def _parse_long_ints(text):
-    """Retry with a parser for long integer literals (rare)."""
-    try:
-        return json.loads(text, parse_constant=_refuse_constant, parse_int=_long_int), None
-    except _NotJSON as exc:
-        return None, str(exc)
-    except RecursionError:
-        return None, "the JSON is nested too deeply for the parser"
-    except Exception as exc:
-        return None, f"the text is not JSON ({type(exc).__name__})"
-
-
-def _parse_reason(text, exc):
-    try:
-        if not text.strip():
-            return "the text is empty: there is no JSON value in it"
-        if exc.msg.startswith("Unterminated string"):  # json says where the string starts
-            return ("the JSON stops too early: is it cut off? (the string that starts at line "
-                    f"{exc.lineno}, column {exc.colno} never ends)")
-        if exc.msg.startswith("Unterminated") or exc.pos >= len(text.rstrip()):
-            return f"the JSON stops too early: is it cut off? ({exc.msg})"
-        return f"the text is not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})"
-    except Exception:  # never let the wording of an error become an error
-        return "the text is not valid JSON"
-
-
 def classify_json(text, revision=None):
     """Classify raw text or bytes as it arrives off the wire; never raises.
 
@@ -440,123 +302,6 @@ def classify_json(text, revision=None):
     return classify(value, revision)
 
 
-# --- explanations -----------------------------------------------------------
-
-
-def _number_note(value):
-    if isinstance(value, bool):
-        return ", and a bool is not an integer (true is not 1)"
-    if isinstance(value, float):
-        note = ", and a float is not an integer, even 1.0"
-        if value.is_integer():
-            note += (
-                ". JSON itself has one number type: this course reads numbers as Python "
-                "does (a decimal point or an exponent, as in 1.0 or 1e2, makes a float). "
-                "The MCP schema types ids as string | number, and JSON Schema's integer "
-                "and JavaScript take 1.0 as the integer 1, so here the course is stricter"
-            )
-        return note
-    if value is None:
-        return "; null is allowed only on an error response"
-    return ""
-
-
-def _describe(value):
-    """ "true (a bool)", "null", "missing", "a list of 2 items"... """
-    if value is _MISSING:
-        return "missing"
-    if value is None or isinstance(value, (dict, list)):
-        return show_value(value)
-    return f"{show_value(value)} ({json_type(value)})"
-
-
-_NULL_ID_NOTE = (
-    '. Its id is null: JSON-RPC 2.0 allows that when the request\'s id could not be read, '
-    "and so does this course, but no MCP schema does (2025-11-25 lets the id be left out "
-    "instead), and the TypeScript SDK rejects it"
-)
-
-
-def _details(msg, switch):
-    """Everything the explanation templates may mention, shown safely."""
-    get = (lambda key: dict.get(msg, key, _MISSING)) if isinstance(msg, dict) else (lambda key: _MISSING)
-    error = get("error")
-    code = dict.get(error, "code", _MISSING) if isinstance(error, dict) else _MISSING
-    message = dict.get(error, "message", _MISSING) if isinstance(error, dict) else _MISSING
-    size = list.__len__(msg) if isinstance(msg, list) else None  # what a list really stores
-    return {
-        "what": json_type(msg),
-        "text_hint": (
-            " (if it is the raw text of a message, parse it first: explain_json does)"
-            if isinstance(msg, (str, bytes, bytearray)) else ""
-        ),
-        "count": (f"{size:,} message{'s' * (size != 1)}" if size is not None else ""),
-        "batch_note": " (revision 2025-03-26 alone allowed batches)" if size else "",
-        "version": show_value(get("jsonrpc")),
-        "method": show_value(get("method")),
-        "params_type": json_type(get("params")),
-        "id": show_value(get("id")),
-        "id_type": json_type(get("id")),
-        "id_desc": _describe(get("id")),
-        "method_desc": _describe(get("method")),
-        "id_note": _number_note(get("id")),
-        "no_id_note": (
-            '(an error response about an unreadable request uses "id": null'
-            + ("" if switch.error_id_optional or "error" not in (msg if isinstance(msg, dict) else {})
-               else ', or, from revision 2025-11-25, leaves the id out')
-            + ")"
-        ),
-        "null_note": _NULL_ID_NOTE if get("id") is None else "",
-        "result_type": json_type(get("result")),
-        "error_type": json_type(error),
-        "code": show_value(code),
-        "code_desc": _describe(code),
-        "code_note": _number_note(code) if code is not None else "",
-        "message_desc": _describe(message),
-    }
-
-
-def _oddities(msg, rule):
-    """Extra remarks for valid messages that carry something surprising."""
-    notes = []
-    if rule in ("request", "notification"):
-        stray = [key for key in ("result", "error") if dict.get(msg, key, _MISSING) is not _MISSING]
-        if stray:
-            names = " and ".join(f'"{key}"' for key in stray)
-            notes.append(
-                f'Note: it also has {names}; a message with "method" is judged only as a '
-                "request or notification, so that member is ignored."
-            )
-        method = dict.get(msg, "method")
-        if isinstance(method, str) and method.startswith("rpc."):
-            notes.append('Note: method names starting with "rpc." are reserved by JSON-RPC.')
-    return notes
-
-
-def _head(verdict):
-    kind, code = verdict
-    return kind.capitalize() + (f" ({code})" if code is not None else "")
-
-
-def explain(msg, revision=None):
-    """A short, learner-readable account of ``classify(msg)``; never raises.
-
-    It starts with the verdict and names the rule that decided it; for a
-    batch (revision 2025-03-26), each member follows on a line of its own.
-    """
-    switch = switches(revision)
-    rule = rule_of(msg, revision)
-    try:
-        text = f"{_head(RULES[rule].verdict)}: {RULES[rule].words.format(**_details(msg, switch))}."
-        if isinstance(msg, dict):
-            text = " ".join([text, *_oddities(msg, rule)])
-        if rule == "json-rpc-batch":
-            text += "".join(_member_lines(msg, revision))
-        return text
-    except Exception:  # the wording failed (a hostile value): the verdict still stands
-        return f"{_head(RULES[rule].verdict)}: this value could not be described further."
-
-
 _SHOWN_MEMBERS = 20
 
 
@@ -567,68 +312,6 @@ def batch_members(batch, limit=None):
     for an object that only pretends to be a list."""
     return list.__getitem__(batch, slice(0, limit))
 
-
-def _member_lines(batch, revision):
-    lines = []
-    for number, member in enumerate(batch_members(batch, _SHOWN_MEMBERS), 1):
-        if isinstance(member, list):
-            line = f"{_head(RULES['batch'].verdict)}: a batch cannot hold another list."
-        else:
-            line = explain(member, revision)
-        if isinstance(member, dict) and dict.get(member, "method") == "initialize":
-            line += " But initialize MUST NOT be part of a batch (2025-03-26, lifecycle)."
-        lines.append(f"\n  {number}. {line}")
-    size = list.__len__(batch)
-    if size > _SHOWN_MEMBERS:
-        lines.append(f"\n  ... and {size - _SHOWN_MEMBERS:,} more")
-    if size > MAX_BATCH_MEMBERS:
-        lines.append(f"\n  A server of this course processes the first {MAX_BATCH_MEMBERS:,} "
-                     f"members only and says so in its reply; the last {size - MAX_BATCH_MEMBERS:,} "
-                     "are not processed.")
-    return lines
-
-
-def explain_json(text, revision=None):
-    """Like :func:`explain`, for raw text or bytes; a parse error says why."""
-    switches(revision)
-    value, reason = parse(text)
-    if reason is not None:
-        return parse_error_explanation(reason)
-    return explain(value, revision)
-
-
-def parse_error_explanation(reason):
-    """The explanation for text that did not parse, given :func:`parse`'s reason."""
-    return f"Invalid ({PARSE_ERROR}): parse error: {reason}."
-
-
-def by_revision(msg):
-    """``{revision: verdict}`` for every revision of :data:`REVISIONS`, oldest first."""
-    return {revision: classify(msg, revision) for revision in REVISIONS}
-
-
-def revision_note(msg):
-    """One line saying how the verdict on ``msg`` changes across MCP revisions,
-    e.g. "valid since 2025-11-25"; None when every revision agrees."""
-    verdicts = by_revision(msg)
-    if len(set(verdicts.values())) == 1:
-        return None
-    spans, start = [], REVISIONS[0]
-    for before, after in zip(REVISIONS, REVISIONS[1:]):
-        if verdicts[before] != verdicts[after]:
-            spans.append((start, before, verdicts[before]))
-            start = after
-    spans.append((start, REVISIONS[-1], verdicts[REVISIONS[-1]]))
-    valid = [span for span in spans if span[2][0] != "invalid"]
-    if len(spans) == 2 and spans[0][2][0] == "invalid":
-        return f"valid since {spans[1][0]} (a {spans[1][2][0]}); invalid before"
-    if len(valid) == 1 and valid[0][0] == valid[0][1]:
-        return f"valid only under {valid[0][0]} (a {valid[0][2][0]}); invalid under the others"
-    parts = [f"{a}" + (f" to {b}" if a != b else "") + f": {v[0]}" for a, b, v in spans]
-    return "differs by revision: " + "; ".join(parts)
-
-
-# --- replies ----------------------------------------------------------------
 
 #: The most members of one batch that :func:`reply_for` judges and answers.
 #: JSON-RPC 2.0 sets no size for a batch, and a server may refuse work it
@@ -710,3 +393,15 @@ def reply_for_json(text, revision=None):
     if reason is not None:
         return error_response(None, PARSE_ERROR, ERROR_MESSAGES[PARSE_ERROR])
     return reply_for(value, revision)
+
+
+#: What explanation.py holds, given here too (lazily: that module imports this one).
+_EXPLAINED = ('by_revision', 'explain', 'explain_json', 'parse_error_explanation', 'revision_note')
+
+
+def __getattr__(name):
+    if name in _EXPLAINED:
+        from . import explanation
+
+        return getattr(explanation, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
