@@ -40,11 +40,12 @@ server's process group is ended.
     >>> from mcp_lesson.stdio_client import StdioServer
     >>> with StdioServer() as server:                      # doctest: +SKIP
     ...     reply = server.request(create_request("ping", request_id=1))
+
+The lines it reads and keeps are :mod:`mcp_lesson.stdio_lines`; how it finds the
+processes a server started is :mod:`mcp_lesson.process_tree`.
 """
 
 import atexit
-import collections
-import collections.abc
 import itertools
 import json
 import os
@@ -59,7 +60,13 @@ import time
 import uuid
 
 from .classification import classify, parse
-from .messages import is_integer, is_valid_id
+from .messages import is_valid_id
+from .process_tree import _tree
+from .stdio_lines import (  # noqa: F401  (the lines' names, at their old address too)
+    _BoundedLog, _json_text, _POLL, _ready, KEEP_CHARS, KEEP_LINES, RecentLines, reply_id,
+    same_id, ServerError, STDERR_HEAD_BYTES, STDERR_TAIL_BYTES, wire_text,
+)
+
 
 #: The course's calculator server (``mcp_lesson/server.py``).
 DEFAULT_COMMAND = (sys.executable, "-m", "mcp_lesson.server")
@@ -68,18 +75,14 @@ DEFAULT_COMMAND = (sys.executable, "-m", "mcp_lesson.server")
 REPLY_TIMEOUT = 15.0
 #: How long to keep listening, in seconds, after the probe's follow-up is answered.
 GRACE = 0.5
-#: How many of the latest lines :attr:`StdioServer.received` and :attr:`StdioServer.sent` keep.
-KEEP_LINES = 1000
-#: How many characters, at most, those latest lines may hold together (the newest line is always kept).
-KEEP_CHARS = 8_000_000
+
+
 #: Longest line, in bytes, read from the server; the rest of a longer line is dropped.
 MAX_LINE_BYTES = 1 << 20
 #: How many lines may wait, read but not yet asked for; then reading pauses until one is taken.
 READ_AHEAD = 16
-#: How many bytes of the start of the server's stderr (its log) are kept.
-STDERR_HEAD_BYTES = 64 * 1024
-#: How many bytes of the end of the server's stderr are kept; the bytes between are read and dropped.
-STDERR_TAIL_BYTES = 64 * 1024
+
+
 #: The start of the name of the environment variable that marks every process
 #: a server starts (the rest of the name is unique to that server).
 MARK_PREFIX = "MCP_LESSON_STDIO_SERVER_"
@@ -87,274 +90,10 @@ MARK_PREFIX = "MCP_LESSON_STDIO_SERVER_"
 #: follows up with ``server/discover`` from this revision on.
 STATELESS_SINCE = "2026-07-28"
 
-_POLL = 0.1  # seconds between looks at a stop request, for the reader and for stop()
+
 _REVISION = re.compile(r"\d{4}-\d{2}-\d{2}")
 _LIVE = set()  # servers started and not yet stopped, for the atexit hook
 _LIVE_LOCK = threading.Lock()
-
-
-class ServerError(RuntimeError):
-    """The server did not answer or read in time, or it is not running; or a message cannot be sent."""
-
-
-class RecentLines(collections.abc.Sequence):
-    """The latest lines, oldest first: at most ``limit`` of them and ``char_limit`` characters.
-
-    A list to read (``len``, indexing, iteration); :meth:`append` drops the
-    oldest lines beyond either bound, and :attr:`dropped` counts them.
-    """
-
-    def __init__(self, limit=KEEP_LINES, char_limit=KEEP_CHARS):
-        self.limit = limit
-        self.char_limit = char_limit
-        self.dropped = 0
-        self._lines = collections.deque()
-        self._chars = 0
-
-    def append(self, line):
-        """Keep ``line`` as the newest, dropping the oldest lines that no longer fit."""
-        self._lines.append(line)
-        self._chars += len(line)
-        while len(self._lines) > 1 and (len(self._lines) > self.limit or self._chars > self.char_limit):
-            self._chars -= len(self._lines.popleft())
-            self.dropped += 1
-
-    def __getitem__(self, index):
-        if isinstance(index, slice):
-            return list(self._lines)[index]
-        return self._lines[index]
-
-    def __len__(self):
-        return len(self._lines)
-
-    def __iter__(self):
-        return iter(self._lines)
-
-    def __repr__(self):
-        dropped = f"; {self.dropped} earlier lines dropped" if self.dropped else ""
-        return f"RecentLines({list(self._lines)!r}{dropped})"
-
-
-def wire_text(message):
-    """The line :meth:`StdioServer.send` writes for ``message`` (without the newline).
-
-    Text is sent as it is; anything else as compact JSON (no spaces), the way
-    most MCP programs write it.
-    """
-    if isinstance(message, str):
-        return message
-    return json.dumps(message, separators=(",", ":"))
-
-
-def _json_text(message):
-    """:func:`wire_text` of ``message``, or :class:`ServerError` saying why it cannot be JSON."""
-    try:
-        return wire_text(message)
-    except RecursionError:
-        why = "it is nested too deeply"
-    except (ValueError, TypeError, OverflowError) as exc:
-        text = str(exc)
-        if "integer string conversion" in text:
-            why = (f"it holds an integer of more than {sys.get_int_max_str_digits():,} digits, "
-                   "more than Python writes as text (and more than the SDK's parser reads)")
-        elif "Circular reference" in text:
-            why = "it holds itself (a circular reference)"
-        else:
-            why = f"{type(exc).__name__}: {text[:200]}"
-    raise ServerError(f"the message cannot be written as JSON, so nothing was sent: {why}")
-
-
-class _BoundedLog:
-    """The start and the end of what a process writes to a pipe, read by a thread of its own.
-
-    The first ``head`` bytes and the last ``tail`` bytes are kept; the bytes
-    between are read (so the writer never waits long) and dropped, and
-    :attr:`dropped` counts them. Memory stays within ``head + 2 * tail``
-    bytes, whatever the writer sends.
-    """
-
-    def __init__(self, fd, head=STDERR_HEAD_BYTES, tail=STDERR_TAIL_BYTES):
-        self._fd = fd
-        self._head_limit = head
-        self._tail_limit = tail
-        self._head = bytearray()
-        self._tail = bytearray()
-        self.dropped = 0
-        self._lock = threading.Lock()
-        self._stopping = threading.Event()
-        self._thread = threading.Thread(target=self._drain, name="stdio-stderr", daemon=True)
-        self._thread.start()
-
-    def _drain(self):
-        """Read until end of output; once asked to finish, read only what is already there."""
-        late_reads = 0
-        try:
-            while True:
-                finishing = self._stopping.is_set()
-                if not _ready(self._fd, select.POLLIN, 0 if finishing else _POLL):
-                    if finishing:
-                        return
-                    continue
-                chunk = os.read(self._fd, 1 << 16)
-                if not chunk:
-                    return
-                self._keep(chunk)
-                if finishing:
-                    late_reads += 1
-                    if late_reads > 16:  # a writer still flooding: stop here all the same
-                        return
-        except (OSError, ValueError):
-            pass
-
-    def _keep(self, chunk):
-        with self._lock:
-            room = self._head_limit - len(self._head)
-            if room > 0:
-                self._head += chunk[:room]
-                chunk = chunk[room:]
-            if chunk:
-                self._tail += chunk
-                excess = len(self._tail) - self._tail_limit
-                if excess > 0:
-                    del self._tail[:excess]
-                    self.dropped += excess
-
-    def finish(self, timeout):
-        """Ask the thread to finish; True once it has (then nobody reads the pipe any more)."""
-        self._stopping.set()
-        self._thread.join(timeout)
-        return not self._thread.is_alive()
-
-    def text(self):
-        """What is kept, as text; a line in brackets stands for the bytes dropped."""
-        with self._lock:
-            head, tail, dropped = bytes(self._head), bytes(self._tail), self.dropped
-        if not dropped:
-            return (head + tail).decode("utf-8", errors="replace")
-        gap = f"\n[{dropped:,} bytes of the log not kept]\n"
-        return head.decode("utf-8", errors="replace") + gap + tail.decode("utf-8", errors="replace")
-
-
-def same_id(a, b):
-    """True when two JSON-RPC ids are the same id: same type, same value.
-
-    Python says ``1 == True`` and ``1 == 1.0``; JSON-RPC does not, so a bool or
-    a float never matches, and the string ``"1"`` is not the integer ``1``.
-    """
-    if isinstance(a, str) and isinstance(b, str):
-        return a == b
-    return is_integer(a) and is_integer(b) and a == b
-
-
-def reply_id(line):
-    """The id of a response line, or None (for other lines, or text that is not JSON)."""
-    value, _ = parse(line)
-    if isinstance(value, dict) and "method" not in value:
-        return value.get("id")
-    return None
-
-
-def _ready(fd, events, timeout):
-    """True when ``fd`` is ready for ``events`` (``select.POLLIN``/``POLLOUT``) within ``timeout`` s."""
-    poller = select.poll()
-    poller.register(fd, events)
-    return bool(poller.poll(max(0.0, timeout) * 1000))
-
-
-def _process_table():
-    """Every live process as ``(pid, ppid, pgid, environ)``, zombies left out.
-
-    ``environ()`` gives the process's environment as bytes (``b""`` when it
-    cannot be read). Read from ``/proc`` on Linux, with ``psutil`` elsewhere;
-    None when neither is there.
-    """
-    try:
-        entries = os.listdir("/proc")
-    except OSError:
-        return _process_table_psutil()
-    table = []
-    for entry in entries:
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat") as stat:
-                fields = stat.read().rsplit(")", 1)[1].split()
-        except (OSError, IndexError):
-            continue  # it ended while we looked
-        if len(fields) > 2 and fields[0] not in ("Z", "X"):
-            table.append((int(entry), int(fields[1]), int(fields[2]), _proc_environ(entry)))
-    return table
-
-
-def _proc_environ(pid):
-    def environ():
-        try:
-            with open(f"/proc/{pid}/environ", "rb") as handle:
-                return handle.read()
-        except OSError:
-            return b""
-
-    return environ
-
-
-def _process_table_psutil():
-    try:
-        import psutil
-    except ImportError:
-        return None
-    table = []
-    for process in psutil.process_iter():
-        try:
-            if process.status() == psutil.STATUS_ZOMBIE:
-                continue
-            table.append((process.pid, process.ppid(), os.getpgid(process.pid), _psutil_environ(process)))
-        except (psutil.Error, OSError):
-            continue
-    return table
-
-
-def _psutil_environ(process):
-    def environ():
-        try:
-            return b"\0".join(f"{key}={value}".encode() for key, value in process.environ().items()) + b"\0"
-        except Exception:  # noqa: BLE001 - psutil.AccessDenied, NoSuchProcess...
-            return b""
-
-    return environ
-
-
-def _tree(leader, mark):
-    """The pids of the live processes a server started, and whether any is left at all.
-
-    The tree is every process of the leader's group, every process whose
-    environment holds ``mark`` (``NAME=1``: a grandchild that left the group
-    with ``setsid`` keeps it), and every descendant of those. Without a
-    process table, only the group can be seen: the answer is then an empty
-    set, and whether the group is alive.
-    """
-    table = _process_table()
-    if table is None:
-        try:
-            os.killpg(leader, 0)
-        except ProcessLookupError:
-            return set(), False
-        except PermissionError:
-            pass
-        return set(), True
-    needle = b"\0" + mark + b"\0"
-    found = {pid for pid, _, pgid, environ in table
-             if pgid == leader or pid == leader or needle in b"\0" + environ()}
-    children = collections.defaultdict(list)
-    for pid, ppid, _, _ in table:
-        children[ppid].append(pid)
-    todo = list(found)
-    while todo:
-        for child in children.pop(todo.pop(), ()):
-            if child not in found:
-                found.add(child)
-                todo.append(child)
-    found -= {os.getpid(), 1}
-    return found, bool(found)
 
 
 class StdioServer:
