@@ -451,8 +451,14 @@ def use_http_and_recording_views(page):
     expect(recording).to_contain_text('The file "talk.jsonl"')
     expect(recording).to_contain_text("2 PROBLEMS")
     page.wait_for_timeout(300)  # give an injected onerror the time to fire
-    tools = ".mcp-http img, .mcp-http script, .mcp-recording img, .mcp-recording script"
+    tools = (".mcp-http img, .mcp-http script, .mcp-recording script, "
+             ".mcp-recording-result img, .mcp-recording-input img")
     assert page.locator(tools).count() == 0
+    # The diagram drawn as a picture (JupyterLab renders Mermaid): its pictures are the SVG
+    # Mermaid made of the escaped text, never markup of the recording's.
+    drawn = page.locator(".mcp-recording-picture img")
+    for index in range(drawn.count()):
+        assert (drawn.nth(index).get_attribute("src") or "").startswith("data:image/svg+xml"), index
     assert page.evaluate("window.__pwned") is None
     ARTIFACTS.mkdir(exist_ok=True)
     page.locator(".mcp-http").screenshot(path=str(ARTIFACTS / "jupyterlab-http-view.png"))

@@ -442,7 +442,7 @@ def expected_figures():
          "tools/site/build.py")
     give("docs/setup.md", f"runs every lesson but {and_list(local)} in the browser",
          "tools/site/build.py")
-    client = source("mcp_lesson/stdio_client.py")
+    client = source("mcp_lesson/stdio_client.py") + source("mcp_lesson/stdio_lines.py")
     assert "select.poll(" in client and "os.killpg(" in client
     give("README.md", f"Lessons {and_list(local)} need Linux, macOS or WSL",
          "the lessons that use mcp_lesson.stdio_client")
