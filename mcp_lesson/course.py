@@ -39,6 +39,7 @@ from typing import NamedTuple
 
 from . import classification, messages
 from ._safe import cut_apart, exception_text, python_text, safe_equal
+from . import lessons as _lessons
 from . import registry
 from .recording import mermaid_text, sequence_diagram  # noqa: F401  (lesson 10 uses both)
 from .agreement import SAMPLES  # noqa: F401  (lesson helpers)
@@ -51,19 +52,8 @@ from .agreement import reference_for as _reference_for, same_outcome as _same
 
 #: The lessons, in order: the course knows them by this list, never by a name
 #: pattern, so a learner's own ``08_my_notes.ipynb`` is never taken for a lesson.
-LESSONS = (
-    "00_start_here.ipynb",
-    "01_messages.ipynb",
-    "02_building_requests.ipynb",
-    "03_classifying.ipynb",
-    "04_errors.ipynb",
-    "05_playground.ipynb",
-    "06_real_server.ipynb",
-    "07_disagreements.ipynb",
-    "08_revisions.ipynb",
-    "09_http.ipynb",
-    "10_live_traffic.ipynb",
-)
+#: The lessons, in order: their file names (mcp_lesson/lessons.py holds the one table).
+LESSONS = _lessons.FILES
 
 
 class Lesson(NamedTuple):

@@ -54,7 +54,7 @@ import os
 from pathlib import Path
 import re
 
-from . import registry
+from . import lessons, registry
 from .cells import (  # noqa: F401  (BODY_MAGICS, STUB: at their old address)
     BODY_MAGICS, CODES, MARKER, STUB, _defined_in_order, _parses, codes_text, defined_names,
     is_exported, is_stub, own_codes, python_of, used_names)
@@ -413,8 +413,9 @@ def export_notebook(notebook, package=None, codes_file=None):
     return path
 
 
-#: The lessons whose exercise cells are the core of mcp_lesson (mcp_lesson/core/).
-CORE_LESSONS = ("02", "03", "04", "08", "09", "10")
+#: The lessons whose exercise cells are the core of mcp_lesson (mcp_lesson/core/), from
+#: the lessons' table (mcp_lesson/lessons.py).
+CORE_LESSONS = lessons.CORE
 
 CORE_INIT = '''\
 """mcp_lesson.core: the lessons' own code, exported from the masters by ``make export``.

@@ -8,13 +8,16 @@ self-checks (:mod:`mcp_lesson.selfcheck`), the lessons' helpers
 (:mod:`mcp_lesson.learner_package`, ``tests/implementation.py``) all read this
 table; none keeps a list of its own.
 
-This module imports nothing of the course at import time, so any module may
-import it; :func:`reference` imports the course's version only when asked.
+This module imports nothing of the course at import time but the lessons' table
+(mcp_lesson/lessons.py, which imports nothing), so any module may import it;
+:func:`reference` imports the course's version only when asked.
 """
 
 import importlib
 import importlib.util
 from typing import NamedTuple, Optional
+
+from . import lessons as _lessons
 
 
 class Built(NamedTuple):
@@ -44,9 +47,9 @@ class Built(NamedTuple):
 
 
 #: The module of the learner's package each lesson exports into, by lesson, in
-#: the order the lessons come (a module may import from those before it).
-MODULES = {"02": "messages", "03": "classification", "04": "errors", "06": "conversation",
-           "08": "revisions", "09": "transport", "10": "traffic"}
+#: the order the lessons come (a module may import from those before it): the
+#: lessons' table, mcp_lesson/lessons.py.
+MODULES = _lessons.MODULES
 
 
 def module_of(lesson):

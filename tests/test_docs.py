@@ -2,7 +2,6 @@
 are run or dry-run, their links lead somewhere, and every figure they give is computed
 here from the code it comes from."""
 
-import ast
 import contextlib
 import doctest
 import importlib.util
@@ -393,12 +392,10 @@ def graded_cells(master):
 
 
 def local_only_lessons():
-    """The lessons the site cannot run (tools/site/build.py's NEEDS_LOCAL_INSTALL)."""
-    tree = ast.parse(source("tools/site/build.py"))
-    [names] = [ast.literal_eval(node.value).keys() for node in tree.body
-               if isinstance(node, ast.Assign)
-               and any(getattr(t, "id", None) == "NEEDS_LOCAL_INSTALL" for t in node.targets)]
-    return sorted(names)
+    """The lessons the site cannot run (the lessons' table, mcp_lesson/lessons.py)."""
+    from mcp_lesson.lessons import LOCAL_ONLY
+
+    return sorted(LOCAL_ONLY)
 
 
 def self_check_line():

@@ -80,18 +80,21 @@ OUTPUT = ROOT / "build" / "site"
 CACHE = ROOT / "build" / "site-cache"
 STAMP = CACHE / "site.sha256"
 
+
+def _local_only():
+    """The lessons' table's LOCAL_ONLY (mcp_lesson/lessons.py imports nothing)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("course_lessons", ROOT / "mcp_lesson" / "lessons.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return dict(module.LOCAL_ONLY)
+
+
 #: Lessons that cannot run in the browser, and why: their site copies open with
-#: a note (NOTE) saying so. The masters in notebooks/ stay as they are.
-NEEDS_LOCAL_INSTALL = {
-    "06_real_server.ipynb": (
-        "it starts the course's calculator MCP server as a separate process and talks "
-        "to it over that process's stdin and stdout."
-    ),
-    "07_disagreements.ipynb": (
-        "it starts a real MCP server as a separate process, and asks the official "
-        "`mcp` Python SDK (which is not in this page's Python) for its verdicts."
-    ),
-}
+#: a note (NOTE) saying so. The masters in notebooks/ stay as they are. (The lessons'
+#: table, mcp_lesson/lessons.py, says which, read here without importing the course.)
+NEEDS_LOCAL_INSTALL = _local_only()
 
 NOTE = """\
 > **This lesson needs the course installed on your computer.** In the browser \
