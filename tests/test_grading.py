@@ -32,11 +32,13 @@ the course or the network) are checked on small notebooks, with a short timeout.
 
 import copy
 import csv
+import json
 import os
 import re
 import shutil
 import sqlite3
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -631,8 +633,14 @@ def test_one_run_for_a_class_is_cut_by_student():
 
 def run_judged(*sources, timeout=3):
     nb = new_notebook(cells=[new_code_cell(source) for source in sources])
-    judge = JudgedExecute(timeout=round(patience(timeout)))
-    nb, _ = judge.preprocess(nb, {"nbgrader": {"student": "s", "notebook": "n", "assignment": "a"}})
+    records = Path(tempfile.mkdtemp(prefix="judged-records-"))  # never the checkout's own folder
+    judge = JudgedExecute(timeout=round(patience(timeout)), records=str(records))
+    try:
+        nb, _ = judge.preprocess(nb, {"nbgrader": {"student": "s", "notebook": "n", "assignment": "a"}})
+        record = json.loads((records / "a" / "s" / "n.json").read_text(encoding="utf-8"))
+        assert record["judged"] is True and record["student"] == "s", record  # verdicts as data
+    finally:
+        shutil.rmtree(records, ignore_errors=True)
     return nb
 
 
