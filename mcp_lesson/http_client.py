@@ -23,7 +23,6 @@ Importing this module starts nothing and imports neither the SDK nor httpx.
 
 import atexit
 import collections
-import os
 import signal
 import socket
 import subprocess
@@ -32,6 +31,7 @@ import threading
 import time
 import urllib.parse
 
+from .processes import signal_group as _signal_group
 from .server import HTTP_HOST
 
 #: The command that serves the calculator over HTTP on a free port.
@@ -179,13 +179,6 @@ class HttpServer:
     def __repr__(self):
         state = "running" if self.running else f"ended ({self.returncode})"
         return f"<HttpServer {self.url or '(no address)'} {state}>"
-
-
-def _signal_group(pgid, sig):
-    try:
-        os.killpg(pgid, sig)
-    except (ProcessLookupError, PermissionError):
-        pass
 
 
 def stop_all():

@@ -76,3 +76,30 @@ def kill_session(process):
                 pipe.close()
         except OSError:
             pass
+
+
+def signal_group(pgid, sig):
+    """Send ``sig`` to the process group ``pgid``; False when it has no process (or
+    none of ours) any more. ``sig`` 0 only asks whether it has."""
+    import os
+
+    try:
+        os.killpg(pgid, sig)
+        return True
+    except (ProcessLookupError, PermissionError):
+        return False
+
+
+def end_group(pgid, wait=1.0):
+    """End what is left of a process group: SIGTERM, then SIGKILL if any of it is
+    still there after ``wait`` seconds (polled, never a fixed sleep)."""
+    import time
+
+    if not signal_group(pgid, signal.SIGTERM):
+        return
+    deadline = time.monotonic() + wait
+    while time.monotonic() < deadline:
+        if not signal_group(pgid, 0):
+            return
+        time.sleep(0.01)
+    signal_group(pgid, signal.SIGKILL)

@@ -27,7 +27,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from http_server import http_client, serving
-from processes import live_processes, patience, run_to_end, start_guarded
+from processes import live_processes, patience, run_to_end, start_guarded, wait_for
 
 from mcp_lesson import classify_json
 from mcp_lesson.cases import TEXT_CASES
@@ -200,13 +200,6 @@ def assert_gone(pid):
     """No process ``pid``, and none left in its process group."""
     left = [p for p in live_processes() if pid in (p.pid, p.pgid)]
     assert left == [], f"left behind: {left}"
-
-
-def wait_for(condition, what, limit=30):
-    deadline = time.monotonic() + patience(limit)
-    while not condition():
-        assert time.monotonic() < deadline, f"still waiting: {what}"
-        time.sleep(0.02)
 
 
 def played_back(entries, direction):

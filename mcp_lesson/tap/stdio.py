@@ -14,6 +14,7 @@ import threading
 import time
 
 from .. import __version__
+from ..processes import end_group, signal_group as _signal_group
 from ._settings import CHUNK, GRACE, LOOK, MAX_LINE, MAX_WAITING, PROG, TERM_WAIT
 from .judge import CourseJudge
 
@@ -301,27 +302,9 @@ def _status_of(returncode):
     return returncode if returncode >= 0 else 128 - returncode
 
 
-def _signal_group(pgid, sig):
-    """Send ``sig`` to the group; False when it has no process any more."""
-    try:
-        os.killpg(pgid, sig)
-        return True
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return False
-
-
 def _end_group(pgid, wait=TERM_WAIT):
     """End what is left of the server's process group: SIGTERM, then SIGKILL after ``wait``."""
-    if not _signal_group(pgid, signal.SIGTERM):
-        return
-    deadline = time.monotonic() + wait
-    while time.monotonic() < deadline:
-        if not _signal_group(pgid, 0):
-            return
-        time.sleep(0.01)
-    _signal_group(pgid, signal.SIGKILL)
+    end_group(pgid, wait)
 
 
 def record(command, path, judge=None, grace=GRACE, max_line=MAX_LINE, append=False):
