@@ -40,7 +40,6 @@ import argparse
 import copy
 import csv
 import datetime
-import errno
 import os
 import re
 import shutil
