@@ -26,6 +26,9 @@ import threading
 
 from .messages import show_value
 
+#: What a function the learner has not written yet (it raises NotImplementedError)
+#: is said to be, everywhere the course shows one.
+NOT_YET = "not implemented yet"
 #: How many printed characters are kept per check; the rest is only counted.
 MAX_PRINTED = 2_000
 
@@ -239,21 +242,21 @@ def python_text(value, limit=90):
 _DIRECTION = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
 
 
-def one_line(text, limit=200):
+def one_line(text, limit=200, mark="..."):
     """``text`` safe to print on one line of a terminal or a log: each control
     character (newlines, ESC, BEL...) and direction control (U+202E...) as its
-    escape (``\\n``, ``\\x1b``, ``\\u202e``), cut to about ``limit`` characters
-    with "..." after. Never raises, whatever ``text`` is."""
+    escape (``\\n``, ``\\x1b``, ``\\u202e``), cut to ``limit`` characters with
+    ``mark`` after. Never raises, whatever ``text`` is."""
     try:
         text = text if type(text) is str else str(text)
     except Exception:  # noqa: BLE001 - a str() of its own that fails
         text = f"<a {type(text).__name__}>"
     out, size = [], 0
-    for char in text[:limit + 1]:
+    for index, char in enumerate(text[:limit + 1]):
         if char in _DIRECTION or ord(char) < 32 or 0x7f <= ord(char) < 0xa0 or char in "\u2028\u2029":
             char = char.encode("unicode_escape").decode("ascii")
+        if size + len(char) > limit or index == limit:  # an escape is never cut in two
+            return "".join(out) + mark
         out.append(char)
         size += len(char)
-        if size > limit:
-            return "".join(out)[:limit] + "..."
     return "".join(out)

@@ -7,6 +7,7 @@ from pathlib import Path
 import re
 
 from . import registry
+from ._safe import NOT_YET
 from .agreement import SAMPLES, agrees
 from .cells import MARKER
 from .learner_package import NO_NESTED_RUNS, PACKAGE, package_dir
@@ -69,7 +70,7 @@ def carry_forward(namespace, *names, folder=None):
             print(f"{name}: yours ({report.passed}/{report.total} cases pass)")
         else:
             namespace[name] = course[name]
-            why = ("not implemented yet" if report.not_implemented
+            why = (NOT_YET if report.not_implemented
                    else f"{report.passed}/{report.total} cases pass")
             print(f"{name}: the course's until yours passes (yours: {why})")
 

@@ -38,7 +38,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from . import classification, messages
-from ._safe import cut_apart, exception_text, python_text, safe_equal
+from ._safe import NOT_YET, cut_apart, exception_text, python_text, safe_equal
 from . import lessons as _lessons
 from . import registry
 from .recording import mermaid_text, sequence_diagram  # noqa: F401  (lesson 10 uses both)
@@ -126,7 +126,6 @@ def show_contents(folder=None):
 
 # --- calling a learner's function safely --------------------------------------
 
-NOT_YET = "not implemented yet"
 
 
 def _call_text(fn, args, kwargs=None):

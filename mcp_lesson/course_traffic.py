@@ -17,10 +17,9 @@ from pathlib import Path
 import re
 import sys
 
-from ._safe import exception_text, python_text
+from ._safe import NOT_YET, exception_text, one_line, python_text
 from .agreement import outcome as _outcome
 from .recording import sequence_diagram
-from .course import NOT_YET
 
 
 #: Who sends the lines of each direction of a recording.
@@ -101,13 +100,10 @@ def comparable(conversation):
     return shown
 
 
-_CONTROL = {code: f"\\x{code:02x}" for code in range(32)} | {10: "\\n", 13: "\\r", 9: "\\t", 127: "\\x7f"}
-
-
 def _cut(text, limit):
-    """``text`` on one line (control characters written as escapes), cut to ``limit``."""
-    text = str(text).translate(_CONTROL)
-    return text if len(text) <= limit else text[:limit] + " ..."
+    """``text`` on one line (control and direction characters written as escapes, as
+    every table of the course shows them), cut to ``limit``."""
+    return one_line(text, limit, mark=" ...")
 
 
 def _verdict_words(entry):

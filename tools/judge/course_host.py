@@ -59,13 +59,13 @@ class CourseHost:
     def _start(self):
         from .channel import Channel
 
+        import resource
+
+        from mcp_lesson.processes import die_with_parent
+
         limits = self.limits
 
-        def limit():  # in the child, before exec
-            import resource
-
-            from mcp_lesson.processes import die_with_parent
-
+        def limit():  # in the child, before exec: imported above, never here (fork, threads)
             die_with_parent()
             for which, value in ((resource.RLIMIT_AS, limits.memory), (resource.RLIMIT_CPU, limits.cpu),
                                  (resource.RLIMIT_CORE, 0)):

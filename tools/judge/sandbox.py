@@ -36,6 +36,7 @@ user running it can read; :func:`note` says so in one line.
 """
 
 import os
+import resource
 import shutil
 import signal
 import subprocess
@@ -45,6 +46,8 @@ import time
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
+
+from mcp_lesson.processes import die_with_parent
 
 
 HERE = Path(__file__).resolve().parent
@@ -290,11 +293,7 @@ class Sandbox:
         return [python(), *worker_args, str(self.judge / "worker.py"), str(self.judge / "lib"),
                 str(self.work)]
 
-    def _limit(self):  # in the child, before exec
-        import resource
-
-        from mcp_lesson.processes import die_with_parent
-
+    def _limit(self):  # in the child, before exec: nothing imported here (fork, threads)
         die_with_parent()
         self.cgroup.enter()
         for which, value in ((resource.RLIMIT_AS, self.limits.memory),
