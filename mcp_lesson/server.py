@@ -183,21 +183,27 @@ def build_server(*, count=False):
         log_level="WARNING",
     )
 
-    @server.tool()
-    def add(a: StrictInt, b: StrictInt) -> int:
-        """Add two integers."""
-        try:
-            return add_integers(a, b)
-        except ValueError as exc:
-            raise ToolError(str(exc)) from None
+    log = _serve_logging(server)
 
     @server.tool()
-    def calculator(expression: StrictStr) -> int | float:
-        """Compute an arithmetic expression such as "2 + 2" or "(1 + 2) * 3 / 4"."""
+    async def add(a: StrictInt, b: StrictInt, ctx: Context) -> int:
+        """Add two integers."""
         try:
-            return evaluate(expression)
+            total = add_integers(a, b)
         except ValueError as exc:
             raise ToolError(str(exc)) from None
+        await log(ctx, f"add: {a} + {b} = {total}")
+        return total
+
+    @server.tool()
+    async def calculator(expression: StrictStr, ctx: Context) -> int | float:
+        """Compute an arithmetic expression such as "2 + 2" or "(1 + 2) * 3 / 4"."""
+        try:
+            value = evaluate(expression)
+        except ValueError as exc:
+            raise ToolError(str(exc)) from None
+        await log(ctx, f"calculator: {expression.strip()} = {value}")
+        return value
 
     if count:
 
@@ -210,7 +216,85 @@ def build_server(*, count=False):
                 await ctx.report_progress(step, to, f"{step} of {to}")
             return to
 
+    _answer_as_the_spec_names(server)
     return server
+
+
+def _answer_as_the_spec_names(server):
+    """An unknown tool or prompt gets the JSON-RPC error -32602, as 2025-11-25 names it.
+
+    ``server/tools.mdx`` lists "Unknown tools" among the protocol errors, with
+    a -32602 example; ``server/prompts.mdx`` says "Invalid prompt name:
+    -32602". The SDK (``mcp`` 2.3) answers the first with a result marked
+    ``isError`` and the second with code 0; here both handlers are wrapped,
+    so the name is looked up first and an unknown one is refused as the spec
+    says. A tool that exists and fails still answers ``isError: true``.
+    """
+    from mcp.shared.exceptions import MCPError
+    from mcp_types import INVALID_PARAMS
+
+    lowlevel = server._lowlevel_server  # the SDK's own in-memory client reaches it the same way
+
+    def refusing_unknown(method, kind, names):
+        entry = lowlevel.get_request_handler(method)
+
+        async def handler(ctx, params):
+            if params.name not in {item.name for item in await names()}:
+                raise MCPError(INVALID_PARAMS, f"Unknown {kind}: {params.name}")
+            return await entry.handler(ctx, params)
+
+        lowlevel.add_request_handler(method, entry.params_type, handler)
+
+    refusing_unknown("tools/call", "tool", server.list_tools)
+    refusing_unknown("prompts/get", "prompt", server.list_prompts)
+
+
+_STATELESS_FIRST = "2026-07-28"  # the first revision without a handshake
+
+#: The levels of ``notifications/message``, lowest first (2025-11-25 ``server/utilities/logging.mdx``).
+LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
+#: The level each tool call's log line is sent at.
+TOOL_LOG_LEVEL = "info"
+
+
+def _serve_logging(server):
+    """The ``logging`` capability of 2025-11-25: ``logging/setLevel``, then log lines at that level and above.
+
+    A session hears no log lines until its client sets a level (the spec
+    leaves the default to the server; lessons 06 and 09 count the lines of
+    a conversation, which stay as they were). After ``logging/setLevel``
+    each tool call sends one ``notifications/message`` at
+    :data:`TOOL_LOG_LEVEL` when that is at or above the level set. An
+    unknown level is refused with -32602 by the SDK's check of the params.
+    On 2026-07-28, where ``logging/setLevel`` is gone, a request opts in
+    with its ``_meta`` and the SDK does the filtering.
+
+    Returns the tools' ``log(ctx, text)``.
+    """
+    import warnings
+    import weakref
+
+    from mcp_types import EmptyResult, SetLevelRequestParams
+
+    levels = weakref.WeakKeyDictionary()  # session -> the lowest level it hears
+
+    async def set_level(ctx, params):
+        levels[ctx.session] = params.level
+        return EmptyResult()
+
+    async def log(ctx, text):
+        """Send ``text`` at :data:`TOOL_LOG_LEVEL`, if this request's client hears that level."""
+        request = ctx.request_context
+        chosen = levels.get(request.session)
+        modern = request.protocol_version >= _STATELESS_FIRST
+        if not modern and (chosen is None or LOG_LEVELS.index(TOOL_LOG_LEVEL) < LOG_LEVELS.index(chosen)):
+            return
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # deprecated at 2026-07-28 (SEP-2577), current at 2025-11-25
+            await ctx.log(TOOL_LOG_LEVEL, text, logger_name=SERVER_NAME)
+
+    server._lowlevel_server.add_request_handler("logging/setLevel", SetLevelRequestParams, set_level)
+    return log
 
 
 #: Longest wait, in seconds, at end of input for the answers still owed.
@@ -387,7 +471,11 @@ def serve_http(port=HTTP_PORT, announce=None):
             if self.started:
                 announce(http_url(self.servers[0].sockets[0].getsockname()[1]))
 
-    app = build_server(count=True).streamable_http_app(streamable_http_path=HTTP_PATH, host=HTTP_HOST)
+    from . import resumption
+
+    app = build_server(count=True).streamable_http_app(
+        streamable_http_path=HTTP_PATH, host=HTTP_HOST,
+        event_store=resumption.install(), retry_interval=resumption.RETRY_MS)
     config = uvicorn.Config(app, host=HTTP_HOST, port=port, log_level="warning",
                             timeout_graceful_shutdown=HTTP_SHUTDOWN_WAIT)
     try:

@@ -25,7 +25,9 @@ import pytest
 from http_server import http_client, serving
 from processes import patience, run_to_end, start_guarded
 
+from mcp_lesson.core.transport import read_sse
 from mcp_lesson.http_client import HttpServer, port_is_free
+from mcp_lesson.resumption import RETRY_MS
 from mcp_lesson.server import HTTP_PATH, MAX_COUNT, SERVER_NAME, main
 
 MODERN = "2026-07-28"
@@ -85,14 +87,12 @@ def sentinel(value):
 
 
 def sse_events(text):
-    """The ``data`` of each event of an SSE body (one JSON message per event here)."""
-    events = []
-    for block in re.split(r"\r\n\r\n|\n\n|\r\r", text):
-        lines = [line for line in re.split(r"\r\n|\n|\r", block) if line and not line.startswith(":")]
-        data = [line[len("data:"):].removeprefix(" ") for line in lines if line.startswith("data:")]
-        if data:
-            events.append(json.loads("\n".join(data)))
-    return events
+    """The message of each event of an SSE body, as lesson 09's ``read_sse`` reads them.
+
+    A priming event (an id and empty ``data``) is no message: the SSE rules
+    dispatch no event whose data is empty.
+    """
+    return [json.loads(data) for data, _ in read_sse(text)]
 
 
 def error_of(answer):
@@ -167,8 +167,11 @@ def test_a_2025_11_25_session(server, http):
     assert opened.headers["content-type"] == "text/event-stream"
     [answer] = sse_events(opened.text)
     assert answer["id"] == 1 and answer["result"]["protocolVersion"] == HANDSHAKE
-    # No event store here: no priming event, no event ids, so no resuming (Last-Event-ID).
-    assert opened.text.startswith("event: message\r\ndata: {") and "\nid:" not in opened.text
+    # An event store (mcp_lesson.resumption): the stream opens with a priming event, an id
+    # and empty data with a retry in milliseconds (2025-11-25's transports page), and the
+    # answer has an id too, to resume from with Last-Event-ID.
+    assert re.match(r"id: \S+\r\ndata: \r\nretry: %d\r\n\r\nid: \S+\r\nevent: message\r\ndata: \{"
+                    % RETRY_MS, opened.text), opened.text
     assert answer["result"]["serverInfo"]["name"] == SERVER_NAME
     session = opened.headers["mcp-session-id"]
     assert re.fullmatch(r"[\x21-\x7e]+", session)  # the spec: visible ASCII only
@@ -340,17 +343,17 @@ def test_mcp_name_must_match_the_tool_called(server, http, name_header):
 def test_mcp_name_in_the_base64_sentinel_form(server, http):
     """The server decodes a sentinel before comparing: a plain name may come encoded too,
     and a name that is not plain ASCII must (here an unknown tool: the header passes, then
-    the tool is not found, which is a tool error, not a protocol error)."""
+    the tool is not found, which 2025-11-25's server/tools.mdx makes the protocol error
+    -32602, and the SDK's status table a 400)."""
     encoded = http.post(server.url, headers=modern_headers("tools/call", name=sentinel("calculator")),
                         json=call("calculator", {"expression": "6 * 7"}))
     assert encoded.status_code == 200 and encoded.json()["result"]["structuredContent"] == {"result": 42}
 
     name = "calculatrice_é"
     assert sentinel(name) == "=?base64?Y2FsY3VsYXRyaWNlX8Op?="
-    found = http.post(server.url, headers=modern_headers("tools/call", name=sentinel(name)), json=call(name, {}))
-    assert found.status_code == 200
-    result = found.json()["result"]
-    assert result["isError"] is True and result["content"][0]["text"] == f"Unknown tool: {name}"
+    status, code, body = error_of(http.post(server.url, headers=modern_headers("tools/call", name=sentinel(name)),
+                                            json=call(name, {})))
+    assert (status, code, body["error"]["message"]) == (400, INVALID_PARAMS, f"Unknown tool: {name}")
 
     status, code, _ = error_of(http.post(server.url, headers=modern_headers("tools/call", name="calculatrice_e"),
                                          json=call(name, {})))

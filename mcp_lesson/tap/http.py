@@ -39,8 +39,10 @@ class SSE:
 
     :meth:`feed` returns the events completed so far, each ``(data, fields)``:
     its ``data`` lines joined with newlines (as bytes), and ``{"event": ...,
-    "id": ...}`` where the stream gave them. An event without data (a comment,
-    a retry, a priming event with only an id) is no message and is left out.
+    "id": ...}`` where the stream gave them. An event whose data is empty is no
+    message and is left out: a comment, a ``retry``, and the priming event that
+    2025-11-25's transports page asks a server to send first (an id and an
+    empty ``data`` line), as lesson 09's ``read_sse`` leaves them out.
     Keeps at most ``max_line`` bytes of one event's data (the rest is counted,
     and the event comes with its ``size``).
     """
@@ -48,7 +50,7 @@ class SSE:
     def __init__(self, max_line=MAX_LINE):
         self.max_line = max_line
         self._rest = b""
-        self._data, self._size, self._fields = [], 0, {}
+        self._data, self._size, self._lines, self._fields = [], 0, 0, {}
 
     def feed(self, chunk):
         data, held = self._rest + chunk, b""
@@ -61,9 +63,9 @@ class SSE:
         events = []
         for line in lines:
             if not line:
-                if self._size or self._data:
+                if self._size:
                     events.append((b"\n".join(self._data), self._size, self._fields))
-                self._data, self._size, self._fields = [], 0, {}
+                self._data, self._size, self._lines, self._fields = [], 0, 0, {}
                 continue
             name, _, value = line.partition(b":")
             value = value[1:] if value.startswith(b" ") else value
@@ -71,7 +73,8 @@ class SSE:
                 kept = sum(len(part) + 1 for part in self._data)
                 if kept + len(value) <= self.max_line:
                     self._data.append(value)
-                self._size += len(value) + (1 if self._size else 0)
+                self._size += len(value) + (1 if self._lines else 0)  # the newline that joins them
+                self._lines += 1
             elif name in (b"event", b"id"):
                 self._fields[name.decode("ascii")] = value.decode("utf-8", "replace")
         return events
