@@ -836,18 +836,6 @@ def test_http_usage_errors(arguments, words):
     assert done.returncode == 2 and words in done.stderr
 
 
-def test_sse_events_are_cut_however_the_bytes_arrive():
-    from mcp_lesson.tap import SSE
-
-    stream = (b": a comment\r\n\r\nid: 7\r\nevent: message\r\ndata: {\"a\":\r\ndata: 1}\r\n\r\n"
-              b"data: two\n\nid: only-an-id\n\n")
-    for size in (1, 2, 5, len(stream)):
-        events, cutter = [], SSE()
-        for start in range(0, len(stream), size):
-            events += cutter.feed(stream[start:start + size])
-        assert events == [(b'{"a":\n1}', 8, {"id": "7", "event": "message"}), (b"two", 3, {})]
-
-
 # --- the audit, on conversations written here --------------------------------------------------
 
 def entry(direction, message, t=None, **extra):

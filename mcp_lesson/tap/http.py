@@ -8,6 +8,7 @@ import threading
 import time
 
 from .. import __version__
+from ..sse import SSE
 from ._settings import CHUNK, LOOK, MAX_LINE, MAX_WAITING, PROG
 from .judge import CourseJudge
 from .stdio import Recorder, _is_stdout, _peak_memory, _say, judged, truncated
@@ -15,7 +16,7 @@ from .stdio import Recorder, _is_stdout, _peak_memory, _say, judged, truncated
 
 #: The request headers an HTTP entry records: those of MCP's Streamable HTTP transport, and
 #: those that decide the form of the answer.
-REQUEST_HEADERS = ("content-type", "accept", "origin", "mcp-protocol-version", "mcp-session-id",
+REQUEST_HEADERS = ("host", "content-type", "accept", "origin", "mcp-protocol-version", "mcp-session-id",
                    "mcp-method", "mcp-name", "last-event-id")
 #: Headers that belong to one hop (RFC 9110, 7.6.1), or that the tap sets itself; never passed on.
 HOP_BY_HOP = frozenset({"connection", "keep-alive", "proxy-authenticate", "proxy-authorization",
@@ -34,60 +35,15 @@ def _recorded_headers(pairs, names=None):
     return found
 
 
-class SSE:
-    """Cuts a ``text/event-stream`` into its events, as the bytes arrive.
-
-    :meth:`feed` returns the events completed so far, each ``(data, fields)``:
-    its ``data`` lines joined with newlines (as bytes), and ``{"event": ...,
-    "id": ...}`` where the stream gave them. An event whose data is empty is no
-    message and is left out: a comment, a ``retry``, and the priming event that
-    2025-11-25's transports page asks a server to send first (an id and an
-    empty ``data`` line), as lesson 09's ``read_sse`` leaves them out.
-    Keeps at most ``max_line`` bytes of one event's data (the rest is counted,
-    and the event comes with its ``size``).
-    """
-
-    def __init__(self, max_line=MAX_LINE):
-        self.max_line = max_line
-        self._rest = b""
-        self._data, self._size, self._lines, self._fields = [], 0, 0, {}
-
-    def feed(self, chunk):
-        data, held = self._rest + chunk, b""
-        if data.endswith(b"\r"):  # perhaps the first half of a CRLF: wait for the next byte
-            data, held = data[:-1], b"\r"
-        lines = data.replace(b"\r\n", b"\n").replace(b"\r", b"\n").split(b"\n")
-        self._rest = lines.pop() + held
-        if len(self._rest) > self.max_line:  # one endless line: keep its start only
-            self._rest = self._rest[:self.max_line]
-        events = []
-        for line in lines:
-            if not line:
-                if self._size:
-                    events.append((b"\n".join(self._data), self._size, self._fields))
-                self._data, self._size, self._lines, self._fields = [], 0, 0, {}
-                continue
-            name, _, value = line.partition(b":")
-            value = value[1:] if value.startswith(b" ") else value
-            if name == b"data":
-                kept = sum(len(part) + 1 for part in self._data)
-                if kept + len(value) <= self.max_line:
-                    self._data.append(value)
-                self._size += len(value) + (1 if self._lines else 0)  # the newline that joins them
-                self._lines += 1
-            elif name in (b"event", b"id"):
-                self._fields[name.decode("ascii")] = value.decode("utf-8", "replace")
-        return events
-
-
 class HttpTap:
     """A reverse proxy on 127.0.0.1 in front of a Streamable HTTP MCP server, recording each
     message as the stdio tap does.
 
     Every request is passed on to ``to`` (same method, path and query, body
-    and headers but those of :data:`HOP_BY_HOP`; ``Host`` becomes the
-    server's, and ``Accept-Encoding`` is left out so that bodies come back
-    readable), and every answer back (status, headers, body). A JSON answer
+    and headers but those of :data:`HOP_BY_HOP`; ``Host`` is the one the
+    client sent, so that the server's DNS-rebinding check sees what it would
+    see directly (the server's own address only when the client sent none),
+    and ``Accept-Encoding`` is left out so that bodies come back readable), and every answer back (status, headers, body). A JSON answer
     is passed on whole; an event stream (``text/event-stream``), or any answer
     without a length, chunk by chunk as it arrives. Each request body is an
     entry ``to_server`` with ``"http": {"method", "path", "headers"}``; each
@@ -140,7 +96,7 @@ class HttpTap:
                             else self._event(when, "http_request", **asked))
         headers = [(name, value) for name, value in request.headers.items()
                    if name.lower() not in HOP_BY_HOP]
-        headers.append(("Host", self.netloc))
+        headers.append(("Host", request.headers.get("Host") or self.netloc))
         upstream = http.client.HTTPConnection(self.host, self.port, timeout=CONNECT_TIMEOUT)
         try:
             upstream.connect()
