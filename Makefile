@@ -8,6 +8,8 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
+# The conformance suite's install (see its rule below).
+CONFORMANCE := tools/conformance/node_modules/.installed
 ARGS   ?=
 PORT   ?= 8866
 # Jupyter refuses to start as root unless told; CI and containers run as root.
@@ -58,7 +60,21 @@ endef
 
 .PHONY: lab lab-learner test test-all export lessons learner graduate app bench bench-tap bench-grading clean venv FORCE
 
-venv: $(STAMP)
+venv: $(STAMP) $(CONFORMANCE)
+
+# The official MCP conformance suite and the Node.js 22 it needs (Debian's Node 20 cannot
+# run it), pinned by tools/conformance/package-lock.json and installed from the npm
+# registry into tools/conformance/node_modules (ignored by git). Only the full tier uses
+# it: without npm, setup says so in one line and goes on (and tries again next time).
+$(CONFORMANCE): tools/conformance/package.json tools/conformance/package-lock.json
+	@if ! command -v npm >/dev/null 2>&1; then \
+	    echo "npm not found: the conformance suite (full tier) is not installed (apt-get install npm)"; \
+	elif (cd tools/conformance && npm ci --no-audit --no-fund --loglevel=error \
+	          --update-notifier=false >/dev/null); then \
+	    touch $@; echo "The conformance suite is installed in tools/conformance/node_modules."; \
+	else \
+	    echo "npm ci failed in tools/conformance: the conformance suite (full tier) is not installed"; \
+	fi
 
 # Made again when pyproject.toml, this Makefile or the course's Jupyter
 # settings change, and when VENV_PROBLEM says so. pip works quietly, so the
@@ -95,10 +111,10 @@ lab: $(STAMP)
 
 # The fast tier (a couple of minutes) leaves out the tests marked "full"; the
 # full tier, which CI runs, is every test (conftest.py says which are "full").
-test: $(STAMP)
+test: $(STAMP) $(CONFORMANCE)
 	$(BIN)/python -m pytest -m "not full" $(ARGS)
 
-test-all: $(STAMP)
+test-all: $(STAMP) $(CONFORMANCE)
 	$(BIN)/python -m pytest $(ARGS)
 
 bench: $(STAMP)

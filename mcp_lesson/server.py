@@ -255,6 +255,8 @@ _STATELESS_FIRST = "2026-07-28"  # the first revision without a handshake
 LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
 #: The level each tool call's log line is sent at.
 TOOL_LOG_LEVEL = "info"
+#: Sessions whose log level the server remembers (the oldest forgotten first).
+LOG_LEVEL_SESSIONS = 1000
 
 
 def _serve_logging(server):
@@ -271,21 +273,29 @@ def _serve_logging(server):
 
     Returns the tools' ``log(ctx, text)``.
     """
+    import collections
     import warnings
-    import weakref
 
     from mcp_types import EmptyResult, SetLevelRequestParams
 
-    levels = weakref.WeakKeyDictionary()  # session -> the lowest level it hears
+    levels = collections.OrderedDict()  # the connection -> the lowest level it hears
+
+    def connection(request):
+        # Over HTTP a session is its Mcp-Session-Id; over stdio there is one connection (None).
+        headers = getattr(request.request, "headers", None)
+        return headers.get("mcp-session-id") if headers is not None else None
 
     async def set_level(ctx, params):
-        levels[ctx.session] = params.level
+        levels[connection(ctx)] = params.level
+        levels.move_to_end(connection(ctx))
+        while len(levels) > LOG_LEVEL_SESSIONS:
+            levels.popitem(last=False)
         return EmptyResult()
 
     async def log(ctx, text):
         """Send ``text`` at :data:`TOOL_LOG_LEVEL`, if this request's client hears that level."""
         request = ctx.request_context
-        chosen = levels.get(request.session)
+        chosen = levels.get(connection(request))
         modern = request.protocol_version >= _STATELESS_FIRST
         if not modern and (chosen is None or LOG_LEVELS.index(TOOL_LOG_LEVEL) < LOG_LEVELS.index(chosen)):
             return

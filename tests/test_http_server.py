@@ -22,7 +22,7 @@ import sys
 
 import pytest
 
-from http_server import http_client, serving
+from http_server import http_client, open_session, serving
 from processes import patience, run_to_end, start_guarded
 
 from mcp_lesson.core.transport import read_sse
@@ -572,3 +572,68 @@ def test_count_streams_in_a_session_too(server, http):
     assert [event["params"]["progress"] for event in events[:2]] == [1, 2]
     assert events[-1]["id"] == 2 and events[-1]["result"]["structuredContent"] == {"result": 2}
     http.delete(server.url, headers=headers)
+
+
+# --- errors as the spec names them, and the logging capability (2025-11-25) ----------------
+
+
+def test_an_unknown_tool_and_an_unknown_prompt_are_minus_32602(server, http):
+    """server/tools.mdx lists unknown tools among the protocol errors (-32602); server/prompts.mdx
+    says "Invalid prompt name: -32602". The SDK alone gives isError and code 0."""
+    headers = open_session(http, server.url)
+    for request_id, method, name, words in [(2, "tools/call", "nope", "Unknown tool: nope"),
+                                            (3, "prompts/get", "nope", "Unknown prompt: nope")]:
+        answer = http.post(server.url, headers=headers, json={
+            "jsonrpc": "2.0", "id": request_id, "method": method, "params": {"name": name, "arguments": {}}})
+        [reply] = sse_events(answer.text)
+        assert reply == {"jsonrpc": "2.0", "id": request_id,
+                         "error": {"code": INVALID_PARAMS, "message": words}}, reply
+    # A tool that exists and fails still answers with a result marked isError.
+    failing = http.post(server.url, headers=headers, json={
+        "jsonrpc": "2.0", "id": 4, "method": "tools/call",
+        "params": {"name": "calculator", "arguments": {"expression": "1 / 0"}}})
+    [reply] = sse_events(failing.text)
+    assert reply["result"]["isError"] is True
+
+
+def _call_in(headers, http, url, request_id, level=None):
+    if level is not None:
+        set_level = http.post(url, headers=headers, json={
+            "jsonrpc": "2.0", "id": request_id * 10, "method": "logging/setLevel", "params": {"level": level}})
+        [reply] = sse_events(set_level.text)
+        assert reply == {"jsonrpc": "2.0", "id": request_id * 10, "result": {}}
+    answer = http.post(url, headers=headers, json={
+        "jsonrpc": "2.0", "id": request_id, "method": "tools/call",
+        "params": {"name": "add", "arguments": {"a": 2, "b": 40}}})
+    return sse_events(answer.text)
+
+
+def test_logging_set_level_then_one_log_line_a_tool_call(server, http):
+    headers = open_session(http, server.url)
+    # Before any level is set, no log lines: the conversation is as lessons 06 and 09 show it.
+    [reply] = _call_in(headers, http, server.url, 1)
+    assert reply["result"]["structuredContent"] == {"result": 42}
+    log, reply = _call_in(headers, http, server.url, 2, level="info")
+    assert log == {"jsonrpc": "2.0", "method": "notifications/message",
+                   "params": {"level": "info", "logger": SERVER_NAME, "data": "add: 2 + 40 = 42"}}
+    assert reply["id"] == 2
+    [reply] = _call_in(headers, http, server.url, 3, level="warning")  # info is below warning
+    assert reply["id"] == 3
+    # Each session has its own level.
+    [reply] = _call_in(open_session(http, server.url), http, server.url, 4)
+    assert reply["id"] == 4
+
+
+def test_an_unknown_log_level_is_minus_32602(server, http):
+    headers = open_session(http, server.url)
+    answer = http.post(server.url, headers=headers, json={
+        "jsonrpc": "2.0", "id": 2, "method": "logging/setLevel", "params": {"level": "loud"}})
+    [reply] = sse_events(answer.text)
+    assert reply["error"]["code"] == INVALID_PARAMS and reply["id"] == 2
+
+
+def test_the_capabilities_name_logging(server, http):
+    opened = http.post(server.url, headers={"Accept": ACCEPT, "Content-Type": "application/json"},
+                       json=INITIALIZE)
+    [answer] = sse_events(opened.text)
+    assert answer["result"]["capabilities"]["logging"] == {}

@@ -26,7 +26,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from http_server import http_client, serving
+from http_server import HttpTapped, http_client, serving
 from processes import live_processes, patience, run_to_end, start_guarded, wait_for
 
 from mcp_lesson import classify_json
@@ -694,35 +694,6 @@ def test_a_judge_that_fails_is_said_and_the_course_judges(tmp_path, code, words)
 MODERN_META = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
                "io.modelcontextprotocol/clientCapabilities": {},
                "io.modelcontextprotocol/clientInfo": {"name": "test-tap", "version": "1.0"}}
-
-
-class HttpTapped:
-    """``python -m mcp_lesson.tap --record FILE --http --port 0 --to URL``, under the guard;
-    :attr:`url` is the address it announces on stderr."""
-
-    def __init__(self, tmp_path, to):
-        import re
-
-        self.recording = tmp_path / "http.jsonl"
-        self.proc = start_guarded([*TAP, "--record", str(self.recording), "--http", "--port", "0",
-                                   "--to", to], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                  cwd=ROOT)
-        said, deadline = b"", time.monotonic() + patience(30)
-        while b"\n" not in said:
-            assert time.monotonic() < deadline, f"the HTTP tap did not announce itself: {said!r}"
-            ready, _, _ = select.select([self.proc.stderr], [], [], 0.1)
-            if ready:
-                more = os.read(self.proc.stderr.fileno(), 4096)
-                assert more, f"the HTTP tap ended: {said!r}"
-                said += more
-        self.url = re.search(r"listening on (\S+)", said.decode()).group(1)
-
-    def stop(self):
-        """SIGTERM (the guard's), and wait: the tap records its end."""
-        self.proc.end(grace=patience(5))
-        for stream in (self.proc.stdout, self.proc.stderr):
-            stream.close()
-        return [json.loads(raw) for raw in self.recording.read_text().splitlines()]
 
 
 @pytest.fixture(scope="module")
