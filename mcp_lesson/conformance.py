@@ -183,8 +183,8 @@ def verdict(scenario, checks):
 
 
 def table(results):
-    """The rows ``(scenario, word, why)`` of :func:`verdict`, generic scenarios first, in the suite's order."""
-    order = sorted(results, key=lambda name: (name not in GENERIC, ))
+    """The rows ``(scenario, word, why)`` of :func:`verdict`: the generic scenarios first, each part by name."""
+    order = sorted(results, key=lambda name: (name not in GENERIC, name))
     return [(name, *verdict(name, results[name])) for name in order]
 
 
