@@ -188,12 +188,39 @@ def table(results):
     return [(name, *verdict(name, results[name])) for name in order]
 
 
-def show_table(results, out=None):
-    """Print :func:`table` as a table of plain text."""
+def show_rows(rows, out=None):
+    """Print rows ``(scenario, word, why)`` as a table of plain text."""
     import sys
 
     out = out or sys.stdout
-    rows = table(results)
     width = max(len(name) for name, _, _ in rows)
+    print(f"{'scenario':<{width}}  {'verdict':<7}  why", file=out)
     for name, word, why in rows:
-        print(f"{name:<{width}}  {word:<6}  {why}".rstrip(), file=out)
+        print(f"{name:<{width}}  {word:<7}  {why}".rstrip(), file=out)
+
+
+def show_table(results, out=None):
+    """Print :func:`table` of ``results``."""
+    show_rows(table(results), out)
+
+
+#: The stored table of the course's server (lesson 10 shows it where the suite cannot run).
+STORED = "conformance.json"
+
+
+def stored_rows():
+    """The rows of :func:`table` for the course's server, as stored in ``mcp_lesson/data``."""
+    from importlib import resources
+
+    text = resources.files(__package__).joinpath("data", STORED).read_text(encoding="utf-8")
+    return [tuple(row) for row in json.loads(text)["rows"]]
+
+
+def store_rows(results, path=None):
+    """Write :func:`table` of ``results`` as the stored rows (after the suite or the server changed)."""
+    path = Path(path) if path else Path(__file__).parent / "data" / STORED
+    document = {"suite": SUITE_VERSION, "node": NODE_VERSION,
+                "about": "the official conformance suite's verdicts on python -m mcp_lesson.server --http; "
+                         "written by mcp_lesson.conformance.store_rows, checked by tests/test_conformance.py",
+                "rows": [list(row) for row in table(results)]}
+    path.write_text(json.dumps(document, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")

@@ -122,3 +122,7 @@ def test_the_course_s_client_passes_the_core_client_scenarios(suite, scenario):
     assert conformance.verdict(scenario, checks) == ("passes", ""), (done.stdout[-2000:], checks)
     assert any(check["status"] == "SUCCESS" for check in checks)
     assert "CLIENT EXITED WITH ERROR" not in done.stdout, done.stdout[-2000:]
+
+
+def test_the_stored_rows_lesson_10_shows_are_what_the_suite_says(direct):
+    assert conformance.stored_rows() == conformance.table(direct)
