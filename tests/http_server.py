@@ -12,6 +12,7 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
 from processes import live_processes, patience, start_guarded
 
 from mcp_lesson.http_client import HttpServer, port_is_free
@@ -31,6 +32,19 @@ def serving():
     assert not running.running
     assert port_is_free(running.port), f"port {running.port} still taken"
     assert [p for p in live_processes() if p.pgid == running.pgid] == []  # nothing of its group is left
+
+
+@pytest.fixture(scope="module")
+def server():
+    """The course's HTTP server, for a test module (import this fixture from here)."""
+    yield from serving()
+
+
+@pytest.fixture(scope="module")
+def http():
+    """An HTTP client for a test module (see :func:`http_client`)."""
+    with http_client() as client:
+        yield client
 
 
 def http_client():

@@ -4,17 +4,12 @@ import sys
 
 import pytest
 
-from http_server import serving
+from http_server import server  # noqa: F401 (fixtures)
 from processes import patience, run_to_end
 
 from mcp_lesson.client import (
     HANDSHAKE, Client, ServerError, connect, elicitation_answer, main, sample_arguments,
 )
-
-
-@pytest.fixture(scope="module")
-def server():
-    yield from serving()
 
 
 @pytest.mark.parametrize("revision", [HANDSHAKE, "2025-06-18", "2026-07-28"])

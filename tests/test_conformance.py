@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from http_server import HttpTapped, serving
+from http_server import HttpTapped, server  # noqa: F401 (fixtures)
 from processes import patience
 
 from mcp_lesson import conformance
@@ -36,11 +36,6 @@ def suite():
         if os.environ.get("CI") == "true":
             pytest.fail(str(exc))
         pytest.skip(str(exc))
-
-
-@pytest.fixture(scope="module")
-def server():
-    yield from serving()
 
 
 @pytest.fixture(scope="module")

@@ -185,6 +185,18 @@ def test_python_command_shown(command):
                               stderr=subprocess.STDOUT, timeout=120)
         assert done.returncode == 0 and "Traceback" not in done.stdout, done.stdout
         return
+    if words[1:3] == ["-m", "mcp_lesson.client"]:  # against the course's server, at its address
+        from processes import patience, start_guarded
+
+        from mcp_lesson.http_client import HttpServer
+
+        with HttpServer(start=start_guarded, timeout=patience(30)) as server:
+            words = [server.url if word in ("URL", "http://127.0.0.1:PORT/mcp") else word for word in words]
+            done = subprocess.run([str(ROOT / words[0]), *words[1:]], cwd=ROOT, env=clean_env(), text=True,
+                                  stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=patience(60))
+        assert done.returncode == 0 and "Traceback" not in done.stdout, done.stdout
+        assert done.stdout.startswith("server: mcp-lesson-calculator"), done.stdout
+        return
     if words[1:3] == ["-m", "pytest"]:
         words += ["--collect-only", "-q", "-p", "no:cacheprovider"]
         expected = (0,)
@@ -506,6 +518,12 @@ def expected_figures():
     spec.loader.exec_module(bench_module)
     size = round(len(bench_module.one_megabyte_message().encode()) / 1e6)
     give("docs/maintaining.md", f"on a {size} MB message", "bench.one_megabyte_message()")
+    # The conformance suite (mcp_lesson/conformance.py) and the server's streams (resumption.py).
+    from mcp_lesson import conformance, resumption
+
+    give("docs/conformance.md", f"pinned to {conformance.SUITE_VERSION}, and Node.js {conformance.NODE_VERSION}",
+         "conformance.SUITE_VERSION, NODE_VERSION")
+    give("docs/conformance.md", f"`retry` of {resumption.RETRY_MS} ms", "resumption.RETRY_MS")
     # How long a lesson takes: the estimate's rates and limit (tools/lesson_time.py).
     from tools import lesson_time
 

@@ -18,7 +18,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from http_server import http_client, serving
+from http_server import http, server  # noqa: F401 (fixtures)
 
 from mcp_lesson import check, check_headers, http_request_for, http_verdict, read_sse
 from mcp_lesson.cases import HEADER_CHECKS, HTTP_ANSWERS, HTTP_REQUESTS, REFUSES, SSE_STREAMS
@@ -29,17 +29,6 @@ META = {"io.modelcontextprotocol/protocolVersion": MODERN, "io.modelcontextproto
 INITIALIZE = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
               "params": {"protocolVersion": "2025-11-25", "capabilities": {},
                          "clientInfo": {"name": "test-http-lesson", "version": "1.0"}}}
-
-
-@pytest.fixture(scope="module")
-def server():
-    yield from serving()
-
-
-@pytest.fixture(scope="module")
-def http():
-    with http_client() as client:
-        yield client
 
 
 @pytest.fixture(scope="module")

@@ -22,7 +22,7 @@ import sys
 
 import pytest
 
-from http_server import http_client, open_session, serving
+from http_server import http, http_client, open_session, server  # noqa: F401 (fixtures)
 from processes import patience, run_to_end, start_guarded
 
 from mcp_lesson.core.transport import read_sse
@@ -45,17 +45,6 @@ INITIALIZE = {
 }
 HEADER_MISMATCH, UNSUPPORTED_PROTOCOL_VERSION = -32020, -32022
 PARSE_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, INVALID_PARAMS = -32700, -32600, -32601, -32602
-
-
-@pytest.fixture(scope="module")
-def server():
-    yield from serving()
-
-
-@pytest.fixture(scope="module")
-def http():
-    with http_client() as client:
-        yield client
 
 
 def modern(method, params=None, request_id=1, meta=META):

@@ -3,7 +3,7 @@
 
 import pytest
 
-from http_server import http_client, open_session, serving
+from http_server import http, open_session, server  # noqa: F401 (fixtures)
 
 from mcp_lesson.core.transport import read_sse
 from mcp_lesson.resumption import RETRY_MS, _Store
@@ -33,17 +33,6 @@ def test_the_store_forgets_its_oldest_events_past_its_limit():
 
 
 # --- on the real server ------------------------------------------------------------------
-
-
-@pytest.fixture(scope="module")
-def server():
-    yield from serving()
-
-
-@pytest.fixture(scope="module")
-def http():
-    with http_client() as client:
-        yield client
 
 
 def events_of(text):
