@@ -62,6 +62,8 @@ TIMEOUT = 30.0
 DEFAULT_RETRY_MS = 1000
 #: Resumptions of one request's stream in a row before the client gives up.
 MAX_RESUMES = 5
+#: Longest message the client reads, in bytes (an answer, or one event of a stream).
+MAX_MESSAGE = 16 * 2**20
 #: Most characters of a server's text the command line prints on one line.
 SHOWN = 200
 
@@ -273,7 +275,7 @@ class Client:
                 return None
             if kind == "text/event-stream" and answer.status_code == 200:
                 return self._read_stream(answer, message["id"])
-            body = answer.read().decode("utf-8", "replace")
+            body = _read_at_most(answer, MAX_MESSAGE, message["method"]).decode("utf-8", "replace")
         return self._json_answer(answer.status_code, kind, body, message)
 
     def _json_answer(self, status, kind, body, message):
@@ -290,11 +292,14 @@ class Client:
 
     def _read_stream(self, answer, request_id):
         """Read a POST's stream until the response to ``request_id``, resuming it if it is cut."""
-        reader, resumes = SSE(), 0
+        reader, resumes = SSE(MAX_MESSAGE), 0
         while True:
             try:
                 for chunk in answer.iter_bytes():
-                    for data, _, _ in reader.feed(chunk):
+                    for data, size, _ in reader.feed(chunk):
+                        if size > MAX_MESSAGE:
+                            raise ServerError(f"the stream of request {request_id} carried an event of "
+                                              f"{size:,} bytes, over the client's limit of {MAX_MESSAGE:,}")
                         reply = self._take(data)
                         if reply is not None and reply.get("id") == request_id:
                             return reply
@@ -325,7 +330,7 @@ class Client:
     def _take(self, data):
         """Judge one message from the server; answer its request; keep its notification; return a response."""
         text = data.decode("utf-8", "replace")
-        kind, _ = classify_json(text)
+        kind, code = classify_json(text)
         if kind == "response":
             return json.loads(text)
         if kind == "notification":
@@ -335,7 +340,9 @@ class Client:
                 self._on_notification(message)
         elif kind == "request":
             self._answer(json.loads(text))
-        return None  # an invalid message is dropped: a client never answers one from a server
+        else:  # a client never answers an invalid message from a server: it notes it, and goes on
+            self.notes.append(f"the server sent a message that is not valid ({code}): {one_line(text, SHOWN)}")
+        return None
 
     def _answer(self, message):
         method, params = message["method"], message.get("params")
@@ -360,7 +367,7 @@ class Client:
             self._listening.set()
 
     def _listen_until_closed(self):
-        reader, last_id = SSE(), None
+        reader, last_id = SSE(MAX_MESSAGE), None
         while not self._closing.is_set():
             headers = self._headers({"Accept": "text/event-stream", **({"Last-Event-ID": last_id} if last_id else {})})
             try:
@@ -369,8 +376,12 @@ class Client:
                     if answer.status_code != 200:
                         return  # 405: the server offers no GET stream
                     for chunk in answer.iter_bytes():
-                        for data, _, _ in reader.feed(chunk):
-                            self._take(data)
+                        for data, size, _ in reader.feed(chunk):
+                            if size <= MAX_MESSAGE:
+                                self._take(data)
+                            else:
+                                self.notes.append(f"the GET stream carried an event of {size:,} bytes, "
+                                                  "left unread")
             except Exception:  # noqa: BLE001 - the server went, or close() closed the connection
                 if self._closing.is_set():
                     return
@@ -378,6 +389,17 @@ class Client:
             if last_id is None or self._closing.wait((reader.retry or DEFAULT_RETRY_MS) / 1000):
                 return
             reader = _carry(reader)
+
+
+def _read_at_most(answer, limit, what):
+    """The body of ``answer``, or :class:`ServerError` when it is longer than ``limit`` bytes."""
+    body = bytearray()
+    for chunk in answer.iter_bytes():
+        body += chunk
+        if len(body) > limit:
+            raise ServerError(f"{what}: the answer is longer than the client's limit of {limit:,} bytes",
+                              status=answer.status_code)
+    return bytes(body)
 
 
 def _carry(reader):

@@ -1,5 +1,6 @@
 """mcp_lesson.client: the course's own client, against the course's server (both generations)."""
 
+import json
 import sys
 
 import pytest
@@ -89,3 +90,93 @@ def test_no_server_is_one_line():
     done = run_to_end([sys.executable, "-m", "mcp_lesson.client", "http://127.0.0.1:1/mcp"], patience(60))
     assert done.returncode == 1 and "Traceback" not in done.stderr
     assert done.stderr.startswith("python -m mcp_lesson.client: ") and len(done.stderr.splitlines()) == 1
+
+
+# --- a server that breaks the rules -------------------------------------------------------
+
+
+class Scripted:
+    """A tiny HTTP server on 127.0.0.1 answering every POST with what ``answer(body)`` gives:
+    (status, content type, body bytes); GET gets 405."""
+
+    def __init__(self, answer):
+        import http.server
+        import threading
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_POST(self):
+                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                status, kind, data = answer(body)
+                self.send_response(status)
+                self.send_header("Content-Type", kind)
+                self.send_header("Content-Length", str(len(data)))
+                if body.get("method") == "initialize":
+                    self.send_header("Mcp-Session-Id", "s1")
+                self.end_headers()
+                self.wfile.write(data)
+
+            def do_GET(self):
+                self.send_response(405)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+
+            do_DELETE = do_GET
+
+            def log_message(self, *args):
+                pass
+
+        self.httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/mcp"
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+
+    def close(self):
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+def scripted(tools_call):
+    """Answers initialize as JSON, notifications with 202, and tools/call with ``tools_call(body)``."""
+    def answer(body):
+        if body.get("method") == "initialize":
+            result = {"protocolVersion": "2025-11-25", "capabilities": {}, "serverInfo": {"name": "s", "version": "1"}}
+            return 200, "application/json", json.dumps({"jsonrpc": "2.0", "id": body["id"], "result": result}).encode()
+        if "id" not in body:
+            return 202, "application/json", b""
+        return tools_call(body)
+    return Scripted(answer)
+
+
+def sse(*events):
+    return b"".join(event + b"\n\n" for event in events)
+
+
+@pytest.mark.parametrize("reply, words", [
+    (lambda body: (200, "application/json", b"x" * (17 * 2**20)), "longer than the client's limit"),
+    (lambda body: (200, "text/event-stream", sse(b"data: " + b"x" * (17 * 2**20))), "over the client's limit"),
+    (lambda body: (200, "text/event-stream", sse(b"data: {}")), "gave no event id to resume from"),
+    (lambda body: (500, "text/html", b"<b>oops</b>\x1b[31m"), "answered 500 (text/html): <b>oops</b>\\x1b[31m"),
+])
+def test_a_broken_answer_is_a_server_error_in_words(reply, words):
+    server = scripted(reply)
+    try:
+        with connect(server.url, timeout=patience(30)) as client:
+            with pytest.raises(ServerError) as broken:
+                client.call_tool("t")
+        assert words in str(broken.value)
+    finally:
+        server.close()
+
+
+def test_an_invalid_message_on_a_stream_is_noted_and_passed_over():
+    def reply(body):
+        good = json.dumps({"jsonrpc": "2.0", "id": body["id"], "result": {"content": []}}).encode()
+        return 200, "text/event-stream", sse(b"data: not json", b'data: {"jsonrpc":"1.0"}', b"data: " + good)
+    server = scripted(reply)
+    try:
+        with connect(server.url, timeout=patience(30)) as client:
+            assert client.call_tool("t") == {"content": []}
+        assert [note.split(":")[0] for note in client.notes] == [
+            "the server sent a message that is not valid (-32700)",
+            "the server sent a message that is not valid (-32600)"]
+    finally:
+        server.close()
