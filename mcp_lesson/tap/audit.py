@@ -108,6 +108,47 @@ def _known(revision, how):
     return None, f"{how}; the course does not know {revision}, so judged by the course's rules"
 
 
+def _http_of(entry):
+    """The HTTP members of an entry: its ``http`` (a message), or the entry itself (an event)."""
+    if isinstance(entry.get("http"), dict):
+        return entry["http"]
+    return entry if entry.get("event") in ("http_request", "http_response") else None
+
+
+def _session_header(http):
+    headers = http.get("headers") if isinstance(http.get("headers"), dict) else {}
+    session = headers.get("mcp-session-id")
+    return session if isinstance(session, str) else None
+
+
+def scope_of(entry, exchanges):
+    """Where an entry's ids count: ``None`` over stdio (one conversation), else an HTTP session.
+
+    Over HTTP, ids are the client's per session (2025-11-25: the ``Mcp-Session-Id``
+    its requests carry) or, without a session (``initialize``; 2026-07-28's
+    stateless requests), per HTTP exchange. An answer counts where the request of
+    its exchange (the tap numbers them, ``"exchange"``) counts. ``exchanges`` maps
+    each exchange seen to its scope. A recording without exchange numbers is
+    one scope, as before the tap numbered them.
+    """
+    http = _http_of(entry)
+    exchange = http.get("exchange") if http is not None else None
+    if type(exchange) is not int:
+        return None
+    if entry.get("direction") == "to_server" or entry.get("event") == "http_request":
+        session = _session_header(http)
+        exchanges[exchange] = ("session", session) if session else ("exchange", exchange)
+        return exchanges[exchange]
+    return exchanges.get(exchange)
+
+
+def refused(entry):
+    """True for an answer over HTTP with a status of 400 or more: it settles its request."""
+    http = _http_of(entry)
+    status = http.get("status") if http is not None else None
+    return type(status) is int and status >= 400
+
+
 def line_of(conversation, index, first_line=1):
     """Where the entry at ``index`` is: its line in the file when it was read from one
     (:func:`read_recording` notes it as ``_line``), else its place counted from ``first_line``."""
@@ -162,15 +203,22 @@ def audit(conversation, revision="agreed", first_line=1):
     def found(index, problem, detail, **extra):
         problems.append(_problem(conversation, index, first_line, problem, detail, **extra))
 
+    exchanges = {}  # the HTTP exchange -> the scope its ids count in
     for index in in_time_order(conversation):
         entry = conversation[index]
         direction = entry.get("direction")
+        scope = scope_of(entry, exchanges)
         if direction not in DIRECTIONS:
             if entry.get("event") == "server_exited":
                 ended = entry
             continue
         sender, mine = SENDER[direction], sides[direction]
         value, reason = message_of(entry)
+        if direction == "from_server" and refused(entry) and (reason is not None or not _answers_an_id(value)):
+            # A refusal over HTTP (403 for an Origin, 421 for a Host, 404 for a session...):
+            # its body may be plain text, or an error without an id; it answers its exchange.
+            _settle(sides["to_server"], _http_of(entry).get("exchange"), index)
+            continue
         if entry.get("newline") is False:
             found(index, "no_newline", f"the {sender}'s last line has no newline at its end: "
                                        "a reader of lines never sees it as a message")
@@ -199,7 +247,7 @@ def audit(conversation, revision="agreed", first_line=1):
             if batch and classify(member, revision)[0] == "invalid":
                 found(index, "invalid", f"a member of the {sender}'s batch is invalid"
                       f"{_under(revision)}: {_first_sentence(explain(member, revision))}")
-            _follow(member, index, direction, sides, conversation, first_line, found)
+            _follow(member, index, direction, sides, conversation, first_line, found, scope)
     for direction in DIRECTIONS:
         for request in sides[direction]["in_flight"].values():
             answerer = SENDER[_other(direction)]
@@ -222,13 +270,28 @@ def _seconds(t):
     return f"{t:.3f} s" if isinstance(t, (int, float)) else "the end"
 
 
-def _follow(member, index, direction, sides, conversation, first_line, found):
+def _answers_an_id(value):
+    """True for a response (or a batch of them) that names an id, which the audit can match."""
+    members = value if isinstance(value, list) else [value]
+    return any(isinstance(member, dict) and id_key(member.get("id")) is not None for member in members)
+
+
+def _settle(requester, exchange, index):
+    """The requests ``requester`` sent in HTTP exchange ``exchange`` are answered (at ``index``)."""
+    for key, request in list(requester["in_flight"].items()):
+        if request.get("exchange") == exchange and exchange is not None:
+            del requester["in_flight"][key]
+            requester["answered"][key] = {**request, "answer": index}
+
+
+def _follow(member, index, direction, sides, conversation, first_line, found, scope=None):
     """One message of the conversation: a request, a notification, a response or neither."""
     sender, mine = SENDER[direction], sides[direction]
     if not isinstance(member, dict):
         mine["waiting"].append((index, "unreadable"))
         return
-    key = id_key(member.get("id"))
+    plain = id_key(member.get("id"))
+    key = None if plain is None else (scope, plain)
     if "method" not in member and ("result" in member or "error" in member):
         _answer(member, key, index, direction, sides, conversation, first_line, found)
     elif key is not None:  # a request (valid or not, its id can be read): owed one answer
@@ -238,8 +301,10 @@ def _follow(member, index, direction, sides, conversation, first_line, found):
                   f"while its request on line {first['line']} ({first['method']}) is still "
                   "unanswered", id=member["id"])
             return
+        http = _http_of(conversation[index])
         mine["in_flight"][key] = {"line": line_of(conversation, index, first_line), "index": index,
-                                  "method": _method(member), "id": member["id"]}
+                                  "method": _method(member), "id": member["id"],
+                                  "exchange": http.get("exchange") if http is not None else None}
         said = _protocol_version(member, "_meta")
         if said is not None:
             if mine["said_revision"] is None:
@@ -252,8 +317,8 @@ def _follow(member, index, direction, sides, conversation, first_line, found):
         if member["method"] == "notifications/cancelled":
             params = member.get("params")
             cancelled = id_key(params.get("requestId")) if isinstance(params, dict) else None
-            if cancelled is not None and mine["in_flight"].pop(cancelled, None) is not None:
-                mine["cancelled"].add(cancelled)
+            if cancelled is not None and mine["in_flight"].pop((scope, cancelled), None) is not None:
+                mine["cancelled"].add((scope, cancelled))
     else:  # a method with an id that is no id, or no method and no result or error
         mine["waiting"].append((index, "unreadable"))
 
@@ -328,12 +393,20 @@ def answer_times(conversation):
     and ``seconds`` (both None when it was never answered). The first answer with the same
     id from the other side counts."""
     times, waiting = [], {"to_server": {}, "from_server": {}}
+    exchanges = {}
     for index in in_time_order(conversation):
         entry = conversation[index]
         direction = entry.get("direction")
+        scope = scope_of(entry, exchanges)  # ids count per HTTP session, as in the audit
         if direction not in DIRECTIONS:
             continue
         value, reason = message_of(entry)
+        if direction == "from_server" and refused(entry) and (reason is not None or not _answers_an_id(value)):
+            exchange = _http_of(entry).get("exchange")
+            for key, row in list(waiting["to_server"].items()):
+                if exchange is not None and row["_exchange"] == exchange:
+                    _answered(waiting["to_server"].pop(key), entry, conversation, index)
+            continue
         if reason is not None:
             continue
         for member in value if isinstance(value, list) else [value]:
@@ -342,22 +415,34 @@ def answer_times(conversation):
             key = id_key(member.get("id"))
             if key is None:
                 continue
+            key = (scope, key)
             if "method" in member or ("result" not in member and "error" not in member):
                 if key not in waiting[direction]:
+                    http = _http_of(entry)
                     row = {"line": line_of(conversation, index), "direction": direction,
                            "id": member["id"],
                            "method": _method(member), "answer_line": None, "seconds": None,
-                           "_t": entry.get("t")}
+                           "_t": entry.get("t"), "_exchange": http.get("exchange") if http else None}
                     waiting[direction][key] = row
                     times.append(row)
             else:
                 other = "from_server" if direction == "to_server" else "to_server"
                 row = waiting[other].pop(key, None)
                 if row is not None:
-                    row["answer_line"] = line_of(conversation, index)
-                    if isinstance(row["_t"], (int, float)) and isinstance(entry.get("t"),
-                                                                          (int, float)):
-                        row["seconds"] = max(0.0, entry["t"] - row["_t"])
+                    _answered(row, entry, conversation, index)
     for row in times:
-        del row["_t"]
+        del row["_t"], row["_exchange"]
     return sorted(times, key=lambda row: row["line"])
+
+
+def _answered(row, entry, conversation, index):
+    row["answer_line"] = line_of(conversation, index)
+    if _is_number(row["_t"]) and _is_number(entry.get("t")):
+        row["seconds"] = max(0.0, entry["t"] - row["_t"])
+
+
+def _is_number(value):
+    """A finite time of a recording (a forged one, NaN or 1e400, is no time)."""
+    import math
+
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)

@@ -2,6 +2,7 @@
 recording each message of each POST, GET and event stream (:func:`serve_http`).
 """
 
+import itertools
 import json
 import signal
 import threading
@@ -50,8 +51,11 @@ class HttpTap:
     answer body, and each event of a stream, an entry ``from_server`` with
     ``"http": {"status", "headers"}`` (and ``"sse": {"event", "id"}`` for an
     event). A request or answer without a body is an ``http_request`` or
-    ``http_response`` event with the same members. A server that cannot be
-    reached gets the client a 502 and the recording a ``tap_error``.
+    ``http_response`` event with the same members. Each HTTP exchange is
+    numbered (``"exchange"``, from 1, in both its request's and its answer's
+    members), so the audit knows which request an answer came back for. A
+    server that cannot be reached gets the client a 502 and the recording a
+    ``tap_error``.
     """
 
     def __init__(self, to, recorder, judge, max_line=MAX_LINE):
@@ -66,6 +70,7 @@ class HttpTap:
         self.netloc = target.netloc
         self.path = target.path or "/"
         self.recorder, self.judge, self.max_line = recorder, judge, max_line
+        self._exchanges = itertools.count(1)  # next() is atomic: one number per request
 
     def _entry(self, direction, data, when, **members):
         head = '{"t":%.6f,"direction":"%s",' % (when - self.recorder.start, direction)
@@ -84,8 +89,10 @@ class HttpTap:
         import http.client
 
         ticket, when = self.recorder.ticket()
+        exchange = next(self._exchanges)
         asked = {"method": request.command, "path": request.path,
-                 "headers": _recorded_headers(request.headers.items(), REQUEST_HEADERS)}
+                 "headers": _recorded_headers(request.headers.items(), REQUEST_HEADERS),
+                 "exchange": exchange}
         try:
             body = self._read_body(request)
         except (ValueError, OSError) as exc:
@@ -117,7 +124,7 @@ class HttpTap:
             self._plain_answer(request, 502, f"{PROG}: {words}")
             return
         try:
-            self._pass_answer(request, answer)
+            self._pass_answer(request, answer, exchange)
         finally:
             upstream.close()
 
@@ -150,8 +157,9 @@ class HttpTap:
         except OSError:
             pass
 
-    def _pass_answer(self, request, answer):
-        said = {"status": answer.status, "headers": _recorded_headers(answer.getheaders())}
+    def _pass_answer(self, request, answer, exchange):
+        said = {"status": answer.status, "headers": _recorded_headers(answer.getheaders()),
+                "exchange": exchange}
         kind = answer.getheader("Content-Type", "")
         stream = "text/event-stream" in kind or (
             answer.getheader("Content-Length") is None and answer.status not in (204, 304)
