@@ -948,3 +948,45 @@ def test_ids_count_per_http_session(tmp_path, http_server):
     assert audit(merged) == []
     unnumbered = json.loads(json.dumps(merged).replace('"exchange"', '"_exchange"'))
     assert "id_reused" in {problem["problem"] for problem in audit(unnumbered)}
+
+
+def test_a_refused_probe_leaves_the_handshake_s_revision_in_force(tmp_path):
+    """The SDK's mcp.Client (its default mode) first probes server/discover at 2026-07-28; a
+    server of the handshake era answers -32601, and the session runs under what initialize
+    then agrees. A real recording: the SDK's client, the tap, a server with no SDK."""
+    import warnings
+
+    import anyio
+    from mcp import Client, StdioServerParameters
+
+    recording = tmp_path / "legacy.jsonl"
+    server = StdioServerParameters(command=PY, args=["-m", "mcp_lesson.tap", "--record", str(recording),
+                                                     "--", PY, str(ROOT / "tests" / "legacy_server.py")])
+
+    async def talk():
+        with anyio.fail_after(patience(60)):
+            async with Client(server) as client:
+                await client.list_tools()
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")  # ping is gone at 2026-07-28, here under 2025-11-25
+                    await client.send_ping()
+
+    anyio.run(talk)
+    entries = [json.loads(line) for line in recording.read_text().splitlines()]
+    methods = [json.loads(e["text"]).get("method") for e in entries if e.get("direction") == "to_server"]
+    assert methods[:2] == ["server/discover", "initialize"]
+    revision, words = agreed_revision(entries)
+    assert revision == "2025-11-25"
+    assert words.startswith("the client tried 2026-07-28 (server/discover) and the server refused it "
+                            "(error -32601); then the client asked for 2025-11-25")
+    done = report(recording)
+    assert done.returncode == 0 and "revision: 2025-11-25" in done.stdout, done.stdout
+
+
+def test_a_stateless_error_of_the_method_s_own_is_no_refusal():
+    meta = {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}
+    talk = [{"direction": "to_server", "text": json.dumps(
+                 {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "x", "_meta": meta}})},
+            {"direction": "from_server", "text": json.dumps(
+                 {"jsonrpc": "2.0", "id": 1, "error": {"code": -32602, "message": "Unknown tool: x"}})}]
+    assert agreed_revision(talk)[0] == "2026-07-28"

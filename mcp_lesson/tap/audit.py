@@ -62,28 +62,39 @@ def _protocol_version(value, where):
     return found if isinstance(found, str) else None
 
 
+#: The errors by which a server says it does not speak the revision of a request with
+#: ``_meta``: the method is unknown to it (-32601), the request is not one it takes
+#: (-32600), or the version is unsupported (-32022, 2026-07-28's transport).
+PROBE_REFUSALS = (-32601, -32600, -32022)
+
+
 def agreed_revision(conversation):
     """``(revision, words)``: the revision the two sides agreed on, and how it was agreed.
 
     The server's answer to ``initialize`` names it (``result.protocolVersion``);
     without a handshake (2026-07-28), a request's ``params._meta`` does
-    (``io.modelcontextprotocol/protocolVersion``). ``revision`` is None when
-    neither says, or when the course does not know the revision said (the
-    words say which).
+    (``io.modelcontextprotocol/protocolVersion``), once the server has answered
+    it with a result, an error of the method's own, or not at all. A *probe* that
+    the server refused (one of :data:`PROBE_REFUSALS`: the SDK's ``mcp.Client``
+    first sends ``server/discover`` at 2026-07-28, and a server of the handshake
+    era answers -32601) agrees on nothing: the handshake that follows decides. ``revision`` is None when nothing says, or when the course
+    does not know the revision said (the words say which).
     """
     asked = initialize_id = None
+    probe = refused = None  # (revision, id, method) of a request with _meta; the refused one's words
     for entry in conversation:
         if entry.get("direction") not in DIRECTIONS:
             continue
         value, reason = message_of(entry)
         if reason or not isinstance(value, dict):
             continue
+        key = id_key(value.get("id"))
         if entry["direction"] == "to_server" and value.get("method") == "initialize":
             if initialize_id is None:
-                initialize_id = id_key(value.get("id"))
+                initialize_id = key
                 asked = _protocol_version(value, "params")
         elif (entry["direction"] == "from_server" and initialize_id is not None
-              and "method" not in value and id_key(value.get("id")) == initialize_id):
+              and "method" not in value and key == initialize_id):
             answered = _protocol_version(value, "result")
             if answered is None:
                 return None, ("the server did not answer initialize with a protocolVersion; "
@@ -91,14 +102,27 @@ def agreed_revision(conversation):
             how = (f"the client asked for {answered} in initialize and the server agreed"
                    if asked == answered else
                    f"the client asked for {asked} in initialize and the server answered {answered}")
-            return _known(answered, how)
-        elif entry["direction"] == "to_server" and initialize_id is None:
+            return _known(answered, (refused + "; then " + how) if refused else how)
+        elif entry["direction"] == "to_server" and initialize_id is None and probe is None:
             meta = _protocol_version(value, "_meta")
-            if meta is not None:
-                return _known(meta, f"the client's requests carry {meta} in params._meta "
-                                    "(no handshake)")
+            if meta is not None and key is not None:
+                probe = (meta, key, _method(value))
+        elif (entry["direction"] == "from_server" and probe is not None and initialize_id is None
+              and "method" not in value and key == probe[1]):
+            revision, _, method = probe
+            error = value.get("error") if isinstance(value.get("error"), dict) else {}
+            if error.get("code") not in PROBE_REFUSALS:  # a result, or an error of the method's own
+                return _known(revision, f"the client's requests carry {revision} in params._meta "
+                                        "(no handshake)")
+            refused = (f"the client tried {revision} ({method}) and the server refused it "
+                       f"(error {show_id(error.get('code'))})")
+            probe = None
     if initialize_id is not None:
         return None, "initialize was never answered; judged by the course's rules"
+    if probe is not None:
+        return _known(probe[0], f"the client's requests carry {probe[0]} in params._meta (no handshake)")
+    if refused:
+        return None, f"{refused}, and no handshake followed; judged by the course's rules"
     return None, "no initialize and no params._meta name a revision; judged by the course's rules"
 
 
