@@ -990,3 +990,94 @@ def test_a_stateless_error_of_the_method_s_own_is_no_refusal():
             {"direction": "from_server", "text": json.dumps(
                  {"jsonrpc": "2.0", "id": 1, "error": {"code": -32602, "message": "Unknown tool: x"}})}]
     assert agreed_revision(talk)[0] == "2026-07-28"
+
+
+#: The SDK's own server with its defaults (none of the course's fixes), over stdio.
+BARE_SDK_SERVER = ("from mcp.server.mcpserver import MCPServer\n"
+                   "server = MCPServer('bare')\n"
+                   "@server.tool()\n"
+                   "def echo(text: str) -> str:\n"
+                   "    return text\n"
+                   "server.run('stdio')\n")
+
+
+def test_an_error_code_the_spec_names_otherwise_is_a_warning(tmp_path):
+    """The SDK's catch-all answers an unknown prompt with code 0; 2025-11-25's server/prompts.mdx
+    names -32602. A real recording: the SDK's client and the SDK's own server, through the tap."""
+    import anyio
+    from mcp import ClientSession, StdioServerParameters
+    from mcp.client.stdio import stdio_client
+    from mcp.shared.exceptions import MCPError
+
+    recording = tmp_path / "bare.jsonl"
+    server = StdioServerParameters(command=PY, args=["-m", "mcp_lesson.tap", "--record", str(recording),
+                                                     "--", PY, "-c", BARE_SDK_SERVER])
+
+    async def talk():
+        with anyio.fail_after(patience(60)), open(tmp_path / "stderr.txt", "w") as log:
+            async with stdio_client(server, errlog=log) as (read, write):
+                async with ClientSession(read, write) as session:
+                    await session.initialize()
+                    try:
+                        await session.get_prompt("nope")
+                    except MCPError as exc:
+                        return exc.error.code
+
+    assert anyio.run(talk) == 0
+    entries = [json.loads(line) for line in recording.read_text().splitlines()]
+    [warning] = audit(entries)
+    assert (warning["problem"], warning["severity"]) == ("error_code", "warning")
+    assert warning["detail"] == ("the server answered prompts/get with error code 0, which no spec "
+                                 "defines; for an invalid prompt name 2025-11-25's server/prompts.mdx "
+                                 "names -32602")
+    done = report(recording)
+    assert done.returncode == 0 and "1 warning:" in done.stdout and "no problems" in done.stdout
+
+
+def test_a_version_header_other_than_the_agreed_one_is_a_warning(tmp_path, http_server):
+    """A real session through the HTTP tap whose client sends 2025-03-26 after agreeing on
+    2025-11-25 (as the conformance suite does in server-sse-polling), then no header at all."""
+    from http_server import open_session
+
+    tap = HttpTapped(tmp_path, http_server.url)
+    with http_client() as client:
+        headers = open_session(client, tap.url)
+        client.post(tap.url, headers={**headers, "MCP-Protocol-Version": "2025-03-26"},
+                    json={"jsonrpc": "2.0", "id": 2, "method": "tools/list"})
+        client.post(tap.url, headers={k: v for k, v in headers.items() if k != "MCP-Protocol-Version"},
+                    json={"jsonrpc": "2.0", "id": 3, "method": "ping"})
+    tap.stop()
+    problems = [json.loads(raw) for raw in report(tap.recording, "--json").stdout.splitlines()]
+    assert [(p["problem"], p["severity"]) for p in problems] == [("version_header", "warning")] * 2
+    assert 'MCP-Protocol-Version "2025-03-26" in a session that agreed on 2025-11-25' in problems[0]["detail"]
+    assert "no MCP-Protocol-Version header" in problems[1]["detail"]
+    assert report(tap.recording).returncode == 0
+
+
+@pytest.mark.parametrize("text", [
+    '{"event":"start","wall":1e20,"command":["x\\u001b[31mred\\u202e"]}\n',
+    '{"event":"start","wall":NaN}\n{"t":NaN,"direction":"to_server","text":"{}"}\n',
+    '{"t":1e400,"direction":"to_server","text":"{\\"jsonrpc\\":\\"2.0\\",\\"id\\":1,\\"method\\":\\"ping\\"}"}\n',
+    '{"event":"start","judge":"my_mcp"}\n{"direction":"to_server","bytes":"!!notbase64","kind":"request"}\n',
+    '{"direction":"to_server","judge_error":"a\\u001bb","text":"x"}\n',
+    "[" * 100_000 + "\n",
+    '{"direction":"from_server","text":"{\\"jsonrpc\\":\\"2.0\\",\\"id\\":1,\\"result\\":{}}","http":'
+    '{"status":"x","exchange":1e999}}\n',
+], ids=["forged wall and command", "NaN", "t of 1e400", "bad Base64 under a judge", "judge error",
+        "too deep", "forged http"])
+def test_the_report_never_shows_a_traceback_or_a_raw_control_character(tmp_path, text):
+    path = tmp_path / "forged.jsonl"
+    path.write_text(text)
+    done = report(path)
+    said = done.stdout + done.stderr
+    assert done.returncode in (0, 1, 2) and "Traceback" not in said, said
+    assert "\x1b" not in said and "\u202e" not in said
+
+
+def test_the_report_reads_no_line_past_its_limit():
+    import io
+
+    from mcp_lesson.tap.report import _lines
+
+    lines = _lines(io.BytesIO(b'{"a":1}\n' + b"x" * 20 + b"\n" + b"x" * 50 + b"\n"), 20)
+    assert [next(lines), next(lines), next(lines)] == [b'{"a":1}\n', b"x" * 20 + b"\n", None]

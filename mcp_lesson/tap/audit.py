@@ -62,6 +62,18 @@ def _protocol_version(value, where):
     return found if isinstance(found, str) else None
 
 
+#: The code 2025-11-25 names for a request's usual failure, where it names one: the page that
+#: says so and the case. A server that answers such a request with a code outside JSON-RPC's
+#: reserved range (-32768 to -32000; the SDK's catch-all gave 0) gets a warning.
+NAMED_CODES = {
+    "tools/call": (-32602, "server/tools.mdx", "an unknown tool"),
+    "prompts/get": (-32602, "server/prompts.mdx", "an invalid prompt name"),
+    "resources/read": (-32002, "server/resources.mdx", "a resource not found"),
+    "logging/setLevel": (-32602, "server/utilities/logging.mdx", "an invalid log level"),
+}
+#: The problems that are warnings: allowed by the letter of the spec, against its advice.
+WARNINGS = ("version_header", "error_code")
+
 #: The errors by which a server says it does not speak the revision of a request with
 #: ``_meta``: the method is unknown to it (-32601), the request is not one it takes
 #: (-32600), or the version is unsupported (-32022, 2026-07-28's transport).
@@ -205,7 +217,10 @@ def audit(conversation, revision="agreed", first_line=1):
     ``answered_twice``, ``unknown_id`` (a response to an id never sent),
     ``answer_to_notification``, ``unmatched`` (a response without a usable
     id that answers nothing), ``unanswered``, ``no_newline``, ``revision``
-    (a request whose ``_meta`` names another revision than the earlier ones).
+    (a request whose ``_meta`` names another revision than the earlier ones),
+    and two warnings, marked ``"severity": "warning"`` (:data:`WARNINGS`):
+    ``version_header`` (over HTTP, a request whose ``MCP-Protocol-Version``
+    is not the revision agreed) and ``error_code`` (see :data:`NAMED_CODES`).
 
     Which request a response answers is decided by its id alone, as lesson
     06's ``is_reply_to`` decides it: a string or an integer, equal in type
@@ -264,6 +279,8 @@ def audit(conversation, revision="agreed", first_line=1):
             continue
         verdict = classify(value, revision)
         batch = verdict[0] == "batch"
+        if direction == "to_server" and not batch:
+            _check_version_header(entry, value, revision, index, found)
         if verdict[0] == "invalid":
             found(index, "invalid", f"the {sender} sent an invalid message{_under(revision)}: "
                   f"{_first_sentence(explain(value, revision))}")
@@ -292,6 +309,36 @@ def _other(direction):
 
 def _seconds(t):
     return f"{t:.3f} s" if isinstance(t, (int, float)) else "the end"
+
+
+def _check_version_header(entry, value, revision, index, found):
+    """2025-11-25 basic/transports.mdx: after the handshake a client MUST send
+    ``MCP-Protocol-Version`` on every request over HTTP, and SHOULD send the negotiated one."""
+    http = entry.get("http") if isinstance(entry.get("http"), dict) else None
+    headers = http.get("headers") if http is not None and isinstance(http.get("headers"), dict) else None
+    if (headers is None or not isinstance(revision, str) or not "2025-06-18" <= revision < "2026-07-28"
+            or not isinstance(value, dict) or value.get("method") == "initialize"):
+        return
+    sent = headers.get("mcp-protocol-version")
+    if sent == revision:
+        return
+    said = f"{_short(json.dumps(sent), 40)}" if sent is not None else "no MCP-Protocol-Version header"
+    found(index, "version_header", f"the client sent {said if sent is None else 'MCP-Protocol-Version ' + said} "
+          f"in a session that agreed on {revision}: after the handshake each request carries the "
+          "negotiated revision (2025-11-25 basic/transports.mdx)", severity="warning")
+
+
+def _check_error_code(member, request, index, found):
+    """A warning for an error code outside JSON-RPC's reserved range, where the spec names one."""
+    named = NAMED_CODES.get(request.get("method"))
+    error = member.get("error")
+    code = error.get("code") if isinstance(error, dict) else None
+    if named is None or (type(code) is int and -32768 <= code <= -32000):
+        return
+    expected, page, case = named
+    found(index, "error_code", f"the server answered {request['method']} with error code "
+          f"{show_id(code)}, which no spec defines; for {case} 2025-11-25's {page} names {expected}",
+          id=member.get("id"), severity="warning")
 
 
 def _answers_an_id(value):
@@ -355,6 +402,8 @@ def _answer(member, key, index, direction, sides, conversation, first_line, foun
         request = theirs["in_flight"].pop(key, None)
         if request is not None:
             theirs["answered"][key] = {**request, "answer": index}
+            if direction == "from_server" and "error" in member:
+                _check_error_code(member, request, index, found)
             # the other side's messages up to this request have been dealt with
             theirs["waiting"] = [item for item in theirs["waiting"] if item[0] > request["index"]]
         elif key in theirs["answered"]:

@@ -8,6 +8,7 @@ import os
 import sys
 import threading
 
+from .._safe import one_line
 from ..classification import classify, classify_json
 from ._settings import PROG
 
@@ -88,7 +89,8 @@ class UserJudge:
 
 
 def _short(text, limit):
-    return text if len(text) <= limit else text[:limit - 3] + "..."
+    """``text`` on one line, its control and direction characters escaped, at most ``limit`` long."""
+    return one_line(text, max(limit - 3, 1))
 
 
 def load_judge(name, complain=None):

@@ -10,9 +10,14 @@ import time
 
 from ..classification import classify_json
 from ..recording import sessions
-from ._settings import DIRECTIONS, PROG, SENDER
-from .audit import _quoted, _seconds, agreed_revision, answer_times, audit, show_id
+from ._settings import DIRECTIONS, MAX_LINE, PROG, SENDER
+from .audit import _is_number, _quoted, _seconds, agreed_revision, answer_times, audit, show_id
 from .judge import CourseJudge, _short
+
+
+#: Longest line of a recording the report reads: a whole entry, the tap's longest line
+#: (MAX_LINE) kept and escaped as JSON escapes it (at most 6 bytes a byte), with room to spare.
+MAX_ENTRY = 6 * MAX_LINE + 65536
 
 
 def read_recording(path):
@@ -21,12 +26,19 @@ def read_recording(path):
     entries, complaints = [], []
     stream = sys.stdin.buffer if path == "-" else open(path, "rb")
     try:
-        for number, raw in enumerate(stream, 1):
+        for number, raw in enumerate(_lines(stream, MAX_ENTRY), 1):
+            if raw is None:
+                complaints.append(f"line {number} of the recording is longer than {MAX_ENTRY:,} bytes "
+                                  "(no tap writes one so long): the report reads no further")
+                break
             if not raw.strip():
                 continue
             try:
                 entry = json.loads(raw)
-            except (ValueError, RecursionError):
+            except RecursionError:
+                complaints.append(f"line {number} of the recording is nested too deeply to read; left out")
+                continue
+            except ValueError:
                 complaints.append(f"line {number} of the recording is not JSON; left out")
                 continue
             if not isinstance(entry, dict) or not ("direction" in entry or "event" in entry):
@@ -41,6 +53,16 @@ def read_recording(path):
     return entries, complaints
 
 
+def _lines(stream, limit):
+    """The lines of ``stream`` (bytes), at most ``limit`` bytes each; ``None`` for a longer
+    one, which is never read whole (``--report /dev/zero`` ends at once)."""
+    while True:
+        raw = stream.readline(limit + 1)
+        if not raw:
+            return
+        yield raw if len(raw) <= limit or raw.endswith(b"\n") else None
+
+
 def _duration(seconds):
     if seconds is None:
         return "never answered"
@@ -51,7 +73,7 @@ def _duration(seconds):
 
 def report(path, show_all=False, revision="agreed", as_json=False, out=None):
     """Print the audit of the recording at ``path``; returns the exit status: 0 with no
-    problem, 1 with problems, 2 when the file cannot be read."""
+    problem (warnings allowed), 1 with problems, 2 when the file cannot be read."""
     out = out or sys.stdout
     try:
         entries, complaints = read_recording(path)
@@ -77,7 +99,7 @@ def report(path, show_all=False, revision="agreed", as_json=False, out=None):
             how = f"revision {revision} as asked" if revision else "the course's rules, as asked"
         problems = audit(session, chosen)
         disagreements = _judge_disagreements(session)
-        total += len(problems)
+        total += sum(problem.get("severity") != "warning" for problem in problems)
         if as_json:
             for problem in problems:
                 print(json.dumps({"session": number, **problem}, ensure_ascii=False), file=out)
@@ -92,11 +114,13 @@ def _print_session(out, number, session, revision, how, problems, disagreements,
     ends = [entry for entry in session if entry.get("event") in ("server_exited",)]
     command = start.get("command")
     wall = start.get("wall")
-    began = (time.strftime(" at %Y-%m-%d %H:%M:%S UTC", time.gmtime(wall))
-             if isinstance(wall, (int, float)) else "")
+    try:
+        began = time.strftime(" at %Y-%m-%d %H:%M:%S UTC", time.gmtime(wall)) if _is_number(wall) else ""
+    except (OverflowError, OSError, ValueError):  # a forged time: 1e20 s is no date
+        began = ""
     shown = "a server"
     if isinstance(command, list):
-        shown = _short(shlex.join(map(str, command)).replace("\n", "\\n"), 160)
+        shown = _short(shlex.join(map(str, command)), 160)
     elif start.get("transport") == "http":
         shown = f"the HTTP tap at {start.get('listen')} in front of {start.get('to')}"
     print(f"session {number}: {shown}{began}", file=out)
@@ -105,18 +129,22 @@ def _print_session(out, number, session, revision, how, problems, disagreements,
               f"{_seconds(ends[-1].get('t'))}", file=out)
     counts = {direction: sum(entry["direction"] == direction for entry in lines)
               for direction in DIRECTIONS}
-    unit = "messages" if start.get("transport") == "http" else "lines"
+    unit = "message" if start.get("transport") == "http" else "line"
+    unit += "" if len(lines) == 1 else "s"
     print(f"  {len(lines)} {unit}: {counts['to_server']} from the client, "
           f"{counts['from_server']} from the server; judged by {start.get('judge', '?')}", file=out)
     print(f"  revision: {revision or 'none'} ({how})", file=out)
-    if problems:
-        print(f"  {len(problems)} problem{'s' if len(problems) > 1 else ''}:", file=out)
-        for problem in problems:
-            where = f"line {problem['line']}" if problem["line"] is not None else "at the end"
-            print(f"    {where}: {problem['detail']}", file=out)
-    else:
+    warnings = [problem for problem in problems if problem.get("severity") == "warning"]
+    problems = [problem for problem in problems if problem.get("severity") != "warning"]
+    for found, name in ((problems, "problem"), (warnings, "warning")):
+        if found:
+            print(f"  {len(found)} {name}{'s' if len(found) > 1 else ''}:", file=out)
+            for problem in found:
+                where = f"line {problem['line']}" if problem["line"] is not None else "at the end"
+                print(f"    {where}: {problem['detail']}", file=out)
+    if not problems:
         print("  no problems: every request answered once, nothing else answered, "
-              f"{'only JSON-RPC' if unit == 'messages' else 'clean stdout'}, every message "
+              f"{'only JSON-RPC' if unit.startswith('message') else 'clean stdout'}, every message "
               "valid", file=out)
     if disagreements:
         print(f"  the judge ({start.get('judge')}) and the course's rules disagree on "
@@ -155,9 +183,15 @@ def _judge_disagreements(session):
         if entry.get("direction") not in DIRECTIONS or entry.get("truncated"):
             continue
         if "judge_error" in entry:
-            found.append(f"line {entry['_line']}: the judge failed ({entry['judge_error']})")
+            found.append(f"line {entry['_line']}: the judge failed ({_short(str(entry['judge_error']), 200)})")
             continue
-        raw = base64.b64decode(entry["bytes"]) if "bytes" in entry else entry.get("text", "")
+        try:
+            raw = base64.b64decode(entry["bytes"], validate=True) if "bytes" in entry else entry.get("text", "")
+        except (ValueError, TypeError):
+            found.append(f"line {entry['_line']}: its recorded bytes are not Base64, so not judged")
+            continue
+        if not isinstance(raw, (str, bytes)):
+            continue
         course = list(classify_json(raw))
         theirs = [entry.get("kind"), entry.get("code")]
         if theirs != course:
