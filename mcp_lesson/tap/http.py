@@ -1,16 +1,22 @@
 """The HTTP tap: a reverse proxy on 127.0.0.1 in front of a Streamable HTTP server,
 recording each message of each POST, GET and event stream (:func:`serve_http`).
+
+It is built on the libraries the course's server uses: uvicorn listens (HTTP parsing,
+chunked bodies, keep-alive, HTTP/1.0, header limits and socket options are its), and
+httpx passes each request on and streams its answer back. The tap's own part is what
+it records, and three rules: a request body its client did not finish is never passed
+on; a server that cannot be reached, or whose answer breaks off, is a 502 (or a cut
+answer) and a ``tap_error``; and no request body is held past :data:`MAX_BODY`.
 """
 
 import itertools
 import json
 import signal
-import threading
 import time
 
 from .. import __version__
 from ..sse import SSE
-from ._settings import CHUNK, LOOK, MAX_LINE, MAX_WAITING, PROG
+from ._settings import MAX_LINE, MAX_WAITING, PROG
 from .judge import CourseJudge
 from .stdio import Recorder, _is_stdout, _peak_memory, _say, judged, truncated
 
@@ -20,11 +26,19 @@ from .stdio import Recorder, _is_stdout, _peak_memory, _say, judged, truncated
 REQUEST_HEADERS = ("host", "content-type", "accept", "origin", "mcp-protocol-version", "mcp-session-id",
                    "mcp-method", "mcp-name", "last-event-id")
 #: Headers that belong to one hop (RFC 9110, 7.6.1), or that the tap sets itself; never passed on.
+#: (``Host`` is passed on as the client sent it; see :class:`HttpTap`.)
 HOP_BY_HOP = frozenset({"connection", "keep-alive", "proxy-authenticate", "proxy-authorization",
                         "proxy-connection", "te", "trailer", "transfer-encoding", "upgrade",
-                        "host", "content-length", "accept-encoding"})
+                        "content-length", "accept-encoding"})
 #: Seconds to reach the server (reading an answer may take as long as the server takes).
 CONNECT_TIMEOUT = 10.0
+#: The longest request body the tap takes (it holds a body whole before passing it on):
+#: the longest line a recording keeps whole. A longer one gets 413 from the tap.
+MAX_BODY = MAX_LINE
+#: Connections waiting to be accepted (uvicorn's own default).
+BACKLOG = 2048
+#: Seconds that stopping the tap waits for open answers (event streams) before it cuts them.
+SHUTDOWN_WAIT = 2
 
 
 def _recorded_headers(pairs, names=None):
@@ -36,29 +50,34 @@ def _recorded_headers(pairs, names=None):
     return found
 
 
+def _text(value):
+    return value.decode("latin-1") if isinstance(value, bytes) else value
+
+
 class HttpTap:
     """A reverse proxy on 127.0.0.1 in front of a Streamable HTTP MCP server, recording each
-    message as the stdio tap does.
+    message as the stdio tap does; an ASGI application, served by uvicorn.
 
     Every request is passed on to ``to`` (same method, path and query, body
     and headers but those of :data:`HOP_BY_HOP`; ``Host`` is the one the
     client sent, so that the server's DNS-rebinding check sees what it would
-    see directly (the server's own address only when the client sent none),
-    and ``Accept-Encoding`` is left out so that bodies come back readable), and every answer back (status, headers, body). A JSON answer
-    is passed on whole; an event stream (``text/event-stream``), or any answer
-    without a length, chunk by chunk as it arrives. Each request body is an
-    entry ``to_server`` with ``"http": {"method", "path", "headers"}``; each
-    answer body, and each event of a stream, an entry ``from_server`` with
-    ``"http": {"status", "headers"}`` (and ``"sse": {"event", "id"}`` for an
-    event). A request or answer without a body is an ``http_request`` or
-    ``http_response`` event with the same members. Each HTTP exchange is
+    see directly, and ``Accept-Encoding`` is left out so that bodies come back
+    readable), once its body is complete; a client that goes away before
+    that is recorded (``client_gone``) and nothing is passed on. Every answer
+    comes back as it arrives, status, headers and body. Each request body is
+    an entry ``to_server`` with ``"http": {"method", "path", "headers"}``;
+    each answer body, and each event of a stream, an entry ``from_server``
+    with ``"http": {"status", "headers"}`` (and ``"sse": {"event", "id"}``
+    for an event). A request or answer without a body is an ``http_request``
+    or ``http_response`` event with the same members. Each HTTP exchange is
     numbered (``"exchange"``, from 1, in both its request's and its answer's
     members), so the audit knows which request an answer came back for. A
     server that cannot be reached gets the client a 502 and the recording a
-    ``tap_error``.
+    ``tap_error``; an answer that breaks off is cut off for the client too
+    (the connection closes) and recorded as a ``tap_error``.
     """
 
-    def __init__(self, to, recorder, judge, max_line=MAX_LINE):
+    def __init__(self, to, recorder, judge, max_line=MAX_LINE, max_body=MAX_BODY):
         import urllib.parse
 
         target = urllib.parse.urlsplit(to)
@@ -66,11 +85,11 @@ class HttpTap:
             raise ValueError(f"--to takes an http:// address, such as "
                              f"http://127.0.0.1:8000/mcp; not {to!r}")
         self.to = to
-        self.host, self.port = target.hostname, target.port or 80
-        self.netloc = target.netloc
+        self.origin = f"http://{target.netloc}"
         self.path = target.path or "/"
-        self.recorder, self.judge, self.max_line = recorder, judge, max_line
+        self.recorder, self.judge, self.max_line, self.max_body = recorder, judge, max_line, max_body
         self._exchanges = itertools.count(1)  # next() is atomic: one number per request
+        self._client = None
 
     def _entry(self, direction, data, when, **members):
         head = '{"t":%.6f,"direction":"%s",' % (when - self.recorder.start, direction)
@@ -84,162 +103,172 @@ class HttpTap:
         entry = {"t": round(when - self.recorder.start, 6), "event": name, **fields}
         return json.dumps(entry, ensure_ascii=True, default=str) + "\n"
 
-    def handle(self, request):
-        """Pass one HTTP request on, its answer back, and record both."""
-        import http.client
-
+    def _record(self, name, **fields):
         ticket, when = self.recorder.ticket()
+        self.recorder.write(ticket, self._event(when, name, **fields))
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] == "lifespan":
+            await self._lifespan(receive, send)
+        elif scope["type"] == "http":
+            await self.handle(scope, receive, send)
+
+    async def _lifespan(self, receive, send):
+        import httpx
+
+        while True:
+            message = await receive()
+            if message["type"] == "lifespan.startup":
+                self._client = httpx.AsyncClient(
+                    timeout=httpx.Timeout(None, connect=CONNECT_TIMEOUT), trust_env=False,
+                    limits=httpx.Limits(max_connections=None, max_keepalive_connections=100))
+                await send({"type": "lifespan.startup.complete"})
+            elif message["type"] == "lifespan.shutdown":
+                await self._client.aclose()
+                await send({"type": "lifespan.shutdown.complete"})
+                return
+
+    async def handle(self, scope, receive, send):
+        """Pass one HTTP request on, its answer back, and record both."""
         exchange = next(self._exchanges)
-        asked = {"method": request.command, "path": request.path,
-                 "headers": _recorded_headers(request.headers.items(), REQUEST_HEADERS),
-                 "exchange": exchange}
-        try:
-            body = self._read_body(request)
-        except (ValueError, OSError) as exc:
-            self.recorder.write(ticket, self._event(when, "tap_error", detail=str(exc), **asked))
-            self._plain_answer(request, 400, f"{PROG}: {exc}")
+        path = _text(scope.get("raw_path") or scope["path"].encode("utf-8"))
+        if scope.get("query_string"):
+            path += "?" + _text(scope["query_string"])
+        pairs = [(_text(name), _text(value)) for name, value in scope["headers"]]
+        asked = {"method": scope["method"], "path": path,
+                 "headers": _recorded_headers(pairs, REQUEST_HEADERS), "exchange": exchange}
+        ticket, when = self.recorder.ticket()
+        body, why = await self._read_body(receive)
+        if why is not None:  # never passed on: the client did not finish, or sent too much
+            status, words = why
+            self.recorder.write(ticket, self._event(when, "client_gone" if status is None else "tap_error",
+                                                    detail=words, **asked))
+            if status is not None:
+                await _plain_answer(send, status, f"{PROG}: {words}")
             return
         self.recorder.write(ticket, self._entry("to_server", body, when, http=asked) if body
                             else self._event(when, "http_request", **asked))
-        headers = [(name, value) for name, value in request.headers.items()
-                   if name.lower() not in HOP_BY_HOP]
-        headers.append(("Host", request.headers.get("Host") or self.netloc))
-        upstream = http.client.HTTPConnection(self.host, self.port, timeout=CONNECT_TIMEOUT)
+        headers = [(name, value) for name, value in pairs if name.lower() not in HOP_BY_HOP]
+        import httpx
+
+        request = self._client.build_request(scope["method"], self.origin + path, headers=headers,
+                                             content=body if body or scope["method"] in ("POST", "PUT", "PATCH")
+                                             else None)
         try:
-            upstream.connect()
-            upstream.sock.settimeout(None)  # an event stream may stay quiet for long
-            upstream.putrequest(request.command, request.path, skip_host=True,
-                                skip_accept_encoding=True)
-            for name, value in headers:
-                upstream.putheader(name, value)
-            if body or request.command in ("POST", "PUT", "PATCH"):
-                upstream.putheader("Content-Length", str(len(body)))
-            upstream.endheaders(body or None)
-            answer = upstream.getresponse()
-        except (OSError, http.client.HTTPException) as exc:
-            upstream.close()
-            ticket, when = self.recorder.ticket()
-            words = f"cannot reach {self.to}: {exc}"
-            self.recorder.write(ticket, self._event(when, "tap_error", detail=words))
-            self._plain_answer(request, 502, f"{PROG}: {words}")
+            answer = await self._client.send(request, stream=True)
+        except httpx.HTTPError as exc:
+            words = f"cannot reach {self.to}: {exc or type(exc).__name__}"
+            self._record("tap_error", detail=words, exchange=exchange)
+            await _plain_answer(send, 502, f"{PROG}: {words}")
             return
         try:
-            self._pass_answer(request, answer, exchange)
+            await self._pass_answer(scope, receive, send, answer, exchange)
         finally:
-            upstream.close()
+            await answer.aclose()
 
-    def _read_body(self, request):
-        length = request.headers.get("Content-Length")
-        if request.headers.get("Transfer-Encoding", "").lower() == "chunked":
-            body = bytearray()
-            while True:
-                size = int(request.rfile.readline().split(b";")[0].strip() or b"0", 16)
-                if not size:
-                    while request.rfile.readline() not in (b"\r\n", b"\n", b""):
-                        pass  # trailers
-                    return bytes(body)
-                body += request.rfile.read(size)
-                request.rfile.readline()
-        if length is None:
-            return b""
-        if not length.strip().isdigit():
-            raise ValueError(f"the request's Content-Length is not a number: {length!r}")
-        return request.rfile.read(int(length))
-
-    def _plain_answer(self, request, status, words):
-        data = (words + "\n").encode("utf-8", "replace")
-        try:
-            request.send_response_only(status)
-            request.send_header("Content-Type", "text/plain; charset=utf-8")
-            request.send_header("Content-Length", str(len(data)))
-            request.end_headers()
-            request.wfile.write(data)
-        except OSError:
-            pass
-
-    def _pass_answer(self, request, answer, exchange):
-        said = {"status": answer.status, "headers": _recorded_headers(answer.getheaders()),
-                "exchange": exchange}
-        kind = answer.getheader("Content-Type", "")
-        stream = "text/event-stream" in kind or (
-            answer.getheader("Content-Length") is None and answer.status not in (204, 304)
-            and request.command != "HEAD")
-        try:
-            request.send_response_only(answer.status, answer.reason)
-            for name, value in answer.getheaders():
-                if name.lower() not in HOP_BY_HOP:
-                    request.send_header(name, value)
-            if not stream:
-                data = answer.read()
-                request.send_header("Content-Length", str(len(data)))
-                request.end_headers()
-                request.wfile.write(data)
-                request.wfile.flush()
-                ticket, when = self.recorder.ticket()
-                self.recorder.write(ticket, self._entry("from_server", data, when, http=said)
-                                    if data else self._event(when, "http_response", **said))
-                return
-            request.send_header("Transfer-Encoding", "chunked")
-            request.end_headers()
-            request.wfile.flush()
-        except OSError as exc:
-            self._gone(request, exc)
-            return
-        events = SSE(self.max_line) if "text/event-stream" in kind else None
-        ticket, when = self.recorder.ticket()
-        self.recorder.write(ticket, self._event(when, "http_response", stream=True, **said))
-        body = bytearray()  # an answer without a length that is no event stream
+    async def _read_body(self, receive):
+        """``(body, None)``, or ``(None, (status, words))``: status None when the client went away."""
+        body = bytearray()
         while True:
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                return None, (None, "the client went away before its request's body was complete; "
+                                    "nothing was passed on")
+            body += message.get("body", b"")
+            if len(body) > self.max_body:
+                return None, (413, f"the request's body is longer than the tap takes "
+                                   f"({self.max_body:,} bytes); nothing was passed on")
+            if not message.get("more_body", False):
+                return bytes(body), None
+
+    async def _pass_answer(self, scope, receive, send, answer, exchange):
+        import anyio
+        import httpx
+
+        said = {"status": answer.status_code, "headers": _recorded_headers(answer.headers.items()),
+                "exchange": exchange}
+        kind = answer.headers.get("content-type", "")
+        stream = "text/event-stream" in kind or "content-length" not in answer.headers
+        headers = [(name.encode("latin-1"), value.encode("latin-1")) for name, value in answer.headers.items()
+                   if name.lower() not in HOP_BY_HOP]
+        if not stream:
+            headers.append((b"content-length", answer.headers["content-length"].encode("latin-1")))
+        events = SSE(self.max_line) if "text/event-stream" in kind else None
+        gone = anyio.Event()
+
+        async def watch():
+            while (await receive())["type"] != "http.disconnect":
+                pass
+            gone.set()
+
+        body = bytearray()
+        async with anyio.create_task_group() as group:
+            group.start_soon(watch)
+            await send({"type": "http.response.start", "status": answer.status_code, "headers": headers})
+            if stream:
+                self._record("http_response", stream=True, **said)
+            cut = None
             try:
-                chunk = answer.read1(CHUNK)
-            except (OSError, ValueError) as exc:
-                ticket, when = self.recorder.ticket()
-                self.recorder.write(ticket, self._event(when, "tap_error",
-                                                        detail=f"reading the answer failed: {exc}"))
-                chunk = b""
+                async for chunk in answer.aiter_raw():
+                    ticket, when = self.recorder.ticket()
+                    if gone.is_set():
+                        self.recorder.write(ticket, self._event(when, "client_gone", detail="the client "
+                                                                "went away during the answer", path=scope["path"]))
+                        group.cancel_scope.cancel()
+                        return
+                    await send({"type": "http.response.body", "body": chunk, "more_body": True})
+                    if events is not None:
+                        self.recorder.write(ticket, "".join(
+                            self._entry("from_server", data, when, http=said, sse=fields)
+                            if size <= self.max_line else self._truncated_event(data, size, when, said, fields)
+                            for data, size, fields in events.feed(chunk)))
+                    else:
+                        if len(body) <= self.max_line:
+                            body += chunk
+                        self.recorder.write(ticket, "")
+            except httpx.HTTPError as exc:
+                cut = f"reading the answer failed: {exc or type(exc).__name__}"
             ticket, when = self.recorder.ticket()
-            try:
-                request.wfile.write(b"%x\r\n%s\r\n" % (len(chunk), chunk) if chunk
-                                    else b"0\r\n\r\n")
-                request.wfile.flush()
-            except OSError as exc:
-                self.recorder.write(ticket, "")
-                self._gone(request, exc)
-                return
+            if cut is not None:  # the client's answer breaks off too: the connection is closed
+                self.recorder.write(ticket, self._event(when, "tap_error", detail=cut, exchange=exchange))
+                group.cancel_scope.cancel()
+                raise _Cut
             if events is None:
-                if len(body) <= self.max_line:
-                    body += chunk
-                self.recorder.write(ticket, "" if chunk or not body else
-                                    self._entry("from_server", bytes(body), when, http=said))
+                self.recorder.write(ticket, self._entry("from_server", bytes(body), when, http=said) if body
+                                    else ("" if stream else self._event(when, "http_response", **said)))
             else:
-                self.recorder.write(ticket, "".join(
-                    self._entry("from_server", data, when, http=said, sse=fields)
-                    if size <= self.max_line else
-                    self._truncated_event(data, size, when, said, fields)
-                    for data, size, fields in events.feed(chunk)))
-            if not chunk:
-                return
+                self.recorder.write(ticket, "")
+            await send({"type": "http.response.body", "body": b"", "more_body": False})
+            group.cancel_scope.cancel()
 
     def _truncated_event(self, data, size, when, said, fields):
         head = '{"t":%.6f,"direction":"from_server",' % (when - self.recorder.start)
         extra = f',"http":{json.dumps(said)},"sse":{json.dumps(fields)}'
         return head + truncated(data, size, extra)
 
-    def _gone(self, request, exc):
-        ticket, when = self.recorder.ticket()
-        self.recorder.write(ticket, self._event(when, "client_gone", detail=str(exc),
-                                                path=request.path))
-        request.close_connection = True
+
+class _Cut(Exception):
+    """An answer that broke off on its way from the server: uvicorn closes the connection."""
+
+
+async def _plain_answer(send, status, words):
+    data = (words + "\n").encode("utf-8", "replace")
+    await send({"type": "http.response.start", "status": status,
+                "headers": [(b"content-type", b"text/plain; charset=utf-8"),
+                            (b"content-length", str(len(data)).encode())]})
+    await send({"type": "http.response.body", "body": data, "more_body": False})
 
 
 def serve_http(to, path, port=0, judge=None, max_line=MAX_LINE, append=False, announce=None):
     """The HTTP tap: listen on 127.0.0.1:``port`` (0: a free one), pass everything on to ``to``,
-    record to ``path``, until SIGINT or SIGTERM; returns the exit status (0 when stopped so).
+    record to ``path``, until SIGINT, SIGTERM or SIGHUP; returns the exit status (0 when stopped so).
 
     Once it listens, ``announce`` (by default a line on stderr) is called with its address:
     ``to``'s path on the tap's port, which is what a client is given instead of ``to``.
     """
-    import http.server
+    import socket
+
+    import uvicorn
 
     judge = judge or CourseJudge()
     if _is_stdout(path):
@@ -251,54 +280,49 @@ def serve_http(to, path, port=0, judge=None, max_line=MAX_LINE, append=False, an
     except (OSError, ValueError) as exc:
         _say(str(exc))
         return 2
-
-    class Handler(http.server.BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"  # keep-alive, and chunked answers for event streams
-
-        def handle_one_request(self):
-            try:
-                super().handle_one_request()
-            except OSError:  # the client went away mid-request
-                self.close_connection = True
-
-        def _pass(self):
-            tap.handle(self)
-
-        do_GET = do_POST = do_DELETE = do_PUT = do_PATCH = do_HEAD = do_OPTIONS = _pass
-
-        def log_message(self, *args):  # the recording is the log
-            pass
-
-    class Server(http.server.ThreadingHTTPServer):
-        daemon_threads = True
-
+    listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     try:
-        server = Server(("127.0.0.1", port), Handler)
+        listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        listener.bind(("127.0.0.1", port))
+        listener.listen(BACKLOG)
     except OSError as exc:
         _say(f"cannot listen on 127.0.0.1:{port}: {exc}")
+        listener.close()
         recorder.close()
         return 2
-    url = f"http://127.0.0.1:{server.server_address[1]}{tap.path}"
+    url = f"http://127.0.0.1:{listener.getsockname()[1]}{tap.path}"
+    signals = []
+
+    class Server(uvicorn.Server):
+        def handle_exit(self, sig, frame):
+            # As uvicorn's own, but the signal is not raised again once the server has
+            # stopped (uvicorn's way): the tap still has its last entries to write.
+            signals.append(sig)
+            if self.should_exit and sig == signal.SIGINT:
+                self.force_exit = True
+            self.should_exit = True
+
+        async def startup(self, sockets=None):
+            await super().startup(sockets=sockets)
+            if self.started:
+                (announce or (lambda address: _say(f"listening on {address} (passing on to {to})")))(url)
+
+    config = uvicorn.Config(tap, log_level="critical", lifespan="on", backlog=BACKLOG,
+                            timeout_graceful_shutdown=SHUTDOWN_WAIT, access_log=False)
+    server = Server(config)
     recorder.event("start", wall=round(time.time(), 6), transport="http", listen=url, to=to,
                    judge=judge.name, tap=__version__)
-    (announce or (lambda address: _say(f"listening on {address} (passing on to {to})")))(url)
-    signals = []
-    previous = {}
-    for number in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
-        try:
-            previous[number] = signal.signal(number, lambda number, _frame: signals.append(number))
-        except (ValueError, OSError):
-            pass
-    serving = threading.Thread(target=server.serve_forever, name="http", daemon=True)
-    serving.start()
+    previous = None
     try:
-        while not signals and serving.is_alive():
-            serving.join(LOOK)
+        previous = signal.signal(signal.SIGHUP, lambda number, frame: server.handle_exit(number, frame))
+    except (ValueError, OSError):
+        pass
+    try:
+        server.run(sockets=[listener])
     finally:
-        for number, handler in previous.items():
-            signal.signal(number, handler)
-        server.shutdown()
-        server.server_close()
+        if previous is not None:
+            signal.signal(signal.SIGHUP, previous)
+        listener.close()
         if signals:
             recorder.event("signal", signal=signal.Signals(signals[0]).name)
         recorder.event("end", status=0, **_peak_memory())
