@@ -1081,3 +1081,159 @@ def test_the_report_reads_no_line_past_its_limit():
 
     lines = _lines(io.BytesIO(b'{"a":1}\n' + b"x" * 20 + b"\n" + b"x" * 50 + b"\n"), 20)
     assert [next(lines), next(lines), next(lines)] == [b'{"a":1}\n', b"x" * 20 + b"\n", None]
+
+
+# --- the HTTP tap against an attacker (issue 30): each attack, a test ------------------------
+
+
+def _raw(tap_url, data, keep_open=False):
+    """Send raw bytes to the tap's address; the socket (still open when ``keep_open``), else
+    what came back until the tap closed the connection."""
+    import socket
+    import urllib.parse
+
+    where = urllib.parse.urlsplit(tap_url)
+    sock = socket.create_connection((where.hostname, where.port), timeout=patience(20))
+    line, _, rest = data.partition(b"\r\n")  # the Host a client sends: the tap's own address
+    sock.sendall(line + b"\r\nHost: " + where.netloc.encode() + b"\r\n" + rest)
+    if keep_open:
+        return sock
+    got = b""  # until the tap closes the connection (HTTP/1.0 ends an answer so)
+    while chunk := sock.recv(65536):
+        got += chunk
+    sock.close()
+    return got
+
+
+CALL = (b'{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"add",'
+        b'"arguments":{"a":1,"b":2},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28",'
+        b'"io.modelcontextprotocol/clientCapabilities":{}}}}')
+MODERN_CALL_HEADERS = (b"Content-Type: application/json\r\n"
+                       b"Accept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2026-07-28\r\n"
+                       b"Mcp-Method: tools/call\r\nMcp-Name: add\r\n")
+
+
+@pytest.mark.parametrize("unfinished", [
+    b"Transfer-Encoding: chunked\r\n\r\n%x\r\n%s\r\n" % (len(CALL), CALL),  # no last chunk
+    b"Content-Length: %d\r\n\r\n%s" % (len(CALL) + 54, CALL),  # 54 bytes short
+], ids=["chunked, no last chunk", "Content-Length, short"])
+def test_a_body_its_client_did_not_finish_never_reaches_the_server(tmp_path, http_server, unfinished):
+    tap = HttpTapped(tmp_path, http_server.url)
+    sock = _raw(tap.url, b"POST /mcp HTTP/1.1\r\n" + MODERN_CALL_HEADERS + unfinished, keep_open=True)
+    with http_client() as client:  # the tap goes on meanwhile: a whole request passes
+        assert client.post(tap.url, content=CALL, headers={
+            "Content-Type": "application/json", "Accept": "application/json, text/event-stream",
+            "MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call", "Mcp-Name": "add"}).status_code == 200
+    sock.close()  # the client goes away without finishing its body
+    wait_for(lambda: '"event": "client_gone"' in tap.recording.read_text(), "the tap to record the client gone")
+    entries = tap.stop()
+    gone = [e for e in entries if e.get("event") == "client_gone"]
+    assert len(gone) == 1 and "nothing was passed on" in gone[0]["detail"]
+    sent = [e for e in entries if e.get("direction") == "to_server"]
+    answers = [e for e in entries if e.get("direction") == "from_server"]
+    assert len(sent) == 1 and len(answers) == 1  # only the whole request went on, and was answered
+
+
+def test_a_huge_content_length_holds_nothing_and_stops_nothing(tmp_path, http_server):
+    tap = HttpTapped(tmp_path, http_server.url)
+    sock = _raw(tap.url, b"POST /mcp HTTP/1.1\r\n" + MODERN_CALL_HEADERS +
+                b"Content-Length: 100000000000\r\n\r\n" + CALL, keep_open=True)
+    with http_client() as client:
+        for _ in range(3):  # later requests are answered and recorded
+            assert client.post(tap.url, content=CALL, headers={
+                "Content-Type": "application/json", "Accept": "application/json, text/event-stream",
+                "MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call",
+                "Mcp-Name": "add"}).status_code == 200
+        wait_for(lambda: tap.recording.read_text().count('"direction":"from_server"') == 3,
+                 "three answers recorded while the huge body waits")
+    sock.close()
+    entries = tap.stop()
+    assert entries[-1]["event"] == "end"
+    assert sum(e.get("direction") == "to_server" for e in entries) == 3
+
+
+def test_a_body_over_the_tap_s_limit_is_413_and_not_passed_on(tmp_path, http_server):
+    from mcp_lesson.tap.http import MAX_BODY
+
+    tap = HttpTapped(tmp_path, http_server.url)
+    with http_client() as client:
+        answer = client.post(tap.url, content=b" " * (MAX_BODY + 1), headers={"Content-Type": "application/json"})
+    assert answer.status_code == 413 and "nothing was passed on" in answer.text
+    entries = tap.stop()
+    assert [e["event"] for e in entries if e.get("event") == "tap_error"] == ["tap_error"]
+    assert not any(e.get("direction") for e in entries)
+
+
+def test_an_http_1_0_client_gets_no_chunked_answer(tmp_path, http_server):
+    """HTTP/1.0 has no chunked encoding: a stream (progress, then the answer) ends with the connection."""
+    tap = HttpTapped(tmp_path, http_server.url)
+    call = (b'{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"count","arguments":{"to":2},'
+            b'"_meta":{"progressToken":"p","io.modelcontextprotocol/protocolVersion":"2026-07-28",'
+            b'"io.modelcontextprotocol/clientCapabilities":{}}}}')
+    headers = MODERN_CALL_HEADERS.replace(b"Mcp-Name: add", b"Mcp-Name: count")
+    got = _raw(tap.url, b"POST /mcp HTTP/1.0\r\n" + headers + b"Content-Length: %d\r\n\r\n%s" % (len(call), call))
+    head, _, body = got.partition(b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.1 200") and b"transfer-encoding" not in head.lower()
+    assert body.count(b"notifications/progress") == 2 and b'"id":9' in body
+    tap.stop()
+
+
+def test_an_answer_that_breaks_off_is_a_tap_error_and_cut_for_the_client(tmp_path):
+    """A server that promises 100 bytes and sends 10: the client's answer is cut off too."""
+    import socket
+    import threading
+
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(8)
+
+    def serve():
+        conn, _ = listener.accept()
+        conn.recv(65536)
+        conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"jsonrpc\"")
+        conn.close()
+
+    threading.Thread(target=serve, daemon=True).start()
+    tap = HttpTapped(tmp_path, f"http://127.0.0.1:{listener.getsockname()[1]}/mcp")
+    import httpx
+
+    with http_client() as client, pytest.raises(httpx.HTTPError):
+        client.post(tap.url, content=b'{"jsonrpc":"2.0","id":1,"method":"ping"}',
+                    headers={"Content-Type": "application/json"}).read()
+    entries = tap.stop()
+    listener.close()
+    errors = [e for e in entries if e.get("event") == "tap_error"]
+    assert len(errors) == 1 and errors[0]["detail"].startswith("reading the answer failed")
+
+
+@pytest.mark.full
+def test_a_thousand_requests_at_once_are_all_answered(tmp_path, http_server):
+    """The attacker's load: 1,000 concurrent requests (the old tap's queue of 5 lost 204)."""
+    import anyio
+    import httpx
+
+    tap = HttpTapped(tmp_path, http_server.url)
+    with http_client() as client:
+        from http_server import open_session
+
+        headers = open_session(client, tap.url)
+    statuses = []
+
+    async def one(client, number):
+        answer = await client.post(tap.url, headers=headers,
+                                   json={"jsonrpc": "2.0", "id": 100 + number, "method": "ping"})
+        statuses.append(answer.status_code)
+
+    async def flood():
+        limits = httpx.Limits(max_connections=1000)
+        async with httpx.AsyncClient(timeout=patience(120), limits=limits, trust_env=False) as client:
+            async with anyio.create_task_group() as group:
+                for number in range(1000):
+                    group.start_soon(one, client, number)
+
+    anyio.run(flood)
+    entries = tap.stop()
+    assert statuses == [200] * 1000
+    assert sum(e.get("direction") == "from_server" for e in entries) == 1001  # and initialize's
+    done = report(tap.recording)
+    assert done.returncode == 0, done.stdout[:2000]

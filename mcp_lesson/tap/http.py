@@ -137,8 +137,10 @@ class HttpTap:
         pairs = [(_text(name), _text(value)) for name, value in scope["headers"]]
         asked = {"method": scope["method"], "path": path,
                  "headers": _recorded_headers(pairs, REQUEST_HEADERS), "exchange": exchange}
-        ticket, when = self.recorder.ticket()
         body, why = await self._read_body(receive)
+        # The ticket is taken once the body is whole: a body still arriving (or one that
+        # never ends) holds back nothing recorded after it.
+        ticket, when = self.recorder.ticket()
         if why is not None:  # never passed on: the client did not finish, or sent too much
             status, words = why
             self.recorder.write(ticket, self._event(when, "client_gone" if status is None else "tap_error",
@@ -308,7 +310,8 @@ def serve_http(to, path, port=0, judge=None, max_line=MAX_LINE, append=False, an
                 (announce or (lambda address: _say(f"listening on {address} (passing on to {to})")))(url)
 
     config = uvicorn.Config(tap, log_level="critical", lifespan="on", backlog=BACKLOG,
-                            timeout_graceful_shutdown=SHUTDOWN_WAIT, access_log=False)
+                            timeout_graceful_shutdown=SHUTDOWN_WAIT, access_log=False,
+                            server_header=False, date_header=False)  # the server's own pass on
     server = Server(config)
     recorder.event("start", wall=round(time.time(), 6), transport="http", listen=url, to=to,
                    judge=judge.name, tap=__version__)
