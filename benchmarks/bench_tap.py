@@ -2,7 +2,7 @@
 
     .venv/bin/python benchmarks/bench_tap.py            # --pings 1000 --lines 100000 --rounds 5
 
-1. Round trips. The official SDK's client (``mcp.ClientSession`` over stdio)
+1. Round trips over stdio. The official SDK's client (``mcp.ClientSession``)
    talks to the course's calculator server three times at once: directly,
    through a bare Python pass-through that records nothing (what the extra
    hop alone costs), and through ``python -m mcp_lesson.tap --record``. The
@@ -12,7 +12,9 @@
    gives medians: ``ping`` first, then ``tools/call`` (the calculator on
    "2 + 2"), 1,000 of each by default on each side. The goal: under 10%
    added, or under 100 us a message (a round trip is two messages).
-2. A flood. A server that has 100,000 lines ready (a mix of MCP messages)
+2. The same over Streamable HTTP: the server over HTTP, directly and through
+   ``python -m mcp_lesson.tap --record --http``, with the same goal.
+3. A flood. A server that has 100,000 lines ready (a mix of MCP messages)
    sends them as fast as its client reads, once the client says "go". Timed
    from "go" until the tap has exited (every line passed on and recorded), and
    beside it ``json.loads`` alone on the same lines in this process, in
@@ -62,9 +64,8 @@ pump(server.stdout.fileno(), 1, lambda: None)
 sys.exit(server.wait())
 """
 
-async def _round_trips(pings, block, recording):
-    from contextlib import AsyncExitStack
-
+async def _stdio_sessions(stack, recording):
+    """Sessions over stdio: direct, through a bare pass-through, through the tap."""
     from mcp import ClientSession, StdioServerParameters
     from mcp.client.stdio import stdio_client
 
@@ -74,13 +75,52 @@ async def _round_trips(pings, block, recording):
         "tap": StdioServerParameters(command=PY, args=[*TAP[1:], "--record", str(recording),
                                                        "--", *SERVER], cwd=str(ROOT)),
     }
+    sessions = {}
+    for name, params in sides.items():
+        read, write = await stack.enter_async_context(stdio_client(params))
+        sessions[name] = await stack.enter_async_context(ClientSession(read, write))
+        await sessions[name].initialize()
+    return sessions
+
+
+def _http_tap(recording, to):
+    """Start the HTTP tap in front of ``to``; (its process, its address)."""
+    import re
+    import select
+
+    tap = subprocess.Popen([*TAP, "--record", str(recording), "--http", "--port", "0", "--to", to],
+                           stderr=subprocess.PIPE, cwd=ROOT)
+    said, deadline = b"", time.monotonic() + 60
+    while b"\n" not in said and time.monotonic() < deadline:
+        if select.select([tap.stderr], [], [], 0.1)[0]:
+            said += os.read(tap.stderr.fileno(), 4096) or b"\n"
+    return tap, re.search(r"listening on (\S+)", said.decode()).group(1)
+
+
+async def _http_sessions(stack, recording):
+    """Sessions over Streamable HTTP (2025-11-25): direct, and through the HTTP tap."""
+    from mcp import ClientSession
+    from mcp.client.streamable_http import streamable_http_client
+
+    from mcp_lesson.http_client import HttpServer
+
+    server = stack.enter_context(HttpServer())
+    tap, url = _http_tap(recording, server.url)
+    stack.callback(lambda: (tap.terminate(), tap.wait(30)))
+    sessions = {}
+    for name, address in (("direct", server.url), ("tap", url)):
+        read, write = await stack.enter_async_context(streamable_http_client(address))
+        sessions[name] = await stack.enter_async_context(ClientSession(read, write))
+        await sessions[name].initialize()
+    return sessions
+
+
+async def _round_trips(pings, block, recording, transport):
+    from contextlib import AsyncExitStack
+
     async with AsyncExitStack() as stack:
-        sessions = {}
-        for name, params in sides.items():
-            read, write = await stack.enter_async_context(stdio_client(params))
-            session = await stack.enter_async_context(ClientSession(read, write))
-            await session.initialize()
-            sessions[name] = session
+        opener = _stdio_sessions if transport == "stdio" else _http_sessions
+        sessions = await opener(stack, recording)
 
         async def ping(session):
             await session.send_ping()
@@ -108,12 +148,12 @@ async def _round_trips(pings, block, recording):
     return results
 
 
-def round_trips(pings, block):
+def round_trips(pings, block, transport="stdio"):
     import anyio
 
     with tempfile.TemporaryDirectory() as folder:
         recording = Path(folder) / "round_trips.jsonl"
-        results = anyio.run(_round_trips, pings, block, recording)
+        results = anyio.run(_round_trips, pings, block, recording, transport)
         recorded = sum(1 for _ in recording.open())
     return results, recorded
 
@@ -246,26 +286,30 @@ def main(argv=None):
 
     print(f"python {sys.version.split()[0]}, mcp {md.version('mcp')}, {os.cpu_count()} cores; "
           "medians of interleaved rounds")
-    results, recorded = round_trips(args.pings, args.block)
-    print(f"1. round trips, the SDK's ClientSession to the course's server over stdio "
-          f"({recorded:,} lines recorded through the tap)")
-    for what, found in results.items():
-        direct, bare, tapped = (found[side] * 1e6 for side in ("direct", "bare", "tap"))
-        added = tapped - direct
-        share = added / direct
-        per_message = added / 2
-        met = share < TARGET_ADDED or per_message < TARGET_MESSAGE_US
-        print(f"  {what}, {found['count']:,} on each side, a round trip:")
-        print(f"    direct                     {direct:7.0f} us")
-        print(f"    a bare Python pass-through {bare:7.0f} us  ({bare - direct:+.0f} us: "
-              "the extra hop alone)")
-        print(f"    through the tap, recorded  {tapped:7.0f} us  ({added:+.0f} us, {share:+.1%}; "
-              f"{per_message:+.0f} us a message)")
-        print(f"    goal < {TARGET_ADDED:.0%} added or < {TARGET_MESSAGE_US:.0f} us a message: "
-              f"{'met' if met else 'NOT met'}")
+    for number, transport in ((1, "stdio"), (2, "http")):
+        results, recorded = round_trips(args.pings, args.block, transport)
+        over = "over stdio" if transport == "stdio" else "over Streamable HTTP (2025-11-25)"
+        print(f"{number}. round trips, the SDK's ClientSession to the course's server {over} "
+              f"({recorded:,} entries recorded through the tap)")
+        for what, found in results.items():
+            direct, tapped = found["direct"] * 1e6, found["tap"] * 1e6
+            added = tapped - direct
+            share = added / direct
+            per_message = added / 2
+            met = share < TARGET_ADDED or per_message < TARGET_MESSAGE_US
+            print(f"  {what}, {found['count']:,} on each side, a round trip:")
+            print(f"    direct                     {direct:7.0f} us")
+            if "bare" in found:
+                bare = found["bare"] * 1e6
+                print(f"    a bare Python pass-through {bare:7.0f} us  ({bare - direct:+.0f} us: "
+                      "the extra hop alone)")
+            print(f"    through the tap, recorded  {tapped:7.0f} us  ({added:+.0f} us, {share:+.1%}, "
+                  f"{tapped / direct:.2f}x; {per_message:+.0f} us a message)")
+            print(f"    goal < {TARGET_ADDED:.0%} added or < {TARGET_MESSAGE_US:.0f} us a message: "
+                  f"{'met' if met else 'NOT met'}")
     rates, size = flood(args.lines, args.rounds)
     share = rates["tap"] / rates["json.loads"]
-    print(f"2. a flood of {args.lines:,} lines ({size / 1e6:.1f} MB) from a server")
+    print(f"3. a flood of {args.lines:,} lines ({size / 1e6:.1f} MB) from a server")
     print(f"  through the tap, recorded  {rates['tap']:>11,.0f} lines/s")
     print(f"  json.loads alone           {rates['json.loads']:>11,.0f} lines/s")
     print(f"  straight, no tap           {rates['direct']:>11,.0f} lines/s  (for scale)")
