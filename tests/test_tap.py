@@ -1237,3 +1237,45 @@ def test_a_thousand_requests_at_once_are_all_answered(tmp_path, http_server):
     assert sum(e.get("direction") == "from_server" for e in entries) == 1001  # and initialize's
     done = report(tap.recording)
     assert done.returncode == 0, done.stdout[:2000]
+
+
+def test_a_client_that_leaves_during_the_answer_is_owed_nothing_there(tmp_path):
+    """As the conformance suite's server-sse-multiple-streams does: it reads the first event of
+    a stream (the priming event) and cancels it. The request is not the server's fault then:
+    not "unanswered", and an answer that still comes later is allowed, as after a cancel."""
+    import socket
+    import threading
+
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(8)
+    go_on = threading.Event()
+
+    def serve():
+        conn, _ = listener.accept()
+        conn.recv(65536)
+        conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n"
+                     b"e\r\nid: 1\ndata: \n\n\r\n")
+        go_on.wait(patience(30))
+        answer = b'data: {"jsonrpc":"2.0","id":7,"result":{}}\n\n'
+        try:
+            conn.sendall(b"%x\r\n%s\r\n0\r\n\r\n" % (len(answer), answer))
+        except OSError:
+            pass
+        conn.close()
+
+    threading.Thread(target=serve, daemon=True).start()
+    tap = HttpTapped(tmp_path, f"http://127.0.0.1:{listener.getsockname()[1]}/mcp")
+    sock = _raw(tap.url, b"POST /mcp HTTP/1.1\r\nContent-Type: application/json\r\nContent-Length: 40\r\n\r\n"
+                b'{"jsonrpc":"2.0","id":7,"method":"ping"}', keep_open=True)
+    got = b""
+    while b"id: 1" not in got:  # the head, then the priming event
+        more = sock.recv(65536)
+        assert more, got
+        got += more
+    sock.close()
+    go_on.set()
+    wait_for(lambda: '"client_gone"' in tap.recording.read_text(), "the tap to see the client gone")
+    entries = tap.stop()
+    listener.close()
+    assert audit(entries) == []

@@ -250,6 +250,11 @@ def audit(conversation, revision="agreed", first_line=1):
         if direction not in DIRECTIONS:
             if entry.get("event") == "server_exited":
                 ended = entry
+            elif entry.get("event") == "client_gone":
+                # The client left during the answer (the suite reads one event of a stream,
+                # then cancels it): what it asked there is no longer owed on that exchange,
+                # and an answer that still comes (a resumed stream) is allowed, as after a cancel.
+                _settle(sides["to_server"], entry.get("exchange"), index, abandoned=True)
             continue
         sender, mine = SENDER[direction], sides[direction]
         value, reason = message_of(entry)
@@ -347,12 +352,16 @@ def _answers_an_id(value):
     return any(isinstance(member, dict) and id_key(member.get("id")) is not None for member in members)
 
 
-def _settle(requester, exchange, index):
-    """The requests ``requester`` sent in HTTP exchange ``exchange`` are answered (at ``index``)."""
+def _settle(requester, exchange, index, abandoned=False):
+    """The requests ``requester`` sent in HTTP exchange ``exchange`` are answered (at ``index``),
+    or, ``abandoned``, no longer owed (as a cancelled request is not)."""
     for key, request in list(requester["in_flight"].items()):
-        if request.get("exchange") == exchange and exchange is not None:
+        if request.get("exchange") == exchange and type(exchange) is int:
             del requester["in_flight"][key]
-            requester["answered"][key] = {**request, "answer": index}
+            if abandoned:
+                requester["cancelled"].add(key)
+            else:
+                requester["answered"][key] = {**request, "answer": index}
 
 
 def _follow(member, index, direction, sides, conversation, first_line, found, scope=None):

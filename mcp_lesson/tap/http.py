@@ -215,7 +215,8 @@ class HttpTap:
                     ticket, when = self.recorder.ticket()
                     if gone.is_set():
                         self.recorder.write(ticket, self._event(when, "client_gone", detail="the client "
-                                                                "went away during the answer", path=scope["path"]))
+                                                                "went away during the answer", path=scope["path"],
+                                                                exchange=exchange))
                         group.cancel_scope.cancel()
                         return
                     await send({"type": "http.response.body", "body": chunk, "more_body": True})
