@@ -1274,8 +1274,8 @@ def test_a_client_that_leaves_during_the_answer_is_owed_nothing_there(tmp_path):
         assert more, got
         got += more
     sock.close()
-    go_on.set()
     wait_for(lambda: '"client_gone"' in tap.recording.read_text(), "the tap to see the client gone")
+    go_on.set()  # the server answers only now, to a client that is gone
     entries = tap.stop()
     listener.close()
     assert audit(entries) == []

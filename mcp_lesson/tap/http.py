@@ -196,12 +196,18 @@ class HttpTap:
         if not stream:
             headers.append((b"content-length", answer.headers["content-length"].encode("latin-1")))
         events = SSE(self.max_line) if "text/event-stream" in kind else None
-        gone = anyio.Event()
+        finished = False
 
         async def watch():
+            # The client leaving ends the answer at once, recorded when it happens; what
+            # the server sends after that is not passed on (nobody reads it).
             while (await receive())["type"] != "http.disconnect":
                 pass
-            gone.set()
+            if finished:  # it left after the whole answer: nothing to say
+                return
+            self._record("client_gone", detail="the client went away during the answer",
+                         path=scope["path"], exchange=exchange)
+            group.cancel_scope.cancel()
 
         body = bytearray()
         async with anyio.create_task_group() as group:
@@ -213,12 +219,6 @@ class HttpTap:
             try:
                 async for chunk in answer.aiter_raw():
                     ticket, when = self.recorder.ticket()
-                    if gone.is_set():
-                        self.recorder.write(ticket, self._event(when, "client_gone", detail="the client "
-                                                                "went away during the answer", path=scope["path"],
-                                                                exchange=exchange))
-                        group.cancel_scope.cancel()
-                        return
                     await send({"type": "http.response.body", "body": chunk, "more_body": True})
                     if events is not None:
                         self.recorder.write(ticket, "".join(
@@ -241,6 +241,7 @@ class HttpTap:
                                     else ("" if stream else self._event(when, "http_response", **said)))
             else:
                 self.recorder.write(ticket, "")
+            finished = True
             await send({"type": "http.response.body", "body": b"", "more_body": False})
             group.cancel_scope.cancel()
 
