@@ -150,6 +150,7 @@ def sse(*events):
     return b"".join(event + b"\n\n" for event in events)
 
 
+@pytest.mark.full  # 17 MiB answers from a scripted server: the full tier
 @pytest.mark.parametrize("reply, words", [
     (lambda body: (200, "application/json", b"x" * (17 * 2**20)), "longer than the client's limit"),
     (lambda body: (200, "text/event-stream", sse(b"data: " + b"x" * (17 * 2**20))), "over the client's limit"),

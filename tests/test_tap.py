@@ -950,6 +950,7 @@ def test_ids_count_per_http_session(tmp_path, http_server):
     assert "id_reused" in {problem["problem"] for problem in audit(unnumbered)}
 
 
+@pytest.mark.full  # the attacker's cases and real SDK runs: the full tier
 def test_a_refused_probe_leaves_the_handshake_s_revision_in_force(tmp_path):
     """The SDK's mcp.Client (its default mode) first probes server/discover at 2026-07-28; a
     server of the handshake era answers -32601, and the session runs under what initialize
@@ -1001,6 +1002,7 @@ BARE_SDK_SERVER = ("from mcp.server.mcpserver import MCPServer\n"
                    "server.run('stdio')\n")
 
 
+@pytest.mark.full  # the attacker's cases and real SDK runs: the full tier
 def test_an_error_code_the_spec_names_otherwise_is_a_warning(tmp_path):
     """The SDK's catch-all answers an unknown prompt with code 0; 2025-11-25's server/prompts.mdx
     names -32602. A real recording: the SDK's client and the SDK's own server, through the tap."""
@@ -1113,6 +1115,7 @@ MODERN_CALL_HEADERS = (b"Content-Type: application/json\r\n"
                        b"Mcp-Method: tools/call\r\nMcp-Name: add\r\n")
 
 
+@pytest.mark.full  # the attacker's cases and real SDK runs: the full tier
 @pytest.mark.parametrize("unfinished", [
     b"Transfer-Encoding: chunked\r\n\r\n%x\r\n%s\r\n" % (len(CALL), CALL),  # no last chunk
     b"Content-Length: %d\r\n\r\n%s" % (len(CALL) + 54, CALL),  # 54 bytes short
@@ -1134,6 +1137,7 @@ def test_a_body_its_client_did_not_finish_never_reaches_the_server(tmp_path, htt
     assert len(sent) == 1 and len(answers) == 1  # only the whole request went on, and was answered
 
 
+@pytest.mark.full  # the attacker's cases and real SDK runs: the full tier
 def test_a_huge_content_length_holds_nothing_and_stops_nothing(tmp_path, http_server):
     tap = HttpTapped(tmp_path, http_server.url)
     sock = _raw(tap.url, b"POST /mcp HTTP/1.1\r\n" + MODERN_CALL_HEADERS +
@@ -1152,6 +1156,7 @@ def test_a_huge_content_length_holds_nothing_and_stops_nothing(tmp_path, http_se
     assert sum(e.get("direction") == "to_server" for e in entries) == 3
 
 
+@pytest.mark.full  # the attacker's cases and real SDK runs: the full tier
 def test_a_body_over_the_tap_s_limit_is_413_and_not_passed_on(tmp_path, http_server):
     from mcp_lesson.tap.http import MAX_BODY
 
@@ -1178,6 +1183,7 @@ def test_an_http_1_0_client_gets_no_chunked_answer(tmp_path, http_server):
     tap.stop()
 
 
+@pytest.mark.full  # the attacker's cases and real SDK runs: the full tier
 def test_an_answer_that_breaks_off_is_a_tap_error_and_cut_for_the_client(tmp_path):
     """A server that promises 100 bytes and sends 10: the client's answer is cut off too."""
     import socket
@@ -1239,6 +1245,7 @@ def test_a_thousand_requests_at_once_are_all_answered(tmp_path, http_server):
     assert done.returncode == 0, done.stdout[:2000]
 
 
+@pytest.mark.full  # the attacker's cases and real SDK runs: the full tier
 def test_a_client_that_leaves_during_the_answer_is_owed_nothing_there(tmp_path):
     """As the conformance suite's server-sse-multiple-streams does: it reads the first event of
     a stream (the priming event) and cancels it. The request is not the server's fault then:
