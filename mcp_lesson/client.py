@@ -303,9 +303,8 @@ class Client:
                         reply = self._take(data)
                         if reply is not None and reply.get("id") == request_id:
                             return reply
-            except Exception as exc:  # noqa: BLE001 - a connection cut mid-stream is resumed below
-                if type(exc).__module__.split(".")[0] not in ("httpx", "httpcore"):
-                    raise
+            except _http_errors():  # a connection cut mid-stream is resumed below
+                pass
             answer.close()
             resumes += 1
             if reader.last_id is None or resumes > MAX_RESUMES:
@@ -389,6 +388,13 @@ class Client:
             if last_id is None or self._closing.wait((reader.retry or DEFAULT_RETRY_MS) / 1000):
                 return
             reader = _carry(reader)
+
+
+def _http_errors():
+    """The exceptions httpx raises for a connection or a stream that failed."""
+    import httpx
+
+    return (httpx.HTTPError, httpx.StreamError)
 
 
 def _read_at_most(answer, limit, what):
@@ -475,9 +481,7 @@ def main(argv=None):
     except OSError as exc:
         print(f"{parser.prog}: cannot reach {args.url}: {_shown(str(exc))}", file=sys.stderr)
         return 1
-    except Exception as exc:  # noqa: BLE001 - httpx's errors: a clear line, never a traceback
-        if type(exc).__module__.split(".")[0] not in ("httpx", "httpcore"):
-            raise
+    except _http_errors() as exc:  # a clear line, never a traceback
         print(f"{parser.prog}: {args.url}: {_shown(str(exc)) or type(exc).__name__}", file=sys.stderr)
         return 1
     return 0
