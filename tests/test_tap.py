@@ -40,6 +40,7 @@ from mcp_lesson.tap import (
     answer_times,
     audit,
     id_key,
+    revisions_by_scope,
 )
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -55,6 +56,13 @@ INIT = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
         "params": {"protocolVersion": "2025-11-25", "capabilities": {},
                    "clientInfo": {"name": "test-tap", "version": "1.0"}}}
 INITIALIZED = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+
+
+#: Runs argv[2:] with files limited to argv[1] bytes (RLIMIT_FSIZE): a write past it fails
+#: with EFBIG, as one on a full disk fails with ENOSPC (Python ignores SIGXFSZ).
+LIMITED = ("import os, resource, sys\n"
+           "resource.setrlimit(resource.RLIMIT_FSIZE, (int(sys.argv[1]), resource.RLIM_INFINITY))\n"
+           "os.execv(sys.argv[2], sys.argv[2:])\n")
 
 
 def line(message):
@@ -74,7 +82,7 @@ class Tapped:
     so that no pipe fills while the test waits.
     """
 
-    def __init__(self, tmp_path, command, *options, name="talk"):
+    def __init__(self, tmp_path, command, *options, name="talk", file_limit=None):
         self.recording = tmp_path / f"{name}.jsonl"
         # The tap's stdin is a pipe of this process, which the shell opens by its /proc name
         # (on Linux that open never waits). Only this process writes to it: the tap sees the
@@ -82,6 +90,8 @@ class Tapped:
         self._reader, self._input = os.pipe()
         stdin = f"/proc/{os.getpid()}/fd/{self._reader}"
         tap = [*TAP, "--record", str(self.recording), *options, "--", *command]
+        if file_limit is not None:  # no file of the tap's may grow past file_limit bytes (a full disk)
+            tap = [PY, "-c", LIMITED, str(file_limit), *tap]
         self.proc = start_guarded(["sh", "-c", 'exec "$@" < "$0"', stdin, *tap],
                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT)
         self.out, self.err = bytearray(), bytearray()
@@ -453,6 +463,19 @@ def test_a_ten_megabyte_line_both_ways(tmp_path):
     assert [(e["direction"], e["kind"]) for e in entries] == [
         ("to_server", "request"), ("from_server", "request")]
     assert all(e["text"].encode() + b"\n" == big for e in entries)
+
+
+def test_a_recording_cut_by_a_full_disk_ends_with_a_whole_line(tmp_path):
+    pings = b"".join(line({"jsonrpc": "2.0", "id": n, "method": "ping", "params": {"pad": "x" * 50}})
+                     for n in range(200))
+    tap = Tapped(tmp_path, ECHO, file_limit=5000)
+    tap.send(pings)
+    assert tap.read_until(lambda out: len(out) >= len(pings)) == pings  # the traffic passes on
+    assert tap.finish() == 0
+    text = tap.recording.read_text()
+    assert 0 < len(text) <= 5000 and text.endswith("\n")
+    assert all(json.loads(raw) for raw in text.splitlines())  # each line whole
+    assert bytes(tap.err).count(b"cannot write the recording any more") == 1
 
 
 def create_big_request(size):
@@ -948,6 +971,65 @@ def test_ids_count_per_http_session(tmp_path, http_server):
     assert audit(merged) == []
     unnumbered = json.loads(json.dumps(merged).replace('"exchange"', '"_exchange"'))
     assert "id_reused" in {problem["problem"] for problem in audit(unnumbered)}
+
+
+def test_each_http_session_is_judged_by_the_revision_it_agreed(tmp_path, http_server):
+    """One recording, three conversations: a session at 2025-11-25, one at 2025-06-18 (each
+    client sends its own session's version header, as it must), and a stateless request of
+    2026-07-28. Judged by one revision for the recording, the second session's headers would
+    be warned about; each is judged by its own."""
+    from http_server import open_session
+
+    tap = HttpTapped(tmp_path, http_server.url)
+    with http_client() as client:
+        for revision in ("2025-11-25", "2025-06-18"):
+            headers = open_session(client, tap.url, revision)
+            client.post(tap.url, headers=headers, json=request(2, "tools/list"))
+        client.post(tap.url, headers={**headers, "MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/list",
+                                      "Mcp-Session-Id": ""},
+                    json=request(3, "tools/list", _meta={
+                        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                        "io.modelcontextprotocol/clientCapabilities": {}}))
+    entries = tap.stop()
+    by_scope = {revision for revision, _ in revisions_by_scope(entries).values()}
+    assert by_scope == {"2025-11-25", "2025-06-18", "2026-07-28"}
+    assert audit(entries) == []
+    done = report(tap.recording)
+    assert done.returncode == 0 and "warning" not in done.stdout, done.stdout
+    assert ("each judged by its own: 2025-06-18 in 1 HTTP exchange without a session, 2025-06-18 in 1 "
+            "HTTP session") in done.stdout
+
+
+def test_the_audit_runs_in_time_linear_in_the_entries():
+    """The patterns that made the audit's cost grow with the square of the entries (every
+    answer scanning what waits, every id-less answer searching it) cost the same per entry
+    at 3,000 entries as at 12,000: the ratio of the times is near 4 (it was 14 before),
+    never near 16 (measured side by side, best of three)."""
+    def crafted(count):
+        talk = [up(request(n)) for n in range(count)]
+        talk += [up(INITIALIZED) for _ in range(4 * count)]  # notifications that wait behind them
+        talk += [down(result(n)) for n in range(count)]  # each answer once scanned them all
+        talk += [down({"jsonrpc": "2.0", "id": "x" + str(n), "result": {}}) for n in range(count // 4)]
+        return talk
+
+    def best(talk):
+        times = []
+        for _ in range(3):
+            began = time.perf_counter()
+            audit(talk, None)
+            times.append(time.perf_counter() - began)
+        return min(times)
+
+    small, large = crafted(500), crafted(2000)
+    ratio = best(large) / best(small)
+    assert ratio < 9, f"4x the entries took {ratio:.1f}x the time"
+
+
+def test_a_batch_s_members_are_requests_only_where_batches_are_allowed():
+    batch = json.dumps([request(1), request(2)])
+    talk = [up(batch, t=0.0), down(json.dumps([result(1), result(2)]), t=0.01)]
+    assert [row["id"] for row in answer_times(talk, "2025-03-26")] == [1, 2]
+    assert answer_times(talk, "2025-11-25") == [] and answer_times(talk, None) == []
 
 
 @pytest.mark.full  # the attacker's cases and real SDK runs: the full tier

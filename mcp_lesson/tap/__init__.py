@@ -130,7 +130,7 @@ from .http import (
     CONNECT_TIMEOUT, HOP_BY_HOP, HttpTap, REQUEST_HEADERS, SSE, serve_http,
 )
 from .audit import (
-    agreed_revision, answer_times, audit, id_key, line_of, message_of, show_id,
+    agreed_revision, answer_times, audit, id_key, line_of, message_of, revisions_by_scope, show_id,
 )
 from .report import (
     read_recording, report,

@@ -4,6 +4,7 @@ to each answer.
 """
 
 import base64
+import collections
 import json
 
 from ..classification import REVISIONS, classify, explain, parse
@@ -138,6 +139,39 @@ def agreed_revision(conversation):
     return None, "no initialize and no params._meta name a revision; judged by the course's rules"
 
 
+def revisions_by_scope(conversation):
+    """``{scope: (revision, words)}``: the revision each HTTP scope settled for itself.
+
+    Over HTTP a recording holds many conversations (:func:`scope_of`), and
+    each agrees on its own revision: a session (2025-11-25) on the one its
+    ``initialize`` answer named (the answer whose ``Mcp-Session-Id`` header
+    gave the session its id); an exchange outside any session (a stateless
+    request of 2026-07-28, an ``initialize``) on what its own messages say
+    (:func:`agreed_revision`). A scope that settles nothing is left out (the
+    recording's :func:`agreed_revision` judges it), and so is everything over
+    stdio, which is one conversation.
+    """
+    exchanges, by_scope = {}, {}
+    for index in in_time_order(conversation):
+        scope = scope_of(conversation[index], exchanges)
+        if scope is not None:
+            by_scope.setdefault(scope, []).append(conversation[index])
+    found = {}
+    for scope, entries in by_scope.items():
+        if scope[0] != "exchange":
+            continue
+        revision, how = agreed_revision(entries)
+        if revision is None:
+            continue
+        found[scope] = (revision, how)
+        for entry in entries:  # an initialize answer that opens a session settles that session
+            http = _http_of(entry)
+            session = _session_header(http) if http is not None else None
+            if entry.get("direction") == "from_server" and session:
+                found.setdefault(("session", session), (revision, f"{how} (session {_short(session, 40)})"))
+    return found
+
+
 def _known(revision, how):
     if revision in REVISIONS:
         return revision, how
@@ -232,11 +266,12 @@ def audit(conversation, revision="agreed", first_line=1):
     id; else the first notification, and then it is an answer to that
     notification; else it answers nothing.
     """
+    per_scope = {}
     if revision == "agreed":
         revision = agreed_revision(conversation)[0]
+        per_scope = revisions_by_scope(conversation)
     problems = []
-    sides = {direction: {"in_flight": {}, "answered": {}, "cancelled": set(), "waiting": [],
-                         "said_revision": None} for direction in DIRECTIONS}
+    sides = {direction: _Side() for direction in DIRECTIONS}
     ended = None
 
     def found(index, problem, detail, **extra):
@@ -257,6 +292,7 @@ def audit(conversation, revision="agreed", first_line=1):
                 _settle(sides["to_server"], entry.get("exchange"), index, abandoned=True)
             continue
         sender, mine = SENDER[direction], sides[direction]
+        mine.order += 1
         value, reason = message_of(entry)
         if direction == "from_server" and refused(entry) and (reason is not None or not _answers_an_id(value)):
             # A refusal over HTTP (403 for an Origin, 421 for a Host, 404 for a session...):
@@ -280,22 +316,23 @@ def audit(conversation, revision="agreed", first_line=1):
             else:
                 found(index, "not_json", f"the client sent {_quoted(entry)}, which is not JSON"
                                          f"{why}")
-            mine["waiting"].append((index, "unreadable"))
+            mine.wait(index, "unreadable")
             continue
-        verdict = classify(value, revision)
+        judged = per_scope[scope][0] if scope in per_scope else revision
+        verdict = classify(value, judged)
         batch = verdict[0] == "batch"
         if direction == "to_server" and not batch:
-            _check_version_header(entry, value, revision, index, found)
+            _check_version_header(entry, value, judged, index, found)
         if verdict[0] == "invalid":
-            found(index, "invalid", f"the {sender} sent an invalid message{_under(revision)}: "
-                  f"{_first_sentence(explain(value, revision))}")
+            found(index, "invalid", f"the {sender} sent an invalid message{_under(judged)}: "
+                  f"{_first_sentence(explain(value, judged))}")
         for member in value if batch else [value]:
-            if batch and classify(member, revision)[0] == "invalid":
+            if batch and classify(member, judged)[0] == "invalid":
                 found(index, "invalid", f"a member of the {sender}'s batch is invalid"
-                      f"{_under(revision)}: {_first_sentence(explain(member, revision))}")
+                      f"{_under(judged)}: {_first_sentence(explain(member, judged))}")
             _follow(member, index, direction, sides, conversation, first_line, found, scope)
     for direction in DIRECTIONS:
-        for request in sides[direction]["in_flight"].values():
+        for request in sides[direction].in_flight.values():
             answerer = SENDER[_other(direction)]
             why = ""
             if ended is not None and direction == "to_server":
@@ -355,52 +392,92 @@ def _answers_an_id(value):
 def _settle(requester, exchange, index, abandoned=False):
     """The requests ``requester`` sent in HTTP exchange ``exchange`` are answered (at ``index``),
     or, ``abandoned``, no longer owed (as a cancelled request is not)."""
-    for key, request in list(requester["in_flight"].items()):
-        if request.get("exchange") == exchange and type(exchange) is int:
-            del requester["in_flight"][key]
-            if abandoned:
-                requester["cancelled"].add(key)
-            else:
-                requester["answered"][key] = {**request, "answer": index}
+    if type(exchange) is not int:
+        return
+    for key in requester.by_exchange.pop(exchange, ()):
+        request = requester.in_flight.get(key)
+        if request is None or request.get("exchange") != exchange:
+            continue
+        del requester.in_flight[key]
+        if abandoned:
+            requester.cancelled.add(key)
+        else:
+            requester.answered[key] = {**request, "answer": index}
+
+
+class _Side:
+    """What the audit keeps of one side (the client or the server) while it reads.
+
+    Every step costs the same however long the conversation is (the report runs
+    in time linear in the entries): the messages waiting for an answer without
+    an id are two queues in the order they were read, and an answer to a
+    request marks everything up to that request as dealt with (``dealt``)
+    instead of searching the queues.
+    """
+
+    def __init__(self):
+        self.in_flight = {}  # (scope, id) -> the request, oldest first
+        self.answered = {}  # (scope, id) -> the request, with the place of its answer
+        self.cancelled = set()
+        self.by_exchange = {}  # HTTP exchange -> the keys of the requests sent in it
+        self.said_revision = None
+        self.order = 0  # this side's messages read so far
+        self.dealt = 0  # its messages up to this one have been dealt with by an answer
+        self.queues = {"unreadable": collections.deque(), "notification": collections.deque()}
+
+    def wait(self, index, kind):
+        """A message of this side that an id-less answer may be meant for."""
+        self.queues[kind].append((self.order, index))
+
+    def first(self, kind):
+        """The place of the oldest message of ``kind`` not yet dealt with, taken off its
+        queue; None when there is none."""
+        queue = self.queues[kind]
+        while queue and queue[0][0] <= self.dealt:
+            queue.popleft()
+        return queue.popleft()[1] if queue else None
 
 
 def _follow(member, index, direction, sides, conversation, first_line, found, scope=None):
     """One message of the conversation: a request, a notification, a response or neither."""
     sender, mine = SENDER[direction], sides[direction]
     if not isinstance(member, dict):
-        mine["waiting"].append((index, "unreadable"))
+        mine.wait(index, "unreadable")
         return
     plain = id_key(member.get("id"))
     key = None if plain is None else (scope, plain)
     if "method" not in member and ("result" in member or "error" in member):
         _answer(member, key, index, direction, sides, conversation, first_line, found)
     elif key is not None:  # a request (valid or not, its id can be read): owed one answer
-        first = mine["in_flight"].get(key)
+        first = mine.in_flight.get(key)
         if first is not None:
             found(index, "id_reused", f"the {sender} reused the id {show_id(member['id'])} "
                   f"while its request on line {first['line']} ({first['method']}) is still "
                   "unanswered", id=member["id"])
             return
         http = _http_of(conversation[index])
-        mine["in_flight"][key] = {"line": line_of(conversation, index, first_line), "index": index,
-                                  "method": _method(member), "id": member["id"],
-                                  "exchange": http.get("exchange") if http is not None else None}
+        exchange = http.get("exchange") if http is not None else None
+        mine.in_flight[key] = {"line": line_of(conversation, index, first_line), "index": index,
+                               "method": _method(member), "id": member["id"],
+                               "exchange": exchange, "order": mine.order}
+        if type(exchange) is int:
+            mine.by_exchange.setdefault(exchange, []).append(key)
         said = _protocol_version(member, "_meta")
         if said is not None:
-            if mine["said_revision"] is None:
-                mine["said_revision"] = said
-            elif said != mine["said_revision"]:
+            if mine.said_revision is None:
+                mine.said_revision = said
+            elif said != mine.said_revision:
                 found(index, "revision", f"this request's params._meta names revision {said}, "
-                      f"the {sender}'s earlier ones {mine['said_revision']}")
+                      f"the {sender}'s earlier ones {mine.said_revision}")
     elif isinstance(member.get("method"), str) and "id" not in member:
-        mine["waiting"].append((index, "notification"))
+        mine.wait(index, "notification")
         if member["method"] == "notifications/cancelled":
             params = member.get("params")
             cancelled = id_key(params.get("requestId")) if isinstance(params, dict) else None
-            if cancelled is not None and mine["in_flight"].pop((scope, cancelled), None) is not None:
-                mine["cancelled"].add((scope, cancelled))
+            if cancelled is not None and mine.in_flight.pop((scope, cancelled), None) is not None:
+                mine.cancelled.add((scope, cancelled))
     else:  # a method with an id that is no id, or no method and no result or error
-        mine["waiting"].append((index, "unreadable"))
+        mine.wait(index, "unreadable")
 
 
 def _answer(member, key, index, direction, sides, conversation, first_line, found):
@@ -408,42 +485,36 @@ def _answer(member, key, index, direction, sides, conversation, first_line, foun
     sender, other = SENDER[direction], _other(direction)
     theirs = sides[other]
     if key is not None:
-        request = theirs["in_flight"].pop(key, None)
+        request = theirs.in_flight.pop(key, None)
         if request is not None:
-            theirs["answered"][key] = {**request, "answer": index}
+            theirs.answered[key] = {**request, "answer": index}
             if direction == "from_server" and "error" in member:
                 _check_error_code(member, request, index, found)
             # the other side's messages up to this request have been dealt with
-            theirs["waiting"] = [item for item in theirs["waiting"] if item[0] > request["index"]]
-        elif key in theirs["answered"]:
-            first = theirs["answered"][key]
+            theirs.dealt = max(theirs.dealt, request["order"])
+        elif key in theirs.answered:
+            first = theirs.answered[key]
             found(index, "answered_twice", f"a second answer to the {SENDER[other]}'s request "
                   f"{show_id(member['id'])} ({first['method']}, line {first['line']}), first "
                   f"answered on line {line_of(conversation, first['answer'], first_line)}",
                   id=member["id"])
-        elif key not in theirs["cancelled"]:  # a late answer to a cancelled request is allowed
+        elif key not in theirs.cancelled:  # a late answer to a cancelled request is allowed
             found(index, "unknown_id", f"a response to the id {show_id(member['id'])}, which "
                   f"the {SENDER[other]} never sent", id=member["id"])
         return
-    waiting = theirs["waiting"]
-    if "error" in member and member.get("id") is None:
-        for place, (at, kind) in enumerate(waiting):
-            if kind == "unreadable":  # the error JSON-RPC prescribes for an unreadable message
-                del waiting[place]
-                return
-    for place, (at, kind) in enumerate(waiting):
-        if kind == "notification":
-            del waiting[place]
-            notice, _ = message_of(conversation[at])
-            found(index, "answer_to_notification", f"the {sender} answered the notification "
-                  f"{_method(notice)} (line {line_of(conversation, at, first_line)}): a "
-                  "notification gets no answer, "
-                  "not even an error", id=member.get("id"))
-            return
+    if "error" in member and member.get("id") is None and theirs.first("unreadable") is not None:
+        return  # the error JSON-RPC prescribes for an unreadable message
+    at = theirs.first("notification")
+    if at is not None:
+        notice, _ = message_of(conversation[at])
+        found(index, "answer_to_notification", f"the {sender} answered the notification "
+              f"{_method(notice)} (line {line_of(conversation, at, first_line)}): a "
+              "notification gets no answer, not even an error", id=member.get("id"))
+        return
     has = "no id" if "id" not in member else f"the id {show_id(member.get('id'))}"
     hint = ""
-    if theirs["in_flight"]:
-        oldest = min(theirs["in_flight"].values(), key=lambda request: request["index"])
+    if theirs.in_flight:  # the oldest still unanswered (the dict keeps the order they came)
+        oldest = next(iter(theirs.in_flight.values()))
         hint = (f"; was it meant for request {show_id(oldest['id'])} ({oldest['method']}, "
                 f"line {oldest['line']}), which is still unanswered?")
     found(index, "unmatched", f"a response with {has} answers none of the "
@@ -469,13 +540,18 @@ def _first_sentence(text):
     return _short(first, 300)
 
 
-def answer_times(conversation):
+def answer_times(conversation, revision="agreed"):
     """Each request of the conversation, in order, with how long its answer took: a list of
     dicts with ``line``, ``direction`` (the requester's), ``id``, ``method``, ``answer_line``
     and ``seconds`` (both None when it was never answered). The first answer with the same
-    id from the other side counts."""
+    id from the other side counts. A batch's members count as requests only where
+    ``revision`` (as for :func:`audit`) allows batches (2025-03-26)."""
+    per_scope = {}
+    if revision == "agreed":
+        revision = agreed_revision(conversation)[0]
+        per_scope = revisions_by_scope(conversation)
     times, waiting = [], {"to_server": {}, "from_server": {}}
-    exchanges = {}
+    exchanges, by_exchange = {}, {}  # by_exchange: HTTP exchange -> the keys of its requests
     for index in in_time_order(conversation):
         entry = conversation[index]
         direction = entry.get("direction")
@@ -484,13 +560,15 @@ def answer_times(conversation):
             continue
         value, reason = message_of(entry)
         if direction == "from_server" and refused(entry) and (reason is not None or not _answers_an_id(value)):
-            exchange = _http_of(entry).get("exchange")
-            for key, row in list(waiting["to_server"].items()):
-                if exchange is not None and row["_exchange"] == exchange:
+            for key in by_exchange.pop(_http_of(entry).get("exchange"), ()):
+                row = waiting["to_server"].get(key)
+                if row is not None and row["_exchange"] == _http_of(entry).get("exchange"):
                     _answered(waiting["to_server"].pop(key), entry, conversation, index)
             continue
         if reason is not None:
             continue
+        if isinstance(value, list) and classify(value, per_scope.get(scope, (revision,))[0])[0] != "batch":
+            continue  # an invalid batch: no member of it is a request
         for member in value if isinstance(value, list) else [value]:
             if not isinstance(member, dict):
                 continue
@@ -507,6 +585,8 @@ def answer_times(conversation):
                            "_t": entry.get("t"), "_exchange": http.get("exchange") if http else None}
                     waiting[direction][key] = row
                     times.append(row)
+                    if direction == "to_server" and type(row["_exchange"]) is int:
+                        by_exchange.setdefault(row["_exchange"], []).append(key)
             else:
                 other = "from_server" if direction == "to_server" else "to_server"
                 row = waiting[other].pop(key, None)

@@ -11,7 +11,8 @@ import time
 from ..classification import classify_json
 from ..recording import sessions
 from ._settings import DIRECTIONS, MAX_LINE, PROG, SENDER
-from .audit import _is_number, _quoted, _seconds, agreed_revision, answer_times, audit, show_id
+from .audit import (_is_number, _quoted, _seconds, agreed_revision, answer_times, audit,
+                    revisions_by_scope, show_id)
 from .judge import CourseJudge, _short
 
 
@@ -97,18 +98,37 @@ def report(path, show_all=False, revision="agreed", as_json=False, out=None):
         else:
             chosen = revision
             how = f"revision {revision} as asked" if revision else "the course's rules, as asked"
-        problems = audit(session, chosen)
+        problems = audit(session, revision if revision == "agreed" else chosen)
         disagreements = _judge_disagreements(session)
         total += sum(problem.get("severity") != "warning" for problem in problems)
         if as_json:
             for problem in problems:
                 print(json.dumps({"session": number, **problem}, ensure_ascii=False), file=out)
             continue
-        _print_session(out, number, session, chosen, how, problems, disagreements, show_all)
+        if revision == "agreed":
+            how += _other_revisions(session, chosen)
+        _print_session(out, number, session, chosen, how, problems, disagreements, show_all,
+                       revision if revision == "agreed" else chosen)
     return 1 if total else 0
 
 
-def _print_session(out, number, session, revision, how, problems, disagreements, show_all):
+def _other_revisions(session, chosen):
+    """Words for the HTTP sessions and exchanges that agreed on another revision than ``chosen``."""
+    counts = {}
+    for scope, (revision, _) in revisions_by_scope(session).items():
+        if revision != chosen:
+            kind = "session" if scope[0] == "session" else "exchange without a session"
+            counts[(revision, kind)] = counts.get((revision, kind), 0) + 1
+    if not counts:
+        return ""
+    plural = {"session": "sessions", "exchange without a session": "exchanges without a session"}
+    said = ", ".join(f"{revision} in {count} HTTP {kind if count == 1 else plural[kind]}"
+                     for (revision, kind), count in sorted(counts.items()))
+    return f"; each judged by its own: {said}"
+
+
+def _print_session(out, number, session, revision, how, problems, disagreements, show_all,
+                   asked="agreed"):
     start = next((entry for entry in session if entry.get("event") == "start"), {})
     lines = [entry for entry in session if entry.get("direction") in DIRECTIONS]
     ends = [entry for entry in session if entry.get("event") in ("server_exited",)]
@@ -151,7 +171,7 @@ def _print_session(out, number, session, revision, how, problems, disagreements,
               f"{len(disagreements)} line{'s' if len(disagreements) > 1 else ''}:", file=out)
         for line in disagreements[:10 if not show_all else None]:
             print(f"    {line}", file=out)
-    times = answer_times(session)
+    times = answer_times(session, asked)
     if times:
         print(f"  time to each answer ({len(times)} request{'s' if len(times) > 1 else ''}):",
               file=out)

@@ -32,13 +32,16 @@ class Recorder:
     written as they come, and their ``t`` still tells the order.
 
     A failure to write (a full disk, say) is said once on stderr; the
-    traffic passes on, unrecorded.
+    traffic passes on, unrecorded. The file still ends with a whole line: a
+    line written only in part is taken back (the file is cut back to where
+    that line began, which needs no room on the disk).
     """
 
     def __init__(self, path, append=False, waiting=MAX_WAITING + 3 * MAX_LINE):
         self.waiting = waiting
         flags = os.O_WRONLY | os.O_CREAT | (os.O_APPEND if append else os.O_TRUNC)
         self._fd = os.open(path, flags, 0o644)
+        self._end = os.lseek(self._fd, 0, os.SEEK_END)  # where the last whole line ends
         self._lock = threading.Lock()
         self.start = time.monotonic()
         self.failed = None
@@ -76,10 +79,16 @@ class Recorder:
     def _put(self, text):
         if not text or self.failed or self._closed:  # after the end: the recording is over
             return
+        data = text.encode("ascii")  # JSON with \u escapes is ASCII
         try:
-            _write_all(self._fd, text.encode("ascii"))  # JSON with \u escapes is ASCII
+            _write_all(self._fd, data)
+            self._end += len(data)
         except OSError as exc:
             self.failed = exc
+            try:  # take back the part of a line that was written
+                os.ftruncate(self._fd, self._end)
+            except OSError:
+                pass
             _say(f"cannot write the recording any more ({exc}); passing on unrecorded")
 
     def event(self, name, **fields):
