@@ -43,12 +43,16 @@ import sys as _sys
 # First: the lessons' exported cells (mcp_lesson.core), which the modules below
 # build on, import the reserved codes from this package's root.
 from .codes import (
+    CAPABILITIES_KEY,
     ERROR_MESSAGES,
+    HEADER_MISMATCH,
     INTERNAL_ERROR,
     INVALID_PARAMS,
     INVALID_REQUEST,
     METHOD_NOT_FOUND,
     PARSE_ERROR,
+    UNSUPPORTED_PROTOCOL_VERSION,
+    VERSION_KEY,
 )
 from .cases import CASES  # noqa: E402
 from .classification import (
@@ -101,6 +105,11 @@ __all__ = [
     "INVALID_PARAMS",
     "INTERNAL_ERROR",
     "ERROR_MESSAGES",
+    # MCP's codes and _meta names of 2026-07-28
+    "HEADER_MISMATCH",
+    "UNSUPPORTED_PROTOCOL_VERSION",
+    "VERSION_KEY",
+    "CAPABILITIES_KEY",
     # messages over HTTP (lesson 09)
     "http_request_for",
     "check_headers",

@@ -166,6 +166,7 @@ def codes_text():
 
     source = Path(codes.__file__).read_text(encoding="utf-8")
     body = source.split('"""', 2)[2].lstrip("\n") if source.startswith('"""') else source
-    return ('"""The reserved JSON-RPC 2.0 error codes and their standard messages, copied by the\n'
-            'course from mcp_lesson/codes.py, so that this package needs nothing of the course."""\n\n'
+    return ('"""The reserved JSON-RPC 2.0 error codes and their standard messages, and MCP\'s own\n'
+            'codes and _meta names, copied by the course from mcp_lesson/codes.py, so that this\n'
+            'package needs nothing of the course."""\n\n'
             + body)

@@ -1,4 +1,5 @@
-"""The reserved JSON-RPC 2.0 error codes and their standard messages.
+"""The reserved JSON-RPC 2.0 error codes and their standard messages, and MCP's own
+codes and ``_meta`` names of 2026-07-28.
 
 A module of its own, importing nothing, so that every other module can have
 them first: ``mcp_lesson/__init__.py`` imports this module before anything
@@ -29,3 +30,12 @@ ERROR_MESSAGES = {
     INVALID_PARAMS: "Invalid params",
     INTERNAL_ERROR: "Internal error",
 }
+
+#: MCP's two error codes of 2026-07-28 (schema/2026-07-28/schema.ts): the HTTP headers and
+#: the body disagree, and a revision the server does not serve.
+HEADER_MISMATCH = -32020
+UNSUPPORTED_PROTOCOL_VERSION = -32022
+#: The names in a 2026-07-28 request's ``params._meta`` of its revision and of the client's
+#: capabilities (both required: schema/2026-07-28/schema.ts, RequestMetaObject).
+VERSION_KEY = "io.modelcontextprotocol/protocolVersion"
+CAPABILITIES_KEY = "io.modelcontextprotocol/clientCapabilities"

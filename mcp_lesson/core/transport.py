@@ -3,18 +3,17 @@
 # --- written by the course: what this module takes from earlier lessons, and gives ---
 from .classification import classify, classify_json
 from .errors import error_response
-__all__ = ['HEADER_MISMATCH', 'UNSUPPORTED_PROTOCOL_VERSION', 'HTTP_REVISIONS', 'STATELESS', 'SUPPORTED', 'ACCEPT', 'NAME_OF', 'VERSION_KEY', 'CAPABILITIES_KEY', 'is_sentinel', 'header_value', 'header_text', 'http_request_for', 'check_headers', 'read_sse', 'message_words', 'http_verdict']
+__all__ = ['HTTP_REVISIONS', 'STATELESS', 'SUPPORTED', 'ACCEPT', 'NAME_OF', 'is_sentinel', 'header_value', 'header_text', 'http_request_for', 'check_headers', 'read_sse', 'message_words', 'http_verdict']
 # --- end of what the course writes ---
 
 # --- cell c09-07 ---
 import base64
 import json
 
-from .codes import ERROR_MESSAGES, INVALID_PARAMS
-
-#: The two error codes of 2026-07-28's HTTP transport (schema/2026-07-28/schema.ts).
-HEADER_MISMATCH = -32020
-UNSUPPORTED_PROTOCOL_VERSION = -32022
+# The course gives 2026-07-28's two error codes (-32020 and -32022, schema/2026-07-28/schema.ts)
+# and the names of _meta's revision and capabilities, as it gives JSON-RPC's codes.
+from mcp_lesson import (CAPABILITIES_KEY, ERROR_MESSAGES, HEADER_MISMATCH, INVALID_PARAMS,
+                        UNSUPPORTED_PROTOCOL_VERSION, VERSION_KEY)
 
 #: The revisions that have Streamable HTTP (2024-11-05 had HTTP+SSE), and the stateless one.
 HTTP_REVISIONS = ("2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28")
@@ -25,8 +24,6 @@ SUPPORTED = ("2026-07-28",)
 ACCEPT = "application/json, text/event-stream"
 #: The requests that carry Mcp-Name, and the member of params it repeats.
 NAME_OF = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}
-VERSION_KEY = "io.modelcontextprotocol/protocolVersion"
-CAPABILITIES_KEY = "io.modelcontextprotocol/clientCapabilities"
 BASE64_START, BASE64_END = "=?base64?", "?="
 
 
