@@ -13,7 +13,8 @@ with exact types).
 from . import classification, registry
 from ._safe import call_safely, safe_equal, same_message
 from .cases import (CASES, CONVERSATIONS, ERROR_BUILDS, HEADER_CHECKS, HTTP_ANSWERS, HTTP_REQUESTS,
-                    NOT_TEXT_CASES, REQUEST_BUILDS, REVISION_CASES, SSE_STREAMS, TEXT_CASES)
+                    NOT_TEXT_CASES, REQUEST_BUILDS, REVISION_CASES, SERVER_MESSAGES, SERVER_REQUESTS,
+                    SSE_STREAMS, TEXT_CASES, TOOL_CALLS)
 
 
 #: The plain values a lesson's small helpers (registry rows agreeing on "samples")
@@ -38,6 +39,9 @@ AGREE_INPUTS = {
     "sse streams": lambda: [(b.args, b.kwargs) for b in SSE_STREAMS],
     "http answers": lambda: [(b.args, b.kwargs) for b in HTTP_ANSWERS],
     "conversations": lambda: [(b.args, b.kwargs) for b in CONVERSATIONS],
+    "tool calls": lambda: [(b.args, b.kwargs) for b in TOOL_CALLS],
+    "server requests": lambda: [(b.args, b.kwargs) for b in SERVER_REQUESTS],
+    "server messages": lambda: [(b.args, b.kwargs) for b in SERVER_MESSAGES],
 }
 
 

@@ -137,8 +137,9 @@ def is_stub(code):
 #: cells' import as ``from .codes import PARSE_ERROR``, so nothing in the package
 #: imports mcp_lesson (SPEC 15: the learner's package stands alone).
 CODES = "codes"
-_CODES_IMPORT = re.compile(r"^from mcp_lesson import ([A-Za-z_][A-Za-z0-9_]*(?:, *[A-Za-z_][A-Za-z0-9_]*)*)[ \t]*$",
-                           re.MULTILINE)
+_NAMES = r"[A-Za-z_][A-Za-z0-9_]*(?:\s*,\s*[A-Za-z_][A-Za-z0-9_]*)*"
+#: ``from mcp_lesson import A, B`` on one line, or ``(A, B, ...)`` over several.
+_CODES_IMPORT = re.compile(rf"^from mcp_lesson import (\(\s*{_NAMES}\s*,?\s*\)|{_NAMES})[ \t]*$", re.MULTILINE)
 
 
 def _code_names():
@@ -153,8 +154,8 @@ def own_codes(code):
     names = _code_names()
 
     def local(match):
-        wanted = [name.strip() for name in match.group(1).split(",")]
-        return f"from .{CODES} import {', '.join(wanted)}" if set(wanted) <= names else match.group(0)
+        wanted = {name.strip() for name in match.group(1).strip("()").split(",") if name.strip()}
+        return f"from .{CODES} import {match.group(1)}" if wanted <= names else match.group(0)
 
     return _CODES_IMPORT.sub(local, code)
 

@@ -76,10 +76,10 @@ class HttpServer:
     and ``subprocess.Popen``'s keyword arguments and returning a ``Popen``
     (tests pass their guard, ``tests/processes.start_guarded``). The server
     runs in a session (and process group) of its own. ``timeout`` bounds the
-    wait for its address.
+    wait for its address; ``cwd`` is the folder it starts in.
     """
 
-    def __init__(self, command=DEFAULT_COMMAND, timeout=START_TIMEOUT, start=None):
+    def __init__(self, command=DEFAULT_COMMAND, timeout=START_TIMEOUT, start=None, cwd=None):
         self.command = list(command)
         self.url = None
         self.port = None
@@ -87,7 +87,7 @@ class HttpServer:
         self._announced = threading.Event()
         start = start or subprocess.Popen
         self._process = start(self.command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                              start_new_session=True)
+                              start_new_session=True, cwd=cwd)
         with _LIVE_LOCK:
             _LIVE.add(self)
         self._reader = threading.Thread(target=self._read_stderr, daemon=True)

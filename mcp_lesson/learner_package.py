@@ -101,6 +101,7 @@ Change them in the notebook and run the cells again.
 """
 
 import importlib as _importlib
+import sys as _sys
 from pathlib import Path as _Path
 
 #: Modules that could not be imported: {{file name: the error, in words}}.
@@ -108,6 +109,8 @@ PROBLEMS = {{}}
 
 #: The modules, in the order of the lessons that write them.
 _MODULES = {module_list!r}
+#: The module run as a program (``python -m {package}.server``), which runs on its own.
+_RUN = _sys.orig_argv[_sys.orig_argv.index("-m") + 1] if "-m" in _sys.orig_argv[:-1] else None
 
 
 def _load():
@@ -115,7 +118,7 @@ def _load():
     _others = sorted(_path.stem for _path in _here.glob("lesson_[0-9][0-9].py"))
     for _name in _MODULES + [_other for _other in _others if _other not in _MODULES]:
         _file = _here / f"{{_name}}.py"
-        if not _file.is_file():
+        if not _file.is_file() or _RUN == f"{{__name__}}.{{_name}}":
             continue
         try:
             _file.read_bytes().decode("utf-8")
@@ -437,9 +440,7 @@ CORE_CODES = '''\
 """The error codes the lessons' cells use, from mcp_lesson/codes.py (a learner's package
 gets a copy of that module instead; the course's own package keeps one)."""
 
-from ..codes import (  # noqa: F401
-    ERROR_MESSAGES, INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, JSONRPC_VERSION,
-    METHOD_NOT_FOUND, PARSE_ERROR)
+from ..codes import *  # noqa: F401,F403  (every name of mcp_lesson/codes.py)
 '''
 
 

@@ -45,6 +45,7 @@ LESSONS = (
     Lesson("08", "08_revisions.ipynb", "revisions", core=True),
     Lesson("09", "09_http.ipynb", "transport", core=True),
     Lesson("10", "10_live_traffic.ipynb", "traffic", core=True),
+    Lesson("11", "11_your_own_server.ipynb", "server", core=True),
 )
 
 #: The lessons' file names, in order.

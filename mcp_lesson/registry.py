@@ -38,8 +38,9 @@ class Built(NamedTuple):
     #: "messages", "texts", "request builds", "error builds", "samples" (a few
     #: plain values, for a lesson's small helpers), lesson 08's (message, revision)
     #: pairs ("revision messages"), the calls of one of lesson 09's tables ("http
-    #: requests", "header checks", "sse streams", "http answers"), or lesson 10's
-    #: recorded conversations ("conversations").
+    #: requests", "header checks", "sse streams", "http answers"), lesson 10's
+    #: recorded conversations ("conversations"), or one of lesson 11's tables ("tool
+    #: calls", "server requests", "server messages").
     agree_on: str
     #: True when graduation runs the course's tests on it (the package's public
     #: functions); False for a lesson's helpers.
@@ -87,6 +88,14 @@ BUILT = (
     # --report (mcp_lesson/core/traffic.py is the master's export; the tap's own audit,
     # mcp_lesson.tap.audit, knows more). Graduation has no tests of it yet.
     Built("audit", "10", "traffic", "core.traffic.audit", "audit", "conversations", False),
+    # Lesson 11, your own server: its tools, its table of methods, and one message in with its
+    # replies out (mcp_lesson/core/server.py is the master's export; python -m
+    # mcp_lesson.own_server runs it). Graduation has no tests of them yet.
+    Built("call_tool", "11", "server", "core.server.call_tool", "call_tool", "tool calls", False),
+    Built("answer_request", "11", "server", "core.server.answer_request", "answer_request",
+          "server requests", False),
+    Built("handle_message", "11", "server", "core.server.handle_message", "handle_message",
+          "server messages", False),
 )
 
 #: The rows by name.

@@ -14,7 +14,8 @@ from typing import List, NamedTuple
 from ._safe import (PrintedOutput, call_safely, exception_text, is_verdict, not_json_at,
                     python_text, same_message, same_verdict, shown, shown_apart)
 from .cases import (CASES, CONVERSATIONS, ERROR_BUILDS, HEADER_CHECKS, HTTP_ANSWERS, HTTP_REQUESTS,
-                    NOT_TEXT_CASES, REFUSES, REPLY_MATCHES, REQUEST_BUILDS, SSE_STREAMS, TEXT_CASES)
+                    NOT_TEXT_CASES, REFUSES, REPLY_MATCHES, REQUEST_BUILDS, SERVER_MESSAGES, SERVER_REQUESTS,
+                    SSE_STREAMS, TEXT_CASES, TOOL_CALLS)
 from . import registry
 from .messages import python_value
 
@@ -322,6 +323,71 @@ def _same_problems(got, want):
     return False, "each problem once"
 
 
+# --- lesson 11: your own server ----------------------------------------------------------
+
+def same_tool_result(got, want):
+    """``(ok, hint)`` for a tool's result: exactly ``want``; for a failed call (isError) any
+    words will do, in one or more text pieces."""
+    if want is None:
+        return (got is None, "" if got is None else "None: there is no such tool")
+    if not isinstance(got, dict):
+        return False, "return a tool result, a dict with content and isError"
+    if want.get("isError") is True:
+        content = got.get("content")
+        texts = isinstance(content, list) and content and all(
+            isinstance(piece, dict) and piece.get("type") == "text" and isinstance(piece.get("text"), str)
+            for piece in content)
+        if got.get("isError") is not True:
+            return False, "the tool cannot do this call: its result says isError: True"
+        return (bool(texts), "" if texts else "say why in text content")
+    if got.get("isError") is True:
+        return False, "this call works: isError is False"
+    return (got == want, "")
+
+
+def same_reply(got, want):
+    """``(ok, hint)`` for one message a server sends: exactly ``want``, but an error's message
+    (the server's own words, a str) and a failed tool's words, as :func:`same_tool_result`."""
+    if not isinstance(got, dict):
+        return False, "each reply is a message, a dict"
+    if "error" in want:
+        error = got.get("error")
+        if not isinstance(error, dict) or "result" in got:
+            return False, f"an error response, code {want['error']['code']}"
+        if error.get("code") != want["error"]["code"]:
+            return False, f"the code is {want['error']['code']}"
+        if not isinstance(error.get("message"), str):
+            return False, "an error's message is a str"
+        if {**got, "error": {**error, "message": ""}} != {**want, "error": {**want["error"], "message": ""}}:
+            return False, "the code is right; look at the id and the data"
+        return True, ""
+    result, wanted = got.get("result"), want.get("result")
+    if isinstance(wanted, dict) and wanted.get("isError") is True and isinstance(result, dict):
+        ok, hint = same_tool_result({key: value for key, value in result.items() if key != "resultType"},
+                                     {key: value for key, value in wanted.items() if key != "resultType"})
+        rest_ok = {**got, "result": result.get("resultType")} == {**want, "result": wanted.get("resultType")}
+        return (ok and rest_ok, hint)
+    return (got == want, "")
+
+
+def same_replies(got, want):
+    """``(ok, hint)`` for ``(replies, session)``."""
+    if not (type(got) is tuple and len(got) == 2):
+        return False, "return a pair: (the replies, the session after)"
+    replies, session = got
+    if type(replies) is not list:
+        return False, "the replies are a list (empty when nothing is owed)"
+    if session != want[1]:
+        return False, f"the session after is {python_text(want[1], 30)}"
+    if len(replies) != len(want[0]):
+        return False, f"{len(want[0])} repl{'y' if len(want[0]) == 1 else 'ies'}"
+    for place, (mine, theirs) in enumerate(zip(replies, want[0]), 1):
+        ok, hint = same_reply(mine, theirs)
+        if not ok:
+            return False, f"reply {place}: {hint}" if hint else f"reply {place}"
+    return True, ""
+
+
 #: How each table of :data:`mcp_lesson.registry.BUILT` is checked.
 _TABLES = {
     "classify": lambda fn, printed: _verdict_rows(fn, CASES, False, printed),
@@ -334,6 +400,9 @@ _TABLES = {
     "read_sse": lambda fn, printed: _judged_rows(fn, SSE_STREAMS, printed, _same_events),
     "http_verdict": lambda fn, printed: _judged_rows(fn, HTTP_ANSWERS, printed, _same_words),
     "audit": lambda fn, printed: _judged_rows(fn, CONVERSATIONS, printed, _same_problems),
+    "call_tool": lambda fn, printed: _judged_rows(fn, TOOL_CALLS, printed, same_tool_result),
+    "answer_request": lambda fn, printed: _judged_rows(fn, SERVER_REQUESTS, printed, same_reply),
+    "handle_message": lambda fn, printed: _judged_rows(fn, SERVER_MESSAGES, printed, same_replies),
 }
 
 
@@ -351,8 +420,8 @@ def run_check(fn, target=None):
 
     ``target`` says what ``fn`` is meant to be ("classify", "classify_json",
     "create_request", "error_response", lesson 06's "is_reply_to", one of lesson
-    09's "http_request_for", "check_headers", "read_sse", "http_verdict", or lesson
-    10's "audit"); by default
+    09's "http_request_for", "check_headers", "read_sse", "http_verdict", lesson
+    10's "audit", or lesson 11's "call_tool", "answer_request", "handle_message"); by default
     it is read from the function's name, falling back to "classify".
     """
     if not callable(fn):

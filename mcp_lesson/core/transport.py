@@ -12,7 +12,7 @@ import json
 
 # The course gives 2026-07-28's two error codes (-32020 and -32022, schema/2026-07-28/schema.ts)
 # and the names of _meta's revision and capabilities, as it gives JSON-RPC's codes.
-from mcp_lesson import (CAPABILITIES_KEY, ERROR_MESSAGES, HEADER_MISMATCH, INVALID_PARAMS,
+from .codes import (CAPABILITIES_KEY, ERROR_MESSAGES, HEADER_MISMATCH, INVALID_PARAMS,
                         UNSUPPORTED_PROTOCOL_VERSION, VERSION_KEY)
 
 #: The revisions that have Streamable HTTP (2024-11-05 had HTTP+SSE), and the stateless one.
