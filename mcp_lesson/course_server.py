@@ -89,11 +89,15 @@ async def handshake_session(read, write):
                 "2 + 40": added.content[0].text, "multiply": unknown}
 
 
-async def modern_client(target):
+async def modern_client(target, errlog=None):
     """The SDK's mcp.Client in its default mode (it probes server/discover at 2026-07-28 first):
-    tools, and count to 3 with progress."""
-    from mcp import Client, Implementation
+    tools, and count to 3 with progress. ``target`` is an address, or StdioServerParameters
+    (the server's stderr then goes to ``errlog``, a file: a notebook's stderr is none)."""
+    from mcp import Client, Implementation, StdioServerParameters
+    from mcp.client.stdio import stdio_client
 
+    if isinstance(target, StdioServerParameters):
+        target = stdio_client(target, errlog=errlog)
     steps = []
 
     async def progress(done, total, message):
@@ -116,16 +120,15 @@ def over_stdio(command, cwd=None, folder=None):
     folder = Path(folder or tempfile.mkdtemp(prefix="lesson-11-"))
     found = {}
 
-    async def session(server):
-        with open(folder / "server-stderr.txt", "a") as log:
-            async with stdio_client(server, errlog=log) as (read, write):
-                return await handshake_session(read, write)
+    async def session(server, log):
+        async with stdio_client(server, errlog=log) as (read, write):
+            return await handshake_session(read, write)
 
     for name, talk in (("ClientSession", session), ("mcp.Client", modern_client)):
         recording = folder / f"{name}.jsonl"
-        with warnings.catch_warnings():
+        with warnings.catch_warnings(), open(folder / "server-stderr.txt", "a") as log:
             warnings.simplefilter("ignore")
-            got = run(talk, tapped(recording, command, cwd))
+            got = run(talk, tapped(recording, command, cwd), log)
         found[name] = (got, read_recording(recording))
     return found
 

@@ -15,16 +15,21 @@ from pathlib import Path
 import pytest
 from processes import live_processes, patience, start_guarded
 
-from mcp_lesson.http_client import HttpServer, port_is_free
+from mcp_lesson.http_client import DEFAULT_COMMAND, HttpServer, port_is_free
 
 ROOT = Path(__file__).resolve().parents[1]
 TAP = [sys.executable, "-m", "mcp_lesson.tap"]
 
 
-def serving():
+#: The course's two servers over HTTP: the calculator on the SDK, and lesson 11's, with no SDK.
+SDK_SERVER = list(DEFAULT_COMMAND)
+OWN_SERVER = [sys.executable, "-m", "mcp_lesson.own_server", "--http"]
+
+
+def serving(command=SDK_SERVER, cwd=None):
     """Yield the running server (for a module fixture); afterwards stop it and
     check that it ended, its port is free and nothing of its group is left."""
-    running = HttpServer(start=start_guarded, timeout=patience(30))
+    running = HttpServer(command, start=start_guarded, timeout=patience(30), cwd=cwd)
     try:
         yield running
     finally:

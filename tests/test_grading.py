@@ -70,7 +70,7 @@ pytestmark = pytest.mark.timeout(0)
 STEP_LIMITS = {"release": 600, "collect": 300, "autograde": 3600, "feedback": 900, "grades": 300}
 
 LESSONS = ["01_messages", "02_building_requests", "03_classifying", "04_errors", "05_playground",
-           "08_revisions", "09_http", "10_live_traffic"]
+           "08_revisions", "09_http", "10_live_traffic", "11_your_own_server"]
 MASTERS = [ROOT / "notebooks" / f"{name}.ipynb" for name in LESSONS]
 HIDDEN = "### BEGIN HIDDEN TESTS"
 
@@ -195,6 +195,18 @@ if data is not OMITTED and data:
     error["data"] = data
 return {"jsonrpc": "2.0", "id": id, "error": error}"""
 VALID_EVERYWHERE = 'return create_request("ping", request_id=1)'
+BOOLS_ADD_UP = """\
+if name == "add":
+    a, b = arguments.get("a"), arguments.get("b")
+    if not all(isinstance(x, (int, float)) for x in (a, b)):
+        return text_result("add takes two numbers, a and b", is_error=True)
+    return text_result(str(a + b))
+if name == "count":
+    n = arguments.get("n")
+    if not is_integer(n) or not 1 <= n <= 10:
+        return text_result("count takes a whole number n from 1 to 10", is_error=True)
+    return text_result(", ".join(str(k) for k in range(1, n + 1)))
+return None"""
 
 # The hostile student's acts.
 EXIT_FIRST = "import sys\nsys.exit('done')\n"
@@ -226,6 +238,7 @@ def submissions(release):
         "08_revisions": but("08_revisions", only_one=VALID_EVERYWHERE),
         "09_http": right["09_http"],
         "10_live_traffic": right["10_live_traffic"],
+        "11_your_own_server": but("11_your_own_server", call_tool=BOOLS_ADD_UP),
     }
     first_09 = next(cell.source for cell in released["09_http"].cells if cell.cell_type == "code")
     hostile = {
@@ -259,7 +272,7 @@ def submissions(release):
 
 MAX = {"01_messages": 5.0, "02_building_requests": 8.0, "03_classifying": 14.0, "04_errors": 8.0,
        "05_playground": 7.0,
-       "08_revisions": 4.0, "09_http": 10.0, "10_live_traffic": 4.0}
+       "08_revisions": 4.0, "09_http": 10.0, "10_live_traffic": 4.0, "11_your_own_server": 9.0}
 #: The exact score of each student in each lesson.
 SCORES = {
     "complete": dict(MAX),
@@ -272,6 +285,7 @@ SCORES = {
         "08_revisions": 3.0,  # only_one is valid under every revision (-1)
         "09_http": 10.0,  # the solutions, untouched
         "10_live_traffic": 4.0,
+        "11_your_own_server": 7.0,  # call_tool adds bools (-2)
     },
     "hostile": {
         "01_messages": 3.0,  # rough_kind is never defined (-2); the broken import costs nothing graded
@@ -283,6 +297,7 @@ SCORES = {
         "08_revisions": 0.0,  # no 08_revisions.ipynb
         "09_http": 0.0,  # no work: the liars are never asked
         "10_live_traffic": 0.0,  # not handed in at all (blank in grades-wide.csv)
+        "11_your_own_server": 0.0,  # not handed in at all (blank in grades-wide.csv)
     },
 }
 EXPECTED = {(student, lesson): (score, MAX[lesson])
