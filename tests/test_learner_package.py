@@ -280,13 +280,13 @@ def test_a_cell_that_is_python_only_with_its_magics_is_left_out_and_the_rest_kep
     is not Python, so the cell (and its earlier version) stays out of the
     package, and the lesson's other cells load."""
     package = tmp_path / "my_mcp"
-    kernel.start(package, "11")  # a lesson the registry has no topic for
+    kernel.start(package, "12")  # a lesson the registry has no topic for
     kernel.run("#| export\ndef classify(msg):\n    return 'old'\n", cell_id="a")
     kernel.run("#| export\ndef is_id(value):\n    return True\n", cell_id="b")
     printed, errors = kernel.run("#| export\ndef classify(msg):\n    !ls\n", cell_id="a")
 
     assert errors == []
-    assert printed == ("my_mcp/lesson_11.py leaves this cell out: without line 3, `!ls`, it is not "
+    assert printed == ("my_mcp/lesson_12.py leaves this cell out: without line 3, `!ls`, it is not "
                        "Python (IPython magics and shell commands are not Python)\n")
     mine = load(package=package)
     assert mine.PROBLEMS == {} and mine.is_id(1) and not hasattr(mine, "classify")
@@ -378,13 +378,13 @@ def test_the_package_has_one_module_per_topic_each_importable_on_its_own(tmp_pat
     package = _masters_package(tmp_path)
     modules = sorted(path.name for path in package.glob("*.py"))
     assert modules == sorted(["__init__.py", "codes.py", "messages.py", "classification.py", "errors.py",
-                              "conversation.py", "revisions.py", "transport.py", "traffic.py"])
+                              "conversation.py", "revisions.py", "transport.py", "traffic.py", "server.py"])
     errors = (package / "errors.py").read_text(encoding="utf-8")
     assert "from .classification import classify, classify_json" in errors  # explicit, found from use
     for path in package.glob("*.py"):
         assert "#| export" not in path.read_text(encoding="utf-8"), path.name
     for module in ("messages", "classification", "errors", "conversation", "revisions", "transport",
-                   "traffic"):
+                   "traffic", "server"):
         # each on its own, in a fresh Python, as a learner would import it
         done = subprocess.run([sys.executable, "-c", f"import my_mcp.{module} as m; print(m.__all__)"],
                               cwd=tmp_path, capture_output=True, text=True)
@@ -433,7 +433,7 @@ def test_a_broken_module_is_reported_by_name_and_the_others_still_import(tmp_pat
     mine = load(package=package)
     # every later module imports from it, so each fails too, by name
     assert set(mine.PROBLEMS) == {"classification.py", "errors.py", "conversation.py", "revisions.py",
-                                  "transport.py", "traffic.py"}
+                                  "transport.py", "traffic.py", "server.py"}
     assert mine.PROBLEMS["classification.py"].startswith("SyntaxError at line 1")
     assert "classification" in mine.PROBLEMS["errors.py"]
     assert mine.create_request("ping") == {"jsonrpc": "2.0", "method": "ping"}  # messages.py still imports

@@ -141,7 +141,13 @@ def run_all(nb, folder):
     return nb
 
 
-@pytest.mark.parametrize("name", NAMES)
+#: The lessons whose live parts run the official conformance suite and both SDK clients:
+#: their learner copies run in the full tier.
+LIVE = {"10_live_traffic.ipynb", "11_your_own_server.ipynb"}
+
+
+@pytest.mark.parametrize("name", [pytest.param(name, marks=pytest.mark.full) if name in LIVE else name
+                                  for name in NAMES])
 def test_learner_copy_runs(name, tmp_path, monkeypatch):
     from mcp_lesson.learner_package import ENVIRONMENT
 
