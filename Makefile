@@ -10,6 +10,9 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 # The conformance suite's install (see its rule below).
 CONFORMANCE := tools/conformance/node_modules/.installed
+# The TypeScript SDK (its schemas for lesson 07's peer, its client for lesson 11), pinned by
+# tools/ts_peer/package-lock.json; the stamp is the digest tests/test_ts_peer.py checks.
+TS_PEER := tools/ts_peer/node_modules/.mcp_lesson_installed
 ARGS   ?=
 PORT   ?= 8866
 # Jupyter refuses to start as root unless told; CI and containers run as root.
@@ -60,7 +63,7 @@ endef
 
 .PHONY: lab lab-learner test test-all export lessons learner graduate app bench bench-tap bench-grading clean venv FORCE
 
-venv: $(STAMP) $(CONFORMANCE)
+venv: $(STAMP) $(CONFORMANCE) $(TS_PEER)
 
 # The official MCP conformance suite and the Node.js 22 it needs (Debian's Node 20 cannot
 # run it), pinned by tools/conformance/package-lock.json and installed from the npm
@@ -74,6 +77,17 @@ $(CONFORMANCE): tools/conformance/package.json tools/conformance/package-lock.js
 	    touch $@; echo "The conformance suite is installed in tools/conformance/node_modules."; \
 	else \
 	    echo "npm ci failed in tools/conformance: the conformance suite (full tier) is not installed"; \
+	fi
+
+$(TS_PEER): tools/ts_peer/package.json tools/ts_peer/package-lock.json
+	@if ! command -v npm >/dev/null 2>&1; then \
+	    echo "npm not found: the TypeScript SDK (lessons 07 and 11, full tier) is not installed (apt-get install npm)"; \
+	elif (cd tools/ts_peer && npm ci --no-audit --no-fund --ignore-scripts --loglevel=error \
+	          --update-notifier=false >/dev/null); then \
+	    cat tools/ts_peer/package.json tools/ts_peer/package-lock.json | sha256sum | cut -d' ' -f1 | tr -d '\n' > $@; \
+	    echo "The TypeScript SDK is installed in tools/ts_peer/node_modules."; \
+	else \
+	    echo "npm ci failed in tools/ts_peer: the TypeScript SDK (full tier) is not installed"; \
 	fi
 
 # Made again when pyproject.toml, this Makefile or the course's Jupyter
@@ -111,10 +125,10 @@ lab: $(STAMP)
 
 # The fast tier (a couple of minutes) leaves out the tests marked "full"; the
 # full tier, which CI runs, is every test (conftest.py says which are "full").
-test: $(STAMP) $(CONFORMANCE)
+test: $(STAMP) $(CONFORMANCE) $(TS_PEER)
 	$(BIN)/python -m pytest -m "not full" $(ARGS)
 
-test-all: $(STAMP) $(CONFORMANCE)
+test-all: $(STAMP) $(CONFORMANCE) $(TS_PEER)
 	$(BIN)/python -m pytest $(ARGS)
 
 bench: $(STAMP)

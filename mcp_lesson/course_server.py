@@ -178,3 +178,99 @@ def tap_report(entries):
         return "the tap's report: no problems"
     return (f"the tap's report: {len(problems)} problem(s), {len(warned)} warning(s): "
             + "; ".join(f"line {p['line']}: {p['problem']}" for p in found[:5]))
+
+
+#: The TypeScript SDK's client (tools/ts_peer/client.mjs), and where make venv installs the SDK.
+TS_PEER = Path(__file__).resolve().parent.parent / "tools" / "ts_peer"
+
+
+class Unavailable(Exception):
+    """What a cell cannot run here, in one line."""
+
+
+def ts_client(*args, cwd=None, timeout=LIMIT):
+    """What the TypeScript SDK's client got (``node client.mjs ARGS``, a dict): ``stdio COMMAND...``
+    (it starts the server, in ``cwd``) or ``http URL``. :class:`Unavailable` without Node.js or
+    the SDK."""
+    import json
+    import shutil
+
+    if shutil.which("node") is None:
+        raise Unavailable("no Node.js here: the TypeScript SDK's client needs it (apt-get install nodejs)")
+    if not (TS_PEER / "node_modules" / "@modelcontextprotocol" / "sdk").is_dir():
+        raise Unavailable("the TypeScript SDK is not installed here (make venv installs it in tools/ts_peer)")
+    done = subprocess.run(["node", str(TS_PEER / "client.mjs"), *args], capture_output=True, text=True,
+                          cwd=cwd, timeout=timeout)
+    if done.returncode != 0:
+        raise Unavailable(f"the TypeScript SDK's client failed: {done.stderr.strip().splitlines()[-1:]}")
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def ts_over_stdio(command, cwd=None, folder=None):
+    """The TypeScript SDK's client through the tap in front of ``command``: ``(what it got,
+    the recording's entries)``; :class:`Unavailable` where it cannot run."""
+    from .course_traffic import read_recording
+
+    recording = Path(folder or tempfile.mkdtemp(prefix="lesson-11-")) / "typescript.jsonl"
+    got = ts_client("stdio", sys.executable, "-m", "mcp_lesson.tap", "--record", str(recording), "--",
+                    *command, cwd=cwd)
+    return got, read_recording(recording)
+
+
+#: What the lesson shows of the course's own server, stored for where nothing can run (the
+#: browser): mcp_lesson/data/own_server.json, written by :func:`store_results`.
+STORED = "own_server.json"
+
+
+def results(command, cwd=None):
+    """What each client got from the server ``command`` starts, and the suite's rows: the
+    lesson's live cells, in one dict (Node.js's parts left out where it is missing)."""
+    from . import conformance
+
+    found = {"stdio": {client: got for client, (got, _) in over_stdio(command, cwd).items()}}
+    with over_http(command, cwd) as (url, server_url, _):
+        found["http"] = http_sessions(url)
+        try:
+            conformance.installed()
+            rows = conformance.table(conformance.run_server(server_url, list(conformance.GENERIC)))
+            found["suite"] = [list(row) for row in rows]
+        except conformance.Unavailable:
+            pass
+    try:
+        found["typescript"] = ts_over_stdio(command, cwd)[0]
+    except Unavailable:
+        pass
+    return found
+
+
+def stored_results():
+    """The stored :func:`results` of the course's server (``python -m mcp_lesson.own_server``)."""
+    import json
+    from importlib import resources
+
+    text = resources.files(__package__).joinpath("data", STORED).read_text(encoding="utf-8")
+    return json.loads(text)["results"]
+
+
+def store_results(path=None):
+    """Run :func:`results` on the course's server and store them (after the server changed)."""
+    import json
+
+    path = Path(path) if path else Path(__file__).parent / "data" / STORED
+    document = {"about": "what lesson 11's clients and the conformance suite got from python -m "
+                         "mcp_lesson.own_server; written by mcp_lesson.course_server.store_results, "
+                         "checked by tests/test_own_server.py",
+                "results": results([sys.executable, "-m", "mcp_lesson.own_server"])}
+    path.write_text(json.dumps(document, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+
+
+def show_stored(part):
+    """Print the stored results of one part of the lesson (where nothing can run)."""
+    found = stored_results().get(part)
+    if part == "suite":
+        from . import conformance
+
+        conformance.show_rows([tuple(row) for row in found or []])
+        return
+    for client, got in (found.items() if isinstance(found, dict) and part != "typescript" else [(part, found)]):
+        print(f"{client}: {got}")

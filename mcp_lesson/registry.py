@@ -74,28 +74,28 @@ BUILT = (
     Built("is_reply_to", "06", "conversation", None, "is_reply_to", "messages", False),
     # Lesson 08: the error response's optional id, by revision (the course's version is the
     # master's export, mcp_lesson/core/revisions.py; mcp_lesson.classify knows more revisions).
-    Built("classify_at", "08", "revisions", "core.revisions.classify_at", None, "revision messages", False),
+    Built("classify_at", "08", "revisions", "core.revisions.classify_at", None, "revision messages"),
     # Lesson 09, the HTTP transport: the course's versions are the master's export
-    # (mcp_lesson/core/transport.py). Graduation has no tests of them yet.
+    # (mcp_lesson/core/transport.py). Graduation: tests/test_later_lessons.py, as for 08 to 11.
     Built("http_request_for", "09", "transport", "core.transport.http_request_for",
-          "http_request_for", "http requests", False),
+          "http_request_for", "http requests"),
     Built("check_headers", "09", "transport", "core.transport.check_headers", "check_headers",
-          "header checks", False),
-    Built("read_sse", "09", "transport", "core.transport.read_sse", "read_sse", "sse streams", False),
+          "header checks"),
+    Built("read_sse", "09", "transport", "core.transport.read_sse", "read_sse", "sse streams"),
     Built("http_verdict", "09", "transport", "core.transport.http_verdict", "http_verdict",
-          "http answers", False),
+          "http answers"),
     # Lesson 10, live traffic: the audit of a recorded conversation, the core of the tap's
     # --report (mcp_lesson/core/traffic.py is the master's export; the tap's own audit,
-    # mcp_lesson.tap.audit, knows more). Graduation has no tests of it yet.
-    Built("audit", "10", "traffic", "core.traffic.audit", "audit", "conversations", False),
+    # mcp_lesson.tap.audit, knows more).
+    Built("audit", "10", "traffic", "core.traffic.audit", "audit", "conversations"),
     # Lesson 11, your own server: its tools, its table of methods, and one message in with its
     # replies out (mcp_lesson/core/server.py is the master's export; python -m
-    # mcp_lesson.own_server runs it). Graduation has no tests of them yet.
-    Built("call_tool", "11", "server", "core.server.call_tool", "call_tool", "tool calls", False),
+    # mcp_lesson.own_server runs it).
+    Built("call_tool", "11", "server", "core.server.call_tool", "call_tool", "tool calls"),
     Built("answer_request", "11", "server", "core.server.answer_request", "answer_request",
-          "server requests", False),
+          "server requests"),
     Built("handle_message", "11", "server", "core.server.handle_message", "handle_message",
-          "server messages", False),
+          "server messages"),
 )
 
 #: The rows by name.

@@ -364,7 +364,10 @@ def use(folder):
         SUBMISSION.close()
         SUBMISSION = None
     if folder is None:
-        chosen = {name: getattr(mcp_lesson, name) for name in BUILT}
+        from mcp_lesson import registry
+
+        # the package root's, or the master's export for what the root does not name (classify_at)
+        chosen = {name: getattr(mcp_lesson, name, None) or registry.reference(name) for name in BUILT}
     else:
         SUBMISSION, names, PROBLEM = load_package(folder)
         UNREADABLE = SUBMISSION is None

@@ -244,3 +244,10 @@ def test_the_masters_package_runs_as_python_m_my_mcp_server(tmp_path):
     done = subprocess.run([sys.executable, "-c", "import my_mcp, sys; print('mcp_lesson' in sys.modules)"],
                           cwd=tmp_path, capture_output=True, text=True, timeout=patience(60))
     assert done.stdout.strip() == "False", done.stderr  # the package stands alone
+
+
+@pytest.mark.full
+def test_the_stored_results_lesson_11_shows_in_the_browser_are_what_the_clients_get():
+    from mcp_lesson.course_server import results, stored_results
+
+    assert results(STDIO) == stored_results()  # if the server changed: course_server.store_results()

@@ -558,3 +558,38 @@ if __name__ == "__main__":
         sys.exit(str(exc))
     json.dump(table, sys.stdout, indent=1, ensure_ascii=False)
     sys.stdout.write("\n")
+
+
+# --- the TypeScript SDK's client, talking to lesson 11's server (the course's second) --------------
+
+CLIENT = PEER / "client.mjs"
+OWN_SERVER = [sys.executable, "-m", "mcp_lesson.own_server"]
+WANTED = {"server": "my-mcp", "tools": ["add", "count"], "2 + 40": "42", "multiply": "error -32602"}
+
+
+def ts_client(*args):
+    """``node client.mjs ARGS``: what the TypeScript SDK's client got, as a dict."""
+    done = subprocess.run(["node", str(CLIENT), *args], capture_output=True, text=True, cwd=PEER, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def test_the_ts_sdk_s_client_over_stdio_through_the_tap(peer, tmp_path):
+    """The client starts the tap as its server, and the tap the course's server with no SDK;
+    the recording is clean by lesson 10's audit and by the tap's own."""
+    from mcp_lesson import audit
+    from mcp_lesson.course_traffic import read_recording
+    from mcp_lesson.tap import audit as tap_audit
+
+    recording = tmp_path / "ts.jsonl"
+    got = ts_client("stdio", sys.executable, "-m", "mcp_lesson.tap", "--record", str(recording), "--", *OWN_SERVER)
+    assert got == WANTED
+    talk = read_recording(recording)
+    assert audit(talk) == [] and tap_audit(talk) == []
+
+
+def test_the_ts_sdk_s_client_over_http(peer):
+    from mcp_lesson.http_client import HttpServer
+
+    with HttpServer([*OWN_SERVER, "--http"]) as server:
+        assert ts_client("http", server.url) == WANTED
