@@ -12,8 +12,10 @@
    gives medians: ``ping`` first, then ``tools/call`` (the calculator on
    "2 + 2"), 1,000 of each by default on each side. The goal: under 10%
    added, or under 100 us a message (a round trip is two messages).
-2. The same over Streamable HTTP: the server over HTTP, directly and through
-   ``python -m mcp_lesson.tap --record --http``, with the same goal.
+2. The same over Streamable HTTP: the server over HTTP, directly, through a bare
+   proxy on the same libraries as the HTTP tap (uvicorn listens, httpx passes on and
+   streams back; nothing recorded), and through ``python -m mcp_lesson.tap --record
+   --http``, with the same goal.
 3. A flood. A server that has 100,000 lines ready (a mix of MCP messages)
    sends them as fast as its client reads, once the client says "go". Timed
    from "go" until the tap has exited (every line passed on and recorded), and
@@ -64,6 +66,45 @@ pump(server.stdout.fileno(), 1, lambda: None)
 sys.exit(server.wait())
 """
 
+#: The same over HTTP: uvicorn listens and httpx passes each request on and streams its
+#: answer back, as the HTTP tap does, recording nothing and judging nothing.
+BARE_HTTP = r"""
+import socket, sys
+import httpx, uvicorn
+to = sys.argv[1]
+origin = to.split("/mcp")[0]
+HOP = {"connection", "keep-alive", "transfer-encoding", "content-length", "accept-encoding", "upgrade"}
+client = None
+async def app(scope, receive, send):
+    global client
+    if scope["type"] == "lifespan":
+        while (await receive())["type"] != "lifespan.shutdown":
+            client = httpx.AsyncClient(timeout=None, trust_env=False)
+            await send({"type": "lifespan.startup.complete"})
+        return await send({"type": "lifespan.shutdown.complete"})
+    body = b""
+    while True:
+        message = await receive()
+        body += message.get("body", b"")
+        if not message.get("more_body"):
+            break
+    headers = [(k.decode(), v.decode()) for k, v in scope["headers"] if k.decode().lower() not in HOP]
+    request = client.build_request(scope["method"], origin + scope["path"], headers=headers, content=body)
+    answer = await client.send(request, stream=True)
+    out = [(k.encode(), v.encode()) for k, v in answer.headers.items() if k.lower() not in HOP]
+    await send({"type": "http.response.start", "status": answer.status_code, "headers": out})
+    async for chunk in answer.aiter_raw():
+        await send({"type": "http.response.body", "body": chunk, "more_body": True})
+    await answer.aclose()
+    await send({"type": "http.response.body", "body": b"", "more_body": False})
+listener = socket.socket()
+listener.bind(("127.0.0.1", 0))
+listener.listen(2048)
+print(f"listening on http://127.0.0.1:{listener.getsockname()[1]}/mcp", file=sys.stderr, flush=True)
+uvicorn.Server(uvicorn.Config(app, log_level="critical", lifespan="on")).run(sockets=[listener])
+"""
+
+
 async def _stdio_sessions(stack, recording):
     """Sessions over stdio: direct, through a bare pass-through, through the tap."""
     from mcp import ClientSession, StdioServerParameters
@@ -83,12 +124,13 @@ async def _stdio_sessions(stack, recording):
     return sessions
 
 
-def _http_tap(recording, to):
-    """Start the HTTP tap in front of ``to``; (its process, its address)."""
+def _http_tap(recording, to, command=None):
+    """Start the HTTP tap (or ``command``, announcing its address the same way) in front of
+    ``to``; (its process, its address)."""
     import re
     import select
 
-    tap = subprocess.Popen([*TAP, "--record", str(recording), "--http", "--port", "0", "--to", to],
+    tap = subprocess.Popen(command or [*TAP, "--record", str(recording), "--http", "--port", "0", "--to", to],
                            stderr=subprocess.PIPE, cwd=ROOT)
     said, deadline = b"", time.monotonic() + 60
     while b"\n" not in said and time.monotonic() < deadline:
@@ -107,8 +149,10 @@ async def _http_sessions(stack, recording):
     server = stack.enter_context(HttpServer())
     tap, url = _http_tap(recording, server.url)
     stack.callback(lambda: (tap.terminate(), tap.wait(30)))
+    bare, bare_url = _http_tap(None, server.url, [PY, "-c", BARE_HTTP, server.url])
+    stack.callback(lambda: (bare.terminate(), bare.wait(30)))
     sessions = {}
-    for name, address in (("direct", server.url), ("tap", url)):
+    for name, address in (("direct", server.url), ("bare", bare_url), ("tap", url)):
         read, write = await stack.enter_async_context(streamable_http_client(address))
         sessions[name] = await stack.enter_async_context(ClientSession(read, write))
         await sessions[name].initialize()
@@ -301,8 +345,9 @@ def main(argv=None):
             print(f"    direct                     {direct:7.0f} us")
             if "bare" in found:
                 bare = found["bare"] * 1e6
-                print(f"    a bare Python pass-through {bare:7.0f} us  ({bare - direct:+.0f} us: "
-                      "the extra hop alone)")
+                kind = "a bare Python pass-through" if transport == "stdio" else "a bare uvicorn+httpx proxy"
+                print(f"    {kind} {bare:7.0f} us  ({bare - direct:+.0f} us: the extra hop alone; "
+                      f"the tap's own part {tapped - bare:+.0f} us)")
             print(f"    through the tap, recorded  {tapped:7.0f} us  ({added:+.0f} us, {share:+.1%}, "
                   f"{tapped / direct:.2f}x; {per_message:+.0f} us a message)")
             print(f"    goal < {TARGET_ADDED:.0%} added or < {TARGET_MESSAGE_US:.0f} us a message: "
