@@ -218,29 +218,25 @@ def test_every_generic_scenario_of_the_conformance_suite_passes(own):
 @pytest.mark.full
 def test_the_masters_package_runs_as_python_m_my_mcp_server(tmp_path):
     """What a learner who solved lessons 02-11 runs: their package, exported from the masters,
-    with nothing of the course on its path, started as ``python -m my_mcp.server``."""
-    import anyio
-    from mcp import ClientSession, StdioServerParameters
-    from mcp.client.stdio import stdio_client
-
+    started as ``python -m my_mcp.server`` in its folder, over stdio and with ``--http``; both
+    SDK clients complete their conversations, and no audit finds a fault."""
+    from mcp_lesson import audit
+    from mcp_lesson.course_server import http_sessions, over_http, over_stdio
+    from mcp_lesson.course_traffic import read_recording
     from mcp_lesson.learner_package import export_notebook
 
     package = tmp_path / "my_mcp"
     for lesson in sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb")):
         export_notebook(lesson, package)
-    server = StdioServerParameters(command=sys.executable, args=["-m", "my_mcp.server"], cwd=str(tmp_path))
-
-    async def talk():
-        with anyio.fail_after(patience(60)), open(tmp_path / "stderr.txt", "w") as log:
-            async with stdio_client(server, errlog=log) as (read, write):
-                async with ClientSession(read, write) as session:
-                    await session.initialize()
-                    return (await session.call_tool("add", {"a": 2, "b": 40})).content[0].text
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        assert anyio.run(talk) == "42"
-    assert (tmp_path / "stderr.txt").read_text() == ""  # no RuntimeWarning from runpy, nothing else
+    command = [sys.executable, "-m", "my_mcp.server"]
+    talks = over_stdio(command, cwd=str(tmp_path), folder=tmp_path)
+    assert talks["ClientSession"][0]["2 + 40"] == "42" and talks["mcp.Client"][0]["count"] == "1, 2, 3"
+    assert all(audit(talk) == [] for _, talk in talks.values())
+    assert (tmp_path / "server-stderr.txt").read_text() == ""  # no RuntimeWarning from runpy, nothing else
+    with over_http(command, cwd=str(tmp_path), folder=tmp_path) as (url, _, recording):
+        got = http_sessions(url)
+    assert got["ClientSession"]["revision"] == "2025-11-25" and got["mcp.Client"]["revision"] == MODERN
+    assert audit(read_recording(recording)) == []
     done = subprocess.run([sys.executable, "-c", "import my_mcp, sys; print('mcp_lesson' in sys.modules)"],
                           cwd=tmp_path, capture_output=True, text=True, timeout=patience(60))
     assert done.stdout.strip() == "False", done.stderr  # the package stands alone
