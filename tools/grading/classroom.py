@@ -235,10 +235,12 @@ def release(course, targets=()):
             source.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(master, source / master.name)
             ready.append(master)
-        # One nbgrader run for them all when every lesson is released (its assignment id is a
-        # pattern: "*" is every folder of source/), one each when the teacher names some:
+        # One nbgrader run for them all when they are all that source/ holds (its assignment id
+        # is a pattern: "*" is every folder of source/), one each when the teacher names some:
         # nbgrader takes seconds to start, the work itself a fraction of that.
-        runs = [("*", ready)] if ready and not targets else [(master.stem, [master]) for master in ready]
+        in_source = {path.name for path in (course / "source").iterdir() if path.is_dir()}
+        every = ready and (not targets or in_source == {master.stem for master in ready})
+        runs = [("*", ready)] if every else [(master.stem, [master]) for master in ready]
         for assignment, these in runs:
             log = f"release-{'all' if assignment == '*' else assignment}"
             code, output = nbgrader(course, "generate_assignment", assignment, "--force", log_name=log)
