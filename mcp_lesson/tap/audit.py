@@ -1,66 +1,19 @@
 """The audit of a recorded conversation: every request answered once, nothing else
-answered, no pollution, the revision each side spoke (:func:`audit`), and the time
-to each answer.
+answered, no pollution, the revision each side spoke (:func:`audit`). What an entry is lives
+in :mod:`.entries`, the revision agreed in :mod:`.revision`, the answer times in :mod:`.times`.
 """
 
-import base64
 import collections
 import json
 
-from ..classification import REVISIONS, classify, explain, parse
+from ..classification import classify, explain
 from ..recording import time_order as in_time_order
 from ._settings import DIRECTIONS, SENDER
+from .entries import (_answers_an_id, _http_of, _is_number, _method, _protocol_version, _quoted, id_key,  # noqa: F401
+                      line_of, message_of, refused, scope_of, show_id)
 from .judge import _short
-
-
-def id_key(value):
-    """An id as a key that keeps ``1``, ``"1"`` and ``True`` apart; None when it is no id
-    (JSON-RPC ids are strings or integers, and a bool is not an integer)."""
-    if isinstance(value, str):
-        return ("string", value)
-    if isinstance(value, int) and not isinstance(value, bool):
-        return ("integer", value)
-    return None
-
-
-def show_id(value):
-    """An id as JSON shows it: ``1``, ``"1"``, ``null``."""
-    try:
-        return _short(json.dumps(value, ensure_ascii=False), 60)
-    except (TypeError, ValueError):
-        return _short(repr(value), 60)
-
-
-def message_of(entry):
-    """``(value, reason)`` for a recorded line: its parsed JSON value, or why it is none."""
-    if entry.get("truncated"):
-        size = entry.get("size")
-        long = f"{size:,} bytes long" if type(size) is int else "longer than the tap keeps"
-        return None, f"it is {long}, more than the tap kept, so it was not judged"
-    if "bytes" in entry:
-        try:
-            return parse(base64.b64decode(entry["bytes"], validate=True))
-        except (ValueError, TypeError):
-            return None, "its recorded bytes are not Base64"
-    text = entry.get("text")
-    if not isinstance(text, str):
-        return None, "the recording holds no text for it"
-    return parse(text)
-
-
-def _protocol_version(value, where):
-    """The revision a message names: an initialize request's (``"params"``), its answer's
-    (``"result"``), or a request's ``params._meta`` (``"_meta"``); None when it names none."""
-    try:
-        if where == "params":
-            found = value["params"]["protocolVersion"]
-        elif where == "result":
-            found = value["result"]["protocolVersion"]
-        else:
-            found = value["params"]["_meta"]["io.modelcontextprotocol/protocolVersion"]
-    except (KeyError, TypeError, IndexError):
-        return None
-    return found if isinstance(found, str) else None
+from .revision import PROBE_REFUSALS, agreed_revision, revisions_by_scope  # noqa: F401
+from .times import answer_times  # noqa: F401
 
 
 #: The code 2025-11-25 names for a request's usual failure, where it names one: the page that
@@ -74,156 +27,6 @@ NAMED_CODES = {
 }
 #: The problems that are warnings: allowed by the letter of the spec, against its advice.
 WARNINGS = ("version_header", "error_code")
-
-#: The errors by which a server says it does not speak the revision of a request with
-#: ``_meta``: the method is unknown to it (-32601), the request is not one it takes
-#: (-32600), or the version is unsupported (-32022, 2026-07-28's transport).
-PROBE_REFUSALS = (-32601, -32600, -32022)
-
-
-def agreed_revision(conversation):
-    """``(revision, words)``: the revision the two sides agreed on, and how it was agreed.
-
-    The server's answer to ``initialize`` names it (``result.protocolVersion``);
-    without a handshake (2026-07-28), a request's ``params._meta`` does
-    (``io.modelcontextprotocol/protocolVersion``), once the server has answered
-    it with a result, an error of the method's own, or not at all. A *probe* that
-    the server refused (one of :data:`PROBE_REFUSALS`: the SDK's ``mcp.Client``
-    first sends ``server/discover`` at 2026-07-28, and a server of the handshake
-    era answers -32601) agrees on nothing: the handshake that follows decides. ``revision`` is None when nothing says, or when the course
-    does not know the revision said (the words say which).
-    """
-    asked = initialize_id = None
-    probe = refused = None  # (revision, id, method) of a request with _meta; the refused one's words
-    for entry in conversation:
-        if entry.get("direction") not in DIRECTIONS:
-            continue
-        value, reason = message_of(entry)
-        if reason or not isinstance(value, dict):
-            continue
-        key = id_key(value.get("id"))
-        if entry["direction"] == "to_server" and value.get("method") == "initialize":
-            if initialize_id is None:
-                initialize_id = key
-                asked = _protocol_version(value, "params")
-        elif (entry["direction"] == "from_server" and initialize_id is not None
-              and "method" not in value and key == initialize_id):
-            answered = _protocol_version(value, "result")
-            if answered is None:
-                return None, ("the server did not answer initialize with a protocolVersion; "
-                              "judged by the course's rules")
-            how = (f"the client asked for {answered} in initialize and the server agreed"
-                   if asked == answered else
-                   f"the client asked for {asked} in initialize and the server answered {answered}")
-            return _known(answered, (refused + "; then " + how) if refused else how)
-        elif entry["direction"] == "to_server" and initialize_id is None and probe is None:
-            meta = _protocol_version(value, "_meta")
-            if meta is not None and key is not None:
-                probe = (meta, key, _method(value))
-        elif (entry["direction"] == "from_server" and probe is not None and initialize_id is None
-              and "method" not in value and key == probe[1]):
-            revision, _, method = probe
-            error = value.get("error") if isinstance(value.get("error"), dict) else {}
-            if error.get("code") not in PROBE_REFUSALS:  # a result, or an error of the method's own
-                return _known(revision, f"the client's requests carry {revision} in params._meta "
-                                        "(no handshake)")
-            refused = (f"the client tried {revision} ({method}) and the server refused it "
-                       f"(error {show_id(error.get('code'))})")
-            probe = None
-    if initialize_id is not None:
-        return None, "initialize was never answered; judged by the course's rules"
-    if probe is not None:
-        return _known(probe[0], f"the client's requests carry {probe[0]} in params._meta (no handshake)")
-    if refused:
-        return None, f"{refused}, and no handshake followed; judged by the course's rules"
-    return None, "no initialize and no params._meta name a revision; judged by the course's rules"
-
-
-def revisions_by_scope(conversation):
-    """``{scope: (revision, words)}``: the revision each HTTP scope settled for itself.
-
-    Over HTTP a recording holds many conversations (:func:`scope_of`), and
-    each agrees on its own revision: a session (2025-11-25) on the one its
-    ``initialize`` answer named (the answer whose ``Mcp-Session-Id`` header
-    gave the session its id); an exchange outside any session (a stateless
-    request of 2026-07-28, an ``initialize``) on what its own messages say
-    (:func:`agreed_revision`). A scope that settles nothing is left out (the
-    recording's :func:`agreed_revision` judges it), and so is everything over
-    stdio, which is one conversation.
-    """
-    exchanges, by_scope = {}, {}
-    for index in in_time_order(conversation):
-        scope = scope_of(conversation[index], exchanges)
-        if scope is not None:
-            by_scope.setdefault(scope, []).append(conversation[index])
-    found = {}
-    for scope, entries in by_scope.items():
-        if scope[0] != "exchange":
-            continue
-        revision, how = agreed_revision(entries)
-        if revision is None:
-            continue
-        found[scope] = (revision, how)
-        for entry in entries:  # an initialize answer that opens a session settles that session
-            http = _http_of(entry)
-            session = _session_header(http) if http is not None else None
-            if entry.get("direction") == "from_server" and session:
-                found.setdefault(("session", session), (revision, f"{how} (session {_short(session, 40)})"))
-    return found
-
-
-def _known(revision, how):
-    if revision in REVISIONS:
-        return revision, how
-    return None, f"{how}; the course does not know {revision}, so judged by the course's rules"
-
-
-def _http_of(entry):
-    """The HTTP members of an entry: its ``http`` (a message), or the entry itself (an event)."""
-    if isinstance(entry.get("http"), dict):
-        return entry["http"]
-    return entry if entry.get("event") in ("http_request", "http_response") else None
-
-
-def _session_header(http):
-    headers = http.get("headers") if isinstance(http.get("headers"), dict) else {}
-    session = headers.get("mcp-session-id")
-    return session if isinstance(session, str) else None
-
-
-def scope_of(entry, exchanges):
-    """Where an entry's ids count: ``None`` over stdio (one conversation), else an HTTP session.
-
-    Over HTTP, ids are the client's per session (2025-11-25: the ``Mcp-Session-Id``
-    its requests carry) or, without a session (``initialize``; 2026-07-28's
-    stateless requests), per HTTP exchange. An answer counts where the request of
-    its exchange (the tap numbers them, ``"exchange"``) counts. ``exchanges`` maps
-    each exchange seen to its scope. A recording without exchange numbers is
-    one scope, as before the tap numbered them.
-    """
-    http = _http_of(entry)
-    exchange = http.get("exchange") if http is not None else None
-    if type(exchange) is not int:
-        return None
-    if entry.get("direction") == "to_server" or entry.get("event") == "http_request":
-        session = _session_header(http)
-        exchanges[exchange] = ("session", session) if session else ("exchange", exchange)
-        return exchanges[exchange]
-    return exchanges.get(exchange)
-
-
-def refused(entry):
-    """True for an answer over HTTP with a status of 400 or more: it settles its request."""
-    http = _http_of(entry)
-    status = http.get("status") if http is not None else None
-    return type(status) is int and status >= 400
-
-
-def line_of(conversation, index, first_line=1):
-    """Where the entry at ``index`` is: its line in the file when it was read from one
-    (:func:`read_recording` notes it as ``_line``), else its place counted from ``first_line``."""
-    line = conversation[index].get("_line")
-    return line if isinstance(line, int) else index + first_line
 
 
 def _problem(conversation, index, first_line, problem, detail, **extra):
@@ -383,12 +186,6 @@ def _check_error_code(member, request, index, found):
           id=member.get("id"), severity="warning")
 
 
-def _answers_an_id(value):
-    """True for a response (or a batch of them) that names an id, which the audit can match."""
-    members = value if isinstance(value, list) else [value]
-    return any(isinstance(member, dict) and id_key(member.get("id")) is not None for member in members)
-
-
 def _settle(requester, exchange, index, abandoned=False):
     """The requests ``requester`` sent in HTTP exchange ``exchange`` are answered (at ``index``),
     or, ``abandoned``, no longer owed (as a cancelled request is not)."""
@@ -521,16 +318,6 @@ def _answer(member, key, index, direction, sides, conversation, first_line, foun
           f"{SENDER[other]}'s messages{hint}", id=member.get("id"))
 
 
-def _method(value):
-    method = value.get("method") if isinstance(value, dict) else None
-    return _short(method, 60) if isinstance(method, str) else "no method"
-
-
-def _quoted(entry):
-    text = entry.get("text")
-    return _short(json.dumps(text if isinstance(text, str) else "", ensure_ascii=False), 80)
-
-
 def _under(revision):
     return f" under revision {revision}" if revision else ""
 
@@ -538,73 +325,3 @@ def _under(revision):
 def _first_sentence(text):
     first = str(text).strip().splitlines()[0] if str(text).strip() else ""
     return _short(first, 300)
-
-
-def answer_times(conversation, revision="agreed"):
-    """Each request of the conversation, in order, with how long its answer took: a list of
-    dicts with ``line``, ``direction`` (the requester's), ``id``, ``method``, ``answer_line``
-    and ``seconds`` (both None when it was never answered). The first answer with the same
-    id from the other side counts. A batch's members count as requests only where
-    ``revision`` (as for :func:`audit`) allows batches (2025-03-26)."""
-    per_scope = {}
-    if revision == "agreed":
-        revision = agreed_revision(conversation)[0]
-        per_scope = revisions_by_scope(conversation)
-    times, waiting = [], {"to_server": {}, "from_server": {}}
-    exchanges, by_exchange = {}, {}  # by_exchange: HTTP exchange -> the keys of its requests
-    for index in in_time_order(conversation):
-        entry = conversation[index]
-        direction = entry.get("direction")
-        scope = scope_of(entry, exchanges)  # ids count per HTTP session, as in the audit
-        if direction not in DIRECTIONS:
-            continue
-        value, reason = message_of(entry)
-        if direction == "from_server" and refused(entry) and (reason is not None or not _answers_an_id(value)):
-            for key in by_exchange.pop(_http_of(entry).get("exchange"), ()):
-                row = waiting["to_server"].get(key)
-                if row is not None and row["_exchange"] == _http_of(entry).get("exchange"):
-                    _answered(waiting["to_server"].pop(key), entry, conversation, index)
-            continue
-        if reason is not None:
-            continue
-        if isinstance(value, list) and classify(value, per_scope.get(scope, (revision,))[0])[0] != "batch":
-            continue  # an invalid batch: no member of it is a request
-        for member in value if isinstance(value, list) else [value]:
-            if not isinstance(member, dict):
-                continue
-            key = id_key(member.get("id"))
-            if key is None:
-                continue
-            key = (scope, key)
-            if "method" in member or ("result" not in member and "error" not in member):
-                if key not in waiting[direction]:
-                    http = _http_of(entry)
-                    row = {"line": line_of(conversation, index), "direction": direction,
-                           "id": member["id"],
-                           "method": _method(member), "answer_line": None, "seconds": None,
-                           "_t": entry.get("t"), "_exchange": http.get("exchange") if http else None}
-                    waiting[direction][key] = row
-                    times.append(row)
-                    if direction == "to_server" and type(row["_exchange"]) is int:
-                        by_exchange.setdefault(row["_exchange"], []).append(key)
-            else:
-                other = "from_server" if direction == "to_server" else "to_server"
-                row = waiting[other].pop(key, None)
-                if row is not None:
-                    _answered(row, entry, conversation, index)
-    for row in times:
-        del row["_t"], row["_exchange"]
-    return sorted(times, key=lambda row: row["line"])
-
-
-def _answered(row, entry, conversation, index):
-    row["answer_line"] = line_of(conversation, index)
-    if _is_number(row["_t"]) and _is_number(entry.get("t")):
-        row["seconds"] = max(0.0, entry["t"] - row["_t"])
-
-
-def _is_number(value):
-    """A finite time of a recording (a forged one, NaN or 1e400, is no time)."""
-    import math
-
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
