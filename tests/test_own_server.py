@@ -194,28 +194,6 @@ def test_both_sdk_clients_over_stdio_through_the_tap_and_no_audit_finds_a_fault(
 
 
 @pytest.mark.full
-def test_both_sdk_clients_over_http_through_the_http_tap(tmp_path):
-    from mcp_lesson import audit
-    from mcp_lesson.course_server import http_sessions, over_http
-    from mcp_lesson.course_traffic import read_recording
-    from mcp_lesson.tap import audit as tap_audit
-
-    with over_http(STDIO, folder=tmp_path) as (url, _, recording):
-        got = http_sessions(url)
-    assert got["ClientSession"]["revision"] == "2025-11-25" and got["mcp.Client"]["revision"] == MODERN
-    talk = read_recording(recording)
-    assert audit(talk) == [] and tap_audit(talk) == []
-
-
-@pytest.mark.full
-def test_every_generic_scenario_of_the_conformance_suite_passes(own):
-    conformance.installed()
-    rows = conformance.table(conformance.run_server(own.url, list(conformance.GENERIC), timeout=patience(300)))
-    assert {name: (verdict, why) for name, verdict, why in rows} == {
-        name: ("passes", "") for name in conformance.GENERIC}
-
-
-@pytest.mark.full
 def test_the_masters_package_runs_as_python_m_my_mcp_server(tmp_path):
     """What a learner who solved lessons 02-11 runs: their package, exported from the masters,
     started as ``python -m my_mcp.server`` in its folder, over stdio and with ``--http``; both
@@ -243,7 +221,16 @@ def test_the_masters_package_runs_as_python_m_my_mcp_server(tmp_path):
 
 
 @pytest.mark.full
-def test_the_stored_results_lesson_11_shows_in_the_browser_are_what_the_clients_get():
+def test_every_client_and_the_suite_get_what_lesson_11_stores_for_the_browser():
+    """Both SDK clients over stdio and HTTP, the TypeScript SDK's client and the suite's generic
+    scenarios, against the course's server: what they get is what mcp_lesson/data/own_server.json
+    holds (course_server.store_results() writes it again), and every scenario passes."""
     from mcp_lesson.course_server import results, stored_results
 
-    assert results(STDIO) == stored_results()  # if the server changed: course_server.store_results()
+    stored = stored_results()
+    assert results(STDIO) == stored
+    assert {name: (verdict, why) for name, verdict, why in stored["suite"]} == {
+        name: ("passes", "") for name in conformance.GENERIC}
+    assert stored["typescript"] == {"server": "my-mcp", "tools": ["add", "count"], "2 + 40": "42",
+                                    "multiply": "error -32602"}
+    assert stored["http"] == stored["stdio"]
