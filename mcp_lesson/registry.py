@@ -71,7 +71,7 @@ BUILT = (
           "error builds"),
     Built("reply_for", "04", "errors", "classification.reply_for", None, "messages"),
     Built("reply_for_json", "04", "errors", "classification.reply_for_json", None, "texts"),
-    Built("is_reply_to", "06", "conversation", None, "is_reply_to", "messages", False),
+    Built("is_reply_to", "06", "conversation", None, "is_reply_to", "messages"),
     # Lesson 08: the error response's optional id, by revision (the course's version is the
     # master's export, mcp_lesson/core/revisions.py; mcp_lesson.classify knows more revisions).
     Built("classify_at", "08", "revisions", "core.revisions.classify_at", None, "revision messages"),

@@ -1,7 +1,8 @@
-"""The course's tests of what lessons 08 to 11 build, on mcp_lesson's own versions or, with
-``pytest --graduate=DIR`` (``make graduate``), on a learner's package: lesson 08's
-``classify_at``, lesson 09's four functions of the HTTP transport, lesson 10's ``audit``
-and lesson 11's server (``call_tool``, ``answer_request``, ``handle_message``).
+"""The course's tests of what lessons 06 to 11 build, on mcp_lesson's own versions (lesson
+06's ``is_reply_to``: the master's) or, with ``pytest --graduate=DIR`` (``make graduate``),
+on a learner's package: lesson 06's ``is_reply_to``, lesson 08's ``classify_at``, lesson 09's
+four functions of the HTTP transport, lesson 10's ``audit`` and lesson 11's server
+(``call_tool``, ``answer_request``, ``handle_message``).
 
 Each case of a function's case table (mcp_lesson/cases.py, the one its self-check reads)
 is a test, judged as the self-check judges it; a function with no table of its own
@@ -11,8 +12,6 @@ graduation reports (the call is made again outside the check, so that its except
 reaches the report).
 """
 
-import functools
-
 import pytest
 
 import implementation
@@ -20,23 +19,18 @@ from mcp_lesson import agreement, cases, registry
 from mcp_lesson.selfcheck import run_check
 
 #: The case table behind each registry table name of the functions tested here.
-BUILDS = {"http_request_for": cases.HTTP_REQUESTS, "check_headers": cases.HEADER_CHECKS,
+BUILDS = {"is_reply_to": cases.REPLY_MATCHES, "http_request_for": cases.HTTP_REQUESTS, "check_headers": cases.HEADER_CHECKS,
           "read_sse": cases.SSE_STREAMS, "http_verdict": cases.HTTP_ANSWERS, "audit": cases.CONVERSATIONS,
           "call_tool": cases.TOOL_CALLS, "answer_request": cases.SERVER_REQUESTS,
           "handle_message": cases.SERVER_MESSAGES}
 
-#: The rows of the registry this file tests: graduated, from lesson 08 on.
-LATER = [row for row in registry.BUILT if row.graduates and row.lesson >= "08"]
-
-
-@functools.lru_cache(maxsize=None)
-def _course_report(name):
-    return run_check(registry.reference(name), name)
+#: The rows of the registry this file tests: graduated, from lesson 06 on.
+LATER = [row for row in registry.BUILT if row.graduates and row.lesson >= "06"]
 
 
 def _cases(row):
     if row.table:
-        return [(row.name, place) for place in range(len(_course_report(row.name).rows))]
+        return [(row.name, place) for place in range(len(BUILDS[row.table]))]
     return [(row.name, place) for place in range(len(agreement.inputs_for(row.name)))]
 
 
