@@ -13,6 +13,9 @@ CONFORMANCE := tools/conformance/node_modules/.installed
 # The TypeScript SDK (its schemas for lesson 07's peer, its client for lesson 11), pinned by
 # tools/ts_peer/package-lock.json; the stamp is the digest tests/test_ts_peer.py checks.
 TS_PEER := tools/ts_peer/node_modules/.mcp_lesson_installed
+# Real MCP servers from the npm registry (server-everything), pinned by
+# tools/real_servers/package-lock.json, for the tap's tests of real traffic (full tier).
+REAL_SERVERS := tools/real_servers/node_modules/.installed
 ARGS   ?=
 PORT   ?= 8866
 # Jupyter refuses to start as root unless told; CI and containers run as root.
@@ -63,7 +66,7 @@ endef
 
 .PHONY: lab lab-learner test test-all export lessons learner graduate app bench bench-tap bench-grading clean venv FORCE
 
-venv: $(STAMP) $(CONFORMANCE) $(TS_PEER)
+venv: $(STAMP) $(CONFORMANCE) $(TS_PEER) $(REAL_SERVERS)
 
 # The official MCP conformance suite and the Node.js 22 it needs (Debian's Node 20 cannot
 # run it), pinned by tools/conformance/package-lock.json and installed from the npm
@@ -88,6 +91,16 @@ $(TS_PEER): tools/ts_peer/package.json tools/ts_peer/package-lock.json
 	    echo "The TypeScript SDK is installed in tools/ts_peer/node_modules."; \
 	else \
 	    echo "npm ci failed in tools/ts_peer: the TypeScript SDK (full tier) is not installed"; \
+	fi
+
+$(REAL_SERVERS): tools/real_servers/package.json tools/real_servers/package-lock.json
+	@if ! command -v npm >/dev/null 2>&1; then \
+	    echo "npm not found: the real MCP servers (full tier) are not installed (apt-get install npm)"; \
+	elif (cd tools/real_servers && npm ci --no-audit --no-fund --ignore-scripts --loglevel=error \
+	          --update-notifier=false >/dev/null); then \
+	    touch $@; echo "Real MCP servers are installed in tools/real_servers/node_modules."; \
+	else \
+	    echo "npm ci failed in tools/real_servers: the real MCP servers (full tier) are not installed"; \
 	fi
 
 # Made again when pyproject.toml, this Makefile or the course's Jupyter
@@ -125,10 +138,10 @@ lab: $(STAMP)
 
 # The fast tier (a couple of minutes) leaves out the tests marked "full"; the
 # full tier, which CI runs, is every test (conftest.py says which are "full").
-test: $(STAMP) $(CONFORMANCE) $(TS_PEER)
+test: $(STAMP) $(CONFORMANCE) $(TS_PEER) $(REAL_SERVERS)
 	$(BIN)/python -m pytest -m "not full" $(ARGS)
 
-test-all: $(STAMP) $(CONFORMANCE) $(TS_PEER)
+test-all: $(STAMP) $(CONFORMANCE) $(TS_PEER) $(REAL_SERVERS)
 	$(BIN)/python -m pytest $(ARGS)
 
 bench: $(STAMP)

@@ -190,9 +190,11 @@ def course_copy(tmp_path):
     """The Makefile and the files .venv depends on, in a temporary folder, with a .venv/bin."""
     (tmp_path / "tools" / "conformance").mkdir(parents=True)
     (tmp_path / "tools" / "ts_peer").mkdir(parents=True)
+    (tmp_path / "tools" / "real_servers").mkdir(parents=True)
     for name in ("Makefile", "pyproject.toml", "tools/overrides.json", "tools/course_jupyter.sh",
                  "tools/conformance/package.json", "tools/conformance/package-lock.json",
-                 "tools/ts_peer/package.json", "tools/ts_peer/package-lock.json"):
+                 "tools/ts_peer/package.json", "tools/ts_peer/package-lock.json",
+                 "tools/real_servers/package.json", "tools/real_servers/package-lock.json"):
         shutil.copy(ROOT / name, tmp_path / name)
     (tmp_path / ".venv" / "bin").mkdir(parents=True)
     return tmp_path
