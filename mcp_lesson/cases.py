@@ -809,8 +809,9 @@ _MESSAGES = {-32700: "Parse error", -32600: "Invalid Request", -32601: "Method n
 
 
 def _result(request_id, result, revision=_LEGACY):
-    if revision == _MODERN:
-        result = {"resultType": "complete", **result}
+    if revision == _MODERN:  # complete, and who the server is (schema/2026-07-28: ResultMetaObject)
+        result = {"resultType": "complete", **result,
+                  "_meta": {"io.modelcontextprotocol/serverInfo": _SERVER_INFO, **result.get("_meta", {})}}
     return {"jsonrpc": "2.0", "id": request_id, "result": result}
 
 
@@ -854,8 +855,7 @@ def _request(name, request, revision, expected, reason):
     return Build(name, (request, revision), {}, expected, reason)
 
 
-_DISCOVERED = _result(1, {"supportedVersions": [_MODERN], "capabilities": _CAPABILITIES,
-                          "_meta": {"io.modelcontextprotocol/serverInfo": _SERVER_INFO}, **_CACHE}, _MODERN)
+_DISCOVERED = _result(1, {"supportedVersions": [_MODERN], "capabilities": _CAPABILITIES, **_CACHE}, _MODERN)
 
 #: Lesson 11's ``answer_request(request, revision)``: its table of methods.
 SERVER_REQUESTS = [
@@ -946,7 +946,7 @@ SERVER_MESSAGES = [
     _message("an invalid request", '{"jsonrpc": "2.0", "id": 5, "method": "x", "params": []}', None,
              ([_error(5, -32600)], None), "lesson 04's reply keeps the id it could read"),
     _message("a batch", _text([_m(id=1, method="ping")]), "2025-11-25", ([_error(None, -32600)], "2025-11-25"),
-             "no batches since 2025-06-18"),
+             "no batches since 2025-06-18 (and this server takes none under 2025-03-26 either)"),
     _message("the client's answer", _text(_m(id=7, result={})), "2025-11-25", ([], "2025-11-25"),
              "a response is owed nothing"),
     _message("a cancel", _text(_m(method="notifications/cancelled", params={"requestId": 2})), "2025-11-25",

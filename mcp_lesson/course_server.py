@@ -199,11 +199,19 @@ def ts_client(*args, cwd=None, timeout=LIMIT):
         raise Unavailable("no Node.js here: the TypeScript SDK's client needs it (apt-get install nodejs)")
     if not (TS_PEER / "node_modules" / "@modelcontextprotocol" / "sdk").is_dir():
         raise Unavailable("the TypeScript SDK is not installed here (make venv installs it in tools/ts_peer)")
-    done = subprocess.run(["node", str(TS_PEER / "client.mjs"), *args], capture_output=True, text=True,
-                          cwd=cwd, timeout=timeout)
-    if done.returncode != 0:
-        raise Unavailable(f"the TypeScript SDK's client failed: {done.stderr.strip().splitlines()[-1:]}")
-    return json.loads(done.stdout.strip().splitlines()[-1])
+    try:
+        done = subprocess.run(["node", str(TS_PEER / "client.mjs"), *args], capture_output=True, text=True,
+                              cwd=cwd, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        raise Unavailable(f"the TypeScript SDK's client gave no answer within {timeout} s") from None
+    said = done.stdout.strip().splitlines()
+    if done.returncode != 0 or not said:
+        last = (done.stderr.strip().splitlines() or ["it said nothing"])[-1]
+        raise Unavailable(f"the TypeScript SDK's client failed: {last}")
+    try:
+        return json.loads(said[-1])
+    except ValueError:
+        raise Unavailable(f"the TypeScript SDK's client said {said[-1][:100]!r}, which is not its answer") from None
 
 
 def ts_over_stdio(command, cwd=None, folder=None):

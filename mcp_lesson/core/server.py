@@ -47,10 +47,11 @@ def text_result(text, is_error=False):
 
 
 def respond(request_id, result, revision):
-    """The response that carries `result`. Under 2026-07-28 every result says it is complete, and a
-    list (or server/discover) says how long it may be kept (schema/2026-07-28: Result, CacheableResult)."""
+    """The response that carries `result`. Under 2026-07-28 every result says it is complete and who
+    the server is, in _meta (schema/2026-07-28: Result, ResultMetaObject)."""
     if revision == MODERN:
-        result = {"resultType": "complete", **result}
+        meta = {"io.modelcontextprotocol/serverInfo": SERVER_INFO, **result.get("_meta", {})}
+        result = {"resultType": "complete", **result, "_meta": meta}
     return {"jsonrpc": "2.0", "id": request_id, "result": result}
 
 
@@ -96,8 +97,7 @@ def answer_request(request, revision):
             return fail(request_id, INVALID_PARAMS, f"Unknown tool: {name}")
         return respond(request_id, result, revision)
     if method == "server/discover" and modern:
-        return respond(request_id, {"supportedVersions": [MODERN], "capabilities": CAPABILITIES,
-                                    "_meta": {"io.modelcontextprotocol/serverInfo": SERVER_INFO}, **CACHE},
+        return respond(request_id, {"supportedVersions": [MODERN], "capabilities": CAPABILITIES, **CACHE},
                        revision)
     if method == "ping" and not modern:
         return respond(request_id, {}, revision)
@@ -213,6 +213,12 @@ class Sessions:
         with self._lock:
             return self._agreed.get(session_id)
 
+    def agree(self, session_id, revision):
+        """A handshake again inside the session: the revision it agreed now counts."""
+        with self._lock:
+            if session_id in self._agreed and revision:
+                self._agreed[session_id] = revision
+
     def close(self, session_id):
         with self._lock:
             return self._agreed.pop(session_id, None) is not None
@@ -306,7 +312,8 @@ class McpHandler(http.server.BaseHTTPRequestHandler):
             return self._plain(404, "no such session (it ended, or never began): initialize again")
         if self.headers.get("MCP-Protocol-Version", agreed) not in HANDSHAKE:
             return self._plain(400, f"unsupported MCP-Protocol-Version: {self.headers['MCP-Protocol-Version']}")
-        replies, _ = handle_message(body, agreed)
+        replies, now = handle_message(body, agreed)
+        self.sessions.agree(session_id, now)
         self._send(replies)
 
     def _send(self, replies, headers=()):
