@@ -68,40 +68,34 @@ endef
 
 venv: $(STAMP) $(CONFORMANCE) $(TS_PEER) $(REAL_SERVERS)
 
+# A folder of pinned JavaScript packages, installed from the npm registry by `npm ci` from
+# its committed lock file into its own node_modules (ignored by git): $(1) the folder, $(2)
+# what it holds, $(3) more npm options, $(4) the command that writes the stamp. Only the
+# full tier uses them: without npm, setup says so in one line and goes on (and tries again
+# next time).
+define npm_ci
+	@if ! command -v npm >/dev/null 2>&1; then \
+	    echo "npm not found: not installed: $(2), for the full tier (apt-get install npm)"; \
+	elif (cd $(1) && npm ci --no-audit --no-fund --loglevel=error --update-notifier=false $(3) >/dev/null); then \
+	    $(4); echo "Installed $(2) in $(1)/node_modules."; \
+	else \
+	    echo "npm ci failed in $(1): not installed: $(2), for the full tier"; \
+	fi
+endef
+
 # The official MCP conformance suite and the Node.js 22 it needs (Debian's Node 20 cannot
-# run it), pinned by tools/conformance/package-lock.json and installed from the npm
-# registry into tools/conformance/node_modules (ignored by git). Only the full tier uses
-# it: without npm, setup says so in one line and goes on (and tries again next time).
+# run it), pinned by tools/conformance/package-lock.json.
 $(CONFORMANCE): tools/conformance/package.json tools/conformance/package-lock.json
-	@if ! command -v npm >/dev/null 2>&1; then \
-	    echo "npm not found: the conformance suite (full tier) is not installed (apt-get install npm)"; \
-	elif (cd tools/conformance && npm ci --no-audit --no-fund --loglevel=error \
-	          --update-notifier=false >/dev/null); then \
-	    touch $@; echo "The conformance suite is installed in tools/conformance/node_modules."; \
-	else \
-	    echo "npm ci failed in tools/conformance: the conformance suite (full tier) is not installed"; \
-	fi
+	$(call npm_ci,tools/conformance,the conformance suite,,touch $@)
 
+# The TypeScript SDK; its stamp is the digest of the package files, which
+# tests/test_ts_peer.py checks.
 $(TS_PEER): tools/ts_peer/package.json tools/ts_peer/package-lock.json
-	@if ! command -v npm >/dev/null 2>&1; then \
-	    echo "npm not found: the TypeScript SDK (lessons 07 and 11, full tier) is not installed (apt-get install npm)"; \
-	elif (cd tools/ts_peer && npm ci --no-audit --no-fund --ignore-scripts --loglevel=error \
-	          --update-notifier=false >/dev/null); then \
-	    cat tools/ts_peer/package.json tools/ts_peer/package-lock.json | sha256sum | cut -d' ' -f1 | tr -d '\n' > $@; \
-	    echo "The TypeScript SDK is installed in tools/ts_peer/node_modules."; \
-	else \
-	    echo "npm ci failed in tools/ts_peer: the TypeScript SDK (full tier) is not installed"; \
-	fi
+	$(call npm_ci,tools/ts_peer,the TypeScript SDK,--ignore-scripts,cat tools/ts_peer/package.json tools/ts_peer/package-lock.json | sha256sum | cut -d' ' -f1 | tr -d '\n' > $@)
 
+# Real MCP servers from the npm registry (server-everything).
 $(REAL_SERVERS): tools/real_servers/package.json tools/real_servers/package-lock.json
-	@if ! command -v npm >/dev/null 2>&1; then \
-	    echo "npm not found: the real MCP servers (full tier) are not installed (apt-get install npm)"; \
-	elif (cd tools/real_servers && npm ci --no-audit --no-fund --ignore-scripts --loglevel=error \
-	          --update-notifier=false >/dev/null); then \
-	    touch $@; echo "Real MCP servers are installed in tools/real_servers/node_modules."; \
-	else \
-	    echo "npm ci failed in tools/real_servers: the real MCP servers (full tier) are not installed"; \
-	fi
+	$(call npm_ci,tools/real_servers,real MCP servers,--ignore-scripts,touch $@)
 
 # Made again when pyproject.toml, this Makefile or the course's Jupyter
 # settings change, and when VENV_PROBLEM says so. pip works quietly, so the
