@@ -165,6 +165,15 @@ def swap_solution(source, body):
     return "\n".join(out)
 
 
+def solution_of(source):
+    """The solution region of a cell (dedented to the region's indent), as a student writes it."""
+    lines = source.split("\n")
+    start = next(i for i, line in enumerate(lines) if "### BEGIN SOLUTION" in line)
+    end = next(i for i, line in enumerate(lines) if "### END SOLUTION" in line)
+    indent = len(lines[start]) - len(lines[start].lstrip())
+    return "\n".join(line[indent:] for line in lines[start + 1:end])
+
+
 # The partial student's mistakes (function bodies): each costs exactly its test cell's points.
 TRUTHY_SENDER = 'return isinstance(msg, dict) and bool(msg.get("method")) and bool(msg.get("id"))'
 UNCHECKED_BUILDER = """\
@@ -195,18 +204,6 @@ if data is not OMITTED and data:
     error["data"] = data
 return {"jsonrpc": "2.0", "id": id, "error": error}"""
 VALID_EVERYWHERE = 'return create_request("ping", request_id=1)'
-BOOLS_ADD_UP = """\
-if name == "add":
-    a, b = arguments.get("a"), arguments.get("b")
-    if not all(isinstance(x, (int, float)) for x in (a, b)):
-        return text_result("add takes two numbers, a and b", is_error=True)
-    return text_result(str(a + b))
-if name == "count":
-    n = arguments.get("n")
-    if not is_integer(n) or not 1 <= n <= 10:
-        return text_result("count takes a whole number n from 1 to 10", is_error=True)
-    return text_result(", ".join(str(k) for k in range(1, n + 1)))
-return None"""
 
 # The hostile student's acts.
 EXIT_FIRST = "import sys\nsys.exit('done')\n"
@@ -238,7 +235,10 @@ def submissions(release):
         "08_revisions": but("08_revisions", only_one=VALID_EVERYWHERE),
         "09_http": right["09_http"],
         "10_live_traffic": right["10_live_traffic"],
-        "11_your_own_server": but("11_your_own_server", call_tool=BOOLS_ADD_UP),
+        # call_tool takes a bool for a number: the master's, with isinstance in place of is_number
+        "11_your_own_server": but("11_your_own_server", call_tool=solution_of(right["11_your_own_server"]["call_tool"])
+                                  .replace("is_number(a) and is_number(b)",
+                                           "all(isinstance(x, (int, float)) for x in (a, b))")),
     }
     first_09 = next(cell.source for cell in released["09_http"].cells if cell.cell_type == "code")
     hostile = {
