@@ -481,7 +481,7 @@ def expected_figures():
     json_points = graded["03_classifying"]["classify_json-tests"]
     give("docs/teaching.md", f"the test cell of classify_json, 0 of {json_points} points",
          "03_classifying's metadata (docs/feedback.png's caption)")
-    timeout = setting("tools/grading/classroom.py", r"^DEFAULT_TIMEOUT = (\d+)")
+    timeout = setting("tools/grading/course_dir.py", r"^DEFAULT_TIMEOUT = (\d+)")
     assert timeout == setting("tools/grading/nbgrader_config.py", r"^c\.JudgedExecute\.timeout = (\d+)")
     give("docs/teaching.md", f"longer limit per cell; {timeout} s by default", "DEFAULT_TIMEOUT")
     kept = setting("tools/grading/nbgrader_config.py",
