@@ -777,11 +777,14 @@ CONVERSATIONS = [
 
 # --- lesson 11: your own server ------------------------------------------------------------
 
-from .core.server import TOOLS as _TOOLS  # noqa: E402  (the lesson's given table of tools)
+# The lesson's given facts (the server's tools, who it is, what it offers), not its answers.
+from .codes import CAPABILITIES_KEY as _CAPABILITIES_KEY, ERROR_MESSAGES as _ERROR_MESSAGES  # noqa: E402
+from .codes import VERSION_KEY as _META_VERSION  # noqa: E402
+from .core.server import CACHE as _CACHE, CAPABILITIES as _CAPABILITIES, SERVER_INFO as _SERVER_INFO  # noqa: E402
+from .core.server import TOOLS as _TOOLS  # noqa: E402
 
 _MODERN, _LEGACY = "2026-07-28", "2025-11-25"
-_META_VERSION = "io.modelcontextprotocol/protocolVersion"
-_META = {_META_VERSION: _MODERN, "io.modelcontextprotocol/clientCapabilities": {}}
+_META = {_META_VERSION: _MODERN, _CAPABILITIES_KEY: {}}
 
 
 def _text_result(text):
@@ -804,8 +807,7 @@ def _error(request_id, code, data=None):
     return {"jsonrpc": "2.0", "id": request_id, "error": error}
 
 
-_MESSAGES = {-32700: "Parse error", -32600: "Invalid Request", -32601: "Method not found",
-             -32602: "Invalid params", -32022: "Unsupported protocol version"}
+_MESSAGES = {**_ERROR_MESSAGES, -32022: "Unsupported protocol version"}
 
 
 def _result(request_id, result, revision=_LEGACY):
@@ -815,9 +817,6 @@ def _result(request_id, result, revision=_LEGACY):
     return {"jsonrpc": "2.0", "id": request_id, "result": result}
 
 
-_CACHE = {"ttlMs": 0, "cacheScope": "public"}
-_SERVER_INFO = {"name": "my-mcp", "version": "1.0.0"}
-_CAPABILITIES = {"tools": {}, "prompts": {}, "resources": {}, "logging": {}}
 
 #: Lesson 11's ``call_tool(name, arguments)``: the server's two tools, add and count.
 TOOL_CALLS = [

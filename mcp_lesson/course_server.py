@@ -27,6 +27,20 @@ ME = {"name": "lesson-11", "version": "1.0"}
 LIMIT = 60
 
 
+_SCRATCH = []
+
+
+def scratch():
+    """A folder for this Python's recordings and logs, removed when it exits."""
+    if not _SCRATCH:
+        import atexit
+        import shutil
+
+        _SCRATCH.append(tempfile.mkdtemp(prefix="lesson-11-"))
+        atexit.register(shutil.rmtree, _SCRATCH[0], ignore_errors=True)
+    return _SCRATCH[0]
+
+
 def can_run():
     """True where this Python can start programs and has the official SDK."""
     if sys.platform == "emscripten":  # JupyterLite's Python, inside the browser
@@ -57,17 +71,30 @@ def server_command(folder=None):
 
 
 def run(async_function, *args, timeout=LIMIT):
-    """Run an async function to its end in a thread of its own (a notebook has its own loop)."""
+    """Run a client's conversation to its end in a thread of its own (a notebook has its own
+    loop): what the client got, or ``{"failed": <why, in one line>}`` when the conversation
+    failed or took longer than ``timeout`` seconds (a server that misbehaves)."""
+    from ._safe import one_line
+
     with concurrent.futures.ThreadPoolExecutor(1) as pool:
-        return pool.submit(asyncio.run, asyncio.wait_for(async_function(*args), timeout)).result()
+        try:
+            return pool.submit(asyncio.run, asyncio.wait_for(async_function(*args), timeout)).result()
+        except (TimeoutError, asyncio.TimeoutError, concurrent.futures.TimeoutError):
+            return {"failed": f"no end within {timeout} s"}
+        except Exception as exc:  # noqa: BLE001 - an ExceptionGroup from the SDK, an MCPError...
+            while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+                exc = exc.exceptions[0]
+            return {"failed": one_line(f"{type(exc).__name__}: {exc}", 200)}
 
 
 def tapped(recording, command, cwd=None):
     """The SDK's StdioServerParameters that start the tap, recording, in front of ``command``."""
     from mcp import StdioServerParameters
 
-    return StdioServerParameters(command=sys.executable, cwd=cwd,
-                                 args=["-m", "mcp_lesson.tap", "--record", str(recording), "--", *command])
+    from .course_traffic import tap_command
+
+    python, *args = tap_command(recording, *command)
+    return StdioServerParameters(command=python, args=args, cwd=cwd)
 
 
 async def handshake_session(read, write):
@@ -117,7 +144,7 @@ def over_stdio(command, cwd=None, folder=None):
 
     from .course_traffic import read_recording
 
-    folder = Path(folder or tempfile.mkdtemp(prefix="lesson-11-"))
+    folder = Path(folder or scratch())
     found = {}
 
     async def session(server, log):
@@ -139,19 +166,13 @@ def over_http(command, cwd=None, folder=None):
     ``(the tap's address, the server's, the recording's path)``; both stop after."""
     from .http_client import HttpServer
 
-    folder = Path(folder or tempfile.mkdtemp(prefix="lesson-11-"))
+    folder = Path(folder or scratch())
     recording = folder / "http.jsonl"
     with HttpServer([*command, "--http"], cwd=cwd) as server:
-        tap = subprocess.Popen([sys.executable, "-m", "mcp_lesson.tap", "--record", str(recording), "--http",
-                                "--port", "0", "--to", server.url],
-                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, start_new_session=True)
-        try:
-            said = tap.stderr.readline()  # "mcp_lesson.tap: listening on http://127.0.0.1:<port>/mcp (...)"
-            yield said.partition("listening on ")[2].split(" ")[0], server.url, recording
-        finally:
-            tap.terminate()
-            tap.wait(timeout=30)
-            tap.stderr.close()
+        # The tap announces its address as the server does, after its name: HttpServer reads it.
+        with HttpServer([sys.executable, "-m", "mcp_lesson.tap", "--record", str(recording), "--http",
+                         "--port", "0", "--to", server.url], announcement="mcp_lesson.tap: listening on ") as tap:
+            yield tap.url, server.url, recording
 
 
 def http_sessions(url):
@@ -219,9 +240,10 @@ def ts_over_stdio(command, cwd=None, folder=None):
     the recording's entries)``; :class:`Unavailable` where it cannot run."""
     from .course_traffic import read_recording
 
-    recording = Path(folder or tempfile.mkdtemp(prefix="lesson-11-")) / "typescript.jsonl"
-    got = ts_client("stdio", sys.executable, "-m", "mcp_lesson.tap", "--record", str(recording), "--",
-                    *command, cwd=cwd)
+    from .course_traffic import tap_command
+
+    recording = Path(folder or scratch()) / "typescript.jsonl"
+    got = ts_client("stdio", *tap_command(recording, *command), cwd=cwd)
     return got, read_recording(recording)
 
 

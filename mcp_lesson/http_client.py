@@ -76,11 +76,14 @@ class HttpServer:
     and ``subprocess.Popen``'s keyword arguments and returning a ``Popen``
     (tests pass their guard, ``tests/processes.start_guarded``). The server
     runs in a session (and process group) of its own. ``timeout`` bounds the
-    wait for its address; ``cwd`` is the folder it starts in.
+    wait for its address; ``cwd`` is the folder it starts in; ``announcement`` the words its
+    address follows on stderr (the HTTP tap: ``mcp_lesson.tap: listening on ``).
     """
 
-    def __init__(self, command=DEFAULT_COMMAND, timeout=START_TIMEOUT, start=None, cwd=None):
+    def __init__(self, command=DEFAULT_COMMAND, timeout=START_TIMEOUT, start=None, cwd=None,
+                 announcement=ANNOUNCEMENT):
         self.command = list(command)
+        self._announcement = announcement
         self.url = None
         self.port = None
         self._stderr = collections.deque(maxlen=KEEP_STDERR_LINES)
@@ -102,8 +105,9 @@ class HttpServer:
         for raw in self._process.stderr:
             line = raw.decode("utf-8", "replace").rstrip("\r\n")
             self._stderr.append(line)
-            if self.url is None and line.startswith(ANNOUNCEMENT):
-                self.url = line[len(ANNOUNCEMENT):].strip()
+            if self.url is None and line.startswith(self._announcement):
+                said = line[len(self._announcement):].split()  # the address, and maybe words after it
+                self.url = said[0] if said else ""
                 self.port = urllib.parse.urlsplit(self.url).port
                 self._announced.set()
         self._announced.set()  # stderr closed: the server is gone, stop waiting

@@ -325,49 +325,63 @@ def _same_problems(got, want):
 
 # --- lesson 11: your own server ----------------------------------------------------------
 
+def _same_json(got, want):
+    """Equal as JSON, whatever the order of an object's keys: 1, 1.0 and true stay apart; never raises."""
+    try:
+        return json.dumps(got, sort_keys=True) == json.dumps(want, sort_keys=True)
+    except Exception:  # noqa: BLE001 - a learner's odd value (a key that is no str, an object)
+        return False
+
+
+def _texts_blank(result):
+    """A failed tool's result with its words blanked: any words will do, in one or more text pieces."""
+    content = result.get("content")
+    if not (isinstance(content, list) and content and all(
+            isinstance(piece, dict) and piece.get("type") == "text" and isinstance(piece.get("text"), str)
+            for piece in content)):
+        return result
+    return {**result, "content": [{"type": "text", "text": ""}]}
+
+
 def same_tool_result(got, want):
-    """``(ok, hint)`` for a tool's result: exactly ``want``; for a failed call (isError) any
-    words will do, in one or more text pieces."""
+    """``(ok, hint)`` for a tool's result: exactly ``want`` as JSON; for a failed call (isError)
+    any words will do, and the rest is exact."""
     if want is None:
         return (got is None, "" if got is None else "None: there is no such tool")
     if not isinstance(got, dict):
         return False, "return a tool result, a dict with content and isError"
     if want.get("isError") is True:
-        content = got.get("content")
-        texts = isinstance(content, list) and content and all(
-            isinstance(piece, dict) and piece.get("type") == "text" and isinstance(piece.get("text"), str)
-            for piece in content)
         if got.get("isError") is not True:
             return False, "the tool cannot do this call: its result says isError: True"
-        return (bool(texts), "" if texts else "say why in text content")
+        if _texts_blank(got) is got:
+            return False, "say why in text content"
+        return (_same_json(_texts_blank(got), _texts_blank(want)), "")
     if got.get("isError") is True:
         return False, "this call works: isError is False"
-    return (got == want, "")
+    return (_same_json(got, want), "")
 
 
 def same_reply(got, want):
-    """``(ok, hint)`` for one message a server sends: exactly ``want``, but an error's message
-    (the server's own words, a str) and a failed tool's words, as :func:`same_tool_result`."""
+    """``(ok, hint)`` for one message a server sends: exactly ``want`` as JSON, but an error's
+    message (the server's own words, a str) and a failed tool's words, as :func:`same_tool_result`."""
     if not isinstance(got, dict):
         return False, "each reply is a message, a dict"
     if "error" in want:
         error = got.get("error")
         if not isinstance(error, dict) or "result" in got:
             return False, f"an error response, code {want['error']['code']}"
-        if error.get("code") != want["error"]["code"]:
+        if not _same_json(error.get("code"), want["error"]["code"]):
             return False, f"the code is {want['error']['code']}"
         if not isinstance(error.get("message"), str):
             return False, "an error's message is a str"
-        if {**got, "error": {**error, "message": ""}} != {**want, "error": {**want["error"], "message": ""}}:
+        if not _same_json({**got, "error": {**error, "message": ""}}, {**want, "error": {**want["error"], "message": ""}}):
             return False, "the code is right; look at the id and the data"
         return True, ""
     result, wanted = got.get("result"), want.get("result")
     if isinstance(wanted, dict) and wanted.get("isError") is True and isinstance(result, dict):
-        ok, hint = same_tool_result({key: value for key, value in result.items() if key != "resultType"},
-                                     {key: value for key, value in wanted.items() if key != "resultType"})
-        rest_ok = {**got, "result": result.get("resultType")} == {**want, "result": wanted.get("resultType")}
-        return (ok and rest_ok, hint)
-    return (got == want, "")
+        ok, hint = same_tool_result(result, wanted)
+        return (ok and _same_json({**got, "result": None}, {**want, "result": None}), hint)
+    return (_same_json(got, want), "")
 
 
 def same_replies(got, want):
@@ -377,7 +391,7 @@ def same_replies(got, want):
     replies, session = got
     if type(replies) is not list:
         return False, "the replies are a list (empty when nothing is owed)"
-    if session != want[1]:
+    if not _same_json(session, want[1]):
         return False, f"the session after is {python_text(want[1], 30)}"
     if len(replies) != len(want[0]):
         return False, f"{len(want[0])} repl{'y' if len(want[0]) == 1 else 'ies'}"

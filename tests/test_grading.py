@@ -174,6 +174,11 @@ def solution_of(source):
     return "\n".join(line[indent:] for line in lines[start + 1:end])
 
 
+def _swapped(text, old, new):
+    assert old in text, f"the master no longer has {old!r}: change the partial student's mistake"
+    return text.replace(old, new)
+
+
 # The partial student's mistakes (function bodies): each costs exactly its test cell's points.
 TRUTHY_SENDER = 'return isinstance(msg, dict) and bool(msg.get("method")) and bool(msg.get("id"))'
 UNCHECKED_BUILDER = """\
@@ -236,9 +241,9 @@ def submissions(release):
         "09_http": right["09_http"],
         "10_live_traffic": right["10_live_traffic"],
         # call_tool takes a bool for a number: the master's, with isinstance in place of is_number
-        "11_your_own_server": but("11_your_own_server", call_tool=solution_of(right["11_your_own_server"]["call_tool"])
-                                  .replace("is_number(a) and is_number(b)",
-                                           "all(isinstance(x, (int, float)) for x in (a, b))")),
+        "11_your_own_server": but("11_your_own_server", call_tool=_swapped(
+            solution_of(right["11_your_own_server"]["call_tool"]), "is_number(a) and is_number(b)",
+            "all(isinstance(x, (int, float)) for x in (a, b))")),
     }
     first_09 = next(cell.source for cell in released["09_http"].cells if cell.cell_type == "code")
     hostile = {

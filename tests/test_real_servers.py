@@ -45,10 +45,9 @@ def everything():
 
 
 def tapped(recording, command):
-    from mcp import StdioServerParameters
+    from mcp_lesson.course_server import tapped as behind_the_tap
 
-    return StdioServerParameters(command=sys.executable, cwd=str(ROOT),
-                                 args=["-m", "mcp_lesson.tap", "--record", str(recording), "--", *command])
+    return behind_the_tap(recording, command, cwd=str(ROOT))
 
 
 def report(recording):

@@ -562,16 +562,15 @@ if __name__ == "__main__":
 
 # --- the TypeScript SDK's client, talking to lesson 11's server (the course's second) --------------
 
-CLIENT = PEER / "client.mjs"
 OWN_SERVER = [sys.executable, "-m", "mcp_lesson.own_server"]
 WANTED = {"server": "my-mcp", "tools": ["add", "count"], "2 + 40": "42", "multiply": "error -32602"}
 
 
 def ts_client(*args):
-    """``node client.mjs ARGS``: what the TypeScript SDK's client got, as a dict."""
-    done = subprocess.run(["node", str(CLIENT), *args], capture_output=True, text=True, cwd=PEER, timeout=120)
-    assert done.returncode == 0, done.stderr[-2000:]
-    return json.loads(done.stdout.strip().splitlines()[-1])
+    """What the TypeScript SDK's client got (mcp_lesson.course_server.ts_client, as lesson 11 runs it)."""
+    from mcp_lesson.course_server import ts_client as run
+
+    return run(*args, timeout=120)
 
 
 def test_the_ts_sdk_s_client_over_stdio_through_the_tap(peer, tmp_path):
@@ -582,7 +581,9 @@ def test_the_ts_sdk_s_client_over_stdio_through_the_tap(peer, tmp_path):
     from mcp_lesson.tap import audit as tap_audit
 
     recording = tmp_path / "ts.jsonl"
-    got = ts_client("stdio", sys.executable, "-m", "mcp_lesson.tap", "--record", str(recording), "--", *OWN_SERVER)
+    from mcp_lesson.course_traffic import tap_command
+
+    got = ts_client("stdio", *tap_command(recording, *OWN_SERVER))
     assert got == WANTED
     talk = read_recording(recording)
     assert audit(talk) == [] and tap_audit(talk) == []

@@ -4,16 +4,16 @@
 from .transport import check_headers
 from .classification import classify_json
 from .errors import error_response, reply_for_json
-from .messages import is_integer
-__all__ = ['SERVER_INFO', 'HANDSHAKE', 'MODERN', 'CAPABILITIES', 'LEVELS', 'TOOLS', 'is_number', 'text_result', 'respond', 'fail', 'call_tool', 'LISTS', 'CACHE', 'answer_request', 'asked_revision', 'unsupported', 'progress', 'handle_message', 'MAX_BODY', 'RETRY_MS', 'is_local', 'serve_stdio', 'Sessions', 'McpHandler', 'serve_http', 'main']
+from .messages import is_integer, is_valid_id
+__all__ = ['SERVER_INFO', 'HANDSHAKE', 'MODERN', 'CAPABILITIES', 'LEVELS', 'TOOLS', 'is_number', 'text_result', 'respond', 'fail', 'call_tool', 'LISTS', 'CACHE', 'answer_request', 'asked_revision', 'unsupported', 'progress', 'handle_message', 'MAX_BODY', 'RETRY_MS', 'is_local', 'safely', 'serve_stdio', 'Sessions', 'McpHandler', 'serve_http', 'main']
 # --- end of what the course writes ---
 
 # --- cell c11-05 ---
 import json
 import math
 
-from .codes import (CAPABILITIES_KEY, ERROR_MESSAGES, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND,
-                        UNSUPPORTED_PROTOCOL_VERSION, VERSION_KEY)
+from .codes import (CAPABILITIES_KEY, ERROR_MESSAGES, INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST,
+                        METHOD_NOT_FOUND, UNSUPPORTED_PROTOCOL_VERSION, VERSION_KEY)
 
 #: Who the server says it is.
 SERVER_INFO = {"name": "my-mcp", "version": "1.0.0"}
@@ -128,7 +128,9 @@ def progress(request, replies):
     params = request.get("params", {})
     token = params.get("_meta", {}).get("progressToken") if isinstance(params.get("_meta"), dict) else None
     n = params.get("arguments", {}).get("n") if isinstance(params.get("arguments"), dict) else None
-    if request["method"] != "tools/call" or params.get("name") != "count" or token is None:
+    if request["method"] != "tools/call" or params.get("name") != "count":
+        return replies
+    if not (isinstance(token, str) or is_number(token)):  # a token is a string or a number (schema)
         return replies
     if not is_integer(n) or not 1 <= n <= 10 or "result" not in replies[-1]:
         return replies
@@ -186,12 +188,26 @@ def is_local(host):
     return name in ("127.0.0.1", "localhost", "[::1]") and port.isdigit()
 
 
+def safely(text, session):
+    """handle_message, or when it fails (a bug, a sum too long to write), the error JSON-RPC names
+    for it, -32603, and the reason on stderr: one message never stops the server."""
+    try:
+        return handle_message(text, session)
+    except Exception as exc:  # noqa: BLE001 - whatever the rules' code raises
+        print(f"handle_message failed: {type(exc).__name__}: {exc}"[:500], file=sys.stderr, flush=True)
+        try:
+            request_id = json.loads(text).get("id")
+        except (ValueError, AttributeError, RecursionError):
+            request_id = None
+        return [fail(request_id if is_valid_id(request_id) else None, INTERNAL_ERROR)], session
+
+
 def serve_stdio(read=None, write=None):
     """The server over stdio: a message a line in, each reply a line out, until the input ends."""
     read, write = read or sys.stdin.buffer, write or sys.stdout.buffer
     session = None
     for line in read:
-        replies, session = handle_message(line.rstrip(b"\r\n"), session)
+        replies, session = safely(line.rstrip(b"\r\n"), session)
         for reply in replies:
             write.write(json.dumps(reply).encode() + b"\n")
         write.flush()
@@ -285,7 +301,7 @@ class McpHandler(http.server.BaseHTTPRequestHandler):
         if refused:
             return self._plain(*refused)
         length = self.headers.get("Content-Length")
-        if length is None or not length.isdigit():
+        if length is None or not (length.isascii() and length.isdigit()):
             return self._plain(411, "a POST needs a Content-Length")
         if int(length) > MAX_BODY:
             return self._plain(413, f"a message may be {MAX_BODY:,} bytes at most")
@@ -298,11 +314,11 @@ class McpHandler(http.server.BaseHTTPRequestHandler):
             checked = check_headers(dict(self.headers.items()), message)  # lesson 09: headers and body agree
             if checked is not None:
                 return self._json(checked[0], [checked[1]])
-            replies, _ = handle_message(body, None)
+            replies, _ = safely(body, None)
             return self._send(replies)
         session_id = self.headers.get("Mcp-Session-Id")
         if kind == "request" and message["method"] == "initialize" and session_id is None:
-            replies, agreed = handle_message(body, None)
+            replies, agreed = safely(body, None)
             opened = [("Mcp-Session-Id", self.sessions.open(agreed))] if agreed else []
             return self._send(replies, opened)
         if session_id is None:
@@ -312,7 +328,7 @@ class McpHandler(http.server.BaseHTTPRequestHandler):
             return self._plain(404, "no such session (it ended, or never began): initialize again")
         if self.headers.get("MCP-Protocol-Version", agreed) not in HANDSHAKE:
             return self._plain(400, f"unsupported MCP-Protocol-Version: {self.headers['MCP-Protocol-Version']}")
-        replies, now = handle_message(body, agreed)
+        replies, now = safely(body, agreed)
         self.sessions.agree(session_id, now)
         self._send(replies)
 

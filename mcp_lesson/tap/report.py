@@ -98,7 +98,7 @@ def report(path, show_all=False, revision="agreed", as_json=False, out=None):
         else:
             chosen = revision
             how = f"revision {revision} as asked" if revision else "the course's rules, as asked"
-        problems = audit(session, revision if revision == "agreed" else chosen)
+        problems = audit(session, revision)
         disagreements = _judge_disagreements(session)
         total += sum(problem.get("severity") != "warning" for problem in problems)
         if as_json:
@@ -107,8 +107,7 @@ def report(path, show_all=False, revision="agreed", as_json=False, out=None):
             continue
         if revision == "agreed":
             how += _other_revisions(session, chosen)
-        _print_session(out, number, session, chosen, how, problems, disagreements, show_all,
-                       revision if revision == "agreed" else chosen)
+        _print_session(out, number, session, chosen, how, problems, disagreements, show_all, revision)
     return 1 if total else 0
 
 

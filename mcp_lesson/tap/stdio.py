@@ -34,7 +34,8 @@ class Recorder:
     A failure to write (a full disk, say) is said once on stderr; the
     traffic passes on, unrecorded. The file still ends with a whole line: a
     line written only in part is taken back (the file is cut back to where
-    that line began, which needs no room on the disk).
+    that line began, which needs no room on the disk), unless the recording
+    appends (``--append``), where another tap may be writing the same file.
     """
 
     def __init__(self, path, append=False, waiting=MAX_WAITING + 3 * MAX_LINE):
@@ -42,6 +43,7 @@ class Recorder:
         flags = os.O_WRONLY | os.O_CREAT | (os.O_APPEND if append else os.O_TRUNC)
         self._fd = os.open(path, flags, 0o644)
         self._end = os.lseek(self._fd, 0, os.SEEK_END)  # where the last whole line ends
+        self._append = append
         self._lock = threading.Lock()
         self.start = time.monotonic()
         self.failed = None
@@ -85,8 +87,9 @@ class Recorder:
             self._end += len(data)
         except OSError as exc:
             self.failed = exc
-            try:  # take back the part of a line that was written
-                os.ftruncate(self._fd, self._end)
+            try:  # take back the part of a line that was written (the file is this tap's alone)
+                if not self._append:
+                    os.ftruncate(self._fd, self._end)
             except OSError:
                 pass
             _say(f"cannot write the recording any more ({exc}); passing on unrecorded")

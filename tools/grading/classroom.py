@@ -93,7 +93,7 @@ def release(course, targets=()):
         # is a pattern: "*" is every folder of source/), one each when the teacher names some:
         # nbgrader takes seconds to start, the work itself a fraction of that.
         in_source = {path.name for path in (course / "source").iterdir() if path.is_dir()}
-        every = ready and (not targets or in_source == {master.stem for master in ready})
+        every = bool(ready) and in_source == {master.stem for master in ready}
         runs = [("*", ready)] if every else [(master.stem, [master]) for master in ready]
         for assignment, these in runs:
             log = f"release-{'all' if assignment == '*' else assignment}"
