@@ -21,9 +21,6 @@ os.environ["MCP_LESSON_NO_NESTED_RUNS"] = "1"
 #: Test files that start servers and a browser before their first test ends.
 #: They run last, so that the progress counter moves from the first second.
 RUN_LAST = {"test_browser.py"}
-#: The longest files of the full tier (minutes each), started first: xdist hands each worker
-#: whole files in this order, so a long one started last would keep one worker busy alone.
-RUN_FIRST = ("test_graduation.py", "test_site.py", "test_grading.py", "test_judge_class.py")
 
 #: The full tier (`make test-all`, which CI runs), beside the fast one (`make
 #: test`, which leaves out what is marked "full"): whole files that need a
@@ -58,17 +55,13 @@ def _die_with_the_parent():
 
 
 def pytest_collection_modifyitems(session, config, items):
-    """Mark the items of FULL_TIER "full", move the items of RUN_FIRST to the start and
-    those of RUN_LAST to the end, keeping every other order as it is (nbval needs a
-    notebook's cells in sequence)."""
+    """Mark the items of FULL_TIER "full", and move the items of RUN_LAST to the
+    end, keeping every other order as it is (nbval needs a notebook's cells in
+    sequence)."""
     for item in items:
         if Path(str(item.fspath)).name in FULL_TIER:
             item.add_marker(pytest.mark.full)
-    def place(item):
-        name = Path(str(item.fspath)).name
-        return (name in RUN_LAST, RUN_FIRST.index(name) if name in RUN_FIRST else len(RUN_FIRST))
-
-    items[:] = sorted(items, key=place)  # stable: every other order as it is
+    items[:] = sorted(items, key=lambda item: Path(str(item.fspath)).name in RUN_LAST)
 
 # The lessons export the learner's functions into a package of their own (see
 # mcp_lesson.learner_package). While the suite runs, the masters' kernels use a
