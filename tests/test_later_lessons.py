@@ -43,12 +43,12 @@ def _theirs(name):
 
 
 def _report(name):
+    """The check of the function the tests now see, run once for all its cases (keyed by the
+    function itself, which the cache keeps alive: an id could be reused by another)."""
     fn = _theirs(name)
-    key = (name, id(fn))
-    if key not in _REPORTS:
-        _REPORTS.clear() if len(_REPORTS) > 50 else None
-        _REPORTS[key] = run_check(fn, name)
-    return _REPORTS[key]
+    if (name, fn) not in _REPORTS:
+        _REPORTS[name, fn] = run_check(fn, name)
+    return _REPORTS[name, fn]
 
 
 def _raise_if_not_written(name, args, kwargs):
