@@ -12,9 +12,13 @@
 #     reads the deprecated ServerApp.token, which prints a DeprecationWarning.
 # Used by the Makefile for .venv, by postBuild for Binder, and by conda users:
 #   bash tools/course_jupyter.sh [BIN_DIR]     (default: the active environment)
+# With --hub (the users' environment of a class on JupyterHub, tools/hub), nbgrader stays on:
+# there each role's settings (tools/hub/roles) give students the Assignments tab and the
+# teacher formgrader.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 bin=${1:-$(dirname "$(command -v python)")}
+hub=${2:-}
 prefix=$("$bin/python" -c 'import sys; print(sys.prefix)')
 
 mkdir -p "$prefix/share/jupyter/lab/settings" "$prefix/etc/jupyter"
@@ -26,9 +30,12 @@ cat > "$prefix/etc/jupyter/jupyter_server_config.json" <<'JSON'
   "ServerApp": {"tornado_settings": {"websocket_max_message_size": 104857600}}
 }
 JSON
-"$bin/jupyter" labextension disable --level=sys_prefix @jupyter/nbgrader >/dev/null 2>&1
-for ext in nbgrader.server_extensions.formgrader nbgrader.server_extensions.validate_assignment \
-           nbgrader.server_extensions.assignment_list nbgrader.server_extensions.course_list \
-           notebook_shim; do
+nbgrader_parts=""
+if [ "$hub" != "--hub" ]; then
+    "$bin/jupyter" labextension disable --level=sys_prefix @jupyter/nbgrader >/dev/null 2>&1
+    nbgrader_parts="nbgrader.server_extensions.formgrader nbgrader.server_extensions.validate_assignment
+        nbgrader.server_extensions.assignment_list nbgrader.server_extensions.course_list"
+fi
+for ext in $nbgrader_parts notebook_shim; do
     "$bin/jupyter" server extension disable --sys-prefix "$ext" >/dev/null 2>&1
 done

@@ -21,7 +21,7 @@ def _plain(name):
     return name if name.isprintable() else repr(name)
 
 
-def _size(folder):
+def size_of(folder):
     """The bytes of the regular files in ``folder`` (not through links)."""
     total = 0
     for path in Path(folder).rglob("*"):
@@ -34,7 +34,7 @@ def _size(folder):
     return total
 
 
-def _collect_one(step, folder, dest, wanted, who):
+def take_released(step, folder, dest, wanted, who):
     """Copy the released notebooks ``wanted`` of one student's ``folder`` into the folder ``dest``.
 
     Return the names taken, and the names left out (other files and folders).
@@ -74,7 +74,7 @@ def _collect_one(step, folder, dest, wanted, who):
 SECRET = "submission_secret.txt"
 
 
-def _secret(folder, dest):
+def copy_secret(folder, dest):
     """Give the collected submission ``dest`` its ``submission_secret.txt``, as
     ``nbgrader collect`` does: the student's own (from ``nbgrader submit``) when it
     is a regular file of hex digits, else a new one."""
@@ -91,6 +91,15 @@ def _secret(folder, dest):
     if not text or not re.fullmatch(r"[0-9a-f]{16,256}", text):
         text = secrets.token_hex(64)
     (dest / SECRET).write_text(text, encoding="ascii")
+
+
+def stamp(dest, when):
+    """Write the collected submission ``dest``'s timestamp.txt: ``when``, an aware time or a naive
+    one in UTC, in the form nbgrader reads."""
+    if when.tzinfo is not None:
+        when = when.astimezone(datetime.timezone.utc).replace(tzinfo=None)
+    (Path(dest) / "timestamp.txt").write_text(when.strftime("%Y-%m-%d %H:%M:%S.%f UTC"),
+                                              encoding="utf-8")
 
 
 def collect(course, source):
@@ -148,14 +157,14 @@ def collect(course, source):
                 fresh = Path(tempfile.mkdtemp(prefix=".collecting-", dir=dest.parent))
                 os.chmod(fresh, 0o755)  # as a folder made by mkdir (mkdtemp's is private)
                 try:
-                    taken, left_out = _collect_one(step, folder, fresh, wanted, who)
+                    taken, left_out = take_released(step, folder, fresh, wanted, who)
                 except OSError as exc:
                     shutil.rmtree(fresh, ignore_errors=True)
                     kept = " (the copy collected before is kept)" if again else ""
                     step.say(f"{who}: not collected: {type(exc).__name__} while reading "
                              f"{_plain(Path(exc.filename or folder).name)}{kept}")
                     continue
-                used = _size(fresh)
+                used = size_of(fresh)
                 if taken_in_all + used > STUDENT_BYTES:
                     shutil.rmtree(fresh, ignore_errors=True)
                     kept = " (the copy collected before is kept)" if again else ""
@@ -163,11 +172,9 @@ def collect(course, source):
                              f"{STUDENT_BYTES // 2**20} MB in all{kept}")
                     continue
                 taken_in_all += used
-                _secret(folder, fresh)
+                copy_secret(folder, fresh)
                 # The time is collect's own: a timestamp.txt of the student's is never taken.
-                (fresh / "timestamp.txt").write_text(
-                    datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M:%S.%f UTC"),
-                    encoding="utf-8")
+                stamp(fresh, datetime.datetime.now(datetime.timezone.utc))
                 if again:
                     shutil.rmtree(dest)
                 fresh.rename(dest)

@@ -23,6 +23,9 @@ What is set here, and why:
   sanitized (``SanitizeHTML`` and the HTML exporter's ``sanitize_html``): no
   script or markup from a submission runs in a teacher's or student's browser;
 * ``nbgrader export`` writes the course's grades.csv (grades_csv.py);
+* ``nbgrader collect`` from the exchange (a class on JupyterHub, formgrader's button too)
+  is exchange.py's: the owner, the time and the files the system vouches for, and the
+  last submission before the deadline counts;
 * kernels talk over CurveZMQ, as everywhere else in the course.
 """
 
@@ -41,6 +44,7 @@ from nbgrader.preprocessors import (  # noqa: E402
 
 from judged_execute import JudgedExecute  # noqa: E402
 from grades_csv import GradesCsv  # noqa: E402
+from tools.grading.exchange import CourseExchangeCollect  # noqa: E402
 
 c = get_config()  # noqa: F821  (given by the config loader)
 
@@ -70,3 +74,6 @@ c.OverwriteCells.add_missing_cells = True
 c.KernelManager.transport_encryption = "auto"
 
 c.ExportApp.plugin_class = GradesCsv
+
+c.ExchangeFactory.collect = CourseExchangeCollect
+c.ExchangeCollect.before_duedate = True

@@ -1,0 +1,111 @@
+"""The class's system accounts, and the exchange folder between them (root only).
+
+Each person of the class is a real account of the machine: their JupyterLab runs as them,
+and the system, not the course, keeps one student's files from another. What is made here:
+
+* an account for each name that has none (``useradd -m``), with a new password, written
+  to the hub's ``passwords.txt`` (mode 600, root's) for the teacher to hand out; an
+  account that exists keeps its password;
+* each class account's home readable by its owner only (mode 700: Debian's ``useradd``
+  makes it 755), so no student reads another's work or the teacher's ``course/``;
+* nbgrader's exchange: a folder of root's with mode 1777 (nbgrader wants every account to
+  write into it; the sticky bit stops one from renaming or removing what another made),
+  and in it the course's folder, made now and the teacher's, so that no student can take
+  the name first.
+"""
+
+import os
+import pwd
+import secrets
+import shutil
+import subprocess
+from pathlib import Path
+
+COURSE_ID = "mcp_lesson"
+
+
+def exists(name):
+    try:
+        pwd.getpwnam(name)
+        return True
+    except KeyError:
+        return False
+
+
+def home_of(name):
+    return Path(pwd.getpwnam(name).pw_dir)
+
+
+def make_account(name):
+    """Make the account ``name`` with a home of its own (mode 700); return its new password."""
+    subprocess.run(["useradd", "--create-home", "--shell", "/bin/bash", "--", name], check=True)
+    password = secrets.token_urlsafe(12)
+    subprocess.run(["chpasswd"], input=f"{name}:{password}\n", text=True, check=True)
+    home_of(name).chmod(0o700)
+    return password
+
+
+def ensure_accounts(names, passwords_file, say=print):
+    """Make the accounts of ``names`` that are missing; return {name: password} of those made.
+
+    The passwords of the accounts made are added to ``passwords_file`` (mode 600). An
+    account whose home others can read gets a line saying so (it is not changed here).
+    """
+    made = {}
+    for name in names:
+        if exists(name):
+            if home_of(name).is_dir() and home_of(name).stat().st_mode & 0o077:
+                say(f"note: {name}'s home {home_of(name)} can be read by other accounts "
+                    f"(chmod 700 {home_of(name)} keeps their work theirs)")
+            continue
+        made[name] = make_account(name)
+    if made:
+        passwords_file = Path(passwords_file)
+        passwords_file.parent.mkdir(parents=True, exist_ok=True)
+        with open(os.open(passwords_file, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600), "a") as out:
+            out.writelines(f"{name} {password}\n" for name, password in made.items())
+        say(f"Made {len(made)} account{'s' * (len(made) != 1)}; their passwords are in "
+            f"{passwords_file}.")
+    return made
+
+
+def read_passwords(passwords_file):
+    """{name: password} of a passwords file (the last line of a name wins)."""
+    found = {}
+    for line in Path(passwords_file).read_text().splitlines():
+        name, _, password = line.partition(" ")
+        if name and password:
+            found[name] = password
+    return found
+
+
+def make_exchange(exchange, teacher):
+    """nbgrader's exchange folder (root's, 1777) and in it the course's folder (the teacher's)."""
+    exchange = Path(exchange)
+    exchange.mkdir(parents=True, exist_ok=True)
+    os.chown(exchange, 0, 0)
+    exchange.chmod(0o1777)
+    course = exchange / COURSE_ID
+    if course.is_symlink() or (course.exists() and course.stat().st_uid != pwd.getpwnam(teacher).pw_uid):
+        raise SystemExit(f"{course} is not {teacher}'s: remove it, and run make hub again")
+    course.mkdir(exist_ok=True)
+    user = pwd.getpwnam(teacher)
+    os.chown(course, user.pw_uid, user.pw_gid)
+    course.chmod(0o755)
+    return exchange
+
+
+def remove_accounts(names):
+    """Remove the accounts ``names`` with their homes and everything they run."""
+    for name in names:
+        if not exists(name):
+            continue
+        subprocess.run(["pkill", "-KILL", "-u", name], check=False)
+        home = home_of(name)
+        subprocess.run(["userdel", "--remove", "--force", "--", name], check=False,
+                       stderr=subprocess.DEVNULL)
+        if exists(name):  # still running something a moment ago: once more
+            subprocess.run(["pkill", "-KILL", "-u", name], check=False)
+            subprocess.run(["userdel", "--remove", "--force", "--", name], check=False,
+                           stderr=subprocess.DEVNULL)
+        shutil.rmtree(home, ignore_errors=True)

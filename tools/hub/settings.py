@@ -1,0 +1,77 @@
+"""The facts of one class on JupyterHub, and each person's settings by role.
+
+`make hub` (hub.py) decides them and hands them to JupyterHub (jupyterhub_config.py) in
+the environment, under the names of :data:`NAMES`; both read them here.
+"""
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parents[1]
+ROLES = HERE / "roles"
+PROXY = HERE / "node_modules" / ".bin" / "configurable-http-proxy"
+
+#: The environment variable of each setting.
+NAMES = {"state": "MCP_LESSON_HUB_STATE", "env": "MCP_LESSON_HUB_ENV", "port": "MCP_LESSON_HUB_PORT",
+         "teacher": "MCP_LESSON_HUB_TEACHER", "students_file": "MCP_LESSON_HUB_STUDENTS",
+         "exchange": "MCP_LESSON_EXCHANGE"}
+
+
+def read_students(path):
+    """The account names of a students file: one a line; blank lines and # comments skipped."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return []
+    names = (line.split("#", 1)[0].strip() for line in text.splitlines())
+    return [name for name in names if name]
+
+
+@dataclass(frozen=True)
+class Settings:
+    state: Path = ROOT / "build" / "hub" / "state"
+    env: Path = Path("/opt/mcp_lesson/hub-env")
+    port: int = 8000
+    teacher: str = "teacher"
+    students_file: Path = ROOT / "classroom" / "students.txt"
+    exchange: Path = Path("/srv/nbgrader/exchange")
+    proxy: Path = field(default=PROXY)
+
+    @classmethod
+    def from_environment(cls, environ=os.environ):
+        given = {key: environ[name] for key, name in NAMES.items() if environ.get(name)}
+        kinds = {"port": int, "teacher": str}
+        return cls(**{key: kinds.get(key, Path)(value) for key, value in given.items()})
+
+    def to_environment(self):
+        return {name: str(getattr(self, key)) for key, name in NAMES.items()}
+
+    # The hub's own port and its proxy's API, the next two after the login page's.
+    @property
+    def hub_port(self):
+        return self.port + 1
+
+    @property
+    def proxy_api_port(self):
+        return self.port + 2
+
+    def students(self):
+        return read_students(self.students_file)
+
+    def role_of(self, name):
+        return "teacher" if name == self.teacher else "student"
+
+    def environment_for(self, name):
+        """The environment of ``name``'s Jupyter server: the users' Python first on PATH,
+        the course on the module path, and the role's Jupyter settings (tools/hub/roles:
+        the Assignments tab for students, formgrader for the teacher, the exchange for
+        both)."""
+        return {
+            "PATH": f"{self.env / 'bin'}:/usr/local/bin:/usr/bin:/bin",
+            "PYTHONPATH": str(ROOT),
+            "JUPYTER_CONFIG_PATH": os.pathsep.join(
+                [str(ROLES / self.role_of(name)), str(ROLES / "common")]),
+            "MCP_LESSON_EXCHANGE": str(self.exchange),
+        }
