@@ -28,6 +28,7 @@ RUN_LAST = {"test_browser.py"}
 #: inside pytest. Single tests elsewhere carry @pytest.mark.full themselves.
 FULL_TIER = {"test_browser.py", "test_grading.py", "test_judge_class.py", "test_site.py",
              "test_ts_peer.py", "test_graduation.py", "test_conformance.py", "test_real_servers.py",
+             "test_hub.py",
              "11_your_own_server.ipynb"}  # (its master runs the suite and both SDK clients, live)
 
 
