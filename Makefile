@@ -16,6 +16,9 @@ TS_PEER := tools/ts_peer/node_modules/.mcp_lesson_installed
 # Real MCP servers from the npm registry (server-everything), pinned by
 # tools/real_servers/package-lock.json, for the tap's tests of real traffic (full tier).
 REAL_SERVERS := tools/real_servers/node_modules/.installed
+# JupyterHub's proxy (configurable-http-proxy), pinned by tools/hub/package-lock.json, for
+# make hub and its test (full tier).
+HUB_PROXY := tools/hub/node_modules/.installed
 ARGS   ?=
 PORT   ?= 8866
 # Jupyter refuses to start as root unless told; CI and containers run as root.
@@ -64,9 +67,9 @@ case "$(word 2,$(PYTHON_ABOUT))" in \
 esac
 endef
 
-.PHONY: lab lab-learner test test-all export lessons learner graduate app bench bench-tap bench-grading clean venv FORCE
+.PHONY: lab lab-learner test test-all export lessons learner graduate app bench bench-tap bench-grading clean venv hub FORCE
 
-venv: $(STAMP) $(CONFORMANCE) $(TS_PEER) $(REAL_SERVERS)
+venv: $(STAMP) $(CONFORMANCE) $(TS_PEER) $(REAL_SERVERS) $(HUB_PROXY)
 
 # A folder of pinned JavaScript packages, installed from the npm registry by `npm ci` from
 # its committed lock file into its own node_modules (ignored by git): $(1) the folder, $(2)
@@ -96,6 +99,9 @@ $(TS_PEER): tools/ts_peer/package.json tools/ts_peer/package-lock.json
 # Real MCP servers from the npm registry (server-everything).
 $(REAL_SERVERS): tools/real_servers/package.json tools/real_servers/package-lock.json
 	$(call npm_ci,tools/real_servers,real MCP servers,--ignore-scripts,touch $@)
+
+$(HUB_PROXY): tools/hub/package.json tools/hub/package-lock.json
+	$(call npm_ci,tools/hub,JupyterHub's proxy,--ignore-scripts,touch $@)
 
 # Made again when pyproject.toml, this Makefile or the course's Jupyter
 # settings change, and when VENV_PROBLEM says so. pip works quietly, so the
@@ -132,10 +138,10 @@ lab: $(STAMP)
 
 # The fast tier (a couple of minutes) leaves out the tests marked "full"; the
 # full tier, which CI runs, is every test (conftest.py says which are "full").
-test: $(STAMP) $(CONFORMANCE) $(TS_PEER) $(REAL_SERVERS)
+test: $(STAMP) $(CONFORMANCE) $(TS_PEER) $(REAL_SERVERS) $(HUB_PROXY)
 	$(BIN)/python -m pytest -m "not full" $(ARGS)
 
-test-all: $(STAMP) $(CONFORMANCE) $(TS_PEER) $(REAL_SERVERS)
+test-all: $(STAMP) $(CONFORMANCE) $(TS_PEER) $(REAL_SERVERS) $(HUB_PROXY)
 	$(BIN)/python -m pytest $(ARGS)
 
 bench: $(STAMP)
@@ -183,6 +189,21 @@ app: $(STAMP)
 	@$(BIN)/jupyter trust notebooks/05_playground.ipynb >/dev/null
 	$(BIN)/voila notebooks/05_playground.ipynb --no-browser --port=$(PORT) \
 	    --Voila.ip=127.0.0.1 --Voila.config_file_paths=tools/classroom $(ARGS)
+
+# A class on a real JupyterHub, on this machine (127.0.0.1:$(HUB_PORT)), as root: the users'
+# environment (HUB_ENV, made once from the system's Python), the teacher's and the students'
+# accounts (HUB_STUDENTS: one name a line), nbgrader's exchange, then the hub until Ctrl-C.
+# docs/teaching.md, "A class on JupyterHub", says more.
+HUB_PORT     ?= 8000
+HUB_TEACHER  ?= teacher
+HUB_STUDENTS ?= classroom/students.txt
+HUB_EXCHANGE ?= /srv/nbgrader/exchange
+HUB_ENV      ?= /opt/mcp_lesson/hub-env
+unexport HUB_PORT HUB_TEACHER HUB_STUDENTS HUB_EXCHANGE HUB_ENV
+
+hub: $(STAMP) $(HUB_PROXY)
+	@$(BIN)/python tools/hub/hub.py --port $(HUB_PORT) --teacher '$(HUB_TEACHER)' \
+	    --students '$(HUB_STUDENTS)' --exchange '$(HUB_EXCHANGE)' --env '$(HUB_ENV)'
 
 # --- A teacher's day with nbgrader (tools/grading; the README says more) -------------
 # make release [ASSIGNMENT=03_classifying]  the graded lessons, into $(CLASSROOM)/release/

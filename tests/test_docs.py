@@ -64,6 +64,9 @@ NOT_RUN = {
     "py -3 ": "Windows (this suite runs on Linux)",
     ".venv\\Scripts\\": "Windows (this suite runs on Linux)",
     "pip config list": "shows the reader's own pip settings",
+    "sudo make hub": "makes system accounts, as root (tests/test_hub.py runs make hub's program)",
+    "python <checkout>/tools/grading/classroom.py": "a hub teacher's terminal (tests/test_hub.py "
+                                                   "runs each, as the teacher)",
 }
 #: Variables a make started by a test must not inherit (the suite may run under make).
 MAKE_CONTEXT = ("MAKEFLAGS", "MFLAGS", "MAKELEVEL", "MAKEOVERRIDES", "ARGS")
@@ -287,7 +290,7 @@ def links(page):
 
 def test_the_anchors_are_githubs():
     page = ROOT / "docs" / "teaching.md"
-    assert "a-class-bigger-than-one-machine-jupyterhub-with-nbgraders-exchange" in anchors(page)
+    assert "a-class-on-jupyterhub-make-hub" in anchors(page)
     assert "in-the-browser-nothing-to-install-jupyterlite" in anchors(README)
 
 
@@ -498,6 +501,8 @@ def expected_figures():
     give("README.md", f"(each of up to {limits.processes} may take {limits.memory // 2**30} GB)", "Limits")
     give("README.md", f"a notebook over {grading.NOTEBOOK_BYTES // 2**20} MB or a student's hand-in over "
          f"{grading.STUDENT_BYTES // 2**20} MB", "classroom.NOTEBOOK_BYTES, STUDENT_BYTES")
+    give("docs/teaching.md", f"a submission over {grading.STUDENT_BYTES // 2**20} MB (what collect takes",
+         "classroom.STUDENT_BYTES, tools/hub/roles/common/nbgrader_config.py")
     pin = re.search(r'"mcp>=(\d+)\.(\d+),<(\d+)\.(\d+)"', source("pyproject.toml")).groups()
     assert (int(pin[2]), int(pin[3])) == (int(pin[0]), int(pin[1]) + 1), pin
     give("docs/teaching.md", f"pinned to {pin[0]}.{pin[1]}.x", "pyproject.toml")

@@ -29,7 +29,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from chromium import CHROMIUM_ARGS, chromium_or_skip, free_port, missing
+from chromium import CHROMIUM_ARGS, chromium_or_skip, free_port, listening, missing
 from processes import patience
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -133,7 +133,7 @@ def hub():
     folder.chmod(0o755)  # the exchange inside it is every account's
     (folder / "students.txt").write_text("".join(f"{name}\n" for name in [*STUDENTS.values(), BORROWER]))
     port = free_port()
-    while any(not _free(port + step) for step in (1, 2)):
+    while any(listening(port + step) for step in (1, 2)):
         port = free_port()
     settings = Settings(state=folder / "state", port=port, teacher=TEACHER,
                         students_file=folder / "students.txt", exchange=folder / "exchange")
@@ -157,30 +157,22 @@ def hub():
             browser.close()
     finally:
         if process is not None and process.poll() is None:
-            os.killpg(process.pid, 2)  # Ctrl-C
+            os.killpg(process.pid, 2)  # Ctrl-C, as a teacher stops make hub
             try:
                 process.wait(patience(60))
             except subprocess.TimeoutExpired:
                 os.killpg(process.pid, 9)
                 process.wait()
         names = [TEACHER, *STUDENTS.values(), BORROWER]
+        # Ctrl-C stopped every person's server and the proxy ...
+        running = [subprocess.run(["pgrep", "-a", *what], capture_output=True, text=True).stdout
+                   for what in [*(["-u", name] for name in names if accounts.exists(name)),
+                                ["-f", f"api-port {settings.proxy_api_port}"]]]
         accounts.remove_accounts(names)
         shutil.rmtree(folder, ignore_errors=True)
-        # Nothing of the class is left: no account of this run, no process, no folder.
+        # ... and nothing of the class is left: no account of this run, no folder.
         left = [name for name in names if accounts.exists(name)]
-        running = subprocess.run(["pgrep", "-f", str(folder)], capture_output=True, text=True).stdout
-        assert not left and not running.strip() and not folder.exists(), (left, running)
-
-
-def _free(port):
-    import socket
-
-    with socket.socket() as sock:
-        try:
-            sock.bind(("127.0.0.1", port))
-            return True
-        except OSError:
-            return False
+        assert not left and not "".join(running).strip() and not folder.exists(), (left, running)
 
 
 def _line_with(process, text, limit=300):

@@ -3,12 +3,14 @@
 # which the hub sets (tools/hub/jupyterhub_config.py).
 import os
 
+from tools.grading.course_dir import STUDENT_BYTES  # (the course is on PYTHONPATH)
+
 c = get_config()  # noqa: F821  (given by the config loader)
 c.CourseDirectory.course_id = "mcp_lesson"
 # The exchange folder the hub made (root's, mode 1777: every account writes into it, and
 # none renames or removes what another made).
 c.Exchange.root = os.environ.get("MCP_LESSON_EXCHANGE", "/srv/nbgrader/exchange")
-# A submission of over 32 MB (the most the course's collect takes of one student) is
+# A submission over STUDENT_BYTES (the most the course's collect takes of one student) is
 # refused at submit time, with nbgrader's "Directory size is too big" (in kilobytes of
 # 1,000 bytes, as nbgrader counts them).
-c.CourseDirectory.max_dir_size = 32 * 1024**2 // 1000
+c.CourseDirectory.max_dir_size = STUDENT_BYTES // 1000
