@@ -188,13 +188,12 @@ def fake_python(path, major, minor, prefix):
 @pytest.fixture
 def course_copy(tmp_path):
     """The Makefile and the files .venv depends on, in a temporary folder, with a .venv/bin."""
-    (tmp_path / "tools" / "conformance").mkdir(parents=True)
-    (tmp_path / "tools" / "ts_peer").mkdir(parents=True)
-    (tmp_path / "tools" / "real_servers").mkdir(parents=True)
+    # Each pinned npm folder the Makefile installs (tools/<folder>/package-lock.json).
+    npm_files = [str(path.relative_to(ROOT)) for lock in sorted((ROOT / "tools").glob("*/package-lock.json"))
+                 for path in (lock.with_name("package.json"), lock)]
     for name in ("Makefile", "pyproject.toml", "tools/overrides.json", "tools/course_jupyter.sh",
-                 "tools/conformance/package.json", "tools/conformance/package-lock.json",
-                 "tools/ts_peer/package.json", "tools/ts_peer/package-lock.json",
-                 "tools/real_servers/package.json", "tools/real_servers/package-lock.json"):
+                 *npm_files):
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy(ROOT / name, tmp_path / name)
     (tmp_path / ".venv" / "bin").mkdir(parents=True)
     return tmp_path
