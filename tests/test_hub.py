@@ -16,6 +16,7 @@ Needs root (system accounts), Chromium, the proxy (make venv) and the system's P
 where one is missing the module is skipped with one line saying which (in CI: fails).
 """
 
+import contextlib
 import csv
 import json
 import os
@@ -87,20 +88,15 @@ class Times:
         self.path = ARTIFACTS / "hub-times.txt"
         self.path.write_text("# tests/test_hub.py: seconds per step of a class on JupyterHub\n")
 
+    @contextlib.contextmanager
     def step(self, name):
-        began = time.monotonic()
-        times = self
-
-        class Step:
-            def __enter__(self):
-                return self
-
-            def __exit__(self, *exc):
-                with open(times.path, "a") as out:
-                    out.write(f"{name}: {time.monotonic() - began:.1f} s"
-                              f"{' (failed)' if exc[0] else ''}\n")
-
-        return Step()
+        began, failed = time.monotonic(), " (failed)"
+        try:
+            yield
+            failed = ""
+        finally:
+            with open(self.path, "a") as out:
+                out.write(f"{name}: {time.monotonic() - began:.1f} s{failed}\n")
 
 
 def as_user(settings, name, command, check=True, limit=600):

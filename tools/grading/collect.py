@@ -21,7 +21,7 @@ def _plain(name):
     return name if name.isprintable() else repr(name)
 
 
-def size_of(folder):
+def _size(folder):
     """The bytes of the regular files in ``folder`` (not through links)."""
     total = 0
     for path in Path(folder).rglob("*"):
@@ -34,7 +34,7 @@ def size_of(folder):
     return total
 
 
-def take_released(step, folder, dest, wanted, who):
+def _take_released(step, folder, dest, wanted, who):
     """Copy the released notebooks ``wanted`` of one student's ``folder`` into the folder ``dest``.
 
     Return the names taken, and the names left out (other files and folders).
@@ -74,7 +74,7 @@ def take_released(step, folder, dest, wanted, who):
 SECRET = "submission_secret.txt"
 
 
-def copy_secret(folder, dest):
+def _secret(folder, dest):
     """Give the collected submission ``dest`` its ``submission_secret.txt``, as
     ``nbgrader collect`` does: the student's own (from ``nbgrader submit``) when it
     is a regular file of hex digits, else a new one."""
@@ -93,13 +93,48 @@ def copy_secret(folder, dest):
     (dest / SECRET).write_text(text, encoding="ascii")
 
 
-def stamp(dest, when):
+def _stamp(dest, when):
     """Write the collected submission ``dest``'s timestamp.txt: ``when``, an aware time or a naive
     one in UTC, in the form nbgrader reads."""
     if when.tzinfo is not None:
         when = when.astimezone(datetime.timezone.utc).replace(tzinfo=None)
     (Path(dest) / "timestamp.txt").write_text(when.strftime("%Y-%m-%d %H:%M:%S.%f UTC"),
                                               encoding="utf-8")
+
+
+def take_submission(step, folder, dest, wanted, who, when, room=STUDENT_BYTES):
+    """Collect one student's submission ``folder`` into ``dest``: the released notebooks
+    ``wanted`` (take_released), its secret, and ``when`` as its timestamp.txt. The copy is
+    made beside ``dest`` and takes its place only when whole.
+
+    Return (names taken, names left out, bytes taken), or None after a line saying why it
+    was not collected (a file could not be read, or it holds over ``room`` bytes); a copy
+    collected before is then kept.
+    """
+    dest = Path(dest)
+    kept = " (the copy collected before is kept)" if dest.exists() else ""
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    fresh = Path(tempfile.mkdtemp(prefix=".collecting-", dir=dest.parent))
+    os.chmod(fresh, 0o755)  # as a folder made by mkdir (mkdtemp's is private)
+    try:
+        taken, left_out = _take_released(step, folder, fresh, wanted, who)
+    except OSError as exc:
+        shutil.rmtree(fresh, ignore_errors=True)
+        step.say(f"{who}: not collected: {type(exc).__name__} while reading "
+                 f"{_plain(Path(exc.filename or folder).name)}{kept}")
+        return None
+    used = _size(fresh)
+    if used > room:
+        shutil.rmtree(fresh, ignore_errors=True)
+        step.say(f"{who}: not collected: the student's submissions come to over "
+                 f"{STUDENT_BYTES // 2**20} MB in all{kept}")
+        return None
+    _secret(folder, fresh)
+    _stamp(fresh, when)
+    if dest.exists():
+        shutil.rmtree(dest)
+    fresh.rename(dest)
+    return taken, left_out, used
 
 
 def collect(course, source):
@@ -153,31 +188,14 @@ def collect(course, source):
                 dest = course / "submitted" / student.name / folder.name
                 again = dest.exists()
                 wanted = known[folder.name]
-                dest.parent.mkdir(parents=True, exist_ok=True)
-                fresh = Path(tempfile.mkdtemp(prefix=".collecting-", dir=dest.parent))
-                os.chmod(fresh, 0o755)  # as a folder made by mkdir (mkdtemp's is private)
-                try:
-                    taken, left_out = take_released(step, folder, fresh, wanted, who)
-                except OSError as exc:
-                    shutil.rmtree(fresh, ignore_errors=True)
-                    kept = " (the copy collected before is kept)" if again else ""
-                    step.say(f"{who}: not collected: {type(exc).__name__} while reading "
-                             f"{_plain(Path(exc.filename or folder).name)}{kept}")
-                    continue
-                used = size_of(fresh)
-                if taken_in_all + used > STUDENT_BYTES:
-                    shutil.rmtree(fresh, ignore_errors=True)
-                    kept = " (the copy collected before is kept)" if again else ""
-                    step.say(f"{who}: not collected: the student's submissions come to over "
-                             f"{STUDENT_BYTES // 2**20} MB in all{kept}")
-                    continue
-                taken_in_all += used
-                copy_secret(folder, fresh)
                 # The time is collect's own: a timestamp.txt of the student's is never taken.
-                stamp(fresh, datetime.datetime.now(datetime.timezone.utc))
-                if again:
-                    shutil.rmtree(dest)
-                fresh.rename(dest)
+                got = take_submission(step, folder, dest, wanted, who,
+                                      datetime.datetime.now(datetime.timezone.utc),
+                                      room=STUDENT_BYTES - taken_in_all)
+                if got is None:
+                    continue
+                taken, left_out, used = got
+                taken_in_all += used
                 count += 1
                 line = f"{who}: collected" + (" again (replaced)" if again else "")
                 if wanted - taken:

@@ -15,21 +15,19 @@ button alike, believes the system instead:
   ``ctime``, which the system sets and no student can set back), so the last submission
   before the deadline is the one that counts, and a submission edited after it is late;
 * **what is in it:** the released notebooks only, as regular files, within collect's size
-  limits (collect.py's ``take_released``): a link, a named pipe or a device is named in
+  limits (collect.py's ``take_submission``): a link, a named pipe or a device is named in
   the log and passed over, never followed.
 """
 
 import datetime
 import os
 import pwd
-import shutil
 import stat
-import tempfile
 from pathlib import Path
 
 from nbgrader.exchange.default.collect import ExchangeCollect
 
-from tools.grading.collect import STUDENT_BYTES, copy_secret, size_of, stamp, take_released
+from tools.grading.collect import take_submission
 from tools.grading.course_dir import SAFE_NAME, released
 
 
@@ -94,24 +92,9 @@ class CourseExchangeCollect(ExchangeCollect):
         self._stamps = {rec["filename"]: rec["timestamp"] for rec in kept}
 
     def do_copy(self, src, dest):
-        """Copy one submission as collect.py does: the released notebooks, regular files only."""
+        """Copy one submission as collect.py does: the released notebooks, regular files only,
+        stamped with the time of its last change."""
         src, dest = Path(src), Path(dest)
-        say = _Log(self.log)
         wanted = released(self.coursedir.root).get(self.coursedir.assignment_id, set())
-        who = f"{dest.parent.name} {dest.name}"
-        dest.parent.mkdir(parents=True, exist_ok=True)
-        fresh = Path(tempfile.mkdtemp(prefix=".collecting-", dir=dest.parent))
-        os.chmod(fresh, 0o755)
-        try:
-            take_released(say, src, fresh, wanted, who)
-            if size_of(fresh) > STUDENT_BYTES:
-                raise OSError(f"over {STUDENT_BYTES // 2**20} MB")
-            copy_secret(src, fresh)
-            stamp(fresh, self._stamps.get(src.name) or last_change(src))
-        except OSError as exc:
-            shutil.rmtree(fresh, ignore_errors=True)
-            say.say(f"{who}: not collected: {exc.strerror or exc}")
-            return
-        if dest.exists():
-            shutil.rmtree(dest)
-        fresh.rename(dest)
+        take_submission(_Log(self.log), src, dest, wanted, f"{dest.parent.name} {dest.name}",
+                        self._stamps.get(src.name) or last_change(src))
