@@ -405,3 +405,32 @@ def test_a_forged_submission_counts_as_its_owners(hub, tmp_path):
     taken = hub.course() / "submitted" / name / LESSON
     assert not (taken / f"{LESSON}.ipynb").exists()
     assert "a symbolic link: collect takes regular files only" in run.stdout + run.stderr
+
+
+def test_a_named_pipe_in_a_submission_is_refused_with_a_clear_line(hub):
+    name = STUDENTS["nothing"]
+    run = as_user(hub.settings, name, f"mkfifo ~/{LESSON}/pipe && nbgrader submit {LESSON}; "
+                  f"code=$?; rm -f ~/{LESSON}/pipe; exit $code", check=False)
+    assert run.returncode != 0 and "is a named pipe" in run.stdout + run.stderr, run.stdout + run.stderr
+
+
+def test_the_last_submission_before_the_deadline_counts(hub):
+    """A submission made after the due date does not replace the last one before it: the
+    times are those of each submission's last change, which the student cannot set back."""
+    import datetime
+
+    name = STUDENTS["half"]
+    notebook = f"~/{LESSON}/{LESSON}.ipynb"
+    due = datetime.datetime.now(datetime.timezone.utc) + datetime.timedelta(seconds=patience(5))
+    as_user(hub.settings, TEACHER, f"cd ~/course && nbgrader db assignment add {LESSON} "
+            f"--duedate='{due:%Y-%m-%d %H:%M:%S} UTC'")
+    as_user(hub.settings, name, f"nbgrader submit {LESSON}")
+    poll(lambda: datetime.datetime.now(datetime.timezone.utc) > due + datetime.timedelta(seconds=1),
+         "the due date to pass")
+    as_user(hub.settings, name, f"python -c \"import os, nbformat as n; p = os.path.expanduser('{notebook}'); "
+            f"nb = n.read(p, 4); nb.cells[-1].source += '# late'; n.write(nb, p)\" && nbgrader submit {LESSON}")
+    as_user(hub.settings, TEACHER, f"cd ~/course && nbgrader collect --update {LESSON}")
+    taken = hub.course() / "submitted" / name / LESSON
+    stamped = datetime.datetime.strptime((taken / "timestamp.txt").read_text(), "%Y-%m-%d %H:%M:%S.%f UTC")
+    assert stamped <= due.replace(tzinfo=None)
+    assert "# late" not in (taken / f"{LESSON}.ipynb").read_text()
