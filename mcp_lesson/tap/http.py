@@ -32,6 +32,8 @@ HOP_BY_HOP = frozenset({"connection", "keep-alive", "proxy-authenticate", "proxy
                         "content-length", "accept-encoding"})
 #: Seconds to reach the server (reading an answer may take as long as the server takes).
 CONNECT_TIMEOUT = 10.0
+#: Seconds a connection to the server is kept for the next request (below the servers' 5 s).
+KEEP_ALIVE = 2.0
 #: The longest request body the tap takes (it holds a body whole before passing it on):
 #: the longest line a recording keeps whole. A longer one gets 413 from the tap.
 MAX_BODY = MAX_LINE
@@ -119,9 +121,14 @@ class HttpTap:
         while True:
             message = await receive()
             if message["type"] == "lifespan.startup":
+                # A kept connection is dropped after KEEP_ALIVE s, before a server's own
+                # limit (uvicorn's is 5 s, httpx's default the same): reused just as the server
+                # closes it, a request would be lost with "Server disconnected". A connect that
+                # fails is tried once more (nothing has been sent then).
                 self._client = httpx.AsyncClient(
                     timeout=httpx.Timeout(None, connect=CONNECT_TIMEOUT), trust_env=False,
-                    limits=httpx.Limits(max_connections=None, max_keepalive_connections=100))
+                    transport=httpx.AsyncHTTPTransport(retries=1, trust_env=False, limits=httpx.Limits(
+                        max_connections=None, max_keepalive_connections=100, keepalive_expiry=KEEP_ALIVE)))
                 await send({"type": "lifespan.startup.complete"})
             elif message["type"] == "lifespan.shutdown":
                 await self._client.aclose()
