@@ -125,10 +125,11 @@ class HttpTap:
                 # limit (uvicorn's is 5 s, httpx's default the same): reused just as the server
                 # closes it, a request would be lost with "Server disconnected". A connect that
                 # fails is tried once more (nothing has been sent then).
+                kept = httpx.Limits(max_connections=None, max_keepalive_connections=100,
+                                    keepalive_expiry=KEEP_ALIVE)
                 self._client = httpx.AsyncClient(
                     timeout=httpx.Timeout(None, connect=CONNECT_TIMEOUT), trust_env=False,
-                    transport=httpx.AsyncHTTPTransport(retries=1, trust_env=False, limits=httpx.Limits(
-                        max_connections=None, max_keepalive_connections=100, keepalive_expiry=KEEP_ALIVE)))
+                    transport=httpx.AsyncHTTPTransport(retries=1, trust_env=False, limits=kept))
                 await send({"type": "lifespan.startup.complete"})
             elif message["type"] == "lifespan.shutdown":
                 await self._client.aclose()
