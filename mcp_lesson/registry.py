@@ -84,9 +84,9 @@ BUILT = (
     Built("read_sse", "09", "transport", "core.transport.read_sse", "read_sse", "sse streams"),
     Built("http_verdict", "09", "transport", "core.transport.http_verdict", "http_verdict",
           "http answers"),
-    # Lesson 10, live traffic: the audit of a recorded conversation, the core of the tap's
-    # --report (mcp_lesson/core/traffic.py is the master's export; the tap's own audit,
-    # mcp_lesson.tap.audit, knows more).
+    # Lesson 10, live traffic: the audit of a recorded conversation (mcp_lesson/core/traffic.py
+    # is the master's export), which the tap's --report runs on each session
+    # (mcp_lesson.tap.audit puts it in words, under the revision agreed).
     Built("audit", "10", "traffic", "core.traffic.audit", "audit", "conversations"),
     # Lesson 11, your own server: its tools, its table of methods, and one message in with its
     # replies out (mcp_lesson/core/server.py is the master's export; python -m

@@ -437,8 +437,7 @@ def test_the_audit_finds_each_fault_of_the_sloppy_server(tmp_path):
     assert 'the server wrote "[sloppy] calling forget" on stdout' in said
     # 2. a null-id result
     assert "Invalid (-32600): the id is null; a result response must carry" in said
-    assert ("a response with the id null answers none of the client's messages; was it meant "
-            "for request 3 (ping, line 5)") in said
+    assert "; was it meant for request 3 (ping, line 5), which is never answered?" in said
     # 3. an answer to a notification
     assert ("the server answered the notification notifications/initialized (line 3): a "
             "notification gets no answer") in said
@@ -446,7 +445,7 @@ def test_the_audit_finds_each_fault_of_the_sloppy_server(tmp_path):
     assert "the client's request 4 (tools/call) was never answered by the server" in said
     problems = [json.loads(raw) for raw in report(tap.recording, "--json").stdout.splitlines()]
     assert sorted(p["problem"] for p in problems) == sorted(
-        ["pollution"] * 3 + ["answer_to_notification", "invalid", "unmatched", "unanswered",
+        ["pollution"] * 3 + ["answer_to_notification", "invalid", "unanswered",
                              "unanswered"])
     assert {p["id"] for p in problems if p["problem"] == "unanswered"} == {3, 4}
 
@@ -880,8 +879,7 @@ def test_a_clean_conversation_has_no_problems():
 def test_ids_match_by_type_and_value():
     assert id_key(1) != id_key("1") and id_key(True) is None and id_key(1.0) is None
     talk = [up(request(1)), down(result("1")), down(result(1.0))]
-    assert names(talk, None) == [(1, "unanswered"), (2, "unknown_id"), (3, "invalid"),
-                                 (3, "unmatched")]
+    assert names(talk, None) == [(1, "unanswered"), (2, "unknown_id"), (3, "invalid")]
 
 
 def test_answered_twice_reused_ids_and_unknown_ids():
@@ -912,7 +910,10 @@ def test_answers_are_matched_in_the_order_things_happened():
 def test_batches_are_judged_member_by_member_under_2025_03_26():
     batch = [request(1), {"jsonrpc": "2.0", "id": 2, "method": "ping", "params": None}]
     talk = [up(json.dumps(batch)), down(json.dumps([result(1), result(2)]))]
-    assert names(talk, "2025-03-26") == [(1, "invalid")]
+    # The invalid member is owed an error: a result to it is no answer (lesson 10's rule).
+    assert names(talk, "2025-03-26") == [(1, "invalid"), (2, "unknown_id")]
+    [owed] = [p for p in audit(talk, "2025-03-26") if p["problem"] == "unknown_id"]
+    assert owed["detail"] == "a result to the client's invalid request 2 (ping, line 1), which is owed an error"
     assert names(talk, None) == [(1, "invalid"), (2, "invalid")]
 
 

@@ -1,12 +1,32 @@
-"""The audit of a recorded conversation: every request answered once, nothing else
-answered, no pollution, the revision each side spoke (:func:`audit`). What an entry is lives
-in :mod:`.entries`, the revision agreed in :mod:`.revision`, the answer times in :mod:`.times`.
+"""The tap's audit of a recording (:func:`audit`): lesson 10's own audit
+(``mcp_lesson.core.traffic.audit``, the one that pairs requests and answers), run on
+each scope of the recording, and what the tap adds around it.
+
+What the tap adds, and nothing else:
+
+* **what a message is** under the revision the sides agreed on (:mod:`.revision`),
+  not the course's revision-free rules: it classifies each message and hands lesson
+  10's audit a stand-in of the same kind and id (:func:`_stand_in`), so a batch where
+  batches are allowed is its members, and an error without an id (allowed since
+  2025-11-25) is an error with a null id;
+* **where ids count**: one audit per scope, a stdio conversation or an HTTP session
+  (:func:`.entries.scope_of`), in the order things happened;
+* **HTTP**: a refusal (a status of 400 or more without a usable id) is the answer of
+  the requests of its exchange, whatever its body; a client that left during an
+  answer is owed nothing there, as a cancelled request is owed nothing;
+* its own rules: ``no_newline``, ``revision`` and two warnings, ``version_header``
+  and ``error_code``;
+* the words: each problem with its line, its direction, its id and a sentence.
+
+What an entry is lives in :mod:`.entries`, the revision agreed in :mod:`.revision`,
+the answer times in :mod:`.times`.
 """
 
-import collections
+import bisect
 import json
 
-from ..classification import classify, explain
+from ..classification import classify, explain, reply_for
+from ..core.traffic import audit as lesson_audit
 from ..recording import time_order as in_time_order
 from ._settings import DIRECTIONS, SENDER
 from .entries import (_answers_an_id, _http_of, _is_number, _method, _protocol_version, _quoted, id_key,  # noqa: F401
@@ -28,124 +48,350 @@ NAMED_CODES = {
 #: The problems that are warnings: allowed by the letter of the spec, against its advice.
 WARNINGS = ("version_header", "error_code")
 
-
-def _problem(conversation, index, first_line, problem, detail, **extra):
-    entry = conversation[index] if index is not None else {}
-    found = {"line": line_of(conversation, index, first_line) if index is not None else None,
-             "problem": problem, "direction": entry.get("direction"), "detail": detail}
-    found.update(extra)
-    return found
+#: A line lesson 10's audit reads as no JSON (its verdict: -32700).
+_NOT_JSON = "-"
 
 
 def audit(conversation, revision="agreed", first_line=1):
     """The problems of a recorded conversation, in the order of their lines: a list of dicts.
 
     ``conversation`` is the recorded entries (dicts, as the tap writes them;
-    entries without a ``direction`` are events, and only ``server_exited`` is
-    read from them). Each problem has ``line`` (the entry's place, counted
-    from ``first_line``), ``problem`` (a name, below), ``direction`` and
-    ``detail`` (plain words), and where it applies ``id``. The rules are
-    those of the module docstring; the names:
+    entries without a ``direction`` are events, and only ``server_exited`` and
+    ``client_gone`` are read from them). Each problem has ``line`` (the entry's
+    place, counted from ``first_line``), ``problem`` (a name, below),
+    ``direction`` and ``detail`` (plain words), and where it applies ``id``.
 
-    ``pollution`` (the server's stdout carries a line that is no JSON),
-    ``not_json`` (so does the client's), ``invalid`` (a message invalid under
-    ``revision``: by default the one the sides agreed on, see
-    :func:`agreed_revision`; None for the course's rules), ``id_reused``,
-    ``answered_twice``, ``unknown_id`` (a response to an id never sent),
-    ``answer_to_notification``, ``unmatched`` (a response without a usable
-    id that answers nothing), ``unanswered``, ``no_newline``, ``revision``
-    (a request whose ``_meta`` names another revision than the earlier ones),
-    and two warnings, marked ``"severity": "warning"`` (:data:`WARNINGS`):
-    ``version_header`` (over HTTP, a request whose ``MCP-Protocol-Version``
-    is not the revision agreed) and ``error_code`` (see :data:`NAMED_CODES`).
+    Lesson 10's names: ``pollution`` (the server's stdout carries a line that is
+    no JSON), ``invalid`` (a message invalid under ``revision``: by default the
+    one the sides agreed on, see :func:`agreed_revision`; None for the course's
+    rules), ``id_reused``, ``answered_twice``, ``unknown_id`` (a response to an
+    id never sent), ``answer_to_notification`` and ``unanswered``, found by
+    lesson 10's audit itself. The tap tells two of them apart in words:
+    ``not_json`` is lesson 10's ``invalid`` for a client's line that is no
+    JSON, and ``unmatched`` its ``unknown_id`` for a response without a usable
+    id (null or missing), which answers nothing.
 
-    Which request a response answers is decided by its id alone, as lesson
-    06's ``is_reply_to`` decides it: a string or an integer, equal in type
-    and value. A response with no usable id (null, missing, or no string or
-    integer) can only be JSON-RPC's error for a message whose id could not be
-    read, or a fault. It is matched with the other side's messages that no
-    answer has shown to be dealt with yet (those after the latest request it
-    answered): the first unreadable one, for an error with a null or missing
-    id; else the first notification, and then it is an answer to that
-    notification; else it answers nothing.
+    The tap's own: ``no_newline``, ``revision`` (a request whose ``_meta`` names
+    another revision than the same side's earlier ones), and two warnings,
+    marked ``"severity": "warning"`` (:data:`WARNINGS`): ``version_header``
+    (over HTTP, a request whose ``MCP-Protocol-Version`` is not the revision
+    agreed) and ``error_code`` (see :data:`NAMED_CODES`). A request cancelled
+    (``notifications/cancelled``), or left by a client that went during its
+    answer, is not ``unanswered``.
     """
     per_scope = {}
     if revision == "agreed":
         revision = agreed_revision(conversation)[0]
         per_scope = revisions_by_scope(conversation)
-    problems = []
-    sides = {direction: _Side() for direction in DIRECTIONS}
-    ended = None
-
-    def found(index, problem, detail, **extra):
-        problems.append(_problem(conversation, index, first_line, problem, detail, **extra))
-
+    reading = _Reading(conversation, first_line)
     exchanges = {}  # the HTTP exchange -> the scope its ids count in
+    said_revision = {}  # each side's first _meta revision
     for index in in_time_order(conversation):
         entry = conversation[index]
         direction = entry.get("direction")
         scope = scope_of(entry, exchanges)
+        http = _http_of(entry)
+        exchange = http.get("exchange") if http is not None else None
         if direction not in DIRECTIONS:
             if entry.get("event") == "server_exited":
-                ended = entry
+                reading.ended = entry
             elif entry.get("event") == "client_gone":
                 # The client left during the answer (the suite reads one event of a stream,
-                # then cancels it): what it asked there is no longer owed on that exchange,
-                # and an answer that still comes (a resumed stream) is allowed, as after a cancel.
-                _settle(sides["to_server"], entry.get("exchange"), index, abandoned=True)
+                # then cancels it): what it asked there is no longer owed, and an answer that
+                # still comes (a resumed stream) is allowed, as after a cancel.
+                reading.forgive_exchange(entry.get("exchange"), index)
             continue
-        sender, mine = SENDER[direction], sides[direction]
-        mine.order += 1
         value, reason = message_of(entry)
         if direction == "from_server" and refused(entry) and (reason is not None or not _answers_an_id(value)):
             # A refusal over HTTP (403 for an Origin, 421 for a Host, 404 for a session...):
             # its body may be plain text, or an error without an id; it answers its exchange.
-            _settle(sides["to_server"], _http_of(entry).get("exchange"), index)
+            reading.refusal(index, exchange)
             continue
         if entry.get("newline") is False:
-            found(index, "no_newline", f"the {sender}'s last line has no newline at its end: "
-                                       "a reader of lines never sees it as a message")
+            reading.found(index, "no_newline", f"the {SENDER[direction]}'s last line has no newline at "
+                                               "its end: a reader of lines never sees it as a message")
         if reason is not None:
-            why = f" ({reason})" if "bytes" in entry or entry.get("truncated") else ""
-            said = entry.get("http") if isinstance(entry.get("http"), dict) else None
-            if direction == "from_server" and said is not None:
-                found(index, "pollution", f"the server answered with {_quoted(entry)} (HTTP "
-                      f"{said.get('status', '?')}), which is not JSON{why}: an MCP client "
-                      "cannot read it as a message")
-            elif direction == "from_server":
-                found(index, "pollution", f"the server wrote {_quoted(entry)} on stdout, which "
-                      f"is not JSON{why}: stdout is for JSON-RPC messages only, logs belong on "
-                      "stderr")
-            else:
-                found(index, "not_json", f"the client sent {_quoted(entry)}, which is not JSON"
-                                         f"{why}")
-            mine.wait(index, "unreadable")
+            reading.add(scope, index, direction, exchange, None, reason=reason)
             continue
         judged = per_scope[scope][0] if scope in per_scope else revision
         verdict = classify(value, judged)
         batch = verdict[0] == "batch"
         if direction == "to_server" and not batch:
-            _check_version_header(entry, value, judged, index, found)
-        if verdict[0] == "invalid":
-            found(index, "invalid", f"the {sender} sent an invalid message{_under(judged)}: "
-                  f"{_first_sentence(explain(value, judged))}")
+            _check_version_header(entry, value, judged, index, reading.found)
         for member in value if batch else [value]:
-            if batch and classify(member, judged)[0] == "invalid":
-                found(index, "invalid", f"a member of the {sender}'s batch is invalid"
-                      f"{_under(judged)}: {_first_sentence(explain(member, judged))}")
-            _follow(member, index, direction, sides, conversation, first_line, found, scope)
-    for direction in DIRECTIONS:
-        for request in sides[direction].in_flight.values():
-            answerer = SENDER[_other(direction)]
+            kind = classify(member, judged)[0] if batch else verdict[0]
+            reading.add(scope, index, direction, exchange, member, kind=kind, revision=judged, batch=batch)
+            _check_meta_revision(member, index, direction, said_revision, reading.found)
+    return reading.problems()
+
+
+class _Slot:
+    """One message as lesson 10's audit sees it, and where it came from."""
+
+    __slots__ = ("index", "direction", "member", "kind", "reason", "revision", "batch", "exchange", "key")
+
+    def __init__(self, index, direction, member, kind, reason, revision, batch, exchange):
+        self.index, self.direction, self.member, self.kind = index, direction, member, kind
+        self.reason, self.revision, self.batch, self.exchange = reason, revision, batch, exchange
+        self.key = id_key(member.get("id")) if isinstance(member, dict) else None
+
+    @property
+    def asks(self):
+        """A request, valid or not, whose id can be read: owed an answer with that id."""
+        return self.key is not None and "method" in self.member and self.kind in ("request", "invalid")
+
+
+class _Scope:
+    """One scope's messages in time order, with indexes to put the problems in words: the
+    places of each side's requests by id, of its answers by id, and of its notifications."""
+
+    def __init__(self):
+        self.slots = []
+        self.requests = {}  # (direction, id key) -> places, in order
+        self.answers = {}  # (direction of the answerer, id key) -> places, in order
+        self.notifications = {direction: [] for direction in DIRECTIONS}
+        self.unanswered = {}  # direction -> the places of its requests lesson 10 finds unanswered
+
+    def add(self, slot):
+        self.slots.append(slot)
+        place = len(self.slots)
+        if slot.asks:
+            self.requests.setdefault((slot.direction, slot.key), []).append(place)
+        elif slot.kind == "notification":
+            self.notifications[slot.direction].append(place)
+        elif slot.kind == "response" and slot.key is not None:
+            self.answers.setdefault((slot.direction, slot.key), []).append(place)
+
+    def text(self):
+        """The scope as lesson 10's audit reads a conversation."""
+        return [{"direction": slot.direction, "text": _stand_in(slot)} for slot in self.slots]
+
+
+def _latest_before(places, place):
+    at = bisect.bisect_left(places, place)
+    return places[at - 1] if at else None
+
+
+def _first_after(places, place):
+    at = bisect.bisect_right(places, place)
+    return places[at] if at < len(places) else None
+
+
+class _Reading:
+    """The audit while it reads: the scopes, the tap's own problems and what is forgiven."""
+
+    def __init__(self, conversation, first_line):
+        self.conversation, self.first_line = conversation, first_line
+        self.scopes = {}
+        self.by_exchange = {}  # HTTP exchange -> (scope, slot) of the client's requests sent in it
+        self.forgiven = {}  # (scope, direction, id key) -> the index from which it is forgiven
+        self.own = []  # the tap's own problems
+        self.ended = None
+
+    def found(self, index, problem, detail, **extra):
+        self.own.append(self._problem(index, problem, detail, **extra))
+
+    def _problem(self, index, problem, detail, **extra):
+        entry = self.conversation[index]
+        found = {"line": line_of(self.conversation, index, self.first_line), "problem": problem,
+                 "direction": entry.get("direction"), "detail": detail}
+        found.update(extra)
+        return found
+
+    def line(self, index):
+        return line_of(self.conversation, index, self.first_line)
+
+    def add(self, scope, index, direction, exchange, member, kind="invalid", reason=None, revision=None,
+            batch=False):
+        slot = _Slot(index, direction, member, kind, reason, revision, batch, exchange)
+        self.scopes.setdefault(scope, _Scope()).add(slot)
+        if direction == "to_server" and type(exchange) is int and slot.asks:
+            self.by_exchange.setdefault(exchange, []).append((scope, slot))
+        if kind == "notification" and member.get("method") == "notifications/cancelled":
+            params = member.get("params")
+            cancelled = id_key(params.get("requestId")) if isinstance(params, dict) else None
+            if cancelled is not None:
+                self.forgiven.setdefault((scope, direction, cancelled), index)
+
+    def refusal(self, index, exchange):
+        """An HTTP refusal answers each request of its exchange: an error to each, for lesson 10."""
+        for scope, request in self.by_exchange.get(exchange, ()) if type(exchange) is int else ():
+            stand_in = {"jsonrpc": "2.0", "id": request.member["id"], "error": {"code": 0, "message": ""}}
+            self.scopes[scope].add(_Slot(index, "from_server", stand_in, "response", None, None, False, exchange))
+
+    def forgive_exchange(self, exchange, index):
+        for scope, request in self.by_exchange.get(exchange, ()) if type(exchange) is int else ():
+            self.forgiven.setdefault((scope, "to_server", request.key), index)
+
+    def problems(self):
+        """Lesson 10's audit of each scope, in words, with the tap's own problems."""
+        found = list(self.own)
+        for scope_key, scope in self.scopes.items():
+            flagged = set()
+            named = lesson_audit(scope.text())
+            for place, name in named:
+                if name == "unanswered" and not self._forgiven(scope_key, scope.slots[place - 1]):
+                    scope.unanswered.setdefault(scope.slots[place - 1].direction, []).append(place)
+            for place, name in named:
+                problem = self._word(scope_key, scope, place, name)
+                if problem is not None:
+                    flagged.add(place)
+                    found.append(problem)
+            found += self._error_codes(scope, flagged)
+        found.sort(key=lambda problem: (problem["line"] is None, problem["line"] or 0))
+        return found
+
+    def _word(self, scope_key, scope, place, name):
+        """One problem of lesson 10's audit, in words (None for one the tap forgives)."""
+        slot = scope.slots[place - 1]
+        sender, other = SENDER[slot.direction], _other(slot.direction)
+        member, index = slot.member, slot.index
+        if name == "pollution" or (name == "invalid" and slot.reason is not None):
+            return self._not_json(slot)
+        if name == "invalid":
+            judged = slot.revision
+            if slot.batch:
+                return self._problem(index, "invalid", f"a member of the {sender}'s batch is invalid"
+                                     f"{_under(judged)}: {_first_sentence(explain(member, judged))}")
+            return self._problem(index, "invalid", f"the {sender} sent an invalid message{_under(judged)}: "
+                                 f"{_first_sentence(explain(member, judged))}{self._meant(scope, slot, place)}")
+        if name == "id_reused":
+            first = _latest_before(scope.requests.get((slot.direction, slot.key), []), place)
+            earlier = scope.slots[first - 1] if first else slot
+            return self._problem(index, "id_reused", f"the {sender} reused the id {show_id(member['id'])} "
+                                 f"while its request on line {self.line(earlier.index)} "
+                                 f"({_method(earlier.member)}) is still unanswered", id=member["id"])
+        if name == "answered_twice":
+            asked = _latest_before(scope.requests.get((other, slot.key), []), place)
+            request = scope.slots[asked - 1] if asked else slot
+            first = _first_after(scope.answers.get((slot.direction, slot.key), []), asked or 0)
+            answer = scope.slots[first - 1] if first else slot
+            return self._problem(index, "answered_twice", f"a second answer to the {SENDER[other]}'s "
+                                 f"request {show_id(member['id'])} ({_method(request.member)}, line "
+                                 f"{self.line(request.index)}), first answered on line "
+                                 f"{self.line(answer.index)}", id=member["id"])
+        if name == "answer_to_notification":
+            at = _latest_before(scope.notifications[other], place)
+            notice = scope.slots[at - 1] if at else slot
+            return self._problem(index, "answer_to_notification", f"the {sender} answered the "
+                                 f"notification {_method(notice.member)} (line {self.line(notice.index)}): "
+                                 "a notification gets no answer, not even an error", id=member.get("id"))
+        if name == "unknown_id" and slot.key is not None:
+            asked = _latest_before(scope.requests.get((other, slot.key), []), place)
+            if asked is not None:  # an invalid request, owed an error
+                request = scope.slots[asked - 1]
+                return self._problem(index, "unknown_id", f"a result to the {SENDER[other]}'s invalid "
+                                     f"request {show_id(member['id'])} ({_method(request.member)}, line "
+                                     f"{self.line(request.index)}), which is owed an error", id=member["id"])
+            return self._problem(index, "unknown_id", f"a response to the id {show_id(member['id'])}, "
+                                 f"which the {SENDER[other]} never sent", id=member["id"])
+        if name == "unknown_id":
+            has = "no id" if "id" not in member else f"the id {show_id(member.get('id'))}"
+            return self._problem(index, "unmatched", f"a response with {has} answers none of the "
+                                 f"{SENDER[other]}'s messages{self._meant(scope, slot, place)}",
+                                 id=member.get("id"))
+        if name == "unanswered":
+            if self._forgiven(scope_key, slot):
+                return None  # cancelled, or its client left: owed nothing
             why = ""
-            if ended is not None and direction == "to_server":
-                why = (f" (the server exited with status {ended.get('status')} at "
-                       f"{_seconds(ended.get('t'))})")
-            found(request["index"], "unanswered", f"the {SENDER[direction]}'s request "
-                  f"{show_id(request['id'])} ({request['method']}) was never answered by the "
-                  f"{answerer}{why}", id=request["id"])
-    problems.sort(key=lambda problem: (problem["line"] is None, problem["line"] or 0))
-    return problems
+            if self.ended is not None and slot.direction == "to_server":
+                why = (f" (the server exited with status {self.ended.get('status')} at "
+                       f"{_seconds(self.ended.get('t'))})")
+            return self._problem(index, "unanswered", f"the {sender}'s request {show_id(member['id'])} "
+                                 f"({_method(member)}) was never answered by the {SENDER[other]}{why}",
+                                 id=member["id"])
+        return self._problem(index, name, f"lesson 10's audit found {name}")
+
+    def _forgiven(self, scope_key, slot):
+        """True for a request cancelled after it was sent, or left by its client."""
+        since = self.forgiven.get((scope_key, slot.direction, slot.key))
+        return since is not None and since > slot.index
+
+    def _meant(self, scope, slot, place):
+        """For a response without a usable id: the oldest request of the other side before it
+        that is never answered, which it may have been meant for."""
+        member = slot.member
+        if (not isinstance(member, dict) or slot.key is not None or "method" in member
+                or not ("result" in member or "error" in member)):
+            return ""
+        waiting = scope.unanswered.get(_other(slot.direction), ())
+        if not waiting or waiting[0] > place:
+            return ""
+        oldest = scope.slots[waiting[0] - 1]
+        return (f"; was it meant for request {show_id(oldest.member['id'])} ({_method(oldest.member)}, "
+                f"line {self.line(oldest.index)}), which is never answered?")
+
+    def _not_json(self, slot):
+        entry = self.conversation[slot.index]
+        reason = slot.reason or "not JSON"
+        why = f" ({reason})" if "bytes" in entry or entry.get("truncated") else ""
+        said = entry.get("http") if isinstance(entry.get("http"), dict) else None
+        if slot.direction == "from_server" and said is not None:
+            return self._problem(slot.index, "pollution", f"the server answered with {_quoted(entry)} (HTTP "
+                                 f"{said.get('status', '?')}), which is not JSON{why}: an MCP client "
+                                 "cannot read it as a message")
+        if slot.direction == "from_server":
+            return self._problem(slot.index, "pollution", f"the server wrote {_quoted(entry)} on stdout, which "
+                                 f"is not JSON{why}: stdout is for JSON-RPC messages only, logs belong on "
+                                 "stderr")
+        return self._problem(slot.index, "not_json", f"the client sent {_quoted(entry)}, which is not JSON{why}")
+
+    def _error_codes(self, scope, flagged):
+        """The warnings for the server's errors to its client's requests (:data:`NAMED_CODES`)."""
+        found = []
+        for place, slot in enumerate(scope.slots, 1):
+            if (slot.direction != "from_server" or slot.kind != "response" or slot.key is None
+                    or place in flagged or "error" not in slot.member):
+                continue
+            asked = _latest_before(scope.requests.get(("to_server", slot.key), []), place)
+            if asked is None:
+                continue
+            method = scope.slots[asked - 1].member.get("method")
+            named = NAMED_CODES.get(method)
+            error = slot.member.get("error")
+            code = error.get("code") if isinstance(error, dict) else None
+            if named is None or (type(code) is int and -32768 <= code <= -32000):
+                continue
+            expected, page, case = named
+            found.append(self._problem(slot.index, "error_code", f"the server answered {method} with error "
+                                       f"code {show_id(code)}, which no spec defines; for {case} 2025-11-25's "
+                                       f"{page} names {expected}", id=slot.member.get("id"), severity="warning"))
+        return found
+
+
+def _stand_in(slot):
+    """A line of the same kind and id as ``slot``'s message under its revision, as lesson 10's
+    audit reads it: lesson 10 judges by the course's revision-free rules, the tap by the
+    revision agreed, so the tap gives its verdict through the text."""
+    member = slot.member
+    if slot.reason is not None:
+        return _NOT_JSON
+    if slot.kind == "request":
+        return json.dumps({"jsonrpc": "2.0", "id": member["id"], "method": "m"})
+    if slot.kind == "notification":
+        return '{"jsonrpc": "2.0", "method": "m"}'
+    if slot.kind == "response" and "error" in member:
+        return json.dumps({"jsonrpc": "2.0", "id": member.get("id") if slot.key is not None else None,
+                           "error": {"code": 0, "message": ""}})
+    if slot.kind == "response":
+        return json.dumps({"jsonrpc": "2.0", "id": member["id"], "result": {}})
+    # Invalid: lesson 10 owes it the error the revision prescribes, with the id it can read.
+    reply = reply_for(member, slot.revision) if isinstance(member, (dict, list)) else None
+    owed = reply.get("id") if isinstance(reply, dict) else None
+    return json.dumps({"jsonrpc": "2.0", "id": owed} if owed is not None else {"jsonrpc": "2.0"})
+
+
+def _check_meta_revision(member, index, direction, said_revision, found):
+    """A request whose ``params._meta`` names another revision than its side's first."""
+    if not isinstance(member, dict) or "method" not in member or id_key(member.get("id")) is None:
+        return
+    said = _protocol_version(member, "_meta")
+    if said is None:
+        return
+    first = said_revision.setdefault(direction, said)
+    if said != first:
+        found(index, "revision", f"this request's params._meta names revision {said}, "
+              f"the {SENDER[direction]}'s earlier ones {first}")
 
 
 def _other(direction):
@@ -171,151 +417,6 @@ def _check_version_header(entry, value, revision, index, found):
     found(index, "version_header", f"the client sent {said if sent is None else 'MCP-Protocol-Version ' + said} "
           f"in a session that agreed on {revision}: after the handshake each request carries the "
           "negotiated revision (2025-11-25 basic/transports.mdx)", severity="warning")
-
-
-def _check_error_code(member, request, index, found):
-    """A warning for an error code outside JSON-RPC's reserved range, where the spec names one."""
-    named = NAMED_CODES.get(request.get("method"))
-    error = member.get("error")
-    code = error.get("code") if isinstance(error, dict) else None
-    if named is None or (type(code) is int and -32768 <= code <= -32000):
-        return
-    expected, page, case = named
-    found(index, "error_code", f"the server answered {request['method']} with error code "
-          f"{show_id(code)}, which no spec defines; for {case} 2025-11-25's {page} names {expected}",
-          id=member.get("id"), severity="warning")
-
-
-def _settle(requester, exchange, index, abandoned=False):
-    """The requests ``requester`` sent in HTTP exchange ``exchange`` are answered (at ``index``),
-    or, ``abandoned``, no longer owed (as a cancelled request is not)."""
-    if type(exchange) is not int:
-        return
-    for key in requester.by_exchange.pop(exchange, ()):
-        request = requester.in_flight.get(key)
-        if request is None or request.get("exchange") != exchange:
-            continue
-        del requester.in_flight[key]
-        if abandoned:
-            requester.cancelled.add(key)
-        else:
-            requester.answered[key] = {**request, "answer": index}
-
-
-class _Side:
-    """What the audit keeps of one side (the client or the server) while it reads.
-
-    Every step costs the same however long the conversation is (the report runs
-    in time linear in the entries): the messages waiting for an answer without
-    an id are two queues in the order they were read, and an answer to a
-    request marks everything up to that request as dealt with (``dealt``)
-    instead of searching the queues.
-    """
-
-    def __init__(self):
-        self.in_flight = {}  # (scope, id) -> the request, oldest first
-        self.answered = {}  # (scope, id) -> the request, with the place of its answer
-        self.cancelled = set()
-        self.by_exchange = {}  # HTTP exchange -> the keys of the requests sent in it
-        self.said_revision = None
-        self.order = 0  # this side's messages read so far
-        self.dealt = 0  # its messages up to this one have been dealt with by an answer
-        self.queues = {"unreadable": collections.deque(), "notification": collections.deque()}
-
-    def wait(self, index, kind):
-        """A message of this side that an id-less answer may be meant for."""
-        self.queues[kind].append((self.order, index))
-
-    def first(self, kind):
-        """The place of the oldest message of ``kind`` not yet dealt with, taken off its
-        queue; None when there is none."""
-        queue = self.queues[kind]
-        while queue and queue[0][0] <= self.dealt:
-            queue.popleft()
-        return queue.popleft()[1] if queue else None
-
-
-def _follow(member, index, direction, sides, conversation, first_line, found, scope=None):
-    """One message of the conversation: a request, a notification, a response or neither."""
-    sender, mine = SENDER[direction], sides[direction]
-    if not isinstance(member, dict):
-        mine.wait(index, "unreadable")
-        return
-    plain = id_key(member.get("id"))
-    key = None if plain is None else (scope, plain)
-    if "method" not in member and ("result" in member or "error" in member):
-        _answer(member, key, index, direction, sides, conversation, first_line, found)
-    elif key is not None:  # a request (valid or not, its id can be read): owed one answer
-        first = mine.in_flight.get(key)
-        if first is not None:
-            found(index, "id_reused", f"the {sender} reused the id {show_id(member['id'])} "
-                  f"while its request on line {first['line']} ({first['method']}) is still "
-                  "unanswered", id=member["id"])
-            return
-        http = _http_of(conversation[index])
-        exchange = http.get("exchange") if http is not None else None
-        mine.in_flight[key] = {"line": line_of(conversation, index, first_line), "index": index,
-                               "method": _method(member), "id": member["id"],
-                               "exchange": exchange, "order": mine.order}
-        if type(exchange) is int:
-            mine.by_exchange.setdefault(exchange, []).append(key)
-        said = _protocol_version(member, "_meta")
-        if said is not None:
-            if mine.said_revision is None:
-                mine.said_revision = said
-            elif said != mine.said_revision:
-                found(index, "revision", f"this request's params._meta names revision {said}, "
-                      f"the {sender}'s earlier ones {mine.said_revision}")
-    elif isinstance(member.get("method"), str) and "id" not in member:
-        mine.wait(index, "notification")
-        if member["method"] == "notifications/cancelled":
-            params = member.get("params")
-            cancelled = id_key(params.get("requestId")) if isinstance(params, dict) else None
-            if cancelled is not None and mine.in_flight.pop((scope, cancelled), None) is not None:
-                mine.cancelled.add((scope, cancelled))
-    else:  # a method with an id that is no id, or no method and no result or error
-        mine.wait(index, "unreadable")
-
-
-def _answer(member, key, index, direction, sides, conversation, first_line, found):
-    """A response from ``direction``'s sender: match it with the other side's messages."""
-    sender, other = SENDER[direction], _other(direction)
-    theirs = sides[other]
-    if key is not None:
-        request = theirs.in_flight.pop(key, None)
-        if request is not None:
-            theirs.answered[key] = {**request, "answer": index}
-            if direction == "from_server" and "error" in member:
-                _check_error_code(member, request, index, found)
-            # the other side's messages up to this request have been dealt with
-            theirs.dealt = max(theirs.dealt, request["order"])
-        elif key in theirs.answered:
-            first = theirs.answered[key]
-            found(index, "answered_twice", f"a second answer to the {SENDER[other]}'s request "
-                  f"{show_id(member['id'])} ({first['method']}, line {first['line']}), first "
-                  f"answered on line {line_of(conversation, first['answer'], first_line)}",
-                  id=member["id"])
-        elif key not in theirs.cancelled:  # a late answer to a cancelled request is allowed
-            found(index, "unknown_id", f"a response to the id {show_id(member['id'])}, which "
-                  f"the {SENDER[other]} never sent", id=member["id"])
-        return
-    if "error" in member and member.get("id") is None and theirs.first("unreadable") is not None:
-        return  # the error JSON-RPC prescribes for an unreadable message
-    at = theirs.first("notification")
-    if at is not None:
-        notice, _ = message_of(conversation[at])
-        found(index, "answer_to_notification", f"the {sender} answered the notification "
-              f"{_method(notice)} (line {line_of(conversation, at, first_line)}): a "
-              "notification gets no answer, not even an error", id=member.get("id"))
-        return
-    has = "no id" if "id" not in member else f"the id {show_id(member.get('id'))}"
-    hint = ""
-    if theirs.in_flight:  # the oldest still unanswered (the dict keeps the order they came)
-        oldest = next(iter(theirs.in_flight.values()))
-        hint = (f"; was it meant for request {show_id(oldest['id'])} ({oldest['method']}, "
-                f"line {oldest['line']}), which is still unanswered?")
-    found(index, "unmatched", f"a response with {has} answers none of the "
-          f"{SENDER[other]}'s messages{hint}", id=member.get("id"))
 
 
 def _under(revision):
