@@ -31,6 +31,13 @@ ROOT_FLAG := $(shell [ "$$(id -u)" = 0 ] && echo --allow-root)
 MAKEOVERRIDES :=
 unexport ARGS PORT NB FORCE PYTHON PKG ALL
 
+# Python writes its compiled modules (__pycache__, ignored by git) for everything make runs,
+# even where the shell says PYTHONDONTWRITEBYTECODE, as some containers do: pytest caches
+# its rewritten test modules and plugins there, and without that cache every pytest start
+# rewrites them again (hypothesis's hundred modules: 5.1 s against 2.9 s for a graduation
+# that runs no test, measured 2026-12-02).
+unexport PYTHONDONTWRITEBYTECODE
+
 # --- the Python of .venv -------------------------------------------------------
 # The oldest Python pyproject.toml accepts (its requires-python reads ">=X.Y").
 MIN_PYTHON := $(shell sed -n 's/^requires-python *= *">= *\([0-9]*\.[0-9]*\)".*/\1/p' pyproject.toml)

@@ -29,7 +29,8 @@ RUN_LAST = {"test_browser.py"}
 FULL_TIER = {"test_browser.py", "test_grading.py", "test_judge_class.py", "test_site.py",
              "test_ts_peer.py", "test_graduation.py", "test_conformance.py", "test_real_servers.py",
              "test_hub.py",
-             "11_your_own_server.ipynb"}  # (its master runs the suite and both SDK clients, live)
+             # (their masters run real servers and the SDK's clients live; 11's the suite too)
+             "10_live_traffic.ipynb", "11_your_own_server.ipynb"}
 
 
 def pytest_configure(config):

@@ -58,6 +58,14 @@ def _refuse_constant(name):
     raise _NotJSON(f"{name} is a JavaScript number, not JSON: JSON has no {name}")
 
 
+#: The scanner of :func:`parse`'s strict parser, built once (``json.loads`` with a keyword
+#: builds a new decoder on every call): ``scan(text, 0)`` reads one JSON value from the
+#: start of ``text`` and gives ``(value, end)``, or raises on anything :func:`parse` would
+#: call no JSON. For a hot path (the tap judging every line) that hands anything else,
+#: whitespace around the value included, to :func:`parse` or ``classify_json``.
+scan = json.JSONDecoder(parse_constant=_refuse_constant).scan_once
+
+
 #: Integer literals up to this many digits go to Python's ``int`` directly
 #: (below its default limit of 4,300, so that limit never applies).
 _DIRECT_DIGITS = 4_000

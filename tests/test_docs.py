@@ -168,11 +168,17 @@ def test_make_command_shown(command):
 PYTHON_COMMANDS = [c for c in shown_commands() if c.startswith(".venv/bin/python ")]
 
 
+def _tier(command):
+    """A command that runs pytest inside pytest, or re-exports every lesson, is in the full tier."""
+    heavy = " -m pytest " in command + " " or "make_learner.py" in command
+    return pytest.param(command, marks=pytest.mark.full) if heavy else command
+
+
 #: Where the README's tap commands run (the record, then its report).
 TAP_FOLDER = tempfile.mkdtemp(prefix="readme-tap-")
 
 
-@pytest.mark.parametrize("command", PYTHON_COMMANDS)
+@pytest.mark.parametrize("command", [_tier(command) for command in PYTHON_COMMANDS])
 def test_python_command_shown(command):
     """pytest commands collect what they name; the learner check runs (it only reads);
     the server is run by test_the_server_answers_the_readme_lines."""

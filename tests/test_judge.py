@@ -106,6 +106,7 @@ def test_a_function_answers_with_plain_values_and_its_errors_as_builtin_types(ce
     assert message == {"id": 1, "seen": True}  # a change to an argument is seen outside
 
 
+@pytest.mark.full  # waits out the judge's time limit
 def test_a_loop_costs_one_time_limit(cells):
     learner = cells("def spin(x):\n    while True:\n        pass\ndef ok():\n    return 'ok'\n")
     with pytest.raises(DidNotFinish, match="did not finish within"):
@@ -226,6 +227,7 @@ def test_a_borrowed_function_raises_as_the_course_s_does(cells):
     assert learner.function("build")(7) == {"jsonrpc": "2.0", "method": "x", "id": 7}
 
 
+@pytest.mark.full  # waits out the judge's time limit
 def test_a_course_call_costs_the_learner_s_time(cells):
     """Issue 26: the course's functions run on the learner's time: a loop of them
     ends that call at the learner's time limit, and the judge goes on."""
@@ -257,6 +259,7 @@ def test_the_course_host_ends_a_call_that_runs_past_its_deadline():
     host.close()
 
 
+@pytest.mark.full  # waits out the judge's time limit
 def test_a_worker_that_does_not_read_is_ended(cells):
     """Issue 26: a cell that writes a course request onto the judge's channel and then
     sleeps leaves the judge a reply to write that nobody reads: the call ends at its

@@ -141,9 +141,10 @@ def run_all(nb, folder):
     return nb
 
 
-#: The lessons whose live parts run the official conformance suite and both SDK clients:
-#: their learner copies run in the full tier.
-LIVE = {"10_live_traffic.ipynb", "11_your_own_server.ipynb"}
+#: The lessons whose learner copies start servers and clients (the SDK's, the course's over
+#: HTTP, the official conformance suite): they run in the full tier, the others in both.
+LIVE = {"06_real_server.ipynb", "07_disagreements.ipynb", "09_http.ipynb", "10_live_traffic.ipynb",
+        "11_your_own_server.ipynb"}
 
 
 @pytest.mark.parametrize("name", [pytest.param(name, marks=pytest.mark.full) if name in LIVE else name

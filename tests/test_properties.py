@@ -242,6 +242,7 @@ REVISION_CHOICES = st.sampled_from([None, "2024-11-05", "2025-03-26", "2025-06-1
 @given(message_like() | any_value, REVISION_CHOICES)
 @settings(max_examples=1500, suppress_health_check=[HealthCheck.too_slow])
 @pytest.mark.course_only
+@pytest.mark.full  # 1,500 examples; test_explain_s_rule_gives_classify_s_verdict_on_lists stays fast
 def test_explain_s_rule_gives_classify_s_verdict_on_every_input(message, revision):
     """classify is the lessons' exported code with a thin layer; explain walks the
     rules of its own (rule_of). The same verdict, whatever the input and revision."""

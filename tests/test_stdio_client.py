@@ -228,6 +228,7 @@ def test_received_keeps_the_last_lines_and_counts_the_dropped_ones():
         assert f"{extra} earlier lines dropped" in repr(flood.received)
 
 
+@pytest.mark.full  # a flood: slow by design
 @pytest.mark.timeout(120)
 def test_a_flood_nobody_reads_does_not_fill_memory():
     lines, size = 5000, 10_000  # 50 MB on offer

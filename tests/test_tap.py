@@ -522,6 +522,7 @@ def test_a_server_killed_by_a_signal(tmp_path):
     assert tap.event("server_exited")["returncode"] == -9
 
 
+@pytest.mark.full  # a flood of lines: slow by design
 def test_a_flooding_server_is_held_back_by_its_reader_and_everything_arrives(tmp_path):
     lines, size = 200_000, len(line(INITIALIZED))
     flood = server(f"""
@@ -1001,6 +1002,7 @@ def test_each_http_session_is_judged_by_the_revision_it_agreed(tmp_path, http_se
             "HTTP session") in done.stdout
 
 
+@pytest.mark.full  # times crafted recordings side by side
 def test_the_audit_runs_in_time_linear_in_the_entries():
     """The patterns that made the audit's cost grow with the square of the entries (every
     answer scanning what waits, every id-less answer searching it) cost the same per entry

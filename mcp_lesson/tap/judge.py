@@ -10,17 +10,8 @@ import threading
 
 from .._safe import one_line
 from ..classification import classify, classify_json
+from ..strict_json import scan as _scan
 from ._settings import PROG
-
-
-def _no_constant(name):
-    raise ValueError(name)
-
-
-#: The scanner of the parser ``classify_json`` uses (strict JSON: no NaN or
-#: Infinity), built once (``json.loads`` with a keyword builds a new decoder on
-#: every call). It reads one JSON value from a place in a text.
-_scan = json.JSONDecoder(parse_constant=_no_constant).scan_once
 
 
 def _verdict_field(verdict):
