@@ -29,6 +29,10 @@ from mcp_lesson.learner_package import PACKAGE, export_notebook
 
 ROOT = Path(__file__).resolve().parent.parent
 SUMMARY = re.compile(r"your package passes (\d+)/(\d+) of the course's tests")
+#: A graduation of the tests of lessons 02 to 04 only, for a case that changes only their
+#: functions (each graduation of all 530 tests costs seconds; the masters' and the untouched
+#: learner package's graduations run them all).
+EARLY = ("-k", "not later_lessons")
 
 
 def graduate(package, *pytest_args, every=False):
@@ -159,9 +163,9 @@ def test_honest_type_errors_in_other_words_graduate(masters_package, tmp_path):
     package = copy_of(masters_package, tmp_path)
     for name, source in HONEST_BUILDERS.items():
         redefine(package, name, source)
-    code, output = graduate(package)
+    code, output = graduate(package, "-k", "create_request or error_response or builders")
     passed, total = map(int, SUMMARY.search(output).groups())
-    assert code == 0 and passed == total and total >= 200, output[-3000:]
+    assert code == 0 and passed == total and total >= 30, output[-3000:]
 
 
 #: A TypeError of the learner's own, whose text comes from its __str__ (issue 26).
@@ -195,9 +199,9 @@ def test_an_exception_s_text_is_read_as_python_prints_it(masters_package, tmp_pa
     as Python prints it: graduation reads str(exc), not the base class's text."""
     package = copy_of(masters_package, tmp_path)
     redefine(package, "create_request", OWN_TYPE_ERROR)
-    code, output = graduate(package)
+    code, output = graduate(package, "-k", "create_request")
     passed, total = map(int, SUMMARY.search(output).groups())
-    assert code == 0 and passed == total, output[-3000:]
+    assert code == 0 and passed == total > 0, output[-3000:]
 
 
 def test_a_link_out_of_the_package_fails_in_one_line_and_shows_nothing(masters_package, tmp_path):
@@ -208,7 +212,7 @@ def test_a_link_out_of_the_package_fails_in_one_line_and_shows_nothing(masters_p
     (package / "shadow.txt").symlink_to(secret)
     redefine(package, "classify_json", "def classify_json(text):\n    import os\n"
                                         "    return open(os.path.join(os.path.dirname(__file__), 'shadow.txt')).read()\n")
-    code, output = graduate_with(package)
+    code, output = graduate_with(package, "-k", "classify_json")
     assert code != 0, output
     assert "8f1c2e" not in output, output
     assert "shadow.txt is a symbolic link" in output, output
@@ -241,7 +245,7 @@ def half_done(masters_package, tmp_path):
 
 
 def test_real_failures_are_listed_before_the_functions_not_written_yet(masters_package, tmp_path):
-    code, output = graduate(half_done(masters_package, tmp_path))
+    code, output = graduate(half_done(masters_package, tmp_path), *EARLY)
     lines = output.splitlines()
     failures = [i for i, line in enumerate(lines) if line.startswith("  x ")]
     unwritten = [i for i, line in enumerate(lines) if "is not implemented yet" in line]
@@ -254,7 +258,7 @@ def test_real_failures_are_listed_before_the_functions_not_written_yet(masters_p
 
 
 def test_all_lists_every_failure(masters_package, tmp_path):
-    code, output = graduate(half_done(masters_package, tmp_path), every=True)
+    code, output = graduate(half_done(masters_package, tmp_path), *EARLY, every=True)
     passed, total = map(int, SUMMARY.search(output).groups())
     listed = [line for line in output.splitlines() if re.match(r"\s+x ", line)]
     assert code != 0 and len(listed) == total - passed > 5, output[-3000:]
@@ -296,7 +300,7 @@ def test_no_pytest_words_reach_the_learner(masters_package, tmp_path):
                 reply["error"]["message"] = "Invalid request"
             return reply
         ''')
-    code, output = graduate(package, every=True)
+    code, output = graduate(package, *EARLY, every=True)
     assert code != 0
     for words in PYTEST_WORDS:
         assert words.lower() not in output.lower(), (words, output)
@@ -319,9 +323,9 @@ def test_a_package_that_imports_its_modules_graduates(masters_package, tmp_path)
     shutil.copytree(masters_package, package / "core")
     (package / "__init__.py").write_text('"""My MCP functions."""\n\nfrom .core import *  # noqa: F403\n',
                                          encoding="utf-8")
-    code, output = graduate(package)
+    code, output = graduate(package, "-k", "create_request or classify or audit or call_tool")
     passed, total = map(int, SUMMARY.search(output).groups())
-    assert code == 0 and passed == total and total >= 200, output[-3000:]
+    assert code == 0 and passed == total >= 100, output[-3000:]
 
 
 @pytest.mark.parametrize("init, problem", [
@@ -343,8 +347,9 @@ def test_a_package_that_cannot_be_imported_is_reported_as_such(masters_package, 
 
 # --- graduation is judged: the package runs in the sandbox, never in pytest (SPEC 12) ----
 
-def graduate_with(package, limit="5", cwd=ROOT):
-    command = [sys.executable, str(ROOT / "tools" / "graduate.py"), str(package)]
+def graduate_with(package, *pytest_args, limit="5", cwd=ROOT):
+    command = [sys.executable, str(ROOT / "tools" / "graduate.py"), str(package),
+               *(["--", *pytest_args] if pytest_args else [])]
     env = dict(os.environ, MCP_LESSON_JUDGE_LIMIT=limit)
     run = run_to_end(command, 900, cwd=cwd, env=env)
     output = run.stdout + run.stderr
@@ -365,7 +370,7 @@ def test_os_exit_in_one_function_costs_that_function_only(masters_package, tmp_p
     package = copy_of(masters_package, tmp_path)
     redefine(package, "create_request", "def create_request(*args, **kwargs):\n"
                                           "    import os\n    os._exit(0)\n")
-    code, output = graduate_with(package)
+    code, output = graduate_with(package, "-k", "create_request or classify_json")
     passed, total = map(int, SUMMARY.search(output).groups())
     assert code != 0 and 0 < passed < total, output
     assert "create_request" in output and "os._exit() or a crash" in output, output
@@ -398,13 +403,13 @@ def test_no_conftest_beside_or_above_the_package_is_loaded(masters_package, tmp_
     redefine(package, "classify", "def classify(msg):\n    return ('request', None)\n")
     for place in (package, package.parent, package.parent.parent):
         (place / "conftest.py").write_text(FLIP, encoding="utf-8")
-    code, output = graduate_with(package, cwd=package.parent)
+    code, output = graduate_with(package, "-k", "classify", cwd=package.parent)
     assert code != 0 and SUMMARY.search(output), output
 
 
 def test_a_path_with_spaces_graduates(masters_package, tmp_path):
     package = copy_of(masters_package, tmp_path / "my course" / "with spaces")
-    code, output = graduate_with(package, limit="10")
+    code, output = graduate_with(package, "-k", "classify", limit="10")
     passed, total = map(int, SUMMARY.search(output).groups())
     assert code == 0 and passed == total, output[-2000:]
 
@@ -430,6 +435,6 @@ def test_the_released_stub_copy_run_again_keeps_the_learner_s_work(masters_packa
         said = "".join(output.get("text", "") for cell in nb.cells if cell.cell_type == "code"
                        for output in cell.get("outputs", []))
         assert "this cell is still the released stub" in said, lesson
-    code, output = graduate(package)
+    code, output = graduate(package, *EARLY)
     passed, total = map(int, SUMMARY.search(output).groups())
-    assert code == 0 and passed == total, output[-3000:]
+    assert code == 0 and passed == total > 0, output[-3000:]
