@@ -28,10 +28,11 @@ learner copies: ``notebooks/learner/my_mcp/``):
   Python: they are left out, the cell's output says which lines in one line,
   and the rest of the cell and of the lesson is kept. IPython's own input
   transformer tells them apart from Python (:func:`python_of`).
-* ``my_mcp/__init__.py`` imports the modules in the lessons' order and
-  re-exports their public names (``from my_mcp import classify``). A module
-  that fails to import is recorded in ``my_mcp.PROBLEMS`` by its file name,
-  and the others still load. A package written by an earlier version of the
+* ``my_mcp/__init__.py`` (a few plain lines) imports the modules in the
+  lessons' order and re-exports their public names (``from my_mcp import
+  classify``), through ``my_mcp/_loading.py``: a module that fails to import
+  is recorded in ``my_mcp.PROBLEMS`` by its file name, and the others still
+  load. A package written by an earlier version of the
   course (``lesson_03.py`` and so on) is moved into the modules on the next
   export.
 
@@ -100,48 +101,55 @@ module per topic ({modules}), each written when you run a lesson's exported cell
 Change them in the notebook and run the cells again.
 """
 
-import importlib as _importlib
-import sys as _sys
-from pathlib import Path as _Path
+from ._loading import load_modules
 
-#: Modules that could not be imported: {{file name: the error, in words}}.
-PROBLEMS = {{}}
+#: The modules, in the order of the lessons that write them; their public names are the package's.
+MODULES = {module_list!r}
+#: The modules that could not be imported, {{file name: the error, in words}}; the others still load.
+PROBLEMS = load_modules(__name__, MODULES, globals())
+'''
 
-#: The modules, in the order of the lessons that write them.
-_MODULES = {module_list!r}
-#: The module run as a program (``python -m {package}.server``), which runs on its own.
-_RUN = _sys.orig_argv[_sys.orig_argv.index("-m") + 1] if "-m" in _sys.orig_argv[:-1] else None
+#: The package's ``_loading.py``: how ``__init__`` imports the modules, each on its own.
+LOADING = '''\
+"""How the package's __init__ imports its modules: each on its own, so that one that cannot
+be imported is named in PROBLEMS and the others still load. Written by the course."""
+
+import importlib
+import sys
+from pathlib import Path
 
 
-def _load():
-    _here = _Path(__file__).parent
-    _others = sorted(_path.stem for _path in _here.glob("lesson_[0-9][0-9].py"))
-    for _name in _MODULES + [_other for _other in _others if _other not in _MODULES]:
-        _file = _here / f"{{_name}}.py"
-        if not _file.is_file() or _RUN == f"{{__name__}}.{{_name}}":
+def load_modules(package, modules, names):
+    """Import each module of ``modules`` (and the lesson_NN.py files of an older course) into
+    the package ``package``, and put their public names in ``names`` (the package's globals);
+    return {{file name: why it could not be imported}}."""
+    here, problems = Path(__file__).parent, {{}}
+    # The module run as a program (python -m my_mcp.server) runs on its own, not here.
+    run = sys.orig_argv[sys.orig_argv.index("-m") + 1] if "-m" in sys.orig_argv[:-1] else None
+    older = sorted(path.stem for path in here.glob("lesson_[0-9][0-9].py"))
+    for name in list(modules) + [other for other in older if other not in modules]:
+        file = here / f"{{name}}.py"
+        if not file.is_file() or run == f"{{package}}.{{name}}":
             continue
         try:
-            _file.read_bytes().decode("utf-8")
-        except UnicodeDecodeError as _exc:
-            PROBLEMS[_file.name] = (f"not UTF-8 text (byte 0x{{_exc.object[_exc.start]:02x}} at "
-                                    f"position {{_exc.start}}); save it as UTF-8 or delete it")
+            file.read_bytes().decode("utf-8")
+        except UnicodeDecodeError as exc:
+            problems[file.name] = (f"not UTF-8 text (byte 0x{{exc.object[exc.start]:02x}} at "
+                                   f"position {{exc.start}}); save it as UTF-8 or delete it")
             continue
         try:
-            _module = _importlib.import_module(f".{{_name}}", __name__)
-        except SyntaxError as _exc:
-            _where = _Path(_exc.filename or "").name
-            _what = f"a SyntaxError at line {{_exc.lineno}}: {{_exc.msg}}"
-            PROBLEMS[_file.name] = (_what[2:] if _where in ("", _file.name)
-                                    else f"it imports {{_where}}, which has {{_what}}")
+            module = importlib.import_module(f".{{name}}", package)
+        except SyntaxError as exc:
+            where = Path(exc.filename or "").name
+            what = f"a SyntaxError at line {{exc.lineno}}: {{exc.msg}}"
+            problems[file.name] = what[2:] if where in ("", file.name) else f"it imports {{where}}, which has {{what}}"
             continue
-        except BaseException as _exc:  # an import that fails, an error while it runs...
-            PROBLEMS[f"{{_name}}.py"] = f"{{type(_exc).__name__}}: {{_exc}}"
+        except BaseException as exc:  # an import that fails, an error while it runs...
+            problems[file.name] = f"{{type(exc).__name__}}: {{exc}}"
             continue
-        for _public in getattr(_module, "__all__", ()):
-            globals()[_public] = getattr(_module, _public)
-
-
-_load()
+        for public in getattr(module, "__all__", ()):
+            names[public] = getattr(module, public)
+    return problems
 '''
 
 
@@ -254,8 +262,9 @@ def _prepare(package, codes_file=None):
         init.write_text(text, encoding="utf-8")
     codes = package / f"{CODES}.py"
     wanted = codes_text() if codes_file is None else codes_file
-    if not codes.exists() or codes.read_bytes() != wanted.encode("utf-8"):
-        codes.write_text(wanted, encoding="utf-8")
+    for path, text in ((codes, wanted), (package / "_loading.py", LOADING.format())):
+        if not path.exists() or path.read_bytes() != text.encode("utf-8"):
+            path.write_text(text, encoding="utf-8")
     for lesson, module in registry.MODULES.items():  # a package of an earlier course version
         old, new = package / f"lesson_{lesson}.py", package / f"{module}.py"
         if old.exists() and not new.exists():
@@ -452,6 +461,7 @@ def export_core(masters, core):
         [notebook] = sorted(masters.glob(f"{lesson}_*.ipynb"))
         export_notebook(notebook, core, CORE_CODES)
     (core / "__init__.py").write_text(CORE_INIT, encoding="utf-8")
+    (core / "_loading.py").unlink(missing_ok=True)  # the core's __init__ imports nothing
     return core
 
 

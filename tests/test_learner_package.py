@@ -377,8 +377,8 @@ def test_the_package_has_one_module_per_topic_each_importable_on_its_own(tmp_pat
 
     package = _masters_package(tmp_path)
     modules = sorted(path.name for path in package.glob("*.py"))
-    assert modules == sorted(["__init__.py", "codes.py", "messages.py", "classification.py", "errors.py",
-                              "conversation.py", "revisions.py", "transport.py", "traffic.py", "server.py"])
+    assert modules == sorted(["__init__.py", "_loading.py", "codes.py", "messages.py", "classification.py",
+                              "errors.py", "conversation.py", "revisions.py", "transport.py", "traffic.py", "server.py"])
     errors = (package / "errors.py").read_text(encoding="utf-8")
     assert "from .classification import classify, classify_json" in errors  # explicit, found from use
     for path in package.glob("*.py"):
@@ -425,6 +425,18 @@ def test_the_package_stands_alone_without_the_course(tmp_path):
                           capture_output=True, text=True)
     assert done.returncode == 0, done.stderr + done.stdout
     assert done.stdout.strip() == "('invalid', -32600) -32700", done.stdout
+
+
+def test_the_package_s_init_is_short_and_plain(tmp_path):
+    """SPEC 15: the learner's __init__ is a few plain statements (the import machinery is
+    _loading.py's, a module of its own): its docstring, one import, the modules, PROBLEMS."""
+    import ast
+
+    tree = ast.parse((_masters_package(tmp_path) / "__init__.py").read_text(encoding="utf-8"))
+    statements = tree.body[1:]  # after the docstring
+    assert [type(node).__name__ for node in statements] == ["ImportFrom", "Assign", "Assign"]
+    assert statements[0].module == "_loading" and statements[0].level == 1
+    assert [target.id for node in statements[1:] for target in node.targets] == ["MODULES", "PROBLEMS"]
 
 
 def test_a_broken_module_is_reported_by_name_and_the_others_still_import(tmp_path):
