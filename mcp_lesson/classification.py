@@ -285,10 +285,6 @@ def _classify(msg, revision):
 _BATCH = ("batch", None)
 
 
-#: The verdict of each rule, read from :data:`RULES` once.
-VERDICTS = {name: rule.verdict for name, rule in RULES.items()}
-
-
 def classify_json(text, revision=None):
     """Classify raw text or bytes as it arrives off the wire; never raises.
 

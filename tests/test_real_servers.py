@@ -1,18 +1,27 @@
-"""Real MCP servers from the npm registry through the tap, with the official SDK's two clients:
-the tap's report on real traffic has no false problem (issue 30's yardstick).
+"""Real MCP servers from the package registries through the tap, with the official SDK's two
+clients: the tap's report on real traffic has no false problem (issue 30's yardstick).
 
-The server is ``@modelcontextprotocol/server-everything`` (pinned by
-tools/real_servers/package-lock.json; ``make venv`` installs it), which exercises every
-feature of the protocol, over stdio (its HTTP mode listens on every interface, and the
-course's tests listen on loopback only). The clients:
+The servers, pinned and installed by ``make venv``:
 
-* the SDK's ``ClientSession``: the handshake, the tools, a call, the prompts, the resources, a
-  ping;
-* the SDK's ``mcp.Client`` in its default mode: it probes ``server/discover`` at 2026-07-28,
-  the server (of the handshake's era) answers -32601, and the session runs under 2025-11-25.
-  The report must say so, and judge under that revision.
+* from npm (tools/real_servers/package-lock.json): ``@modelcontextprotocol/server-everything``
+  (every feature of the protocol), ``server-filesystem`` and ``server-memory``, over stdio
+  (server-everything's HTTP mode listens on every interface, and the course's tests listen
+  on loopback only);
+* from PyPI (pyproject.toml's test extras): ``mcp-server-time`` and ``mcp-server-git``, built
+  on the Python SDK (its FastMCP);
+* the course's own SDK server (mcp_lesson.server) is held to both clients in test_tap.py.
 
-Without Node.js or the installed server the tests are skipped with the reason, and fail when
+The clients:
+
+* the SDK's ``ClientSession``: the handshake, the tools, a call, a ping (with server-everything
+  the prompts and the resources too);
+* the SDK's ``mcp.Client`` in its default mode: it probes ``server/discover`` at 2026-07-28.
+  A server of the handshake's era (the npm ones, 2026.8.31) answers -32601, and the session
+  runs under 2025-11-25; the PyPI ones (2026.10.19, on mcp 2.3) take the probe, and the session
+  stays in 2026-07-28 with no handshake. Either way the report must name the revision the
+  session ran under, and judge under it.
+
+Without Node.js or an installed server the tests are skipped with the reason, and fail when
 ``CI=true``.
 """
 
@@ -32,16 +41,61 @@ EVERYTHING = (ROOT / "tools" / "real_servers" / "node_modules" / "@modelcontextp
               / "dist" / "index.js")
 
 
-@pytest.fixture(scope="module")
-def everything():
-    """The command that starts server-everything over stdio, or a skip saying why not."""
-    why = ("node not found" if shutil.which("node") is None else
-           None if EVERYTHING.is_file() else "server-everything is not installed (make venv installs it)")
+NPM = ROOT / "tools" / "real_servers" / "node_modules" / "@modelcontextprotocol"
+
+
+def _missing(why):
     if why:
         if os.environ.get("CI") == "true":
             pytest.fail(f"CI=true and {why}", pytrace=False)
         pytest.skip(why)
-    return ["node", str(EVERYTHING), "stdio"]
+
+
+def _node_script(name):
+    """The path of an npm server's program, or a skip saying why it cannot run."""
+    script = NPM / name / "dist" / "index.js"
+    _missing("node not found" if shutil.which("node") is None else
+             None if script.is_file() else f"{name} is not installed (make venv installs it)")
+    return str(script)
+
+
+def _python_module(name):
+    import importlib.util
+
+    _missing(None if importlib.util.find_spec(name) else f"{name} is not installed (make venv installs it)")
+    return name
+
+
+@pytest.fixture(scope="module")
+def everything():
+    """The command that starts server-everything over stdio, or a skip saying why not."""
+    return ["node", _node_script("server-everything"), "stdio"]
+
+
+def _git_repository(folder):
+    repo = folder / "repo"
+    repo.mkdir()
+    (repo / "README.md").write_text("a repository for mcp-server-git\n", encoding="utf-8")
+    git = ["git", "-c", "user.name=Course", "-c", "user.email=course@example.invalid", "-C", str(repo)]
+    for step in (["init", "-q"], ["add", "README.md"], ["commit", "-q", "-m", "first"]):
+        subprocess.run(git + step, check=True, capture_output=True)
+    return repo
+
+
+#: Each server: (its command, a tool, its arguments), given a scratch folder.
+SERVERS = {
+    "server-filesystem": lambda folder: (
+        ["node", _node_script("server-filesystem"), str(folder)], "list_directory", {"path": str(folder)}),
+    "server-memory": lambda folder: (
+        ["env", f"MEMORY_FILE_PATH={folder / 'memory.jsonl'}", "node", _node_script("server-memory")],
+        "read_graph", {}),
+    "mcp-server-time": lambda folder: (
+        [sys.executable, "-m", _python_module("mcp_server_time"), "--local-timezone", "UTC"],
+        "get_current_time", {"timezone": "UTC"}),
+    "mcp-server-git": lambda folder: (
+        [sys.executable, "-m", _python_module("mcp_server_git"), "--repository", str(folder / "repo")],
+        "git_status", {"repo_path": str(folder / "repo")}),
+}
 
 
 def tapped(recording, command):
@@ -122,3 +176,64 @@ def test_the_probing_client_and_server_everything(everything, tmp_path):
     assert audit(entries) == []
     done = report(recording)
     assert done.returncode == 0 and "revision: 2025-11-25 (the client tried 2026-07-28" in done.stdout, done.stdout
+
+
+@pytest.mark.parametrize("name", sorted(SERVERS))
+def test_the_handshake_client_and_another_real_server(name, tmp_path):
+    from mcp import ClientSession
+    from mcp.client.stdio import stdio_client
+
+    from mcp_lesson.tap import audit
+
+    if name == "mcp-server-git":
+        _git_repository(tmp_path)
+    command, tool, arguments = SERVERS[name](tmp_path)
+    recording = tmp_path / "handshake.jsonl"
+
+    async def talk():
+        with open(tmp_path / "stderr.txt", "w") as log:
+            async with stdio_client(tapped(recording, command), errlog=log) as (read, write):
+                async with ClientSession(read, write) as session:
+                    await session.initialize()
+                    tools = await session.list_tools()
+                    called = await session.call_tool(tool, arguments)
+                    await session.send_ping()
+                    return [each.name for each in tools.tools], called.is_error
+
+    names, failed = run(talk)
+    assert tool in names and not failed
+    entries = [json.loads(line) for line in recording.read_text().splitlines()]
+    assert audit(entries) == []
+    done = report(recording)
+    assert done.returncode == 0 and "no problems" in done.stdout, done.stdout
+
+
+@pytest.mark.parametrize("name", sorted(SERVERS))
+def test_the_probing_client_and_another_real_server(name, tmp_path):
+    """mcp.Client's default mode: the report's revision is the one the session ran under,
+    whether the server took the probe (2026-07-28) or refused it and shook hands."""
+    from mcp import Client
+    from mcp.client.stdio import stdio_client
+
+    from mcp_lesson.tap import agreed_revision, audit
+
+    if name == "mcp-server-git":
+        _git_repository(tmp_path)
+    command, tool, arguments = SERVERS[name](tmp_path)
+    recording = tmp_path / "probe.jsonl"
+
+    async def talk():
+        with open(tmp_path / "stderr.txt", "w") as log:
+            async with Client(stdio_client(tapped(recording, command), errlog=log)) as client:
+                await client.list_tools()
+                called = await client.call_tool(tool, arguments)
+                return client.protocol_version, called.is_error
+
+    version, failed = run(talk)
+    assert not failed
+    entries = [json.loads(line) for line in recording.read_text().splitlines()]
+    revision, words = agreed_revision(entries)
+    assert revision == version, words
+    assert audit(entries) == []
+    done = report(recording)
+    assert done.returncode == 0 and f"revision: {version}" in done.stdout, done.stdout
