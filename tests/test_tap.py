@@ -1161,6 +1161,22 @@ def test_the_report_never_shows_a_traceback_or_a_raw_control_character(tmp_path,
     assert "\x1b" not in said and "\u202e" not in said
 
 
+def test_an_id_of_thousands_of_digits_is_reported_in_words_and_exactly_in_json(tmp_path):
+    """An integer id of 5,000 digits (the strict reader takes up to 20,000, Python writes 4,300):
+    the words give its count of digits, the JSON the id itself."""
+    digits = "9" * 5000
+    path = tmp_path / "big.jsonl"
+    path.write_text(json.dumps({"direction": "to_server",
+                                "text": f'{{"jsonrpc": "2.0", "id": {digits}, "method": "ping"}}'}) + "\n")
+    said = report(path)
+    assert said.returncode == 1 and "Traceback" not in said.stdout + said.stderr, said.stderr
+    assert "the client's request <a 5,000-digit integer> (ping) was never answered" in said.stdout
+    as_json = report(path, "--json")
+    assert "Traceback" not in as_json.stderr, as_json.stderr
+    [line] = as_json.stdout.splitlines()
+    assert f'"id": {digits}' in line and json.loads(line.replace(digits, "1"))["problem"] == "unanswered"
+
+
 def test_the_report_reads_no_line_past_its_limit():
     import io
 

@@ -163,8 +163,15 @@ class _Scope:
             self.answers.setdefault((slot.direction, slot.key), []).append(place)
 
     def text(self):
-        """The scope as lesson 10's audit reads a conversation."""
-        return [{"direction": slot.direction, "text": _stand_in(slot)} for slot in self.slots]
+        """The scope as lesson 10's audit reads a conversation. Each id is a small integer of
+        its own (the same id, the same integer): an id of 5,000 digits or a megabyte is read
+        by the tap once, never again by lesson 10's parser."""
+        tokens = {}
+
+        def token(key):
+            return None if key is None else tokens.setdefault(key, len(tokens))
+
+        return [{"direction": slot.direction, "text": _stand_in(slot, token)} for slot in self.slots]
 
 
 def _latest_before(places, place):
@@ -359,26 +366,24 @@ class _Reading:
         return found
 
 
-def _stand_in(slot):
-    """A line of the same kind and id as ``slot``'s message under its revision, as lesson 10's
-    audit reads it: lesson 10 judges by the course's revision-free rules, the tap by the
-    revision agreed, so the tap gives its verdict through the text."""
+def _stand_in(slot, token):
+    """A line of the same kind as ``slot``'s message under its revision, with ``token`` of its
+    id, as lesson 10's audit reads it: lesson 10 judges by the course's revision-free rules,
+    the tap by the revision agreed, so the tap gives its verdict through the text."""
     member = slot.member
     if slot.reason is not None:
         return _NOT_JSON
-    if slot.kind == "request":
-        return json.dumps({"jsonrpc": "2.0", "id": member["id"], "method": "m"})
     if slot.kind == "notification":
         return '{"jsonrpc": "2.0", "method": "m"}'
-    if slot.kind == "response" and "error" in member:
-        return json.dumps({"jsonrpc": "2.0", "id": member.get("id") if slot.key is not None else None,
-                           "error": {"code": 0, "message": ""}})
-    if slot.kind == "response":
-        return json.dumps({"jsonrpc": "2.0", "id": member["id"], "result": {}})
-    # Invalid: lesson 10 owes it the error the revision prescribes, with the id it can read.
-    reply = reply_for(member, slot.revision) if isinstance(member, (dict, list)) else None
-    owed = reply.get("id") if isinstance(reply, dict) else None
-    return json.dumps({"jsonrpc": "2.0", "id": owed} if owed is not None else {"jsonrpc": "2.0"})
+    if slot.kind == "request":
+        shape = {"method": "m"}
+    elif slot.kind == "response":
+        shape = {"error": {"code": 0, "message": ""}} if "error" in member else {"result": {}}
+    else:  # invalid: lesson 10 owes it the error the revision prescribes, with the id it can read
+        reply = reply_for(member, slot.revision) if isinstance(member, (dict, list)) else None
+        owed = token(id_key(reply.get("id"))) if isinstance(reply, dict) else None
+        return json.dumps({"jsonrpc": "2.0", "id": owed} if owed is not None else {"jsonrpc": "2.0"})
+    return json.dumps({"jsonrpc": "2.0", "id": token(slot.key), **shape})
 
 
 def _check_meta_revision(member, index, direction, said_revision, found):

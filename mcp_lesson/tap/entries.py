@@ -6,6 +6,7 @@ import base64
 import json
 
 from ..classification import parse
+from ..messages import show_value
 from .judge import _short
 
 
@@ -20,11 +21,14 @@ def id_key(value):
 
 
 def show_id(value):
-    """An id as JSON shows it: ``1``, ``"1"``, ``null``."""
+    """An id as JSON shows it: ``1``, ``"1"``, ``null``; a huge integer by its count of digits
+    (Python writes no int of more than 4,300 digits as text)."""
+    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 200:
+        return show_value(value)
     try:
         return _short(json.dumps(value, ensure_ascii=False), 60)
     except (TypeError, ValueError):
-        return _short(repr(value), 60)
+        return show_value(value)
 
 
 def message_of(entry):

@@ -72,6 +72,22 @@ def _duration(seconds):
     return f"{seconds:.2f} s"
 
 
+def _json_line(record):
+    """``record`` as one line of JSON, an id of thousands of digits included (the strict
+    reader takes up to 20,000; Python writes no more than 4,300 unless told)."""
+    try:
+        return json.dumps(record, ensure_ascii=False)
+    except ValueError:
+        import sys
+
+        limit = sys.get_int_max_str_digits()
+        sys.set_int_max_str_digits(0)
+        try:
+            return json.dumps(record, ensure_ascii=False)
+        finally:
+            sys.set_int_max_str_digits(limit)
+
+
 def report(path, show_all=False, revision="agreed", as_json=False, out=None):
     """Print the audit of the recording at ``path``; returns the exit status: 0 with no
     problem (warnings allowed), 1 with problems, 2 when the file cannot be read."""
@@ -103,7 +119,7 @@ def report(path, show_all=False, revision="agreed", as_json=False, out=None):
         total += sum(problem.get("severity") != "warning" for problem in problems)
         if as_json:
             for problem in problems:
-                print(json.dumps({"session": number, **problem}, ensure_ascii=False), file=out)
+                print(_json_line({"session": number, **problem}), file=out)
             continue
         if revision == "agreed":
             how += _other_revisions(session, chosen)
