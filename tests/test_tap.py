@@ -1078,6 +1078,15 @@ def test_a_stateless_error_of_the_method_s_own_is_no_refusal():
     assert agreed_revision(talk)[0] == "2026-07-28"
 
 
+def test_a_refused_tools_call_is_answered_and_gets_no_error_code_warning():
+    """A 403 with a plain-text body answers the tools/call of its exchange: neither
+    unanswered nor an error code "no spec defines" (the refusal has no code at all)."""
+    call = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "x"}}
+    talk = [{"direction": "to_server", "text": json.dumps(call), "http": {"exchange": 1, "headers": {}}},
+            {"direction": "from_server", "text": "Forbidden: Origin", "http": {"exchange": 1, "status": 403}}]
+    assert audit(talk, None) == []
+
+
 #: The SDK's own server with its defaults (none of the course's fixes), over stdio.
 BARE_SDK_SERVER = ("from mcp.server.mcpserver import MCPServer\n"
                    "server = MCPServer('bare')\n"

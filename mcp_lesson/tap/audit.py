@@ -128,11 +128,13 @@ def audit(conversation, revision="agreed", first_line=1):
 class _Slot:
     """One message as lesson 10's audit sees it, and where it came from."""
 
-    __slots__ = ("index", "direction", "member", "kind", "reason", "revision", "batch", "exchange", "key")
+    __slots__ = ("index", "direction", "member", "kind", "reason", "revision", "batch", "exchange", "key",
+                 "refusal")
 
-    def __init__(self, index, direction, member, kind, reason, revision, batch, exchange):
+    def __init__(self, index, direction, member, kind, reason, revision, batch, exchange, refusal=False):
         self.index, self.direction, self.member, self.kind = index, direction, member, kind
         self.reason, self.revision, self.batch, self.exchange = reason, revision, batch, exchange
+        self.refusal = refusal  # an HTTP refusal's answer to a request of its exchange (no message)
         self.key = id_key(member.get("id")) if isinstance(member, dict) else None
 
     @property
@@ -224,7 +226,8 @@ class _Reading:
         """An HTTP refusal answers each request of its exchange: an error to each, for lesson 10."""
         for scope, request in self.by_exchange.get(exchange, ()) if type(exchange) is int else ():
             stand_in = {"jsonrpc": "2.0", "id": request.member["id"], "error": {"code": 0, "message": ""}}
-            self.scopes[scope].add(_Slot(index, "from_server", stand_in, "response", None, None, False, exchange))
+            self.scopes[scope].add(_Slot(index, "from_server", stand_in, "response", None, None, False, exchange,
+                                         refusal=True))
 
     def forgive_exchange(self, exchange, index):
         for scope, request in self.by_exchange.get(exchange, ()) if type(exchange) is int else ():
@@ -348,7 +351,7 @@ class _Reading:
         found = []
         for place, slot in enumerate(scope.slots, 1):
             if (slot.direction != "from_server" or slot.kind != "response" or slot.key is None
-                    or place in flagged or "error" not in slot.member):
+                    or place in flagged or slot.refusal or "error" not in slot.member):
                 continue
             asked = _latest_before(scope.requests.get(("to_server", slot.key), []), place)
             if asked is None:
