@@ -134,7 +134,15 @@ def run_all(nb, folder):
         process = getattr(getattr(manager, "provisioner", None), "process", None)
         if process is not None:
             process.kill()
-        worker.join(10)
+        worker.join(60)  # nbclient sees the kernel gone, and ends
+        if not worker.is_alive():
+            # The kernel is dead and nbclient is done with it. Its exit-time clean-up, left
+            # registered when the interrupt cut the run short, would tear down pyzmq's context
+            # a second time as Python exits, which can hang the exit or abort it in libzmq
+            # (seen once in the full tier: the run never ended after its KeyboardInterrupt).
+            import atexit
+
+            atexit.unregister(client._cleanup_kernel)
         raise
     if failure:
         raise failure[0]
