@@ -9,7 +9,7 @@ The servers, pinned and installed by ``make venv``:
   on loopback only);
 * from PyPI (pyproject.toml's test extras): ``mcp-server-time`` and ``mcp-server-git``, built
   on the Python SDK (its FastMCP);
-* the course's own SDK server (mcp_lesson.server) is held to both clients in test_tap.py.
+* the course's own SDK server (mcp_lesson.server) is held to both clients in tests/tap/.
 
 The clients:
 

@@ -27,7 +27,7 @@ class CourseJudge:
     :func:`mcp_lesson.classify` directly; any other line (whitespace around
     the value, a parse error, nesting too deep, a long integer) goes to
     ``classify_json`` itself. So every verdict is exactly that function's
-    (tests/test_tap.py holds the two to it on the course's text cases).
+    (tests/tap/test_judge.py holds the two to it on the course's text cases).
     """
 
     name = "mcp_lesson"

@@ -1,0 +1,317 @@
+"""The HTTP tap (mcp_lesson/tap/http.py), in front of the course's server over
+Streamable HTTP: what passes, what is recorded, and each attack of issue 30 (a body its
+client did not finish, huge lengths, HTTP/1.0, an answer that breaks off, a thousand
+requests at once, a client that leaves).
+"""
+
+import json
+import threading
+
+import pytest
+
+from http_server import HttpTapped, http_client
+from processes import patience, wait_for
+
+from mcp_lesson.tap import audit
+
+from .tapping import INITIALIZED, line, names, report
+
+
+MODERN_META = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+               "io.modelcontextprotocol/clientCapabilities": {},
+               "io.modelcontextprotocol/clientInfo": {"name": "test-tap", "version": "1.0"}}
+
+
+def test_the_sdks_client_through_the_http_tap(tmp_path, http_server):
+    import anyio
+    from mcp import ClientSession
+    from mcp.client.streamable_http import streamable_http_client
+
+    tap = HttpTapped(tmp_path, http_server.url)
+    assert tap.url.endswith("/mcp") and tap.url != http_server.url
+    steps = []
+
+    async def talk():
+        with anyio.fail_after(patience(60)):
+            async with streamable_http_client(tap.url) as (read, write):
+                async with ClientSession(read, write) as session:
+                    await session.initialize()
+                    tools = await session.list_tools()
+
+                    async def progress(done, total, message):
+                        steps.append(done)
+
+                    counted = await session.call_tool("count", {"to": 3},
+                                                      progress_callback=progress)
+                    await session.send_ping()
+                    return sorted(tool.name for tool in tools.tools), counted
+
+    names, counted = anyio.run(talk)
+    assert names == ["add", "calculator", "count"] and counted.structured_content == {"result": 3}
+    assert steps == [1, 2, 3]
+    entries = tap.stop()
+    assert entries[0]["event"] == "start" and entries[0]["to"] == http_server.url
+    assert entries[-1]["event"] == "end"
+    sent = [e for e in entries if e.get("direction") == "to_server"]
+    assert [json.loads(e["text"]).get("method") for e in sent] == [
+        "initialize", "notifications/initialized", "tools/list", "tools/call", "ping"]
+    assert all(e["http"]["method"] == "POST" and e["http"]["path"] == "/mcp" for e in sent)
+    assert "mcp-session-id" in sent[-1]["http"]["headers"]
+    streamed = [e for e in entries if e.get("direction") == "from_server" and "sse" in e]
+    assert [json.loads(e["text"]).get("method") for e in streamed].count(
+        "notifications/progress") == 3
+    accepted = [e for e in entries if e.get("event") == "http_response" and e["status"] == 202]
+    assert len(accepted) == 1  # the notification: 202 and no body
+    done = report(tap.recording)
+    assert done.returncode == 0, done.stdout
+    assert "no problems" in done.stdout and "4 requests" in done.stdout
+
+
+def test_the_http_tap_passes_statuses_and_bodies_on_and_the_audit_reads_them(
+        tmp_path, http_server):
+    tap = HttpTapped(tmp_path, http_server.url)
+    headers = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json",
+               "MCP-Protocol-Version": "2026-07-28"}
+    listing = {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"_meta": MODERN_META}}
+    with http_client() as client:
+        direct = client.post(http_server.url, json=listing,
+                             headers={**headers, "Mcp-Method": "tools/list"})
+        tapped = client.post(tap.url, json=listing, headers={**headers, "Mcp-Method": "tools/list"})
+        assert tapped.status_code == direct.status_code == 200
+        assert tapped.headers["content-type"] == direct.headers["content-type"]
+        assert tapped.text == direct.text  # the same answer, byte for byte
+        refused = client.post(tap.url, json=listing, headers={
+            **headers, "Mcp-Method": "tools/list", "Origin": "http://evil.example"})
+        assert (refused.status_code, refused.text) == (403, "Invalid Origin header")
+        cut = client.post(tap.url, content=b'{"jsonrpc": "2.0", "id": 2, "meth',
+                          headers={**headers, "Mcp-Method": "tools/list"})
+        assert cut.status_code == 400 and cut.json()["id"] is None
+    entries = tap.stop()
+    said = report(tap.recording).stdout
+    assert 'the client sent "{\\"jsonrpc\\": \\"2.0\\", \\"id\\": 2, \\"meth", which is ' \
+           'not JSON' in said
+    assert "revision: 2026-07-28 (the client's requests carry 2026-07-28 in params._meta" in said
+    assert "never answered" not in said
+    problems = [json.loads(raw) for raw in report(tap.recording, "--json").stdout.splitlines()]
+    # The null-id parse error answers the cut-off body: no problem of its own. The request
+    # refused for its Origin got a 403 in plain text, which the transport allows: the
+    # refusal answers its request (the tap numbers each exchange), and is no problem.
+    assert [p["problem"] for p in problems] == ["not_json"]
+    origins = [e["http"]["headers"].get("origin") for e in entries if "http" in e
+               and e.get("direction") == "to_server"]
+    assert "http://evil.example" in origins
+
+
+def test_the_http_tap_says_when_the_server_cannot_be_reached(tmp_path):
+    import socket
+
+    with socket.socket() as probe:  # a port nobody listens on
+        probe.bind(("127.0.0.1", 0))
+        nowhere = f"http://127.0.0.1:{probe.getsockname()[1]}/mcp"
+    tap = HttpTapped(tmp_path, nowhere)
+    with http_client() as client:
+        answer = client.post(tap.url, json=INITIALIZED)
+    assert answer.status_code == 502 and f"cannot reach {nowhere}" in answer.text
+    entries = tap.stop()
+    assert any(e.get("event") == "tap_error" and "cannot reach" in e["detail"] for e in entries)
+
+
+def _raw(tap_url, data, keep_open=False):
+    """Send raw bytes to the tap's address; the socket (still open when ``keep_open``), else
+    what came back until the tap closed the connection."""
+    import socket
+    import urllib.parse
+
+    where = urllib.parse.urlsplit(tap_url)
+    sock = socket.create_connection((where.hostname, where.port), timeout=patience(20))
+    line, _, rest = data.partition(b"\r\n")  # the Host a client sends: the tap's own address
+    sock.sendall(line + b"\r\nHost: " + where.netloc.encode() + b"\r\n" + rest)
+    if keep_open:
+        return sock
+    got = b""  # until the tap closes the connection (HTTP/1.0 ends an answer so)
+    while chunk := sock.recv(65536):
+        got += chunk
+    sock.close()
+    return got
+
+
+CALL = (b'{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"add",'
+        b'"arguments":{"a":1,"b":2},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28",'
+        b'"io.modelcontextprotocol/clientCapabilities":{}}}}')
+MODERN_CALL_HEADERS = (b"Content-Type: application/json\r\n"
+                       b"Accept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2026-07-28\r\n"
+                       b"Mcp-Method: tools/call\r\nMcp-Name: add\r\n")
+
+
+@pytest.mark.full  # the attacker's cases and real SDK runs: the full tier
+@pytest.mark.parametrize("unfinished", [
+    b"Transfer-Encoding: chunked\r\n\r\n%x\r\n%s\r\n" % (len(CALL), CALL),  # no last chunk
+    b"Content-Length: %d\r\n\r\n%s" % (len(CALL) + 54, CALL),  # 54 bytes short
+], ids=["chunked, no last chunk", "Content-Length, short"])
+def test_a_body_its_client_did_not_finish_never_reaches_the_server(tmp_path, http_server, unfinished):
+    tap = HttpTapped(tmp_path, http_server.url)
+    sock = _raw(tap.url, b"POST /mcp HTTP/1.1\r\n" + MODERN_CALL_HEADERS + unfinished, keep_open=True)
+    with http_client() as client:  # the tap goes on meanwhile: a whole request passes
+        assert client.post(tap.url, content=CALL, headers={
+            "Content-Type": "application/json", "Accept": "application/json, text/event-stream",
+            "MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call", "Mcp-Name": "add"}).status_code == 200
+    sock.close()  # the client goes away without finishing its body
+    wait_for(lambda: '"event": "client_gone"' in tap.recording.read_text(), "the tap to record the client gone")
+    entries = tap.stop()
+    gone = [e for e in entries if e.get("event") == "client_gone"]
+    assert len(gone) == 1 and "nothing was passed on" in gone[0]["detail"]
+    sent = [e for e in entries if e.get("direction") == "to_server"]
+    answers = [e for e in entries if e.get("direction") == "from_server"]
+    assert len(sent) == 1 and len(answers) == 1  # only the whole request went on, and was answered
+
+
+@pytest.mark.full  # the attacker's cases and real SDK runs: the full tier
+def test_a_huge_content_length_holds_nothing_and_stops_nothing(tmp_path, http_server):
+    tap = HttpTapped(tmp_path, http_server.url)
+    sock = _raw(tap.url, b"POST /mcp HTTP/1.1\r\n" + MODERN_CALL_HEADERS +
+                b"Content-Length: 100000000000\r\n\r\n" + CALL, keep_open=True)
+    with http_client() as client:
+        for _ in range(3):  # later requests are answered and recorded
+            assert client.post(tap.url, content=CALL, headers={
+                "Content-Type": "application/json", "Accept": "application/json, text/event-stream",
+                "MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call",
+                "Mcp-Name": "add"}).status_code == 200
+        wait_for(lambda: tap.recording.read_text().count('"direction":"from_server"') == 3,
+                 "three answers recorded while the huge body waits")
+    sock.close()
+    entries = tap.stop()
+    assert entries[-1]["event"] == "end"
+    assert sum(e.get("direction") == "to_server" for e in entries) == 3
+
+
+@pytest.mark.full  # the attacker's cases and real SDK runs: the full tier
+def test_a_body_over_the_tap_s_limit_is_413_and_not_passed_on(tmp_path, http_server):
+    from mcp_lesson.tap.http import MAX_BODY
+
+    tap = HttpTapped(tmp_path, http_server.url)
+    with http_client() as client:
+        answer = client.post(tap.url, content=b" " * (MAX_BODY + 1), headers={"Content-Type": "application/json"})
+    assert answer.status_code == 413 and "nothing was passed on" in answer.text
+    entries = tap.stop()
+    assert [e["event"] for e in entries if e.get("event") == "tap_error"] == ["tap_error"]
+    assert not any(e.get("direction") for e in entries)
+
+
+def test_an_http_1_0_client_gets_no_chunked_answer(tmp_path, http_server):
+    """HTTP/1.0 has no chunked encoding: a stream (progress, then the answer) ends with the connection."""
+    tap = HttpTapped(tmp_path, http_server.url)
+    call = (b'{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"count","arguments":{"to":2},'
+            b'"_meta":{"progressToken":"p","io.modelcontextprotocol/protocolVersion":"2026-07-28",'
+            b'"io.modelcontextprotocol/clientCapabilities":{}}}}')
+    headers = MODERN_CALL_HEADERS.replace(b"Mcp-Name: add", b"Mcp-Name: count")
+    got = _raw(tap.url, b"POST /mcp HTTP/1.0\r\n" + headers + b"Content-Length: %d\r\n\r\n%s" % (len(call), call))
+    head, _, body = got.partition(b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.1 200") and b"transfer-encoding" not in head.lower()
+    assert body.count(b"notifications/progress") == 2 and b'"id":9' in body
+    tap.stop()
+
+
+@pytest.mark.full  # the attacker's cases and real SDK runs: the full tier
+def test_an_answer_that_breaks_off_is_a_tap_error_and_cut_for_the_client(tmp_path):
+    """A server that promises 100 bytes and sends 10: the client's answer is cut off too."""
+    import socket
+    import threading
+
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(8)
+
+    def serve():
+        conn, _ = listener.accept()
+        conn.recv(65536)
+        conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"jsonrpc\"")
+        conn.close()
+
+    threading.Thread(target=serve, daemon=True).start()
+    tap = HttpTapped(tmp_path, f"http://127.0.0.1:{listener.getsockname()[1]}/mcp")
+    import httpx
+
+    with http_client() as client, pytest.raises(httpx.HTTPError):
+        client.post(tap.url, content=b'{"jsonrpc":"2.0","id":1,"method":"ping"}',
+                    headers={"Content-Type": "application/json"}).read()
+    entries = tap.stop()
+    listener.close()
+    errors = [e for e in entries if e.get("event") == "tap_error"]
+    assert len(errors) == 1 and errors[0]["detail"].startswith("reading the answer failed")
+
+
+@pytest.mark.full
+def test_a_thousand_requests_at_once_are_all_answered(tmp_path, http_server):
+    """The attacker's load: 1,000 concurrent requests (the old tap's queue of 5 lost 204)."""
+    import anyio
+    import httpx
+
+    tap = HttpTapped(tmp_path, http_server.url)
+    with http_client() as client:
+        from http_server import open_session
+
+        headers = open_session(client, tap.url)
+    statuses = []
+
+    async def one(client, number):
+        answer = await client.post(tap.url, headers=headers,
+                                   json={"jsonrpc": "2.0", "id": 100 + number, "method": "ping"})
+        statuses.append(answer.status_code)
+
+    async def flood():
+        limits = httpx.Limits(max_connections=1000)
+        async with httpx.AsyncClient(timeout=patience(120), limits=limits, trust_env=False) as client:
+            async with anyio.create_task_group() as group:
+                for number in range(1000):
+                    group.start_soon(one, client, number)
+
+    anyio.run(flood)
+    entries = tap.stop()
+    errors = [e.get("detail") for e in entries if e.get("event") == "tap_error"]
+    assert statuses == [200] * 1000, errors[:5]
+    assert sum(e.get("direction") == "from_server" for e in entries) == 1001  # and initialize's
+    done = report(tap.recording)
+    assert done.returncode == 0, done.stdout[:2000]
+
+
+@pytest.mark.full  # the attacker's cases and real SDK runs: the full tier
+def test_a_client_that_leaves_during_the_answer_is_owed_nothing_there(tmp_path):
+    """As the conformance suite's server-sse-multiple-streams does: it reads the first event of
+    a stream (the priming event) and cancels it. The request is not the server's fault then:
+    not "unanswered", and an answer that still comes later is allowed, as after a cancel."""
+    import socket
+    import threading
+
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(8)
+    go_on = threading.Event()
+
+    def serve():
+        conn, _ = listener.accept()
+        conn.recv(65536)
+        conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n"
+                     b"e\r\nid: 1\ndata: \n\n\r\n")
+        go_on.wait(patience(30))
+        answer = b'data: {"jsonrpc":"2.0","id":7,"result":{}}\n\n'
+        try:
+            conn.sendall(b"%x\r\n%s\r\n0\r\n\r\n" % (len(answer), answer))
+        except OSError:
+            pass
+        conn.close()
+
+    threading.Thread(target=serve, daemon=True).start()
+    tap = HttpTapped(tmp_path, f"http://127.0.0.1:{listener.getsockname()[1]}/mcp")
+    sock = _raw(tap.url, b"POST /mcp HTTP/1.1\r\nContent-Type: application/json\r\nContent-Length: 40\r\n\r\n"
+                b'{"jsonrpc":"2.0","id":7,"method":"ping"}', keep_open=True)
+    got = b""
+    while b"id: 1" not in got:  # the head, then the priming event
+        more = sock.recv(65536)
+        assert more, got
+        got += more
+    sock.close()
+    wait_for(lambda: '"client_gone"' in tap.recording.read_text(), "the tap to see the client gone")
+    go_on.set()  # the server answers only now, to a client that is gone
+    entries = tap.stop()
+    listener.close()
+    assert audit(entries) == []
