@@ -1,19 +1,29 @@
-"""The processes a server started, found from the operating system's process table
-(``/proc`` on Linux, psutil elsewhere): every process whose environment carries a
-server's mark, so that a server's whole tree can be stopped (mcp_lesson.stdio_client).
+"""The operating system's process table, read in one place (``/proc`` on Linux, psutil
+elsewhere): :func:`process_table` for every live process, :func:`alive` for one; and the
+processes a server started (every process whose environment carries a server's mark), so
+that a server's whole tree can be stopped (mcp_lesson.stdio_client). The tests' guard
+(tests/processes.py) reads the table here too.
 """
 
-import collections.abc
+import collections
 import os
+from typing import Callable, NamedTuple
 
 
-def _process_table():
-    """Every live process as ``(pid, ppid, pgid, environ)``, zombies left out.
+class Process(NamedTuple):
+    """One live process. ``environ()`` gives its environment as bytes and ``command()``
+    its command line as text (each read only when asked; empty when it cannot be read)."""
 
-    ``environ()`` gives the process's environment as bytes (``b""`` when it
-    cannot be read). Read from ``/proc`` on Linux, with ``psutil`` elsewhere;
-    None when neither is there.
-    """
+    pid: int
+    ppid: int
+    pgid: int
+    environ: Callable[[], bytes]
+    command: Callable[[], str]
+
+
+def process_table():
+    """Every live process as a :class:`Process`, zombies left out: read from ``/proc`` on
+    Linux, with ``psutil`` elsewhere; None when neither is there."""
     try:
         entries = os.listdir("/proc")
     except OSError:
@@ -22,25 +32,52 @@ def _process_table():
     for entry in entries:
         if not entry.isdigit():
             continue
-        try:
-            with open(f"/proc/{entry}/stat") as stat:
-                fields = stat.read().rsplit(")", 1)[1].split()
-        except (OSError, IndexError):
-            continue  # it ended while we looked
-        if len(fields) > 2 and fields[0] not in ("Z", "X"):
-            table.append((int(entry), int(fields[1]), int(fields[2]), _proc_environ(entry)))
+        fields = _stat(entry)
+        if fields is not None and len(fields) > 2 and fields[0] not in ("Z", "X"):
+            table.append(Process(int(entry), int(fields[1]), int(fields[2]),
+                                 _proc_file(entry, "environ"), _proc_command(entry)))
     return table
 
 
-def _proc_environ(pid):
-    def environ():
+def alive(pid):
+    """Whether process ``pid`` is there and not a zombie (Linux's ``/proc``; elsewhere,
+    whether a signal could reach it)."""
+    if os.path.isdir("/proc"):
+        fields = _stat(pid)
+        return fields is not None and bool(fields) and fields[0] not in ("Z", "X")
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        pass
+    return True
+
+
+def _stat(pid):
+    """The fields of ``/proc/PID/stat`` after the command's name (the state first), or None
+    when the process ended while we looked."""
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return None
+
+
+def _proc_file(pid, name):
+    def read():
         try:
-            with open(f"/proc/{pid}/environ", "rb") as handle:
+            with open(f"/proc/{pid}/{name}", "rb") as handle:
                 return handle.read()
         except OSError:
             return b""
 
-    return environ
+    return read
+
+
+def _proc_command(pid):
+    cmdline = _proc_file(pid, "cmdline")
+    return lambda: cmdline().replace(b"\0", b" ").decode(errors="replace")
 
 
 def _process_table_psutil():
@@ -53,7 +90,8 @@ def _process_table_psutil():
         try:
             if process.status() == psutil.STATUS_ZOMBIE:
                 continue
-            table.append((process.pid, process.ppid(), os.getpgid(process.pid), _psutil_environ(process)))
+            table.append(Process(process.pid, process.ppid(), os.getpgid(process.pid),
+                                 _psutil_environ(process), _psutil_command(process)))
         except (psutil.Error, OSError):
             continue
     return table
@@ -69,6 +107,16 @@ def _psutil_environ(process):
     return environ
 
 
+def _psutil_command(process):
+    def command():
+        try:
+            return " ".join(process.cmdline())
+        except Exception:  # noqa: BLE001 - psutil.AccessDenied, NoSuchProcess...
+            return ""
+
+    return command
+
+
 def _tree(leader, mark):
     """The pids of the live processes a server started, and whether any is left at all.
 
@@ -78,7 +126,7 @@ def _tree(leader, mark):
     process table, only the group can be seen: the answer is then an empty
     set, and whether the group is alive.
     """
-    table = _process_table()
+    table = process_table()
     if table is None:
         try:
             os.killpg(leader, 0)
@@ -88,11 +136,11 @@ def _tree(leader, mark):
             pass
         return set(), True
     needle = b"\0" + mark + b"\0"
-    found = {pid for pid, _, pgid, environ in table
-             if pgid == leader or pid == leader or needle in b"\0" + environ()}
+    found = {process.pid for process in table
+             if leader in (process.pgid, process.pid) or needle in b"\0" + process.environ()}
     children = collections.defaultdict(list)
-    for pid, ppid, _, _ in table:
-        children[ppid].append(pid)
+    for process in table:
+        children[process.ppid].append(process.pid)
     todo = list(found)
     while todo:
         for child in children.pop(todo.pop(), ()):

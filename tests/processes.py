@@ -1,5 +1,5 @@
-"""Processes for tests: the live processes of this machine, read from /proc
-(Linux), and servers that die with the test run however it ends.
+"""Processes for tests: the live processes of this machine (mcp_lesson/process_tree.py
+reads them), and servers that die with the test run however it ends.
 
 A server a test starts (JupyterLab, Voila through ``make app``, the site's web
 server, a nested pytest) runs in a session of its own, so that a test can stop
@@ -62,31 +62,38 @@ class Process(NamedTuple):
     command: str
 
 
+def _process_tree():
+    """mcp_lesson/process_tree.py, the course's one reader of /proc, loaded from its file
+    (it imports only the standard library): the guard runs in the command's environment,
+    which may hold a stand-in mcp_lesson, or none."""
+    global _TREE
+    if _TREE is None:
+        import importlib.util
+
+        path = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                            "mcp_lesson", "process_tree.py")
+        spec = importlib.util.spec_from_file_location("_course_process_tree", path)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        _TREE = module
+    return _TREE
+
+
+_TREE = None
+
+
 def live_processes():
     """Every live process (zombies left out), with its parent, group and command line."""
-    found = []
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat") as stat:
-                fields = stat.read().rsplit(")", 1)[1].split()
-            with open(f"/proc/{entry}/cmdline", "rb") as cmd:
-                command = cmd.read().replace(b"\0", b" ").decode(errors="replace")
-        except OSError:  # it ended while we looked
-            continue
-        if fields[0] not in ("Z", "X"):
-            found.append(Process(int(entry), int(fields[1]), int(fields[2]), command))
-    return found
+    return [Process(p.pid, p.ppid, p.pgid, p.command()) for p in _process_tree().process_table() or ()]
 
 
-def wait_for(condition, what, limit=120):
-    """Poll ``condition`` until it holds; the limit (scaled by :data:`SLACK`) only
-    stops a broken test."""
+def wait_for(condition, what, limit=120, every=0.05):
+    """Poll ``condition`` every ``every`` seconds until it holds; the limit (scaled by
+    :data:`SLACK`) only stops a broken test."""
     deadline = time.monotonic() + patience(limit)
     while not condition():
-        assert time.monotonic() < deadline, f"still waiting: {what}"
-        time.sleep(0.05)
+        assert time.monotonic() < deadline, f"still waiting after {patience(limit):g} s: {what}"
+        time.sleep(every)
 
 
 def descendants(pid, processes=None):
@@ -166,7 +173,7 @@ def _end_tree(root, grace=GRACE):
     deadline = time.monotonic() + grace
     while time.monotonic() < deadline:
         tree |= set(descendants(root))  # a child may still have started one
-        alive = [pid for pid in tree if _alive(pid)]
+        alive = [pid for pid in tree if _process_tree().alive(pid)]
         group = [p.pid for p in live_processes() if p.pgid == me and p.pid != me]
         if not alive and not group:
             return
@@ -174,14 +181,6 @@ def _end_tree(root, grace=GRACE):
     tree |= set(descendants(root))
     _signal_all(tree, signal.SIGKILL)
     _signal_group(me, signal.SIGKILL)
-
-
-def _alive(pid):
-    try:
-        with open(f"/proc/{pid}/stat") as stat:
-            return stat.read().rsplit(")", 1)[1].split()[0] not in ("Z", "X")
-    except OSError:
-        return False
 
 
 def _adopt_orphans():

@@ -41,11 +41,10 @@ import urllib.parse
 import urllib.request
 from pathlib import Path
 
-import psutil
 import pytest
 
 from chromium import CHROMIUM_ARGS, chromium_or_skip, free_port, listening, missing
-from processes import patience, start_guarded
+from processes import descendants, live_processes, patience, start_guarded, wait_for
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOK = ROOT / "notebooks" / "05_playground.ipynb"
@@ -122,17 +121,9 @@ class Server:
 
     def kernels(self):
         """How many kernel processes run under this server right now."""
-        count = 0
-        try:
-            children = psutil.Process(self.proc.pid).children(recursive=True)
-        except psutil.NoSuchProcess:
-            return 0
-        for child in children:
-            try:
-                count += "ipykernel_launcher" in child.cmdline()
-            except psutil.Error:  # it ended while we looked
-                pass
-        return count
+        table = live_processes()
+        under = set(descendants(self.proc.pid, table))
+        return sum("ipykernel_launcher" in process.command for process in table if process.pid in under)
 
     def stop(self):
         self.proc.end()  # SIGTERM to the whole tree, SIGKILL to what is left after a grace
@@ -685,15 +676,6 @@ def _page_kernel(page):
         "JSON.parse(document.getElementById('jupyter-config-data').textContent).kernelId")
 
 
-def _wait_for(condition, timeout, what):
-    timeout = patience(timeout)
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > deadline:
-            pytest.fail(f"after {timeout} s: {what}")
-        time.sleep(1)
-
-
 @pytest.mark.timeout(patience(300))
 def test_classroom_kernels_go_back_to_the_baseline(browser, voila):
     """Closed pages give their kernel back at once, bare requests within two
@@ -702,7 +684,7 @@ def test_classroom_kernels_go_back_to_the_baseline(browser, voila):
 
     limit = max_kernels()
     # Kernels of earlier tests' pages go when those pages close, or by culling.
-    _wait_for(lambda: voila.kernels() == 0, 120, "kernels of earlier tests are still running")
+    wait_for(lambda: voila.kernels() == 0, "kernels of earlier tests are still running", 120, every=1)
     keeper = open_page(browser, "voila-kernels-failure.png", voila.url)
     try:
         keeper.goto(f"{voila.url}/")
@@ -720,8 +702,8 @@ def test_classroom_kernels_go_back_to_the_baseline(browser, voila):
             closed.append(_page_kernel(page))
             assert_page_stays_local_and_quiet(page)
             close(page)
-        _wait_for(lambda: all(_kernel_state(voila, k) is None for k in closed), 20,
-                  "a closed page's kernel is still running")
+        wait_for(lambda: all(_kernel_state(voila, k) is None for k in closed),
+                 "a closed page's kernel is still running", 20, every=1)
         culled = [line for line in voila.log_path.read_text(errors="replace").splitlines()
                   if "Culling" in line and any(k in line for k in closed)]
         assert not culled, f"a closed page's kernel was culled, not shut down: {culled}"
@@ -742,18 +724,18 @@ def test_classroom_kernels_go_back_to_the_baseline(browser, voila):
         assert bare, "no plain GET was answered with a page"
 
         # Within two minutes only the open page's kernel is left.
-        _wait_for(lambda: voila.kernels() == 1, 120,
-                  f"{voila.kernels()} kernels run; only the open page's should")
+        wait_for(lambda: voila.kernels() == 1,
+                 f"{voila.kernels()} kernels run; only the open page's should", 120, every=1)
         # (The server's record of a culled kernel may outlive its process a moment.)
-        _wait_for(lambda: all(_kernel_state(voila, k) is None for k in bare), 30,
-                  "a plain GET's kernel is still on the server's record")
+        wait_for(lambda: all(_kernel_state(voila, k) is None for k in bare),
+                 "a plain GET's kernel is still on the server's record", 30, every=1)
         state = _kernel_state(voila, kept)
         assert state is not None and state["connections"] >= 1
         # ... and that page still works.
         expect(paste(keeper, REQUEST)).to_contain_text("the id 41")
         assert_page_stays_local_and_quiet(keeper)
         close(keeper)
-        _wait_for(lambda: voila.kernels() == 0, 20, "the last page's kernel is still running")
+        wait_for(lambda: voila.kernels() == 0, "the last page's kernel is still running", 20, every=1)
     except BaseException:
         failure_screenshot(keeper, "voila-kernels-failure.png")
         raise
