@@ -15,7 +15,7 @@ tests/test_http_server.py pins the rest of what this server answers.
 import httpx
 import pytest
 
-from http_server import http_client, serving
+from http_server import http_client, server  # noqa: F401 (fixtures)
 from processes import patience
 
 from mcp_lesson import create_request
@@ -60,11 +60,6 @@ COURSE = {
     "version header 2025-06-18": ("200 result 7", "400 -32020 7"),
     "foreign Origin, unknown session": ("403", "403"),
 }
-
-
-@pytest.fixture(scope="module")
-def server():
-    yield from serving()
 
 
 @pytest.fixture(scope="module")

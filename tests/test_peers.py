@@ -16,6 +16,8 @@ import pytest
 from mcp_types.jsonrpc import jsonrpc_message_adapter
 from pydantic import ValidationError
 
+from stdio_server import handshaken
+
 from mcp_lesson import CASES, classify, classify_json, create_request, reply_for_json
 from mcp_lesson.cases import TEXT_CASES
 from mcp_lesson.classification import parse
@@ -159,19 +161,11 @@ SILENT_VALID_REQUESTS = {
 ANSWERED_NEAR_THE_LIMITS = {limit.name: limit.answered for limit in PARSER_LIMITS}
 
 SILENT = "the SDK server stays silent; classify_json says request"
-INIT_PARAMS = {
-    "protocolVersion": "2025-11-25",
-    "capabilities": {},
-    "clientInfo": {"name": "test-peers", "version": "1.0"},
-}
 
 
 @pytest.fixture(scope="module")
 def server():
-    with StdioServer(revision="2025-11-25") as running:
-        running.request(create_request("initialize", INIT_PARAMS, "init"))
-        assert running.probe(create_request("notifications/initialized")) == []
-        yield running
+    yield from handshaken("test-peers", "init", revision="2025-11-25")
 
 
 def test_every_parser_limit_is_pinned():

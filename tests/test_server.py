@@ -15,16 +15,11 @@ import sys
 import pytest
 
 from processes import live_processes
+from stdio_server import handshaken
 
 from mcp_lesson import classify_json, create_request, reply_for_json
 from mcp_lesson.server import MAX_DIGITS, SERVER_NAME, add_integers, evaluate
-from mcp_lesson.stdio_client import StdioServer, live_servers
 
-INIT_PARAMS = {
-    "protocolVersion": "2025-11-25",
-    "capabilities": {},
-    "clientInfo": {"name": "test-server", "version": "1.0"},
-}
 FRESH_IDS = itertools.count(1000)
 
 
@@ -36,13 +31,7 @@ def _children_named(fragment):
 
 @pytest.fixture(scope="module")
 def server():
-    with StdioServer() as running:
-        reply = json.loads(running.request(create_request("initialize", INIT_PARAMS, 1)))
-        assert running.probe(create_request("notifications/initialized")) == []
-        running.initialize_result = reply["result"]
-        yield running
-    assert not running.running
-    assert running not in live_servers()
+    yield from handshaken("test-server")
     assert _children_named("mcp_lesson.server") == []
 
 

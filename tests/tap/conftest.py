@@ -1,4 +1,8 @@
-"""Fixtures of the tap's tests: the course's server over HTTP, one for each file."""
+"""Fixtures of the tap's tests: the course's server over HTTP, for each file that asks.
+
+It is :func:`http_server.server` under another name (``server`` here is a helper of
+tapping.py that writes a small stdio server).
+"""
 
 import pytest
 

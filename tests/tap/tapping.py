@@ -1,5 +1,5 @@
 """What the tap's tests share: the commands, the messages, a tap run as the test's own
-process (:class:`Tapped`), and the conversations the audit's tests write by hand.
+process (:class:`Tapped`), and ``--report`` run on a recording.
 
 :func:`processes.start_guarded` runs each tap, so nothing outlives the test run; the guard
 keeps stdin for itself, so the client's side reaches the tap through a pipe the shell opens
@@ -19,8 +19,6 @@ import time
 from pathlib import Path
 
 from processes import live_processes, patience, run_to_end, start_guarded
-
-from mcp_lesson.tap import audit
 
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -211,12 +209,3 @@ def report(path, *options):
     done = run_to_end([*TAP, "--report", str(path), *options], 60, cwd=ROOT)
     assert "Traceback" not in done.stderr, done.stderr
     return done
-
-
-def entry(direction, message, t=None, **extra):
-    text = message if isinstance(message, str) else json.dumps(message)
-    return {"direction": direction, "text": text, **({"t": t} if t is not None else {}), **extra}
-
-
-def names(conversation, revision="agreed"):
-    return [(p["line"], p["problem"]) for p in audit(conversation, revision)]

@@ -13,8 +13,16 @@ from processes import patience
 
 from mcp_lesson.tap import agreed_revision, answer_times, audit, id_key, revisions_by_scope
 
-from .tapping import (INIT, INITIALIZED, PY, ROOT, SLOPPY_SERVER, Tapped, entry, line, names,
-    report, server)
+from .tapping import INIT, INITIALIZED, PY, ROOT, SLOPPY_SERVER, Tapped, line, report
+
+
+def entry(direction, message, t=None, **extra):
+    text = message if isinstance(message, str) else json.dumps(message)
+    return {"direction": direction, "text": text, **({"t": t} if t is not None else {}), **extra}
+
+
+def names(conversation, revision="agreed"):
+    return [(p["line"], p["problem"]) for p in audit(conversation, revision)]
 
 
 def up(message, **extra):

@@ -5,7 +5,6 @@ requests at once, a client that leaves).
 """
 
 import json
-import threading
 
 import pytest
 
@@ -14,7 +13,7 @@ from processes import patience, wait_for
 
 from mcp_lesson.tap import audit
 
-from .tapping import INITIALIZED, line, names, report
+from .tapping import INITIALIZED, report
 
 
 MODERN_META = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from .tapping import line, report
+from .tapping import report
 
 
 def test_a_recording_that_cannot_be_read(tmp_path):

@@ -21,7 +21,7 @@ from mcp_lesson import classify_json
 from mcp_lesson.tap import MAX_WAITING, CourseJudge, Lines, Recorder
 
 from .tapping import (COURSE_SERVER, ECHO, INIT, INITIALIZED, PY, ROOT, Tapped, assert_gone,
-    entry, line, names, played_back, report, server)
+    line, played_back, report, server)
 
 
 AWKWARD = (line(INIT) + b'{"jsonrpc":"2.0","method":"x"}\r\n' + b"\n" + b"not json at all\n"

@@ -12,7 +12,7 @@ import pytest
 from mcp_lesson import CASES, classify_json, explain_json
 from mcp_lesson.cases import TEXT_CASES
 from mcp_lesson import widgets
-from mcp_lesson.widgets import COLOURS, PREVIEW_LIMIT, Classifier, as_text, badge, examples, preview
+from mcp_lesson.widgets import COLOURS, PREVIEW_LIMIT, Classifier, as_text, examples, preview
 
 from .viewing import (ALLOWED_TAGS, HOSTILE, IMG, LONG, REQUEST, in_a_kernel_loop, sendable,
     settled, tags)
