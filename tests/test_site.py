@@ -113,9 +113,9 @@ NOTICE_OR_READY = """() => {
   return !!(notice && notice.checkVisibility() && status) && 'notice';
 }"""
 
-# Runs Python in the kernel of the notebook in front; its output, or the error.
-RUN_HERE = """async (code) => {
-  const kernel = window.jupyterapp.shell.currentWidget.sessionContext.session.kernel;
+# JavaScript, for the functions below: `code` sent to `kernel`; what it prints and the
+# error it raises are collected in `out` as they come.
+EXECUTE = """function execute(kernel, code) {
   const out = [];
   const future = kernel.requestExecute({code});
   future.onIOPub = (msg) => {
@@ -123,6 +123,15 @@ RUN_HERE = """async (code) => {
     if (c.text) out.push(c.text);
     if (c.ename) out.push(`${c.ename}: ${c.evalue}`);
   };
+  return {future, out};
+}
+"""
+
+# Runs Python in the kernel of the notebook in front; its output, or the error.
+RUN_HERE = """async (code) => {
+""" + EXECUTE + """
+  const kernel = window.jupyterapp.shell.currentWidget.sessionContext.session.kernel;
+  const {future, out} = execute(kernel, code);
   await future.done;
   return out.join('');
 }"""
@@ -145,17 +154,12 @@ ERROR_OUTPUTS = (".jp-OutputArea-output[data-mime-type='application/vnd.jupyter.
 # JupyterLite's own services; their outputs. Gives up after `seconds` a piece (a kernel
 # that died never answers).
 RUN_IN_KERNEL = """async ([codes, seconds]) => {
+""" + EXECUTE + """
   const kernels = window.jupyterapp.serviceManager.kernels;
   const kernel = await kernels.startNew({name: 'python'});
   const outs = [];
   for (const code of codes) {
-    const out = [];
-    const future = kernel.requestExecute({code});
-    future.onIOPub = (msg) => {
-      const c = msg.content;
-      if (c.text) out.push(c.text);
-      if (c.ename) out.push(`${c.ename}: ${c.evalue}`);
-    };
+    const {future, out} = execute(kernel, code);
     const late = new Promise(resolve => setTimeout(() => resolve('late'), seconds * 1000));
     const done = await Promise.race([future.done.then(() => 'done'), late]);
     outs.push(out.join(''));
