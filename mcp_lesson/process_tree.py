@@ -77,7 +77,7 @@ def _proc_file(pid, name):
 
 def _proc_command(pid):
     cmdline = _proc_file(pid, "cmdline")
-    return lambda: cmdline().replace(b"\0", b" ").decode(errors="replace")
+    return lambda: cmdline().rstrip(b"\0").replace(b"\0", b" ").decode(errors="replace")
 
 
 def _process_table_psutil():
