@@ -1,5 +1,5 @@
 """Agreement: does a function answer like the course's own, on the inputs its
-registry row names?
+registry row holds?
 
 One idea, used in two places: a lesson's ``agree(fn)`` prints the comparison
 (:mod:`mcp_lesson.course`), and ``carry_forward`` uses the learner's own
@@ -10,39 +10,55 @@ returned values equal by type and by JSON text (verdicts element by element,
 with exact types).
 """
 
-from . import classification, registry
+from typing import Callable, NamedTuple
+
+from . import classification
 from ._safe import call_safely, safe_equal, same_message
 from .cases import (CASES, CONVERSATIONS, ERROR_BUILDS, HEADER_CHECKS, HTTP_ANSWERS, HTTP_REQUESTS,
                     NOT_TEXT_CASES, REQUEST_BUILDS, REVISION_CASES, SERVER_MESSAGES, SERVER_REQUESTS,
                     SSE_STREAMS, TEXT_CASES, TOOL_CALLS)
 
 
-#: The plain values a lesson's small helpers (registry rows agreeing on "samples")
-#: are compared with the course's on.
+#: The plain values a lesson's small helpers are compared with the course's on.
 SAMPLES = (0, 7, -1, 2**80, True, False, 1.0, "", "abc", None, [], {})
 
-#: The (args, kwargs) pairs of each kind of agreement (registry.Built.agree_on).
-AGREE_INPUTS = {
-    "texts": lambda: [((case.text,), {}) for case in TEXT_CASES + NOT_TEXT_CASES],
-    "request builds": lambda: [(b.args, b.kwargs) for b in REQUEST_BUILDS],
-    "error builds": lambda: [(b.args, b.kwargs) for b in ERROR_BUILDS],
-    "messages": lambda: [((case.message,), {}) for case in CASES],
-    "samples": lambda: [((value,), {}) for value in SAMPLES],
-    # lesson 08's classify_at: the revision cases (batches left out, as the exercise does)
-    # and the case table under the course's rules and under the latest revision
-    "revision messages": lambda: (
-        [((case.message, case.revision), {}) for case in REVISION_CASES if case.revision != "2025-03-26"]
-        + [((case.message, revision), {}) for revision in (None, classification.REVISIONS[-1])
-           for case in CASES]),
-    "http requests": lambda: [(b.args, b.kwargs) for b in HTTP_REQUESTS],
-    "header checks": lambda: [(b.args, b.kwargs) for b in HEADER_CHECKS],
-    "sse streams": lambda: [(b.args, b.kwargs) for b in SSE_STREAMS],
-    "http answers": lambda: [(b.args, b.kwargs) for b in HTTP_ANSWERS],
-    "conversations": lambda: [(b.args, b.kwargs) for b in CONVERSATIONS],
-    "tool calls": lambda: [(b.args, b.kwargs) for b in TOOL_CALLS],
-    "server requests": lambda: [(b.args, b.kwargs) for b in SERVER_REQUESTS],
-    "server messages": lambda: [(b.args, b.kwargs) for b in SERVER_MESSAGES],
-}
+
+class Inputs(NamedTuple):
+    """What a function is compared with the course's on (a row of :mod:`mcp_lesson.registry`
+    holds it): ``pairs()`` gives the (args, kwargs) of each call, made when asked."""
+
+    name: str
+    pairs: Callable[[], list]
+
+
+def _calls(name, table):
+    """The calls of one of :mod:`mcp_lesson.cases`' tables of calls, as they stand."""
+    return Inputs(name, lambda: [(build.args, build.kwargs) for build in table])
+
+
+def _one_each(name, values):
+    return Inputs(name, lambda: [((value,), {}) for value in values()])
+
+
+TEXTS = _one_each("texts", lambda: [case.text for case in TEXT_CASES + NOT_TEXT_CASES])
+MESSAGES = _one_each("messages", lambda: [case.message for case in CASES])
+SAMPLE_VALUES = _one_each("samples", lambda: SAMPLES)
+REQUEST_CALLS = _calls("request builds", REQUEST_BUILDS)
+ERROR_CALLS = _calls("error builds", ERROR_BUILDS)
+#: Lesson 08's classify_at: the revision cases (batches left out, as the exercise does) and
+#: the case table under the course's rules and under the latest revision.
+REVISION_MESSAGES = Inputs("revision messages", lambda: (
+    [((case.message, case.revision), {}) for case in REVISION_CASES if case.revision != "2025-03-26"]
+    + [((case.message, revision), {}) for revision in (None, classification.REVISIONS[-1])
+       for case in CASES]))
+HTTP_CALLS = _calls("http requests", HTTP_REQUESTS)
+HEADER_CALLS = _calls("header checks", HEADER_CHECKS)
+SSE_CALLS = _calls("sse streams", SSE_STREAMS)
+ANSWER_CALLS = _calls("http answers", HTTP_ANSWERS)
+CONVERSATION_CALLS = _calls("conversations", CONVERSATIONS)
+TOOL_CALL_CALLS = _calls("tool calls", TOOL_CALLS)
+SERVER_REQUEST_CALLS = _calls("server requests", SERVER_REQUESTS)
+SERVER_MESSAGE_CALLS = _calls("server messages", SERVER_MESSAGES)
 
 
 def outcome(fn, args, kwargs=None):
@@ -56,16 +72,20 @@ def outcome(fn, args, kwargs=None):
 
 
 def inputs_for(name):
-    """The (args, kwargs) pairs a function called ``name`` is compared on: what
-    the registry says for a function a lesson builds, else raw texts for a name
+    """The (args, kwargs) pairs a function called ``name`` is compared on: what its
+    registry row holds for a function a lesson builds, else raw texts for a name
     ending in ``_json`` and the case table's messages for any other."""
+    from . import registry  # (the registry's rows hold this module's inputs)
+
     built = registry.BY_NAME.get(name)
-    kind = built.agree_on if built else ("texts" if name.endswith("_json") else "messages")
-    return AGREE_INPUTS[kind]()
+    inputs = built.agree_on if built else (TEXTS if name.endswith("_json") else MESSAGES)
+    return inputs.pairs()
 
 
 def reference_for(name):
     """The course's version of ``name`` (classify for a name no lesson builds)."""
+    from . import registry
+
     found = registry.reference(name) if name in registry.BY_NAME else None
     return found if found is not None else classification.classify
 

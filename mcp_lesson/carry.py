@@ -8,7 +8,7 @@ import re
 
 from . import registry
 from ._safe import NOT_YET
-from .agreement import SAMPLES, agrees
+from .agreement import SAMPLE_VALUES, SAMPLES, agrees
 from .cells import MARKER
 from .learner_package import NO_NESTED_RUNS, PACKAGE, package_dir
 
@@ -57,7 +57,7 @@ def carry_forward(namespace, *names, folder=None):
             print(f"{name}: the course's (yours is not in {PACKAGE} yet)")
             continue
         if not registry.BY_NAME[name].table:
-            if registry.BY_NAME[name].agree_on == "samples":  # a lesson's small helper
+            if registry.BY_NAME[name].agree_on is SAMPLE_VALUES:  # a lesson's small helper
                 right = _small_check(theirs, course[name])
             else:  # no table of its own: it must agree with the course's on its inputs
                 right = agrees(theirs, name)

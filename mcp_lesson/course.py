@@ -46,7 +46,7 @@ from .agreement import SAMPLES  # noqa: F401  (lesson helpers)
 from .learner_package import PACKAGE, carry_forward, start_lesson  # noqa: F401  (lesson helpers)
 from .learner_package import load as load_package
 from .selfcheck import TARGETS, check, run_check
-from .agreement import AGREE_INPUTS as _AGREE_INPUTS, agrees  # noqa: F401  (lesson helpers)
+from .agreement import agrees  # noqa: F401  (lesson helpers)
 from .agreement import inputs_for as _inputs_for, outcome as _outcome
 from .agreement import reference_for as _reference_for, same_outcome as _same
 

@@ -2,22 +2,28 @@
 
 Each function a learner writes into their package has one :class:`Built` row:
 the lesson that builds it, the file of the learner's package it goes into, the
-course's own version (its reference), and the table that checks it. The
+course's own version (its reference), the table that checks it (its cases and
+how each is judged, :mod:`mcp_lesson.selfcheck`) and the inputs it is compared
+with the course's on (:mod:`mcp_lesson.agreement`). The
 self-checks (:mod:`mcp_lesson.selfcheck`), the lessons' helpers
 (:mod:`mcp_lesson.course`), carry-forward and graduation
 (:mod:`mcp_lesson.learner_package`, ``tests/implementation.py``) all read this
 table; none keeps a list of its own.
 
-This module imports nothing of the course at import time but the lessons' table
-(mcp_lesson/lessons.py, which imports nothing), so any module may import it;
-:func:`reference` imports the course's version only when asked.
+It imports the tables it holds (mcp_lesson/cases.py, the checks and inputs of
+selfcheck.py and agreement.py, which import this module only when asked) and the
+lessons' table (mcp_lesson/lessons.py); :func:`reference` imports the course's
+version only when asked.
 """
 
 import importlib
 import importlib.util
 from typing import NamedTuple, Optional
 
+from . import agreement as _agree
+from . import cases as _cases
 from . import lessons as _lessons
+from . import selfcheck as _check
 
 
 class Built(NamedTuple):
@@ -31,17 +37,15 @@ class Built(NamedTuple):
     #: The course's own version, as "module.function" inside mcp_lesson (None
     #: when the course has none, only a table of answers).
     reference: Optional[str]
-    #: The table of :mod:`mcp_lesson.selfcheck` that checks it (``check(fn)``), or
-    #: None when it is checked by agreeing with its reference instead.
-    table: Optional[str]
-    #: What it is compared with its reference on (:func:`mcp_lesson.course.agree`):
-    #: "messages", "texts", "request builds", "error builds", "samples" (a few
-    #: plain values, for a lesson's small helpers), lesson 08's (message, revision)
-    #: pairs ("revision messages"), the calls of one of lesson 09's tables ("http
-    #: requests", "header checks", "sse streams", "http answers"), lesson 10's
-    #: recorded conversations ("conversations"), or one of lesson 11's tables ("tool
-    #: calls", "server requests", "server messages").
-    agree_on: str
+    #: The table that checks it (``check(fn)``): its cases and how each is judged
+    #: (:class:`mcp_lesson.selfcheck.Table`); None when it is checked by agreeing
+    #: with its reference instead.
+    table: Optional[_check.Table]
+    #: What it is compared with its reference on (:func:`mcp_lesson.course.agree`;
+    #: :class:`mcp_lesson.agreement.Inputs`): the case table's messages or texts, the
+    #: calls of one of the tables of calls, a few plain values for a lesson's small
+    #: helpers (``SAMPLE_VALUES``), or lesson 08's (message, revision) pairs.
+    agree_on: _agree.Inputs
     #: True when graduation runs the course's tests on it (the package's public
     #: functions); False for a lesson's helpers.
     graduates: bool = True
@@ -60,42 +64,46 @@ def module_of(lesson):
 
 #: Every function a lesson builds, in the order the lessons build them.
 BUILT = (
-    Built("is_integer", "02", "messages", "messages.is_integer", None, "samples", False),
-    Built("is_valid_id", "02", "messages", "messages.is_valid_id", None, "samples", False),
-    Built("create_request", "02", "messages", "messages.create_request", "create_request",
-          "request builds"),
-    Built("classify", "03", "classification", "classification.classify", "classify", "messages"),
-    Built("classify_json", "03", "classification", "classification.classify_json", "classify_json",
-          "texts"),
-    Built("error_response", "04", "errors", "messages.error_response", "error_response",
-          "error builds"),
-    Built("reply_for", "04", "errors", "classification.reply_for", None, "messages"),
-    Built("reply_for_json", "04", "errors", "classification.reply_for_json", None, "texts"),
-    Built("is_reply_to", "06", "conversation", None, "is_reply_to", "messages"),
+    Built("is_integer", "02", "messages", "messages.is_integer", None, _agree.SAMPLE_VALUES, False),
+    Built("is_valid_id", "02", "messages", "messages.is_valid_id", None, _agree.SAMPLE_VALUES, False),
+    Built("create_request", "02", "messages", "messages.create_request",
+          _check.builds(_cases.REQUEST_BUILDS), _agree.REQUEST_CALLS),
+    Built("classify", "03", "classification", "classification.classify",
+          _check.verdicts(_cases.CASES), _agree.MESSAGES),
+    Built("classify_json", "03", "classification", "classification.classify_json",
+          _check.verdicts(_cases.TEXT_CASES + _cases.NOT_TEXT_CASES, as_text=True), _agree.TEXTS),
+    Built("error_response", "04", "errors", "messages.error_response",
+          _check.builds(_cases.ERROR_BUILDS), _agree.ERROR_CALLS),
+    Built("reply_for", "04", "errors", "classification.reply_for", None, _agree.MESSAGES),
+    Built("reply_for_json", "04", "errors", "classification.reply_for_json", None, _agree.TEXTS),
+    Built("is_reply_to", "06", "conversation", None, _check.builds(_cases.REPLY_MATCHES), _agree.MESSAGES),
     # Lesson 08: the error response's optional id, by revision (the course's version is the
     # master's export, mcp_lesson/core/revisions.py; mcp_lesson.classify knows more revisions).
-    Built("classify_at", "08", "revisions", "core.revisions.classify_at", None, "revision messages"),
+    Built("classify_at", "08", "revisions", "core.revisions.classify_at", None, _agree.REVISION_MESSAGES),
     # Lesson 09, the HTTP transport: the course's versions are the master's export
     # (mcp_lesson/core/transport.py). Graduation: tests/test_later_lessons.py, as for 08 to 11.
     Built("http_request_for", "09", "transport", "core.transport.http_request_for",
-          "http_request_for", "http requests"),
-    Built("check_headers", "09", "transport", "core.transport.check_headers", "check_headers",
-          "header checks"),
-    Built("read_sse", "09", "transport", "core.transport.read_sse", "read_sse", "sse streams"),
-    Built("http_verdict", "09", "transport", "core.transport.http_verdict", "http_verdict",
-          "http answers"),
+          _check.judged(_cases.HTTP_REQUESTS, _check.same_post), _agree.HTTP_CALLS),
+    Built("check_headers", "09", "transport", "core.transport.check_headers",
+          _check.judged(_cases.HEADER_CHECKS, _check.same_refusal), _agree.HEADER_CALLS),
+    Built("read_sse", "09", "transport", "core.transport.read_sse",
+          _check.judged(_cases.SSE_STREAMS, _check.same_events), _agree.SSE_CALLS),
+    Built("http_verdict", "09", "transport", "core.transport.http_verdict",
+          _check.judged(_cases.HTTP_ANSWERS, _check.same_words), _agree.ANSWER_CALLS),
     # Lesson 10, live traffic: the audit of a recorded conversation (mcp_lesson/core/traffic.py
     # is the master's export), which the tap's --report runs on each session
     # (mcp_lesson.tap.audit puts it in words, under the revision agreed).
-    Built("audit", "10", "traffic", "core.traffic.audit", "audit", "conversations"),
+    Built("audit", "10", "traffic", "core.traffic.audit",
+          _check.judged(_cases.CONVERSATIONS, _check.same_problems), _agree.CONVERSATION_CALLS),
     # Lesson 11, your own server: its tools, its table of methods, and one message in with its
     # replies out (mcp_lesson/core/server.py is the master's export; python -m
     # mcp_lesson.own_server runs it).
-    Built("call_tool", "11", "server", "core.server.call_tool", "call_tool", "tool calls"),
-    Built("answer_request", "11", "server", "core.server.answer_request", "answer_request",
-          "server requests"),
-    Built("handle_message", "11", "server", "core.server.handle_message", "handle_message",
-          "server messages"),
+    Built("call_tool", "11", "server", "core.server.call_tool",
+          _check.judged(_cases.TOOL_CALLS, _check.same_tool_result), _agree.TOOL_CALL_CALLS),
+    Built("answer_request", "11", "server", "core.server.answer_request",
+          _check.judged(_cases.SERVER_REQUESTS, _check.same_reply), _agree.SERVER_REQUEST_CALLS),
+    Built("handle_message", "11", "server", "core.server.handle_message",
+          _check.judged(_cases.SERVER_MESSAGES, _check.same_replies), _agree.SERVER_MESSAGE_CALLS),
 )
 
 #: The rows by name.

@@ -13,14 +13,22 @@ from typing import List, NamedTuple
 
 from ._safe import (PrintedOutput, call_safely, exception_text, is_verdict, not_json_at,
                     python_text, same_message, same_verdict, shown, shown_apart)
-from .cases import (CASES, CONVERSATIONS, ERROR_BUILDS, HEADER_CHECKS, HTTP_ANSWERS, HTTP_REQUESTS,
-                    NOT_TEXT_CASES, REFUSES, REPLY_MATCHES, REQUEST_BUILDS, SERVER_MESSAGES, SERVER_REQUESTS,
-                    SSE_STREAMS, TEXT_CASES, TOOL_CALLS)
-from . import registry
+from .cases import REFUSES
 from .messages import python_value
 
-#: The functions checked on a table, by name (from :mod:`mcp_lesson.registry`).
-TARGETS = registry.CHECKED
+
+def _targets():
+    """The functions checked on a table, by name: the registry's rows that hold a table (the
+    registry imports this module for its tables, so it is asked only when needed)."""
+    from .registry import CHECKED
+
+    return CHECKED
+
+
+def __getattr__(name):
+    if name == "TARGETS":  # selfcheck.TARGETS: _targets()
+        return _targets()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 class Row(NamedTuple):
@@ -189,7 +197,7 @@ def _media_types(value):
     return {part.split(";")[0].strip().lower() for part in value.split(",")}
 
 
-def _same_post(got, want):
+def same_post(got, want):
     """``(ok, hint)``: is ``got`` the HTTP request ``want``? Header names compare in any
     case, ``Accept`` needs both media types, the body is compared as the JSON it holds."""
     if type(got) is not dict or set(got) != {"method", "headers", "body"}:
@@ -223,7 +231,7 @@ def _same_post(got, want):
     return True, ""
 
 
-def _same_refusal(got, want):
+def same_refusal(got, want):
     """``(ok, hint)``: None for None, else (status, error response): status, id, code and
     (when the table gives it) data must be right; the message may be any text."""
     if want is None:
@@ -248,7 +256,7 @@ def _same_refusal(got, want):
     return True, ""
 
 
-def _same_events(got, want):
+def same_events(got, want):
     """``(ok, hint)``: a list of (data, verdict) pairs, exactly."""
     if type(got) is not list:
         return False, "return a list of (data, verdict) pairs"
@@ -264,7 +272,7 @@ def _same_events(got, want):
     return True, ""
 
 
-def _same_words(got, want):
+def same_words(got, want):
     ok = type(got) is str and got == want
     return ok, "" if ok else f"the words should be exactly {want!r}"
 
@@ -301,7 +309,7 @@ def _problem_text(problem):
     return python_text(problem, 40)
 
 
-def _same_problems(got, want):
+def same_problems(got, want):
     """``(ok, hint)``: exactly the list of ``(place, problem)`` tuples ``want``, in order."""
     if type(got) is not list:
         return False, "return a list of (place, problem) pairs"
@@ -402,31 +410,40 @@ def same_replies(got, want):
     return True, ""
 
 
-#: How each table of :data:`mcp_lesson.registry.BUILT` is checked.
-_TABLES = {
-    "classify": lambda fn, printed: _verdict_rows(fn, CASES, False, printed),
-    "classify_json": lambda fn, printed: _verdict_rows(fn, TEXT_CASES + NOT_TEXT_CASES, True, printed),
-    "create_request": lambda fn, printed: _build_rows(fn, REQUEST_BUILDS, printed),
-    "error_response": lambda fn, printed: _build_rows(fn, ERROR_BUILDS, printed),
-    "is_reply_to": lambda fn, printed: _build_rows(fn, REPLY_MATCHES, printed),
-    "http_request_for": lambda fn, printed: _judged_rows(fn, HTTP_REQUESTS, printed, _same_post),
-    "check_headers": lambda fn, printed: _judged_rows(fn, HEADER_CHECKS, printed, _same_refusal),
-    "read_sse": lambda fn, printed: _judged_rows(fn, SSE_STREAMS, printed, _same_events),
-    "http_verdict": lambda fn, printed: _judged_rows(fn, HTTP_ANSWERS, printed, _same_words),
-    "audit": lambda fn, printed: _judged_rows(fn, CONVERSATIONS, printed, _same_problems),
-    "call_tool": lambda fn, printed: _judged_rows(fn, TOOL_CALLS, printed, same_tool_result),
-    "answer_request": lambda fn, printed: _judged_rows(fn, SERVER_REQUESTS, printed, same_reply),
-    "handle_message": lambda fn, printed: _judged_rows(fn, SERVER_MESSAGES, printed, same_replies),
-}
+class Table(NamedTuple):
+    """A table a function is checked on: its cases (rows of :mod:`mcp_lesson.cases`) and
+    how each is judged. A row of :data:`mcp_lesson.registry.BUILT` holds it."""
+
+    cases: tuple
+    judge: object  # (fn, cases, printed) -> [Row]
+
+    def rows(self, fn, printed):
+        return self.judge(fn, self.cases, printed)
+
+
+def verdicts(cases, as_text=False):
+    """A table of (kind, code) verdicts: on each case's message, or on its raw text."""
+    return Table(tuple(cases), lambda fn, cases, printed: _verdict_rows(fn, cases, as_text, printed))
+
+
+def builds(cases):
+    """A table of calls and the message each builds (or the TypeError it raises)."""
+    return Table(tuple(cases), _build_rows)
+
+
+def judged(cases, same):
+    """A table of calls whose answers ``same(got, want)`` compares (or that must be refused)."""
+    return Table(tuple(cases), lambda fn, cases, printed: _judged_rows(fn, cases, printed, same))
 
 
 def _target_of(fn, target):
+    targets = _targets()
     if target is not None:
-        if target not in TARGETS:
-            raise ValueError(f"target must be one of {TARGETS}, got {target!r}")
+        if target not in targets:
+            raise ValueError(f"target must be one of {targets}, got {target!r}")
         return target
     name = getattr(fn, "__name__", "")
-    return name if name in TARGETS else "classify"
+    return name if name in targets else "classify"
 
 
 def run_check(fn, target=None):
@@ -442,7 +459,9 @@ def run_check(fn, target=None):
         raise TypeError(f"run_check() needs a function, got {python_value(fn)}")
     target = _target_of(fn, target)
     printed = PrintedOutput()
-    rows = _TABLES[registry.BY_NAME[target].table](fn, printed)
+    from . import registry
+
+    rows = registry.BY_NAME[target].table.rows(fn, printed)
     not_implemented = all(row.raised == "NotImplementedError" for row in rows)
     return CheckReport(target, rows, not_implemented, printed.size)
 
@@ -461,6 +480,6 @@ def check(fn, target=None, show=3):
     if name.isidentifier() and name != report.target:
         report = report._replace(target=name)
     print(report.text(show))
-    if target is None and name not in TARGETS and report.passed == 0 and not report.not_implemented:
+    if target is None and name not in _targets() and report.passed == 0 and not report.not_implemented:
         print(f"  ({name} was checked as classify, from its name; for another table say "
-              f"check({name}, target=...) with one of {', '.join(TARGETS[1:])})")
+              f"check({name}, target=...) with one of {', '.join(_targets()[1:])})")

@@ -15,14 +15,8 @@ reaches the report).
 import pytest
 
 import implementation
-from mcp_lesson import agreement, cases, registry
+from mcp_lesson import agreement, registry
 from mcp_lesson.selfcheck import run_check
-
-#: The case table behind each registry table name of the functions tested here.
-BUILDS = {"is_reply_to": cases.REPLY_MATCHES, "http_request_for": cases.HTTP_REQUESTS, "check_headers": cases.HEADER_CHECKS,
-          "read_sse": cases.SSE_STREAMS, "http_verdict": cases.HTTP_ANSWERS, "audit": cases.CONVERSATIONS,
-          "call_tool": cases.TOOL_CALLS, "answer_request": cases.SERVER_REQUESTS,
-          "handle_message": cases.SERVER_MESSAGES}
 
 #: The rows of the registry this file tests: graduated, from lesson 06 on.
 LATER = [row for row in registry.BUILT if row.graduates and row.lesson >= "06"]
@@ -30,7 +24,7 @@ LATER = [row for row in registry.BUILT if row.graduates and row.lesson >= "06"]
 
 def _cases(row):
     if row.table:
-        return [(row.name, place) for place in range(len(BUILDS[row.table]))]
+        return [(row.name, place) for place in range(len(row.table.cases))]
     return [(row.name, place) for place in range(len(agreement.inputs_for(row.name)))]
 
 
@@ -77,7 +71,7 @@ def test_each_case_of_the_function_s_table(name, place):
     report = _report(name)
     case = report.rows[place]
     if report.not_implemented:
-        build = BUILDS[row.table][place]  # the check's rows come in the table's order
+        build = row.table.cases[place]  # the check's rows come in the table's order
         _raise_if_not_written(name, build.args, build.kwargs)
     assert case.ok, (f"{name}, {case.name}: {name}{case.shown_input} gave {case.got}, but it should be "
                      f"{case.expected} ({case.reason})")
