@@ -45,7 +45,7 @@ from .recording import mermaid_text, sequence_diagram  # noqa: F401  (lesson 10 
 from .agreement import SAMPLES  # noqa: F401  (lesson helpers)
 from .learner_package import PACKAGE, carry_forward, start_lesson  # noqa: F401  (lesson helpers)
 from .learner_package import load as load_package
-from .selfcheck import TARGETS, check, run_check
+from .selfcheck import check, run_check
 from .agreement import agrees  # noqa: F401  (lesson helpers)
 from .agreement import inputs_for as _inputs_for, outcome as _outcome
 from .agreement import reference_for as _reference_for, same_outcome as _same
@@ -284,7 +284,7 @@ def check_mine(name, show=3):
         else:
             print(f"{name}: not in your package {PACKAGE} yet ({where})")
         return
-    if name in TARGETS:
+    if name in registry.CHECKED:
         if run_check(mine, name).not_implemented:
             print(f"{name}: in your package {PACKAGE}, but {NOT_YET} "
                   f"(write its body in lesson {lesson or '?'} and run that cell again)")

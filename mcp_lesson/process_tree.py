@@ -2,7 +2,8 @@
 elsewhere): :func:`process_table` for every live process, :func:`alive` for one; and the
 processes a server started (every process whose environment carries a server's mark), so
 that a server's whole tree can be stopped (mcp_lesson.stdio_client). The tests' guard
-(tests/processes.py) reads the table here too.
+(tests/processes.py) reads the table here too, loading this file by its path: it imports
+the standard library only, and nothing of the package.
 """
 
 import collections

@@ -414,7 +414,7 @@ class Table(NamedTuple):
     """A table a function is checked on: its cases (rows of :mod:`mcp_lesson.cases`) and
     how each is judged. A row of :data:`mcp_lesson.registry.BUILT` holds it."""
 
-    cases: tuple
+    cases: list
     judge: object  # (fn, cases, printed) -> [Row]
 
     def rows(self, fn, printed):
@@ -423,17 +423,17 @@ class Table(NamedTuple):
 
 def verdicts(cases, as_text=False):
     """A table of (kind, code) verdicts: on each case's message, or on its raw text."""
-    return Table(tuple(cases), lambda fn, cases, printed: _verdict_rows(fn, cases, as_text, printed))
+    return Table(cases, lambda fn, cases, printed: _verdict_rows(fn, cases, as_text, printed))
 
 
 def builds(cases):
     """A table of calls and the message each builds (or the TypeError it raises)."""
-    return Table(tuple(cases), _build_rows)
+    return Table(cases, _build_rows)
 
 
 def judged(cases, same):
     """A table of calls whose answers ``same(got, want)`` compares (or that must be refused)."""
-    return Table(tuple(cases), lambda fn, cases, printed: _judged_rows(fn, cases, printed, same))
+    return Table(cases, lambda fn, cases, printed: _judged_rows(fn, cases, printed, same))
 
 
 def _target_of(fn, target):
@@ -482,4 +482,5 @@ def check(fn, target=None, show=3):
     print(report.text(show))
     if target is None and name not in _targets() and report.passed == 0 and not report.not_implemented:
         print(f"  ({name} was checked as classify, from its name; for another table say "
-              f"check({name}, target=...) with one of {', '.join(_targets()[1:])})")
+              f"check({name}, target=...) with one of "
+              f"{', '.join(t for t in _targets() if t != 'classify')})")

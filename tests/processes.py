@@ -55,7 +55,9 @@ def run_to_end(command, limit, **popen_kwargs):
     return subprocess.CompletedProcess(command, proc.returncode, out, err)
 
 
-class Process(NamedTuple):
+class LiveProcess(NamedTuple):
+    """A process of :func:`live_processes`: its command line read as text."""
+
     pid: int
     ppid: int
     pgid: int
@@ -84,7 +86,8 @@ _TREE = None
 
 def live_processes():
     """Every live process (zombies left out), with its parent, group and command line."""
-    return [Process(p.pid, p.ppid, p.pgid, p.command()) for p in _process_tree().process_table() or ()]
+    return [LiveProcess(p.pid, p.ppid, p.pgid, p.command())
+            for p in _process_tree().process_table() or ()]
 
 
 def wait_for(condition, what, limit=120, every=0.05):

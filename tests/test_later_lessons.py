@@ -6,7 +6,7 @@ four functions of the HTTP transport, lesson 10's ``audit`` and lesson 11's serv
 
 Each case of a function's case table (mcp_lesson/cases.py, the one its self-check reads)
 is a test, judged as the self-check judges it; a function with no table of its own
-(``classify_at``) must answer as the course's does on the inputs its registry row names.
+(``classify_at``) must answer as the course's does on the inputs its registry row holds.
 A function not written yet fails its first case with the "not implemented yet" that
 graduation reports (the call is made again outside the check, so that its exception
 reaches the report).

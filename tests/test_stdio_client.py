@@ -16,9 +16,10 @@ import tracemalloc
 
 import pytest
 
-from processes import live_processes
+from processes import live_processes, wait_for
 
 from mcp_lesson import create_request
+from mcp_lesson.process_tree import alive
 from mcp_lesson.stdio_client import (
     KEEP_LINES,
     MAX_LINE_BYTES,
@@ -129,19 +130,6 @@ SETSID_GRANDCHILD = textwrap.dedent(
 )
 
 
-def _alive(pid):
-    """True while ``pid`` is a live process (a zombie, which cannot run, does not count)."""
-    return any(process.pid == pid for process in live_processes())
-
-
-def _gone(pid, timeout=30.0):
-    """Wait (up to ``timeout`` s) until ``pid`` is no longer a live process; True if it went."""
-    deadline = time.monotonic() + timeout
-    while _alive(pid) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    return not _alive(pid)
-
-
 @pytest.mark.timeout(120)
 def test_stop_ends_a_grandchild_that_left_the_group_with_setsid():
     command = [sys.executable, "-c", SETSID_GRANDCHILD]
@@ -157,15 +145,15 @@ def test_stop_ends_a_grandchild_that_left_the_group_with_setsid():
             assert os.getpgid(grandchildren[-1]) != server.process.pid
         first.stop()
         assert not first.running
-        assert _gone(grandchildren[0]), "the setsid grandchild outlived stop()"
-        assert _alive(grandchildren[1]), "stop() ended a process of another server"
+        wait_for(lambda: not alive(grandchildren[0]), "the setsid grandchild outlived stop()", 30)
+        assert alive(grandchildren[1]), "stop() ended a process of another server"
         second.stop()
-        assert _gone(grandchildren[1])
+        wait_for(lambda: not alive(grandchildren[1]), "the second setsid grandchild outlived stop()", 30)
     finally:
         for server in (first, second):
             server.stop()
         for pid in grandchildren:
-            if _alive(pid):
+            if alive(pid):
                 os.kill(pid, signal.SIGKILL)
 
 
