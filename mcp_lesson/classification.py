@@ -38,14 +38,16 @@ and the explanations :mod:`mcp_lesson.explanation`; their names are here too.
 **How it is built.** :func:`classify` is lesson 03's own ``classify``, the
 masters' exercise cells exported into :mod:`mcp_lesson.core` (``make
 export``), inside one thin layer, :func:`classify`'s body here, that adds what
-no lesson builds: the revisions (a batch is a list under 2025-03-26; an error
-response without ``"id"`` is judged, from 2025-11-25, as the same response
-with ``"id": null``) and the hardening below. In the same way
-:func:`reply_for` is lesson 04's. :func:`explain`, which no lesson builds,
-walks the rules in the order above with :func:`rule_of` and names the one
-that decides; :data:`RULES` maps each name to its verdict and its words, and a
-property test (tests/test_properties.py) holds ``RULES[rule_of(msg)].verdict``
-to ``classify(msg)`` on every input and revision.
+no lesson builds: batches (a list is a batch under 2025-03-26) and the
+hardening below. An error response without ``"id"`` is judged by lesson 08's
+``classify_at`` where the revisions' table says the id is optional (2025-11-25
+on). In the same way :func:`reply_for` is lesson 04's. :func:`explain`, which
+no lesson builds, walks the rules in the order above with :func:`rule_of`
+(whose id and integer tests are lesson 02's ``is_valid_id`` and
+``is_integer``) and names the one that decides; :data:`RULES` maps each name
+to its verdict and its words, and a property test (tests/test_properties.py)
+holds ``RULES[rule_of(msg)].verdict`` to ``classify(msg)`` on every input and
+revision.
 
 **Hostile input.** Everything here takes any Python object and never raises
 (but for an unknown ``revision``, a ``ValueError``): one ``except`` turns any
@@ -59,11 +61,13 @@ from typing import NamedTuple
 
 from .core.classification import classify as _lessons_classify
 from .core.errors import reply_for as _lessons_reply_for
+from .core.revisions import classify_at as _lessons_classify_at
 from .messages import (  # noqa: F401  (json_type, show_value: at their old address)
     ERROR_MESSAGES,
     INVALID_REQUEST,
     PARSE_ERROR,
     error_response,
+    is_integer,
     is_valid_id,
     json_type,
     show_value,
@@ -198,10 +202,7 @@ def rule_of(msg, revision=None):
                 return "bad-params"
             if "id" not in msg:
                 return "notification"
-            request_id = msg["id"]
-            if isinstance(request_id, (str, int)) and type(request_id) is not bool:
-                return "request"
-            return "bad-request-id"
+            return "request" if is_valid_id(msg["id"]) else "bad-request-id"
 
         if "result" in msg:
             if "error" in msg:
@@ -210,10 +211,7 @@ def rule_of(msg, revision=None):
                 return "no-response-id"
             if not isinstance(msg["result"], dict):
                 return "bad-result"
-            response_id = msg["id"]
-            if isinstance(response_id, (str, int)) and type(response_id) is not bool:
-                return "result"
-            return "bad-result-id"
+            return "result" if is_valid_id(msg["id"]) else "bad-result-id"
 
         if "error" not in msg:
             return "neither"
@@ -222,18 +220,13 @@ def rule_of(msg, revision=None):
         error = msg["error"]
         if not isinstance(error, dict):
             return "bad-error"
-        code = error.get("code")
-        if not isinstance(code, int) or type(code) is bool:
+        if not is_integer(error.get("code")):
             return "bad-error-code"
         if not isinstance(error.get("message"), str):
             return "bad-error-message"
         if "id" not in msg:
             return "error-without-id"
-        response_id = msg["id"]
-        if response_id is None or (isinstance(response_id, (str, int))
-                                   and type(response_id) is not bool):
-            return "error"
-        return "bad-error-id"
+        return "error" if msg["id"] is None or is_valid_id(msg["id"]) else "bad-error-id"
     except Exception:  # a hostile object (say, a str subclass whose == raises)
         return "unreadable"
 
@@ -272,12 +265,9 @@ def _classify(msg, revision):
                 return _INVALID
             else:
                 return _INVALID
-        verdict = _lessons_classify(msg)
-        if (verdict[1] is not None and rules.error_id_optional and "id" not in msg
-                and "error" in msg and "method" not in msg and "result" not in msg):
-            # 2025-11-25 on: an error response may leave out the id it could not read
-            verdict = _lessons_classify({**msg, "id": None})
-        return verdict
+        # Lesson 08's classify_at: from 2025-11-25 on (the table's error_id_optional) an error
+        # response may leave out the id it could not read; before, lesson 03's classify alone.
+        return _lessons_classify_at(msg, revision if rules.error_id_optional else None)
     except Exception:  # a hostile object (say, a str subclass whose == raises)
         return _INVALID
 
