@@ -217,6 +217,12 @@ def test_classify_never_raises_on_hostile_objects():
     for thing in [object(), Boom(), {"jsonrpc": Hostile("2.0"), "method": "x"}, {1, 2}, (1,),
                   b'{"jsonrpc": "2.0"}', type, classify, 1j]:
         assert classify(thing) == INVALID
+    # explain names the rule that decided: the one for a value it could not read
+    from mcp_lesson.classification import RULES, rule_of
+
+    hostile = {"jsonrpc": Hostile("2.0"), "method": "x"}
+    assert rule_of(hostile) == "unreadable" and RULES["unreadable"].verdict == INVALID
+    assert isinstance(explain(hostile), str)  # and it does not raise
 
 
 def test_tuples_are_not_lists_nor_objects():

@@ -53,10 +53,6 @@ def solution_lines(master_nb):
     return {line for line in inside - outside if len(line) >= 12 and not line.startswith("#")}
 
 
-def test_there_are_lessons():
-    assert [n[:2] for n in NAMES[:5]] == ["00", "01", "02", "03", "04"], NAMES
-
-
 # --- (a) learner copies are up to date -------------------------------------------
 
 
