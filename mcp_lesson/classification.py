@@ -338,14 +338,12 @@ def reply_for(msg, revision=None):
         reply = _lessons_reply_for(plain)
     except Exception:  # an object that only pretends to be a dict
         reply = None
-    if reply is None:  # what lesson 04's code could not read: answered as before
-        request_id = None
+    if reply is None:  # what lesson 04's code could not read: its reply to the id alone
         try:
-            if isinstance(msg, dict) and is_valid_id(dict.get(msg, "id")):
-                request_id = dict.get(msg, "id")
+            request_id = dict.get(msg, "id") if isinstance(msg, dict) else None
         except Exception:  # an object that only pretends to be a dict
             request_id = None
-        reply = error_response(request_id, verdict[1], ERROR_MESSAGES[verdict[1]])
+        reply = _lessons_reply_for({} if request_id is None else {"id": request_id})
     return reply
 
 

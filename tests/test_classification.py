@@ -223,6 +223,12 @@ def test_classify_never_raises_on_hostile_objects():
     hostile = {"jsonrpc": Hostile("2.0"), "method": "x"}
     assert rule_of(hostile) == "unreadable" and RULES["unreadable"].verdict == INVALID
     assert isinstance(explain(hostile), str)  # and it does not raise
+    # a reply all the same: lesson 04's, to the id alone (a valid one is echoed)
+    from mcp_lesson import reply_for as course_reply_for
+
+    assert course_reply_for({**hostile, "id": 5})["id"] == 5
+    assert course_reply_for({**hostile, "id": True})["id"] is None
+    assert course_reply_for(hostile)["error"]["code"] == INVALID_REQUEST
 
 
 def test_tuples_are_not_lists_nor_objects():
