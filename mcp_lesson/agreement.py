@@ -14,9 +14,7 @@ from typing import Callable, NamedTuple
 
 from . import classification
 from ._safe import call_safely, safe_equal, same_message
-from .cases import (CASES, CONVERSATIONS, ERROR_BUILDS, HEADER_CHECKS, HTTP_ANSWERS, HTTP_REQUESTS,
-                    NOT_TEXT_CASES, REQUEST_BUILDS, REVISION_CASES, SERVER_MESSAGES, SERVER_REQUESTS,
-                    SSE_STREAMS, TEXT_CASES, TOOL_CALLS)
+from .cases import CASES, NOT_TEXT_CASES, REVISION_CASES, TEXT_CASES
 
 
 #: The plain values a lesson's small helpers are compared with the course's on.
@@ -31,34 +29,21 @@ class Inputs(NamedTuple):
     pairs: Callable[[], list]
 
 
-def _calls(name, table):
-    """The calls of one of :mod:`mcp_lesson.cases`' tables of calls, as they stand."""
-    return Inputs(name, lambda: [(build.args, build.kwargs) for build in table])
-
-
 def _one_each(name, values):
     return Inputs(name, lambda: [((value,), {}) for value in values()])
 
 
+#: The inputs of the rows with no table of their own (a row with a table is compared on
+#: the calls of its table's cases).
 TEXTS = _one_each("texts", lambda: [case.text for case in TEXT_CASES + NOT_TEXT_CASES])
 MESSAGES = _one_each("messages", lambda: [case.message for case in CASES])
 SAMPLE_VALUES = _one_each("samples", lambda: SAMPLES)
-REQUEST_CALLS = _calls("request builds", REQUEST_BUILDS)
-ERROR_CALLS = _calls("error builds", ERROR_BUILDS)
 #: Lesson 08's classify_at: the revision cases (batches left out, as the exercise does) and
 #: the case table under the course's rules and under the latest revision.
 REVISION_MESSAGES = Inputs("revision messages", lambda: (
     [((case.message, case.revision), {}) for case in REVISION_CASES if case.revision != "2025-03-26"]
     + [((case.message, revision), {}) for revision in (None, classification.REVISIONS[-1])
        for case in CASES]))
-HTTP_CALLS = _calls("http requests", HTTP_REQUESTS)
-HEADER_CALLS = _calls("header checks", HEADER_CHECKS)
-SSE_CALLS = _calls("sse streams", SSE_STREAMS)
-ANSWER_CALLS = _calls("http answers", HTTP_ANSWERS)
-CONVERSATION_CALLS = _calls("conversations", CONVERSATIONS)
-TOOL_CALL_CALLS = _calls("tool calls", TOOL_CALLS)
-SERVER_REQUEST_CALLS = _calls("server requests", SERVER_REQUESTS)
-SERVER_MESSAGE_CALLS = _calls("server messages", SERVER_MESSAGES)
 
 
 def outcome(fn, args, kwargs=None):
@@ -78,8 +63,9 @@ def inputs_for(name):
     from . import registry  # (the registry's rows hold this module's inputs)
 
     built = registry.BY_NAME.get(name)
-    inputs = built.agree_on if built else (TEXTS if name.endswith("_json") else MESSAGES)
-    return inputs.pairs()
+    if built:
+        return built.inputs()
+    return (TEXTS if name.endswith("_json") else MESSAGES).pairs()
 
 
 def reference_for(name):

@@ -41,14 +41,19 @@ class Built(NamedTuple):
     #: (:class:`mcp_lesson.selfcheck.Table`); None when it is checked by agreeing
     #: with its reference instead.
     table: Optional[_check.Table]
-    #: What it is compared with its reference on (:func:`mcp_lesson.course.agree`;
-    #: :class:`mcp_lesson.agreement.Inputs`): the case table's messages or texts, the
-    #: calls of one of the tables of calls, a few plain values for a lesson's small
-    #: helpers (``SAMPLE_VALUES``), or lesson 08's (message, revision) pairs.
-    agree_on: _agree.Inputs
+    #: What it is compared with its reference on (:func:`mcp_lesson.course.agree`) when
+    #: it has no table (:class:`mcp_lesson.agreement.Inputs`): the case table's messages
+    #: or texts, a few plain values for a lesson's small helpers (``SAMPLE_VALUES``), or
+    #: lesson 08's (message, revision) pairs; None for a row with a table, which is
+    #: compared on the calls of its table's cases.
+    agree_on: Optional[_agree.Inputs] = None
     #: True when graduation runs the course's tests on it (the package's public
     #: functions); False for a lesson's helpers.
     graduates: bool = True
+
+    def inputs(self):
+        """The (args, kwargs) pairs it is compared with its reference on."""
+        return self.agree_on.pairs() if self.agree_on is not None else self.table.calls()
 
 
 #: The module of the learner's package each lesson exports into, by lesson, in
@@ -67,43 +72,43 @@ BUILT = (
     Built("is_integer", "02", "messages", "messages.is_integer", None, _agree.SAMPLE_VALUES, False),
     Built("is_valid_id", "02", "messages", "messages.is_valid_id", None, _agree.SAMPLE_VALUES, False),
     Built("create_request", "02", "messages", "messages.create_request",
-          _check.builds(_cases.REQUEST_BUILDS), _agree.REQUEST_CALLS),
+          _check.builds(_cases.REQUEST_BUILDS)),
     Built("classify", "03", "classification", "classification.classify",
-          _check.verdicts(_cases.CASES), _agree.MESSAGES),
+          _check.verdicts(_cases.CASES)),
     Built("classify_json", "03", "classification", "classification.classify_json",
-          _check.verdicts(_cases.TEXT_CASES + _cases.NOT_TEXT_CASES, as_text=True), _agree.TEXTS),
+          _check.verdicts(_cases.TEXT_CASES + _cases.NOT_TEXT_CASES, as_text=True)),
     Built("error_response", "04", "errors", "messages.error_response",
-          _check.builds(_cases.ERROR_BUILDS), _agree.ERROR_CALLS),
+          _check.builds(_cases.ERROR_BUILDS)),
     Built("reply_for", "04", "errors", "classification.reply_for", None, _agree.MESSAGES),
     Built("reply_for_json", "04", "errors", "classification.reply_for_json", None, _agree.TEXTS),
-    Built("is_reply_to", "06", "conversation", None, _check.builds(_cases.REPLY_MATCHES), _agree.MESSAGES),
+    Built("is_reply_to", "06", "conversation", None, _check.builds(_cases.REPLY_MATCHES)),
     # Lesson 08: the error response's optional id, by revision (the course's version is the
     # master's export, mcp_lesson/core/revisions.py; mcp_lesson.classify knows more revisions).
     Built("classify_at", "08", "revisions", "core.revisions.classify_at", None, _agree.REVISION_MESSAGES),
     # Lesson 09, the HTTP transport: the course's versions are the master's export
     # (mcp_lesson/core/transport.py). Graduation: tests/test_later_lessons.py, as for 08 to 11.
     Built("http_request_for", "09", "transport", "core.transport.http_request_for",
-          _check.judged(_cases.HTTP_REQUESTS, _check.same_post), _agree.HTTP_CALLS),
+          _check.judged(_cases.HTTP_REQUESTS, _check.same_post)),
     Built("check_headers", "09", "transport", "core.transport.check_headers",
-          _check.judged(_cases.HEADER_CHECKS, _check.same_refusal), _agree.HEADER_CALLS),
+          _check.judged(_cases.HEADER_CHECKS, _check.same_refusal)),
     Built("read_sse", "09", "transport", "core.transport.read_sse",
-          _check.judged(_cases.SSE_STREAMS, _check.same_events), _agree.SSE_CALLS),
+          _check.judged(_cases.SSE_STREAMS, _check.same_events)),
     Built("http_verdict", "09", "transport", "core.transport.http_verdict",
-          _check.judged(_cases.HTTP_ANSWERS, _check.same_words), _agree.ANSWER_CALLS),
+          _check.judged(_cases.HTTP_ANSWERS, _check.same_words)),
     # Lesson 10, live traffic: the audit of a recorded conversation (mcp_lesson/core/traffic.py
     # is the master's export), which the tap's --report runs on each session
     # (mcp_lesson.tap.audit puts it in words, under the revision agreed).
     Built("audit", "10", "traffic", "core.traffic.audit",
-          _check.judged(_cases.CONVERSATIONS, _check.same_problems), _agree.CONVERSATION_CALLS),
+          _check.judged(_cases.CONVERSATIONS, _check.same_problems)),
     # Lesson 11, your own server: its tools, its table of methods, and one message in with its
     # replies out (mcp_lesson/core/server.py is the master's export; python -m
     # mcp_lesson.own_server runs it).
     Built("call_tool", "11", "server", "core.server.call_tool",
-          _check.judged(_cases.TOOL_CALLS, _check.same_tool_result), _agree.TOOL_CALL_CALLS),
+          _check.judged(_cases.TOOL_CALLS, _check.same_tool_result)),
     Built("answer_request", "11", "server", "core.server.answer_request",
-          _check.judged(_cases.SERVER_REQUESTS, _check.same_reply), _agree.SERVER_REQUEST_CALLS),
+          _check.judged(_cases.SERVER_REQUESTS, _check.same_reply)),
     Built("handle_message", "11", "server", "core.server.handle_message",
-          _check.judged(_cases.SERVER_MESSAGES, _check.same_replies), _agree.SERVER_MESSAGE_CALLS),
+          _check.judged(_cases.SERVER_MESSAGES, _check.same_replies)),
 )
 
 #: The rows by name.

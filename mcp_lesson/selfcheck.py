@@ -411,29 +411,40 @@ def same_replies(got, want):
 
 
 class Table(NamedTuple):
-    """A table a function is checked on: its cases (rows of :mod:`mcp_lesson.cases`) and
-    how each is judged. A row of :data:`mcp_lesson.registry.BUILT` holds it."""
+    """A table a function is checked on: its cases (rows of :mod:`mcp_lesson.cases`), how
+    each is judged, and the call each case makes. A row of
+    :data:`mcp_lesson.registry.BUILT` holds it."""
 
     cases: list
     judge: object  # (fn, cases, printed) -> [Row]
+    call: object  # case -> (args, kwargs)
 
     def rows(self, fn, printed):
         return self.judge(fn, self.cases, printed)
 
+    def calls(self):
+        """The (args, kwargs) of each case, in the table's order."""
+        return [self.call(case) for case in self.cases]
+
+
+def _build_call(build):
+    return build.args, build.kwargs
+
 
 def verdicts(cases, as_text=False):
     """A table of (kind, code) verdicts: on each case's message, or on its raw text."""
-    return Table(cases, lambda fn, cases, printed: _verdict_rows(fn, cases, as_text, printed))
+    return Table(cases, lambda fn, cases, printed: _verdict_rows(fn, cases, as_text, printed),
+                 lambda case: ((case.text if as_text else case.message,), {}))
 
 
 def builds(cases):
     """A table of calls and the message each builds (or the TypeError it raises)."""
-    return Table(cases, _build_rows)
+    return Table(cases, _build_rows, _build_call)
 
 
 def judged(cases, same):
     """A table of calls whose answers ``same(got, want)`` compares (or that must be refused)."""
-    return Table(cases, lambda fn, cases, printed: _judged_rows(fn, cases, printed, same))
+    return Table(cases, lambda fn, cases, printed: _judged_rows(fn, cases, printed, same), _build_call)
 
 
 def _target_of(fn, target):

@@ -56,7 +56,7 @@ def test_each_row_s_table_passes_the_course_s_own_version_on_every_case(row):
 def test_each_row_s_inputs_tell_the_course_s_version_from_a_wrong_one(row):
     """The inputs a row holds are what ``agree`` compares on: the course's version agrees
     with itself there, and a function that answers None to everything does not."""
-    pairs = row.agree_on.pairs()
+    pairs = row.inputs()
     assert pairs and agreement.inputs_for(row.name) == pairs
     assert agreement.agrees(registry.reference(row.name), row.name)
     assert not agreement.agrees(lambda *args, **kwargs: None, row.name)
