@@ -31,7 +31,7 @@ import nbformat
 import pytest
 
 from chromium import CHROMIUM_ARGS, chromium_or_skip, free_port, listening, missing
-from processes import patience
+from processes import live_processes, patience, wait_for
 
 ROOT = Path(__file__).resolve().parent.parent
 ARTIFACTS = ROOT / "test-artifacts"
@@ -160,15 +160,31 @@ def hub():
                 os.killpg(process.pid, 9)
                 process.wait()
         names = [TEACHER, *STUDENTS.values(), BORROWER]
-        # Ctrl-C stopped every person's server and the proxy ...
-        running = [subprocess.run(["pgrep", "-a", *what], capture_output=True, text=True).stdout
-                   for what in [*(["-u", name] for name in names if accounts.exists(name)),
-                                ["-f", f"api-port {settings.proxy_api_port}"]]]
+        # Ctrl-C stopped every person's server and the proxy (a zombie has stopped: it
+        # waits only for a parent that may be gone to collect its exit status) ...
+        running = []
+
+        def ended():
+            running[:] = _running(names, settings)
+            return not running
+
+        with contextlib.suppress(AssertionError):  # what is still running is reported below
+            wait_for(ended, "every process of the class to end", limit=30, every=0.5)
         accounts.remove_accounts(names)
         shutil.rmtree(folder, ignore_errors=True)
         # ... and nothing of the class is left: no account of this run, no folder.
         left = [name for name in names if accounts.exists(name)]
-        assert not left and not "".join(running).strip() and not folder.exists(), (left, running)
+        assert not left and not running and not folder.exists(), (left, running)
+
+
+def _running(names, settings):
+    """The live processes (zombies left out) of the class's accounts and of its proxy,
+    a line each as ``pgrep -a`` gives them."""
+    found = [subprocess.run(["pgrep", "-a", *what], capture_output=True, text=True).stdout
+             for what in [*(["-u", name] for name in names if accounts.exists(name)),
+                          ["-f", f"api-port {settings.proxy_api_port}"]]]
+    live = {process.pid for process in live_processes()}
+    return [line for line in "".join(found).splitlines() if int(line.split()[0]) in live]
 
 
 def _line_with(process, text, limit=300):
