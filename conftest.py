@@ -15,7 +15,7 @@ import pytest
 os.environ.setdefault("PYTHONWARNINGS", "ignore")
 # A lesson's graduate() cell, run by nbval or a learner-copy test, prints one
 # line instead of running this suite inside itself (tests/test_graduation.py
-# graduates the lessons' package; mcp_lesson.learner_package.NO_NESTED_RUNS).
+# graduates the lessons' package; mcp_lesson.exercises.learner_package.NO_NESTED_RUNS).
 os.environ["MCP_LESSON_NO_NESTED_RUNS"] = "1"
 
 #: Test files that start servers and a browser before their first test ends.
@@ -66,7 +66,7 @@ def pytest_collection_modifyitems(session, config, items):
     items[:] = sorted(items, key=lambda item: Path(str(item.fspath)).name in RUN_LAST)
 
 # The lessons export the learner's functions into a package of their own (see
-# mcp_lesson.learner_package). While the suite runs, the masters' kernels use a
+# mcp_lesson.exercises.learner_package). While the suite runs, the masters' kernels use a
 # private one, exported from the masters first, so what a lesson prints about
 # "your" functions is the same on every run and no real package is touched.
 import atexit  # noqa: E402
@@ -74,7 +74,7 @@ import shutil  # noqa: E402
 import tempfile  # noqa: E402
 
 from mcp_lesson.course import LESSONS  # noqa: E402
-from mcp_lesson.learner_package import ENVIRONMENT, export_notebook, package_dir  # noqa: E402
+from mcp_lesson.exercises.learner_package import ENVIRONMENT, export_notebook, package_dir  # noqa: E402
 
 _PACKAGES = Path(tempfile.mkdtemp(prefix="mcp-lesson-packages-"))
 atexit.register(shutil.rmtree, _PACKAGES, ignore_errors=True)

@@ -21,7 +21,7 @@ import sys
 import time
 
 from mcp_lesson import CASES, classify, classify_json, create_request
-from mcp_lesson.peers import sdk_model
+from mcp_lesson.peers.python_sdk import sdk_model
 
 TARGET_CLASSIFY = 10.0  # classify must be at least this many times faster
 TARGET_JSON = 1.2  # classify_json may take at most this many times json.loads

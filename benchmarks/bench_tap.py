@@ -176,7 +176,7 @@ async def _http_sessions(stack, recording):
     from mcp import ClientSession
     from mcp.client.streamable_http import streamable_http_client
 
-    from mcp_lesson.http_client import HttpServer
+    from mcp_lesson.server.running import HttpServer
 
     server = stack.enter_context(HttpServer())
     tap, url = _http_tap(recording, server.url)

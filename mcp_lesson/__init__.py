@@ -34,15 +34,15 @@ Modules, one idea each:
 
 The root holds what a learner or a teacher uses, and imports only modules
 that need nothing but the standard library. Everything else is
-reached through its module (``mcp_lesson.cases.TEXT_CASES``,
-``mcp_lesson.selfcheck.run_check``, ``mcp_lesson.classification.parse``...).
+reached through its module (``mcp_lesson.exercises.cases.TEXT_CASES``,
+``mcp_lesson.exercises.selfcheck.run_check``, ``mcp_lesson.rules.classification.parse``...).
 """
 
 import sys as _sys
 
 # First: the lessons' exported cells (mcp_lesson.core), which the modules below
 # build on, import the reserved codes from this package's root.
-from .codes import (
+from mcp_lesson.protocol.codes import (
     CAPABILITIES_KEY,
     ERROR_MESSAGES,
     HEADER_MISMATCH,
@@ -54,36 +54,35 @@ from .codes import (
     UNSUPPORTED_PROTOCOL_VERSION,
     VERSION_KEY,
 )
-from .cases import CASES  # noqa: E402
-from .classification import (
+from mcp_lesson.exercises.cases import CASES  # noqa: E402
+from mcp_lesson.rules.classification import (
     REVISIONS,
     classify,
     classify_json,
-    explain,
-    explain_json,
     reply_for,
     reply_for_json,
 )
-from .messages import (  # noqa: E402
+from mcp_lesson.rules.explanation import explain, explain_json
+from mcp_lesson.rules.messages import (  # noqa: E402
     create_request,
     error_response,
     success_response,
 )
-from .core.transport import (  # noqa: E402  (lesson 09's export, as it is)
+from mcp_lesson.core.transport import (  # noqa: E402  (lesson 09's export, as it is)
     check_headers,
     http_request_for,
     http_verdict,
     read_sse,
 )
-from .core.traffic import audit  # noqa: E402  (lesson 10's export, as it is)
-from .selfcheck import check
+from mcp_lesson.core.traffic import audit  # noqa: E402  (lesson 10's export, as it is)
+from mcp_lesson.exercises.selfcheck import check
 
-if _sys.platform == "emscripten":  # the browser's Python: see mcp_lesson/_deep_json.py
-    from ._deep_json import install as _install_deep_json_guard
+if _sys.platform == "emscripten":  # the browser's Python: see mcp_lesson/protocol/deep_json.py
+    from mcp_lesson.protocol.deep_json import install as _install_deep_json_guard
 
     _install_deep_json_guard()
 
-__version__ = "0.2.0"
+from mcp_lesson.version import __version__  # noqa: E402
 
 __all__ = [
     # building messages

@@ -24,7 +24,8 @@ settings.register_profile(
 )
 settings.load_profile("course")
 
-from mcp_lesson.learner_package import BUILT, GRADUATION_FILES  # noqa: E402  (what graduation runs)
+from mcp_lesson.exercises.learner_package import BUILT
+from mcp_lesson.exercises.carry import GRADUATION_FILES  # noqa: E402  (what graduation runs)
 SHOWN_FAILURES = 5
 
 

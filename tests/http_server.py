@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from processes import live_processes, patience, start_guarded
 
-from mcp_lesson.http_client import DEFAULT_COMMAND, HttpServer, port_is_free
+from mcp_lesson.server.running import DEFAULT_COMMAND, HttpServer, port_is_free
 
 ROOT = Path(__file__).resolve().parents[1]
 TAP = [sys.executable, "-m", "mcp_lesson.tap"]
@@ -23,7 +23,7 @@ TAP = [sys.executable, "-m", "mcp_lesson.tap"]
 
 #: The course's two servers over HTTP: the calculator on the SDK, and lesson 11's, with no SDK.
 SDK_SERVER = list(DEFAULT_COMMAND)
-OWN_SERVER = [sys.executable, "-m", "mcp_lesson.own_server", "--http"]
+OWN_SERVER = [sys.executable, "-m", "mcp_lesson.server.own", "--http"]
 
 
 def serving(command=SDK_SERVER, cwd=None):

@@ -2,7 +2,7 @@
 
 By default that is :mod:`mcp_lesson`. With ``pytest --graduate DIR`` (``make
 graduate PKG=DIR``) it is the package in ``DIR``, a learner's own (see
-:mod:`mcp_lesson.learner_package`): the functions the lessons build come from
+:mod:`mcp_lesson.exercises.learner_package`): the functions the lessons build come from
 there, and a function the package lacks is a stand-in that says so. Tests of
 what no lesson builds carry the ``course_only`` mark and are skipped then.
 
@@ -27,7 +27,7 @@ from types import SimpleNamespace
 from processes import patience
 
 import mcp_lesson
-from mcp_lesson.learner_package import BUILT
+from mcp_lesson.exercises.learner_package import BUILT
 
 #: None, or the folder of the package being graduated.
 GRADUATING = None
@@ -303,7 +303,7 @@ def load_package(folder):
     files = Path(tempfile.mkdtemp(prefix="graduate-files-"))
     import shutil
 
-    from mcp_lesson._safe import one_line
+    from mcp_lesson.exercises.calling import one_line
     from tools.judge.files import copy_tree
 
     # Regular files only, never through a link: nothing outside the package enters the sandbox.
@@ -360,11 +360,11 @@ def _course_version(name):
     ``classify_at``), else, for a lesson whose cells are not the course's core (lesson 06's
     ``is_reply_to``), the master's solution as the masters' package holds it (conftest.py
     exports it before the tests run)."""
-    from mcp_lesson import registry
+    from mcp_lesson.exercises import registry
 
     found = getattr(mcp_lesson, name, None) or registry.reference(name)
     if found is None:
-        from mcp_lesson.carry import load
+        from mcp_lesson.exercises.carry import load
 
         found = getattr(load(), name, None)
     return found

@@ -1,4 +1,4 @@
-"""Processes for tests: the live processes of this machine (mcp_lesson/process_tree.py
+"""Processes for tests: the live processes of this machine (mcp_lesson/shared/process_tree.py
 reads them), and servers that die with the test run however it ends.
 
 A server a test starts (JupyterLab, Voila through ``make app``, the site's web
@@ -65,7 +65,7 @@ class LiveProcess(NamedTuple):
 
 
 def _process_tree():
-    """mcp_lesson/process_tree.py, the course's one reader of /proc, loaded from its file
+    """mcp_lesson/shared/process_tree.py, the course's one reader of /proc, loaded from its file
     (it imports only the standard library): the guard runs in the command's environment,
     which may hold a stand-in mcp_lesson, or none."""
     global _TREE
@@ -73,7 +73,7 @@ def _process_tree():
         import importlib.util
 
         path = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
-                            "mcp_lesson", "process_tree.py")
+                            "mcp_lesson", "shared", "process_tree.py")
         spec = importlib.util.spec_from_file_location("_course_process_tree", path)
         module = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(module)

@@ -4,7 +4,7 @@ fixture (``yield from handshaken(...)``), as a client starts every conversation.
 import json
 
 from mcp_lesson import create_request
-from mcp_lesson.stdio_client import StdioServer, live_servers
+from mcp_lesson.client.stdio import StdioServer, live_servers
 
 
 def initialize_params(client):

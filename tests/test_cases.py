@@ -3,8 +3,8 @@
 import pytest
 
 from mcp_lesson import CASES
-from mcp_lesson.cases import NOT_TEXT_CASES, TEXT_CASES
-from mcp_lesson.cases import ERROR_BUILDS, REQUEST_BUILDS
+from mcp_lesson.exercises.cases import NOT_TEXT_CASES, TEXT_CASES
+from mcp_lesson.exercises.cases import ERROR_BUILDS, REQUEST_BUILDS
 from implementation import classify, classify_json, create_request, error_response  # mcp_lesson's, or a graduating package's
 
 
@@ -18,8 +18,8 @@ def test_every_rule_decides_at_least_one_case():
     """Each rule of the course's (a key of classification.RULES) decides a message of the
     case table, or of the revisions' cases under their revision; only "unreadable" is
     left, which no JSON value reaches (a hostile Python object, tested on its own)."""
-    from mcp_lesson.cases import REVISION_CASES
-    from mcp_lesson.classification import RULES, rule_of
+    from mcp_lesson.exercises.cases import REVISION_CASES
+    from mcp_lesson.rules.classification import RULES, rule_of
 
     decided = ({rule_of(case.message) for case in CASES}
                | {rule_of(case.message, case.revision) for case in REVISION_CASES})

@@ -1,5 +1,5 @@
 """One test per rule and decision of the course's rules (the docstring of
-mcp_lesson.classification), plus classify_json, explain and the replies a
+mcp_lesson.rules.classification), plus classify_json, explain and the replies a
 strict server sends. The revisions have their own file, test_revisions.py.
 
 A row of the shared case table (test_cases.py checks every one) is not
@@ -11,7 +11,7 @@ import json
 import pytest
 
 from mcp_lesson import INVALID_REQUEST, PARSE_ERROR, explain, explain_json
-from mcp_lesson.classification import parse
+from mcp_lesson.rules.classification import parse
 from implementation import classify, classify_json, error_response, reply_for, reply_for_json  # mcp_lesson's, or a graduating package's
 
 REQUEST = ("request", None)
@@ -218,7 +218,7 @@ def test_classify_never_raises_on_hostile_objects():
                   b'{"jsonrpc": "2.0"}', type, classify, 1j]:
         assert classify(thing) == INVALID
     # explain names the rule that decided: the one for a value it could not read
-    from mcp_lesson.classification import RULES, rule_of
+    from mcp_lesson.rules.classification import RULES, rule_of
 
     hostile = {"jsonrpc": Hostile("2.0"), "method": "x"}
     assert rule_of(hostile) == "unreadable" and RULES["unreadable"].verdict == INVALID
@@ -276,7 +276,7 @@ def test_a_huge_integer_literal_is_still_an_integer():
 
 @pytest.mark.course_only
 def test_integers_longer_than_the_parser_reads_are_a_parse_error():
-    from mcp_lesson.classification import MAX_INT_DIGITS
+    from mcp_lesson.rules.classification import MAX_INT_DIGITS
 
     template = '{"jsonrpc":"2.0","id":%s,"method":"ping"}'
     assert classify_json(template % ("9" * MAX_INT_DIGITS)) == REQUEST
@@ -430,7 +430,7 @@ def test_the_digit_limit_is_one_rule_per_number():
     """Only the length of each number counts, never how many digits short
     numbers and long ones add up to: 124,300 digits in numbers of 4,300 and
     125,000 in numbers of 5,000 are read alike."""
-    from mcp_lesson.classification import MAX_INT_DIGITS
+    from mcp_lesson.rules.classification import MAX_INT_DIGITS
 
     template = '{"jsonrpc":"2.0","id":1,"method":"x","params":{"n":[%s]}}'
     short = template % ",".join(["9" * 4300] * 29)  # Python's own int() reads these

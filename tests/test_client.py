@@ -1,4 +1,4 @@
-"""mcp_lesson.client: the course's own client, against the course's server (both generations)."""
+"""mcp_lesson.client.http: the course's own client, against the course's server (both generations)."""
 
 import json
 import sys
@@ -8,7 +8,7 @@ import pytest
 from http_server import server  # noqa: F401 (fixtures)
 from processes import patience, run_to_end
 
-from mcp_lesson.client import (
+from mcp_lesson.client.http import (
     HANDSHAKE, Client, ServerError, connect, elicitation_answer, main, sample_arguments,
 )
 

@@ -21,8 +21,8 @@ import pytest
 from http_server import HttpTapped, server  # noqa: F401 (fixtures)
 from processes import patience
 
-from mcp_lesson import conformance
-from mcp_lesson.conformance import CLIENT_SCENARIOS, GENERIC, NEEDS, NODE_VERSION, SUITE_VERSION
+from mcp_lesson.peers import conformance
+from mcp_lesson.peers.conformance import CLIENT_SCENARIOS, GENERIC, NEEDS, NODE_VERSION, SUITE_VERSION
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs" / "conformance.md"

@@ -5,11 +5,13 @@ writes from the masters now, and the package must use it."""
 from pathlib import Path
 
 import mcp_lesson
-from mcp_lesson import classification, core, messages
+from mcp_lesson import core
+from mcp_lesson.rules import classification
+from mcp_lesson.rules import messages
 from mcp_lesson.core import classification as core_classification
 from mcp_lesson.core import errors as core_errors
 from mcp_lesson.core import messages as core_messages
-from mcp_lesson.learner_package import export_core
+from mcp_lesson.exercises.learner_package import export_core
 
 ROOT = Path(__file__).resolve().parent.parent
 CORE = Path(core.__file__).parent

@@ -5,6 +5,7 @@ import json
 import pytest
 
 import mcp_lesson
+import mcp_lesson.exercises.carry
 from mcp_lesson import course
 
 
@@ -172,7 +173,7 @@ def test_quiz_counts_in_words(capsys):
 
 @pytest.fixture
 def my_package(tmp_path, monkeypatch):
-    from mcp_lesson.learner_package import ENVIRONMENT
+    from mcp_lesson.exercises.learner_package import ENVIRONMENT
 
     folder = tmp_path / "my_mcp"
     monkeypatch.setenv(ENVIRONMENT, str(folder))
@@ -189,7 +190,7 @@ def test_check_mine_without_a_package(capsys, my_package):
 
 
 def test_check_mine_checks_the_learners_function(capsys, my_package):
-    from mcp_lesson.learner_package import export_cell
+    from mcp_lesson.exercises.learner_package import export_cell
 
     export_cell("#| export\nfrom mcp_lesson import classify as _c\n\n"
                 "def classify(msg):\n    return _c(msg)\n", "03", my_package)
@@ -208,7 +209,7 @@ def test_check_mine_checks_the_learners_function(capsys, my_package):
 
 
 def test_check_mine_names_a_lesson_file_that_cannot_run(capsys, my_package):
-    from mcp_lesson.learner_package import export_cell
+    from mcp_lesson.exercises.learner_package import export_cell
 
     export_cell("#| export\ndef classify(msg):\n    return (\n", "03", my_package)
     course.check_mine("classify")
@@ -274,7 +275,7 @@ def test_aim_says_when_the_rule_is_broken_but_another_catches_first(capsys):
 ])
 def test_broken_rules_lists_every_rule_in_order(message, rules):
     assert course.broken_rules(message) == rules
-    assert not rules or mcp_lesson.classification.rule_of(message) == rules[0]
+    assert not rules or mcp_lesson.rules.classification.rule_of(message) == rules[0]
 
 
 def test_broken_rules_follows_the_revision():
@@ -316,12 +317,12 @@ def test_a_graduate_cell_under_a_test_run_only_says_so(monkeypatch, capsys):
     line, no pytest inside pytest (tests/test_graduation.py graduates for real)."""
     import subprocess
 
-    from mcp_lesson import learner_package
+    from mcp_lesson.exercises import learner_package
 
     def no_nested_run(*args, **kwargs):
         raise AssertionError("graduate() started a run inside the test run")
 
     monkeypatch.setattr(subprocess, "run", no_nested_run)
     monkeypatch.setenv(learner_package.NO_NESTED_RUNS, "1")
-    assert learner_package.graduate() is None
+    assert mcp_lesson.exercises.carry.graduate() is None
     assert "only says so" in capsys.readouterr().out

@@ -1,4 +1,4 @@
-"""mcp_lesson/_deep_json.py, the package's guard against deep JSON, on this Python.
+"""mcp_lesson/protocol/deep_json.py, the package's guard against deep JSON, on this Python.
 
 In the browser (Pyodide, ``sys.platform == "emscripten"``) json's C scanner
 overflows the page's small stack on deep nesting and kills the kernel;
@@ -44,8 +44,8 @@ def c_scanner_in_place():
 """
 
 INSTALL = PREAMBLE + """
-from mcp_lesson import _deep_json
-from mcp_lesson.cases import TEXT_CASES
+from mcp_lesson.protocol import deep_json as _deep_json
+from mcp_lesson.exercises.cases import TEXT_CASES
 
 deep = "[" * 100_000 + "]" * 100_000
 texts = [case.text for case in TEXT_CASES if case.text != deep] + [
@@ -81,7 +81,7 @@ import importlib
 import mcp_lesson
 
 on_this_platform = {"platform": sys.platform, "untouched": c_scanner_in_place(),
-                    "guard_imported": "mcp_lesson._deep_json" in sys.modules,
+                    "guard_imported": "mcp_lesson.protocol.deep_json" in sys.modules,
                     "deep": outcome("[" * 100_000 + "]" * 100_000)}
 # The same __init__ as the browser's Python runs it (only the platform's name
 # differs: the modules it imports are not imported again).
@@ -106,7 +106,7 @@ def test_install_makes_deep_json_a_recursion_error_and_changes_nothing_else():
     found = run_python(INSTALL)
     assert found["untouched_before_install"] is True
     assert found["installed"] is True
-    assert found["default_decoder"] == "mcp_lesson._deep_json"
+    assert found["default_decoder"] == "mcp_lesson.protocol.deep_json"
     # This Python's C scanner stops deep nesting itself (a few frames); with
     # the guard, the pure-Python scanner recurses and reaches Python's limit.
     assert found["deep_before"] == "RecursionError, few Python frames"
@@ -124,4 +124,4 @@ def test_importing_the_package_here_leaves_json_alone():
     assert found["here"]["guard_imported"] is False  # not even imported
     assert found["here"]["deep"] == "RecursionError, few Python frames"
     assert found["emscripten"] is True
-    assert found["scanner"] == "mcp_lesson._deep_json"
+    assert found["scanner"] == "mcp_lesson.protocol.deep_json"

@@ -19,7 +19,8 @@ import tempfile
 import pytest
 
 import mcp_lesson
-from mcp_lesson import classification, messages
+from mcp_lesson.rules import classification
+from mcp_lesson.rules import messages
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"
@@ -197,7 +198,7 @@ def test_python_command_shown(command):
     if words[1:3] == ["-m", "mcp_lesson.client"]:  # against the course's server, at its address
         from processes import patience, start_guarded
 
-        from mcp_lesson.http_client import HttpServer
+        from mcp_lesson.server.running import HttpServer
 
         with HttpServer(start=start_guarded, timeout=patience(30)) as server:
             words = [server.url if word in ("URL", "http://127.0.0.1:PORT/mcp") else word for word in words]
@@ -413,8 +414,8 @@ def graded_cells(master):
 
 
 def local_only_lessons():
-    """The lessons the site cannot run (the lessons' table, mcp_lesson/lessons.py)."""
-    from mcp_lesson.lessons import LOCAL_ONLY
+    """The lessons the site cannot run (the lessons' table, mcp_lesson/exercises/lessons.py)."""
+    from mcp_lesson.exercises.lessons import LOCAL_ONLY
 
     return sorted(LOCAL_ONLY)
 
@@ -431,7 +432,7 @@ def self_check_line():
 def expected_figures():
     """(page, phrase, where the figure comes from), for every figure the pages give."""
     from mcp_lesson import CASES, REVISIONS
-    from mcp_lesson.selfcheck import check
+    from mcp_lesson.exercises.selfcheck import check
     figures = []
 
     def give(page, phrase, origin):
@@ -452,7 +453,7 @@ def expected_figures():
     numbers = [m.name[:2] for m in masters()]
     local = local_only_lessons()
     # (the course's own stdio client; lesson 10 uses the SDK's, and stored recordings in the browser)
-    assert local == sorted(m.name for m in masters() if "mcp_lesson.stdio_client" in m.read_text())
+    assert local == sorted(m.name for m in masters() if "mcp_lesson.client.stdio" in m.read_text())
     local = [name[:2] for name in local]
     in_site = [n for n in numbers if n not in local]
     give("README.md", f"Lessons {runs(in_site)}, and the playground", "tools/site/build.py")
@@ -460,10 +461,10 @@ def expected_figures():
          "tools/site/build.py")
     give("docs/setup.md", f"runs every lesson but {and_list(local)} in the browser",
          "tools/site/build.py")
-    client = source("mcp_lesson/stdio_client.py") + source("mcp_lesson/stdio_lines.py")
+    client = source("mcp_lesson/client/stdio.py") + source("mcp_lesson/shared/stdio_lines.py")
     assert "select.poll(" in client and "os.killpg(" in client
     give("README.md", f"Lessons {and_list(local)} need Linux, macOS or WSL",
-         "the lessons that use mcp_lesson.stdio_client")
+         "the lessons that use mcp_lesson.client.stdio")
 
     # Ports (the Makefile's defaults).
     site_port = setting("Makefile", r"^SITE_PORT \?= (\d+)$")
@@ -529,8 +530,9 @@ def expected_figures():
     spec.loader.exec_module(bench_module)
     size = round(len(bench_module.one_megabyte_message().encode()) / 1e6)
     give("docs/maintaining.md", f"on a {size} MB message", "bench.one_megabyte_message()")
-    # The conformance suite (mcp_lesson/conformance.py) and the server's streams (resumption.py).
-    from mcp_lesson import conformance, resumption
+    # The conformance suite (mcp_lesson/peers/conformance.py) and the server's streams (resumption.py).
+    from mcp_lesson.peers import conformance
+    from mcp_lesson.server import resumption
 
     give("docs/conformance.md", f"pinned to {conformance.SUITE_VERSION}, and Node.js {conformance.NODE_VERSION}",
          "conformance.SUITE_VERSION, NODE_VERSION")

@@ -1,4 +1,4 @@
-"""Graduation (mcp_lesson.learner_package, tools/graduate.py): the course's own
+"""Graduation (mcp_lesson.exercises.learner_package, tools/graduate.py): the course's own
 tests run against a package exported from the lessons.
 
 The masters' export must pass every one of them: the lessons' solutions and
@@ -25,7 +25,7 @@ import pytest
 from processes import run_to_end
 
 from mcp_lesson.course import LESSONS
-from mcp_lesson.learner_package import PACKAGE, export_notebook
+from mcp_lesson.exercises.learner_package import PACKAGE, export_notebook
 
 ROOT = Path(__file__).resolve().parent.parent
 SUMMARY = re.compile(r"your package passes (\d+)/(\d+) of the course's tests")
@@ -422,7 +422,7 @@ def test_the_released_stub_copy_run_again_keeps_the_learner_s_work(masters_packa
     import nbformat
     from nbclient import NotebookClient
 
-    from mcp_lesson.learner_package import ENVIRONMENT, NO_NESTED_RUNS
+    from mcp_lesson.exercises.learner_package import ENVIRONMENT, NO_NESTED_RUNS
 
     package = copy_of(masters_package, tmp_path)
     monkeypatch.setenv(ENVIRONMENT, str(package))

@@ -1,9 +1,9 @@
-"""The loop of every lesson's hidden tests (mcp_lesson/hidden_tests.py): what a
+"""The loop of every lesson's hidden tests (mcp_lesson/exercises/hidden_tests.py): what a
 student reads on the feedback page when a case fails."""
 
 import pytest
 
-from mcp_lesson.hidden_tests import hidden_tests
+from mcp_lesson.exercises.hidden_tests import hidden_tests
 
 
 def stub(msg):

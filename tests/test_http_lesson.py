@@ -1,7 +1,7 @@
 """Lesson 09's four functions (mcp_lesson/core/transport.py, the master's export) against
 the real server, rule by rule of SPEC 13, and against the SDK's own header codec.
 
-The case tables (mcp_lesson.cases: HTTP_REQUESTS, HEADER_CHECKS, SSE_STREAMS,
+The case tables (mcp_lesson.exercises.cases: HTTP_REQUESTS, HEADER_CHECKS, SSE_STREAMS,
 HTTP_ANSWERS) say what the functions must answer; tests/test_selfcheck.py-style checks
 prove the functions answer so. Here the tables themselves are held to what
 ``mcp`` 2.3.0's server does: every header check is posted to the real server and its
@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 from http_server import http, server  # noqa: F401 (fixtures)
 
 from mcp_lesson import check, check_headers, http_request_for, http_verdict, read_sse
-from mcp_lesson.cases import HEADER_CHECKS, HTTP_ANSWERS, HTTP_REQUESTS, REFUSES, SSE_STREAMS
+from mcp_lesson.exercises.cases import HEADER_CHECKS, HTTP_ANSWERS, HTTP_REQUESTS, REFUSES, SSE_STREAMS
 
 MODERN = "2026-07-28"
 ACCEPT = "application/json, text/event-stream"
@@ -77,7 +77,7 @@ def test_the_course_s_functions_pass_their_tables(name, capsys):
 
 #: Cases of HEADER_CHECKS where the SDK's server is not the strict 2026-07-28 server
 #: check_headers describes, and what it answers instead.
-#: The tools of the course's HTTP server (mcp_lesson.server, built with count=True).
+#: The tools of the course's HTTP server (mcp_lesson.server.calculator, built with count=True).
 CALCULATOR_TOOLS = ("add", "calculator", "count")
 
 SDK_DIFFERS = {

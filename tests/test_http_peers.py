@@ -1,6 +1,6 @@
 """The differential test over HTTP: the SDK's server beside the course's rules.
 
-Every case of :data:`mcp_lesson.peers.HTTP_CASES` (the table of lesson 07's
+Every case of :data:`mcp_lesson.peers.python_sdk.HTTP_CASES` (the table of lesson 07's
 section "Over HTTP") is sent to the real server, ``python -m mcp_lesson.server
 --http --port 0`` under the tests' guard, once in a 2025-11-25 session and once
 stateless (2026-07-28), and its answer (HTTP status, JSON-RPC error code, id)
@@ -19,8 +19,8 @@ from http_server import http_client, server  # noqa: F401 (fixtures)
 from processes import patience
 
 from mcp_lesson import create_request
-from mcp_lesson.cases import CASES
-from mcp_lesson.peers import (
+from mcp_lesson.exercises.cases import CASES
+from mcp_lesson.peers.python_sdk import (
     GENERATIONS,
     HTTP_CASES,
     HTTP_META,
@@ -38,9 +38,9 @@ from mcp_lesson.peers import (
     sdk_version,
     ts_verdicts,
 )
-from mcp_lesson.stdio_client import StdioServer
+from mcp_lesson.client.stdio import StdioServer
 
-WHY = f"(mcp {sdk_version()}: update HTTP_CASES in mcp_lesson/peers.py and lesson 07 if the SDK changed)"
+WHY = f"(mcp {sdk_version()}: update HTTP_CASES in mcp_lesson/peers/python_sdk.py and lesson 07 if the SDK changed)"
 NAMES = [case.name for case in HTTP_CASES]
 
 #: What a server holding to the course's rules answers each case: (session, stateless).

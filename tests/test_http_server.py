@@ -26,9 +26,9 @@ from http_server import http, http_client, open_session, server  # noqa: F401 (f
 from processes import patience, run_to_end, start_guarded
 
 from mcp_lesson.core.transport import read_sse
-from mcp_lesson.http_client import HttpServer, port_is_free
-from mcp_lesson.resumption import RETRY_MS
-from mcp_lesson.server import HTTP_PATH, MAX_COUNT, SERVER_NAME, main
+from mcp_lesson.server.running import HttpServer, port_is_free
+from mcp_lesson.server.resumption import RETRY_MS
+from mcp_lesson.server.calculator import HTTP_PATH, MAX_COUNT, SERVER_NAME, main
 
 MODERN = "2026-07-28"
 HANDSHAKE = "2025-11-25"
@@ -101,7 +101,7 @@ def test_it_listens_on_loopback_and_says_where(server):
 
 
 def test_importing_the_server_imports_no_sdk():
-    probe = ("import sys, mcp_lesson.server, mcp_lesson.http_client; "
+    probe = ("import sys, mcp_lesson.server.calculator, mcp_lesson.server.running; "
              "print(sorted(m for m in sys.modules if m.split('.')[0] in "
              "('mcp', 'mcp_types', 'uvicorn', 'starlette', 'httpx', 'anyio')))")
     done = run_to_end([sys.executable, "-c", probe], limit=30)
@@ -156,7 +156,7 @@ def test_a_2025_11_25_session(server, http):
     assert opened.headers["content-type"] == "text/event-stream"
     [answer] = sse_events(opened.text)
     assert answer["id"] == 1 and answer["result"]["protocolVersion"] == HANDSHAKE
-    # An event store (mcp_lesson.resumption): the stream opens with a priming event, an id
+    # An event store (mcp_lesson.server.resumption): the stream opens with a priming event, an id
     # and empty data with a retry in milliseconds (2025-11-25's transports page), and the
     # answer has an id too, to resume from with Last-Event-ID.
     assert re.match(r"id: \S+\r\ndata: \r\nretry: %d\r\n\r\nid: \S+\r\nevent: message\r\ndata: \{"

@@ -201,7 +201,7 @@ BORROWERS = {  # lesson: the function it grades, written on the course's own ans
           "def reply_for(msg):\n    return mcp_lesson.reply_for_json(json.dumps(msg))\n",
     "08": "import mcp_lesson\n"
           "def classify_at(msg, revision):\n    return mcp_lesson.classify(msg, revision=revision)\n",
-    "05": "from mcp_lesson.classification import rule_of\ndef which(msg):\n    return rule_of(msg)\n",
+    "05": "from mcp_lesson.rules.classification import rule_of\ndef which(msg):\n    return rule_of(msg)\n",
 }
 
 

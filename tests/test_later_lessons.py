@@ -4,7 +4,7 @@ on a learner's package: lesson 06's ``is_reply_to``, lesson 08's ``classify_at``
 four functions of the HTTP transport, lesson 10's ``audit`` and lesson 11's server
 (``call_tool``, ``answer_request``, ``handle_message``).
 
-Each case of a function's case table (mcp_lesson/cases.py, the one its self-check reads)
+Each case of a function's case table (mcp_lesson/exercises/cases.py, the one its self-check reads)
 is a test, judged as the self-check judges it; a function with no table of its own
 (``classify_at``) must answer as the course's does on the inputs its registry row holds.
 A function not written yet fails its first case with the "not implemented yet" that
@@ -15,8 +15,9 @@ reaches the report).
 import pytest
 
 import implementation
-from mcp_lesson import agreement, registry
-from mcp_lesson.selfcheck import run_check
+from mcp_lesson.exercises import agreement
+from mcp_lesson.exercises import registry
+from mcp_lesson.exercises.selfcheck import run_check
 
 #: The rows of the registry this file tests: graduated, from lesson 06 on.
 LATER = [row for row in registry.BUILT if row.graduates and row.lesson >= "06"]

@@ -1,4 +1,4 @@
-"""The learner's package (mcp_lesson.learner_package): how running and saving
+"""The learner's package (mcp_lesson.exercises.learner_package): how running and saving
 the lessons' ``#| export`` cells builds ``my_mcp``.
 
 The kernel tests talk to a real IPython kernel through jupyter_client and send
@@ -17,7 +17,8 @@ from pathlib import Path
 import pytest
 from processes import patience
 
-from mcp_lesson.learner_package import ENVIRONMENT, MARKER, export_cell, export_notebook, load
+from mcp_lesson.exercises.learner_package import ENVIRONMENT, MARKER, export_cell, export_notebook
+from mcp_lesson.exercises.carry import load
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -373,7 +374,7 @@ def test_the_package_has_one_module_per_topic_each_importable_on_its_own(tmp_pat
     import subprocess
     import sys
 
-    from mcp_lesson import registry
+    from mcp_lesson.exercises import registry
 
     package = _masters_package(tmp_path)
     modules = sorted(path.name for path in package.glob("*.py"))

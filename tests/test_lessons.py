@@ -154,7 +154,7 @@ LIVE = {"06_real_server.ipynb", "07_disagreements.ipynb", "09_http.ipynb", "10_l
 @pytest.mark.parametrize("name", [pytest.param(name, marks=pytest.mark.full) if name in LIVE else name
                                   for name in NAMES])
 def test_learner_copy_runs(name, tmp_path, monkeypatch):
-    from mcp_lesson.learner_package import ENVIRONMENT
+    from mcp_lesson.exercises.learner_package import ENVIRONMENT
 
     monkeypatch.setenv(ENVIRONMENT, str(tmp_path / "my_mcp"))  # never a real learner's package
     nb = run_all(read(LEARNER / name), LEARNER)

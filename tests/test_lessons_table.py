@@ -1,10 +1,10 @@
-"""The lessons' table (mcp_lesson/lessons.py) against the notebooks themselves: one
+"""The lessons' table (mcp_lesson/exercises/lessons.py) against the notebooks themselves: one
 table, and it says what the lessons are."""
 
 import json
 from pathlib import Path
 
-from mcp_lesson import lessons
+from mcp_lesson.exercises import lessons
 
 NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
 
@@ -26,4 +26,4 @@ def test_a_lesson_has_a_module_exactly_when_it_has_exported_cells():
 def test_a_lesson_is_local_only_exactly_when_it_starts_a_process():
     for lesson in lessons.LESSONS:
         text = (NOTEBOOKS / lesson.filename).read_text(encoding="utf-8")
-        assert ("mcp_lesson.stdio_client" in text) == (lesson.local_only is not None), lesson.filename
+        assert ("mcp_lesson.client.stdio" in text) == (lesson.local_only is not None), lesson.filename

@@ -29,9 +29,11 @@ from hypothesis import strategies as st
 from processes import patience
 
 from mcp_lesson import audit as core_audit
-from mcp_lesson import classify_json, course, registry, tap
-from mcp_lesson.cases import CONVERSATIONS
-from mcp_lesson.selfcheck import run_check
+from mcp_lesson import classify_json, tap
+from mcp_lesson import course
+from mcp_lesson.exercises import registry
+from mcp_lesson.exercises.cases import CONVERSATIONS
+from mcp_lesson.exercises.selfcheck import run_check
 
 ROOT = Path(__file__).resolve().parent.parent
 MASTER = ROOT / "notebooks" / "10_live_traffic.ipynb"
@@ -253,7 +255,7 @@ def _text(cell):
 def test_without_the_sdk_the_lesson_shows_the_stored_recordings(tmp_path, monkeypatch):
     """As in JupyterLite: no mcp, so nothing is started; the tables and audits are the
     live run's, read from the stored recordings."""
-    from mcp_lesson.learner_package import ENVIRONMENT, export_notebook
+    from mcp_lesson.exercises.learner_package import ENVIRONMENT, export_notebook
 
     for lesson in course.LESSONS:  # a learner who did every lesson before this one
         export_notebook(MASTER.parent / lesson, tmp_path / "my_mcp")

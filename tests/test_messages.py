@@ -1,11 +1,11 @@
-"""The builders and constants of mcp_lesson.messages (its docstrings state the rules)."""
+"""The builders and constants of mcp_lesson.rules.messages (its docstrings state the rules)."""
 
 import json
 
 import pytest
 
 from mcp_lesson import INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR, success_response
-from mcp_lesson.messages import show_value
+from mcp_lesson.protocol.values import show_value
 from implementation import create_request, error_response  # mcp_lesson's, or a graduating package's
 from implementation import refusal, refuses
 
@@ -180,7 +180,7 @@ def test_a_huge_integer_is_described_with_its_exact_count_of_digits():
     """Issue 27: an id of 4,301 nines is "a 4,301-digit integer" (the count was one too many)."""
     import sys
 
-    from mcp_lesson.messages import digit_count, show_value
+    from mcp_lesson.protocol.values import digit_count, show_value
 
     before = sys.get_int_max_str_digits()
     sys.set_int_max_str_digits(0)

@@ -1,4 +1,4 @@
-"""The course's second server, with no SDK (mcp_lesson/own_server.py runs lesson 11's master
+"""The course's second server, with no SDK (mcp_lesson/server/own.py runs lesson 11's master
 export, mcp_lesson/core/server.py), for real: over stdio a line at a time, over HTTP with
 an HTTP client, and (full tier) held to both SDK clients, through the tap, and to the
 conformance suite's generic scenarios, as the SDK-built server is. The learner's own
@@ -21,12 +21,12 @@ import pytest
 from http_server import OWN_SERVER, http_client, serving
 from processes import patience
 
-from mcp_lesson import conformance
+from mcp_lesson.peers import conformance
 from mcp_lesson.core.server import MODERN, TOOLS, handle_message
-from mcp_lesson.selfcheck import run_check
+from mcp_lesson.exercises.selfcheck import run_check
 
 ROOT = Path(__file__).resolve().parents[1]
-STDIO = [sys.executable, "-m", "mcp_lesson.own_server"]
+STDIO = [sys.executable, "-m", "mcp_lesson.server.own"]
 ACCEPT = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
 META = {"io.modelcontextprotocol/protocolVersion": MODERN, "io.modelcontextprotocol/clientCapabilities": {}}
 
@@ -178,7 +178,7 @@ def test_a_body_over_the_limit_is_refused_unread(own):
 @pytest.mark.full
 def test_both_sdk_clients_over_stdio_through_the_tap_and_no_audit_finds_a_fault(tmp_path):
     from mcp_lesson import audit
-    from mcp_lesson.course_server import over_stdio
+    from mcp_lesson.course.your_own_server import over_stdio
     from mcp_lesson.tap import audit as tap_audit
 
     found = over_stdio(STDIO, folder=tmp_path)
@@ -199,9 +199,9 @@ def test_the_masters_package_runs_as_python_m_my_mcp_server(tmp_path):
     started as ``python -m my_mcp.server`` in its folder, over stdio and with ``--http``; both
     SDK clients complete their conversations, and no audit finds a fault."""
     from mcp_lesson import audit
-    from mcp_lesson.course_server import http_sessions, over_http, over_stdio
-    from mcp_lesson.course_traffic import read_recording
-    from mcp_lesson.learner_package import export_notebook
+    from mcp_lesson.course.your_own_server import http_sessions, over_http, over_stdio
+    from mcp_lesson.course.live_traffic import read_recording
+    from mcp_lesson.exercises.learner_package import export_notebook
 
     package = tmp_path / "my_mcp"
     for lesson in sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb")):
@@ -225,7 +225,7 @@ def test_every_client_and_the_suite_get_what_lesson_11_stores_for_the_browser():
     """Both SDK clients over stdio and HTTP, the TypeScript SDK's client and the suite's generic
     scenarios, against the course's server: what they get is what mcp_lesson/data/own_server.json
     holds (course_server.store_results() writes it again), and every scenario passes."""
-    from mcp_lesson.course_server import results, stored_results
+    from mcp_lesson.course.your_own_server import results, stored_results
 
     stored = stored_results()
     assert results(STDIO) == stored

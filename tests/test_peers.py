@@ -1,7 +1,7 @@
 """The differential test: this package's verdicts beside the official SDK's.
 
 The SDK (``mcp``) is looser than the course's rules (the reasons are
-:data:`mcp_lesson.peers.LOOSE_RULES`). The disagreements are listed here
+:data:`mcp_lesson.peers.python_sdk.LOOSE_RULES`). The disagreements are listed here
 explicitly, so this test fails when one appears or disappears: an SDK upgrade
 that changes behaviour must be noticed (and lesson 07 updated).
 
@@ -19,9 +19,9 @@ from pydantic import ValidationError
 from stdio_server import handshaken
 
 from mcp_lesson import CASES, classify, classify_json, create_request, reply_for_json
-from mcp_lesson.cases import TEXT_CASES
-from mcp_lesson.classification import parse
-from mcp_lesson.peers import (
+from mcp_lesson.exercises.cases import TEXT_CASES
+from mcp_lesson.rules.classification import parse
+from mcp_lesson.peers.python_sdk import (
     LOOSE_RULES,
     PARSER_LIMITS,
     TS_DATA,
@@ -39,7 +39,7 @@ from mcp_lesson.peers import (
     sdk_version,
     ts_data,
 )
-from mcp_lesson.stdio_client import StdioServer
+from mcp_lesson.client.stdio import StdioServer
 
 #: Case name -> the SDK's verdict, for every case of CASES where the SDK disagrees.
 EXPECTED_DISAGREEMENTS = {
@@ -89,7 +89,7 @@ def test_the_sdk_never_calls_a_message_invalid_that_we_accept():
             assert row.ours == "invalid", row
 
 
-# --- the SDK's looseness (mcp_lesson.peers.LOOSE_RULES), message by message ---
+# --- the SDK's looseness (mcp_lesson.peers.python_sdk.LOOSE_RULES), message by message ---
 
 
 @pytest.mark.parametrize("bad_id", [None, True, 1.5, 1.0])
@@ -136,7 +136,7 @@ def test_hostile_input_never_raises():
 # becomes an exception that the SDK's dispatcher logs at DEBUG level and drops:
 # no reply, and nothing in the calculator's log (it logs WARNING and above).
 # The SDK's message models accept every one of these messages once parsed; only
-# the parser's limits refuse them. The texts are mcp_lesson.peers.PARSER_LIMITS
+# the parser's limits refuse them. The texts are mcp_lesson.peers.python_sdk.PARSER_LIMITS
 # (lesson 07 shows them), plus two more of the same kinds.
 
 #: The parser's complaint about each PARSER_LIMITS text.

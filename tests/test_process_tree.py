@@ -1,4 +1,4 @@
-"""mcp_lesson/process_tree.py, the course's one reader of the process table: every live
+"""mcp_lesson/shared/process_tree.py, the course's one reader of the process table: every live
 process with its parent, group, environment and command line; whether one is alive; and
 the tree a server started, found by its group and by the mark in its environment."""
 
@@ -8,7 +8,7 @@ import sys
 
 from processes import patience, wait_for
 
-from mcp_lesson import process_tree
+from mcp_lesson.shared import process_tree
 
 SLEEPER = [sys.executable, "-c", "import time; time.sleep(600)"]
 
@@ -58,7 +58,7 @@ def test_a_server_s_tree_is_its_group_and_what_carries_its_mark():
     unrelated = subprocess.Popen(SLEEPER, start_new_session=True)
     try:
         def tree():
-            return process_tree._tree(leader.pid, mark)[0]
+            return process_tree.server_tree(leader.pid, mark)[0]
 
         wait_for(lambda: {leader.pid, away.pid} <= tree(), "the leader and the marked process", 30)
         assert unrelated.pid not in tree()
@@ -66,4 +66,4 @@ def test_a_server_s_tree_is_its_group_and_what_carries_its_mark():
         for process in (leader, away, unrelated):
             process.kill()
             process.wait(patience(30))
-    assert process_tree._tree(leader.pid, mark) == (set(), False)
+    assert process_tree.server_tree(leader.pid, mark) == (set(), False)

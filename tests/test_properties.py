@@ -46,7 +46,7 @@ def message_like(draw, values=any_value):
 
 
 def oracle(m):
-    """The rules of mcp_lesson.classification's docstring, written a second, slower, plainer way."""
+    """The rules of mcp_lesson.rules.classification's docstring, written a second, slower, plainer way."""
     def is_int(x):
         return type(x) is int
 
@@ -246,7 +246,7 @@ REVISION_CHOICES = st.sampled_from([None, "2024-11-05", "2025-03-26", "2025-06-1
 def test_explain_s_rule_gives_classify_s_verdict_on_every_input(message, revision):
     """classify is the lessons' exported code with a thin layer; explain walks the
     rules of its own (rule_of). The same verdict, whatever the input and revision."""
-    from mcp_lesson import classification
+    from mcp_lesson.rules import classification
 
     assert classification.RULES[classification.rule_of(message, revision)].verdict == \
         classification.classify(message, revision)
@@ -255,7 +255,7 @@ def test_explain_s_rule_gives_classify_s_verdict_on_every_input(message, revisio
 @given(st.lists(message_like(), max_size=4), REVISION_CHOICES)
 @pytest.mark.course_only
 def test_explain_s_rule_gives_classify_s_verdict_on_lists(messages, revision):
-    from mcp_lesson import classification
+    from mcp_lesson.rules import classification
 
     assert classification.RULES[classification.rule_of(messages, revision)].verdict == \
         classification.classify(messages, revision)

@@ -9,7 +9,7 @@ The servers, pinned and installed by ``make venv``:
   on loopback only);
 * from PyPI (pyproject.toml's test extras): ``mcp-server-time`` and ``mcp-server-git``, built
   on the Python SDK (its FastMCP);
-* the course's own SDK server (mcp_lesson.server) is held to both clients in tests/tap/.
+* the course's own SDK server (mcp_lesson.server.calculator) is held to both clients in tests/tap/.
 
 The clients:
 
@@ -93,7 +93,7 @@ SERVERS = {
 
 
 def tapped(recording, command):
-    from mcp_lesson.course_server import tapped as behind_the_tap
+    from mcp_lesson.course.your_own_server import tapped as behind_the_tap
 
     return behind_the_tap(recording, command, cwd=str(ROOT))
 

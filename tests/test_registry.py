@@ -1,4 +1,4 @@
-"""mcp_lesson.registry: one row per function a lesson builds, and every part of
+"""mcp_lesson.exercises.registry: one row per function a lesson builds, and every part of
 the course reads it (self-checks, carry-forward, graduation)."""
 
 import re
@@ -7,7 +7,11 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from mcp_lesson import agreement, learner_package, registry, selfcheck
+from mcp_lesson.exercises import agreement
+from mcp_lesson.exercises import carry
+from mcp_lesson.exercises import learner_package
+from mcp_lesson.exercises import registry
+from mcp_lesson.exercises import selfcheck
 from mcp_lesson.course import LESSONS
 from tools.make_learner import MASTERS
 
@@ -77,7 +81,7 @@ def test_learner_package_does_not_import_course():
     import subprocess
     import sys
 
-    script = ("import sys\nimport mcp_lesson.learner_package, mcp_lesson.cells, mcp_lesson.carry\n"
+    script = ("import sys\nimport mcp_lesson.exercises.learner_package, mcp_lesson.exercises.cells, mcp_lesson.exercises.carry\n"
               "print('mcp_lesson.course' in sys.modules)")
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
     assert done.returncode == 0 and done.stdout.strip() == "False", done.stderr
@@ -85,7 +89,7 @@ def test_learner_package_does_not_import_course():
 
 def test_carry_forward_refuses_a_function_the_course_has_no_version_of():
     with pytest.raises(ValueError, match="no version of is_reply_to"):
-        learner_package.carry_forward({}, "is_reply_to")
+        carry.carry_forward({}, "is_reply_to")
 
 
 def test_carry_forward_takes_a_right_function_without_a_table_of_its_own(tmp_path, capsys,
@@ -98,12 +102,12 @@ def test_carry_forward_takes_a_right_function_without_a_table_of_its_own(tmp_pat
         if (ROOT_NOTEBOOKS / name).exists():
             learner_package.export_notebook(ROOT_NOTEBOOKS / name, package)
     namespace = {}
-    learner_package.carry_forward(namespace, "reply_for", "reply_for_json", folder=tmp_path)
+    carry.carry_forward(namespace, "reply_for", "reply_for_json", folder=tmp_path)
     assert capsys.readouterr().out.splitlines() == ["reply_for: yours", "reply_for_json: yours"]
     errors = package / "errors.py"
     errors.write_text(errors.read_text(encoding="utf-8")
                       + "\n\ndef reply_for(msg):\n    return None\n", encoding="utf-8")
-    learner_package.carry_forward(namespace, "reply_for", folder=tmp_path)
+    carry.carry_forward(namespace, "reply_for", folder=tmp_path)
     assert capsys.readouterr().out.splitlines() == ["reply_for: the course's until yours passes"]
     assert namespace["reply_for"] is registry.reference("reply_for")
 

@@ -1,4 +1,4 @@
-"""mcp_lesson.resumption: a store per session, priming events, replay after Last-Event-ID
+"""mcp_lesson.server.resumption: a store per session, priming events, replay after Last-Event-ID
 (2025-11-25 basic/transports.mdx, "Resumability and Redelivery")."""
 
 import pytest
@@ -6,8 +6,8 @@ import pytest
 from http_server import http, open_session, server  # noqa: F401 (fixtures)
 
 from mcp_lesson.core.transport import read_sse
-from mcp_lesson.resumption import RETRY_MS, _Store
-from mcp_lesson.sse import SSE
+from mcp_lesson.server.resumption import RETRY_MS, _Store
+from mcp_lesson.shared.sse import SSE
 
 
 # --- the store -------------------------------------------------------------------------

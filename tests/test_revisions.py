@@ -1,4 +1,4 @@
-"""The revision switch of mcp_lesson.classification: one test per difference
+"""The revision switch of mcp_lesson.rules.classification: one test per difference
 between MCP revisions (the module docstring lists them), and the promise that
 the default, revision=None, is the course's rules exactly."""
 
@@ -17,8 +17,9 @@ from mcp_lesson import (
     reply_for,
     reply_for_json,
 )
-from mcp_lesson.cases import REVISION_CASES
-from mcp_lesson.classification import revision_note, rule_of
+from mcp_lesson.exercises.cases import REVISION_CASES
+from mcp_lesson.rules.explanation import revision_note
+from mcp_lesson.rules.classification import rule_of
 
 INVALID = ("invalid", INVALID_REQUEST)
 BATCH = ("batch", None)
@@ -121,7 +122,7 @@ def test_an_unknown_revision_is_shown_briefly():
 # --- a batch's work is bounded: a 10 MB paste is judged in well under a second -----------
 
 def test_the_reply_to_a_huge_batch_answers_the_first_members_and_says_so():
-    from mcp_lesson.classification import MAX_BATCH_MEMBERS
+    from mcp_lesson.rules.classification import MAX_BATCH_MEMBERS
 
     size = 5_000_000  # "[1,1,...]": 10 MB of text
     replies = reply_for_json("[" + ",".join(["1"] * size) + "]", "2025-03-26")
@@ -137,7 +138,7 @@ def test_the_reply_to_a_huge_batch_answers_the_first_members_and_says_so():
 
 def test_a_huge_batch_judges_a_bounded_number_of_members(monkeypatch):
     """Counted, not timed: reply_for is called once per judged member."""
-    from mcp_lesson import classification
+    from mcp_lesson.rules import classification
 
     calls = []
     real = classification.reply_for

@@ -3,8 +3,10 @@
 import pytest
 
 import mcp_lesson
-from mcp_lesson import CASES, check, course, registry
-from mcp_lesson.selfcheck import run_check
+from mcp_lesson import CASES, check
+from mcp_lesson import course
+from mcp_lesson.exercises import registry
+from mcp_lesson.exercises.selfcheck import run_check
 
 
 def test_the_package_passes_its_own_checks(capsys):
@@ -105,7 +107,7 @@ def test_a_builder_with_an_unknown_name_gets_a_hint(capsys):
     assert named == [name for name in registry.CHECKED if name != "classify"]
     assert "create_request" in named
     check(build, target="create_request")
-    builds = len(mcp_lesson.cases.REQUEST_BUILDS)
+    builds = len(mcp_lesson.exercises.cases.REQUEST_BUILDS)
     assert capsys.readouterr().out.startswith(f"build: {builds}/{builds} cases pass")
 
 
@@ -264,7 +266,7 @@ def test_the_stop_button_still_stops_a_check():
 
 
 def test_long_values_are_cut_around_their_first_difference():
-    from mcp_lesson._safe import shown, shown_apart
+    from mcp_lesson.exercises.calling import shown, shown_apart
 
     long = "x" * 120
     got = {"jsonrpc": "2.0", "id": 1, "error": {"code": -32600, "message": long + "Parse Error"}}
@@ -286,7 +288,7 @@ def test_a_python_object_left_in_a_built_message_is_named(capsys):
 
 
 def test_not_json_at_names_the_place():
-    from mcp_lesson._safe import not_json_at
+    from mcp_lesson.exercises.calling import not_json_at
 
     assert not_json_at({"a": [1, {"b": float("nan")}]}) == ("a[1].b", "nan")
     assert not_json_at({"jsonrpc": "2.0", "params": {1: 2}})[0] == "params"

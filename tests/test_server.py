@@ -2,8 +2,8 @@
 
 One server process serves the whole module (starting one takes about a
 second); the fixture stops it and checks that it is gone. The rules tested
-are the ones the docstrings of :mod:`mcp_lesson.server` (strict tools, safe
-arithmetic) and :mod:`mcp_lesson.stdio_client` (timeouts, stopping) state.
+are the ones the docstrings of :mod:`mcp_lesson.server.calculator` (strict tools, safe
+arithmetic) and :mod:`mcp_lesson.client.stdio` (timeouts, stopping) state.
 """
 
 import itertools
@@ -18,7 +18,7 @@ from processes import live_processes
 from stdio_server import handshaken
 
 from mcp_lesson import classify_json, create_request, reply_for_json
-from mcp_lesson.server import MAX_DIGITS, SERVER_NAME, add_integers, evaluate
+from mcp_lesson.server.calculator import MAX_DIGITS, SERVER_NAME, add_integers, evaluate
 
 FRESH_IDS = itertools.count(1000)
 
@@ -32,7 +32,7 @@ def _children_named(fragment):
 @pytest.fixture(scope="module")
 def server():
     yield from handshaken("test-server")
-    assert _children_named("mcp_lesson.server") == []
+    assert _children_named("mcp_lesson.server.calculator") == []
 
 
 def test_initialize(server):

@@ -18,7 +18,7 @@ tests/test_browser.py) then:
   lesson not opened before cannot be read and a reload fails;
 * parses a text nested 100,000 deep after ``import mcp_lesson``, as lesson 03
   does: a RecursionError, and a parse error from classify_json, with the
-  kernel alive after it (the package's own guard, mcp_lesson/_deep_json.py).
+  kernel alive after it (the package's own guard, mcp_lesson/protocol/deep_json.py).
 
 Without a browser, the site's files are checked too: every wheel of the
 rewritten pyodide-lock.json is there with its sha256, the kernel is told to
@@ -172,15 +172,15 @@ RUN_IN_KERNEL = """async ([codes, seconds]) => {
 # The package's verdicts and explanations on the whole case table, as JSON.
 VERDICTS_CODE = """
 import contextlib, doctest, io, json, sys
-import mcp_lesson, mcp_lesson.messages
+import mcp_lesson, mcp_lesson.rules.messages
 from mcp_lesson import CASES, classify, classify_json, explain_json
-from mcp_lesson.cases import TEXT_CASES
-from mcp_lesson.selfcheck import run_check
+from mcp_lesson.exercises.cases import TEXT_CASES
+from mcp_lesson.exercises.selfcheck import run_check
 
 reports = {name: run_check(getattr(mcp_lesson, name), name)
            for name in ("create_request", "classify", "classify_json", "error_response")}
 with contextlib.redirect_stdout(io.StringIO()):  # a failing doctest prints its story
-    failed = sum(doctest.testmod(module).failed for module in (mcp_lesson, mcp_lesson.messages))
+    failed = sum(doctest.testmod(module).failed for module in (mcp_lesson, mcp_lesson.rules.messages))
 print(json.dumps({
     "python": sys.version.split()[0],
     "platform": sys.platform,
@@ -717,7 +717,7 @@ def test_deep_json_gives_a_recursion_error_not_a_crash(site_python):
     except ValueError:
         pytest.fail(f"the site's Python did not answer with JSON:\n{output[-3000:]}", pytrace=False)
     assert there["platform"] == "emscripten"
-    assert there["scanner"] == "mcp_lesson._deep_json"
+    assert there["scanner"] == "mcp_lesson.protocol.deep_json"
     assert there["loads"] == "RecursionError"
     from mcp_lesson import classify_json
 
@@ -757,8 +757,8 @@ def test_the_course_wheel_carries_the_deep_json_guard(site):
     assert not any("guard" in name for name in lock["packages"]), sorted(lock["packages"])
     wheel = pyodide / lock["packages"]["mcp-lesson"]["file_name"]
     with zipfile.ZipFile(wheel) as archive:
-        shipped = archive.read("mcp_lesson/_deep_json.py")
-    assert shipped == (ROOT / "mcp_lesson" / "_deep_json.py").read_bytes()
+        shipped = archive.read("mcp_lesson/protocol/deep_json.py")
+    assert shipped == (ROOT / "mcp_lesson" / "protocol" / "deep_json.py").read_bytes()
 
 
 def test_the_kernel_is_told_to_stay_in_the_site(site):

@@ -1,8 +1,8 @@
-"""mcp_lesson.sse: a live event stream, cut however its bytes arrive (the HTML standard's rules)."""
+"""mcp_lesson.shared.sse: a live event stream, cut however its bytes arrive (the HTML standard's rules)."""
 
 import pytest
 
-from mcp_lesson.sse import SSE
+from mcp_lesson.shared.sse import SSE
 
 
 def cut(stream, size, reader=None):

@@ -19,8 +19,8 @@ import pytest
 from processes import live_processes, wait_for
 
 from mcp_lesson import create_request
-from mcp_lesson.process_tree import alive
-from mcp_lesson.stdio_client import (
+from mcp_lesson.shared.process_tree import alive
+from mcp_lesson.client.stdio import (
     KEEP_LINES,
     MAX_LINE_BYTES,
     STDERR_HEAD_BYTES,
@@ -347,7 +347,7 @@ def test_a_silent_server_never_hangs_and_is_stopped():
 def test_atexit_stops_a_forgotten_server():
     script = textwrap.dedent(
         f"""
-        from mcp_lesson.stdio_client import StdioServer
+        from mcp_lesson.client.stdio import StdioServer
         server = StdioServer({GRANDCHILD!r}).start()
         print(server.process.pid, flush=True)
         # exits without stopping it

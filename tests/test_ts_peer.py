@@ -40,7 +40,7 @@ from typing import Callable, NamedTuple
 import pytest
 
 from mcp_lesson import CASES, PARSE_ERROR, classify, classify_json
-from mcp_lesson.cases import TEXT_CASES
+from mcp_lesson.exercises.cases import TEXT_CASES
 
 ROOT = Path(__file__).resolve().parent.parent
 PEER = ROOT / "tools" / "ts_peer"
@@ -219,7 +219,7 @@ def _ts_looser(ours_kind, ts_kind):
     return ours_kind == "invalid" and ts_kind in ACCEPTED
 
 
-#: The classes of disagreement (the TypeScript SDK's schemas vs mcp_lesson.classification), in the order they are tried.
+#: The classes of disagreement (the TypeScript SDK's schemas vs mcp_lesson.rules.classification), in the order they are tried.
 CLASSES = {
     "unsafe-integer": DisagreementClass(
         "An id or error code beyond 2**53 - 1: JSON.parse rounds it to a double and "
@@ -457,7 +457,7 @@ def test_spec_section_7_facts(peer, message, verdict):
 
 
 def test_the_two_sdks_contradict_each_other_on_the_error_id(peer):
-    from mcp_lesson.peers import sdk_verdict
+    from mcp_lesson.peers.python_sdk import sdk_verdict
 
     null_id = {"jsonrpc": "2.0", "id": None, "error": {"code": -32700, "message": "Parse error"}}
     no_id = {"jsonrpc": "2.0", "error": {"code": -32700, "message": "Parse error"}}
@@ -543,7 +543,7 @@ def _stable(dump):
 
 def test_the_stored_ts_verdicts_are_what_the_ts_peer_makes_now(case_verdicts, mutated):
     """Made from the verdicts the other tests of this file use: the SDK runs once."""
-    from mcp_lesson.peers import TS_DATA, ts_data
+    from mcp_lesson.peers.python_sdk import TS_DATA, ts_data
 
     assert _stable(ts_data()) == _stable(dump(case_verdicts, mutated)), (
         f"remake it: {DUMP_COMMAND} > mcp_lesson/data/{TS_DATA}")
@@ -562,13 +562,13 @@ if __name__ == "__main__":
 
 # --- the TypeScript SDK's client, talking to lesson 11's server (the course's second) --------------
 
-OWN_SERVER = [sys.executable, "-m", "mcp_lesson.own_server"]
+OWN_SERVER = [sys.executable, "-m", "mcp_lesson.server.own"]
 WANTED = {"server": "my-mcp", "tools": ["add", "count"], "2 + 40": "42", "multiply": "error -32602"}
 
 
 def ts_client(*args):
-    """What the TypeScript SDK's client got (mcp_lesson.course_server.ts_client, as lesson 11 runs it)."""
-    from mcp_lesson.course_server import ts_client as run
+    """What the TypeScript SDK's client got (mcp_lesson.course.your_own_server.ts_client, as lesson 11 runs it)."""
+    from mcp_lesson.course.your_own_server import ts_client as run
 
     return run(*args, timeout=120)
 
@@ -577,11 +577,11 @@ def test_the_ts_sdk_s_client_over_stdio_through_the_tap(peer, tmp_path):
     """The client starts the tap as its server, and the tap the course's server with no SDK;
     the recording is clean by lesson 10's audit and by the tap's own."""
     from mcp_lesson import audit
-    from mcp_lesson.course_traffic import read_recording
+    from mcp_lesson.course.live_traffic import read_recording
     from mcp_lesson.tap import audit as tap_audit
 
     recording = tmp_path / "ts.jsonl"
-    from mcp_lesson.course_traffic import tap_command
+    from mcp_lesson.course.live_traffic import tap_command
 
     got = ts_client("stdio", *tap_command(recording, *OWN_SERVER))
     assert got == WANTED
@@ -590,7 +590,7 @@ def test_the_ts_sdk_s_client_over_stdio_through_the_tap(peer, tmp_path):
 
 
 def test_the_ts_sdk_s_client_over_http(peer):
-    from mcp_lesson.http_client import HttpServer
+    from mcp_lesson.server.running import HttpServer
 
     with HttpServer([*OWN_SERVER, "--http"]) as server:
         assert ts_client("http", server.url) == WANTED

@@ -82,7 +82,7 @@ def main(argv):
     # be stored in a lesson, where nbval would compare it.
     os.environ.setdefault("PYTHONWARNINGS", "ignore")
     # As in the test suite: a graduate() cell says what it would do, so the
-    # stored output is what nbval sees (mcp_lesson.learner_package.NO_NESTED_RUNS).
+    # stored output is what nbval sees (mcp_lesson.exercises.learner_package.NO_NESTED_RUNS).
     os.environ["MCP_LESSON_NO_NESTED_RUNS"] = "1"
     if str(ROOT) not in sys.path:  # run as a script
         sys.path.insert(0, str(ROOT))
@@ -92,7 +92,7 @@ def main(argv):
     # the learner's functions, exported from the masters, never a real one.
     import tempfile
 
-    from mcp_lesson.learner_package import ENVIRONMENT, export_notebook
+    from mcp_lesson.exercises.learner_package import ENVIRONMENT, export_notebook
 
     package = Path(tempfile.mkdtemp(prefix="mcp-lesson-masters-")) / "my_mcp"
     os.environ[ENVIRONMENT] = str(package)

@@ -114,27 +114,31 @@ The package holds one part of the tap a module: ``judge`` (a line's verdict),
 ``stdio`` (the stdio tap), ``http`` (the HTTP tap), ``audit`` (the audit of a
 conversation), ``report`` (``--report``) and ``cli`` (the command line,
 ``python -m mcp_lesson.tap``); every public name is here, at its root.
+
+May import: :mod:`mcp_lesson.protocol`, :mod:`mcp_lesson.core`, :mod:`mcp_lesson.rules`,
+:mod:`mcp_lesson.shared`, :mod:`mcp_lesson.exercises`, :mod:`mcp_lesson.server`,
+:mod:`mcp_lesson.client`, and :mod:`mcp_lesson.version`.
 """
 
-from ..recording import sessions, time_order as in_time_order
-from ._settings import (
+from mcp_lesson.shared.recording import sessions, time_order as in_time_order
+from mcp_lesson.tap._settings import (
     CHUNK, DIRECTIONS, GRACE, LOOK, MAX_LINE, MAX_WAITING, PROG, SENDER, TERM_WAIT,
 )
-from .judge import (
+from mcp_lesson.tap.judge import (
     CourseJudge, UserJudge, load_judge,
 )
-from .stdio import (
+from mcp_lesson.tap.stdio import (
     Lines, Pump, Recorder, judged, record, truncated,
 )
-from .http import (
+from mcp_lesson.tap.http import (
     CONNECT_TIMEOUT, HOP_BY_HOP, HttpTap, REQUEST_HEADERS, SSE, serve_http,
 )
-from .audit import (
+from mcp_lesson.tap.audit import (
     agreed_revision, answer_times, audit, id_key, line_of, message_of, revisions_by_scope, show_id,
 )
-from .report import (
+from mcp_lesson.tap.report import (
     read_recording, report,
 )
-from .cli import (
+from mcp_lesson.tap.cli import (
     main,
 )

@@ -25,15 +25,16 @@ the answer times in :mod:`.times`.
 import bisect
 import json
 
-from ..classification import classify, explain, reply_for
-from ..core.traffic import audit as lesson_audit
-from ..recording import time_order as in_time_order
-from ._settings import DIRECTIONS, SENDER
-from .entries import (_answers_an_id, _http_of, _is_number, _method, _protocol_version, _quoted, id_key,  # noqa: F401
+from mcp_lesson.rules.classification import classify, reply_for
+from mcp_lesson.rules.explanation import explain
+from mcp_lesson.core.traffic import audit as lesson_audit
+from mcp_lesson.shared.recording import time_order as in_time_order
+from mcp_lesson.tap._settings import DIRECTIONS, SENDER
+from mcp_lesson.tap.entries import (_answers_an_id, _http_of, _is_number, _method, _protocol_version, _quoted, id_key,  # noqa: F401
                       line_of, message_of, refused, scope_of, show_id)
-from .judge import _short
-from .revision import PROBE_REFUSALS, agreed_revision, revisions_by_scope  # noqa: F401
-from .times import answer_times  # noqa: F401
+from mcp_lesson.tap.judge import _short
+from mcp_lesson.tap.revision import PROBE_REFUSALS, agreed_revision, revisions_by_scope  # noqa: F401
+from mcp_lesson.tap.times import answer_times  # noqa: F401
 
 
 #: The code 2025-11-25 names for a request's usual failure, where it names one: the page that

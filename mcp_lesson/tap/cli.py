@@ -5,12 +5,12 @@ import argparse
 import os
 import sys
 
-from ..classification import REVISIONS
-from ._settings import GRACE, MAX_LINE, PROG
-from .http import serve_http
-from .judge import CourseJudge, load_judge
-from .report import report
-from .stdio import record
+from mcp_lesson.rules.classification import REVISIONS
+from mcp_lesson.tap._settings import GRACE, MAX_LINE, PROG
+from mcp_lesson.tap.http import serve_http
+from mcp_lesson.tap.judge import CourseJudge, load_judge
+from mcp_lesson.tap.report import report
+from mcp_lesson.tap.stdio import record
 
 
 def _arguments(argv):

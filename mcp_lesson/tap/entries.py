@@ -5,9 +5,9 @@ revision and the answer times read entries through these, and nothing else."""
 import base64
 import json
 
-from ..classification import parse
-from ..messages import show_value
-from .judge import _short
+from mcp_lesson.rules.classification import parse
+from mcp_lesson.protocol.values import show_value
+from mcp_lesson.tap.judge import _short
 
 
 def id_key(value):

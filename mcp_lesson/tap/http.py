@@ -14,11 +14,11 @@ import json
 import signal
 import time
 
-from .. import __version__
-from ..sse import SSE
-from ._settings import MAX_LINE, MAX_WAITING, PROG
-from .judge import CourseJudge
-from .stdio import Recorder, _is_stdout, _peak_memory, _say, judged, truncated
+from mcp_lesson.version import __version__
+from mcp_lesson.shared.sse import SSE
+from mcp_lesson.tap._settings import MAX_LINE, MAX_WAITING, PROG
+from mcp_lesson.tap.judge import CourseJudge
+from mcp_lesson.tap.stdio import Recorder, _is_stdout, _peak_memory, _say, judged, truncated
 
 
 #: The request headers an HTTP entry records: those of MCP's Streamable HTTP transport, and

@@ -8,10 +8,10 @@ import os
 import sys
 import threading
 
-from .._safe import one_line
-from ..classification import classify, classify_json
-from ..strict_json import scan as _scan
-from ._settings import PROG
+from mcp_lesson.exercises.calling import one_line
+from mcp_lesson.rules.classification import classify, classify_json
+from mcp_lesson.protocol.strict_json import scan as _scan
+from mcp_lesson.tap._settings import PROG
 
 
 def _verdict_field(verdict):

@@ -8,12 +8,12 @@ import shlex
 import sys
 import time
 
-from ..classification import classify_json
-from ..recording import sessions
-from ._settings import DIRECTIONS, MAX_LINE, PROG, SENDER
-from .audit import (_is_number, _quoted, _seconds, agreed_revision, answer_times, audit,
+from mcp_lesson.rules.classification import classify_json
+from mcp_lesson.shared.recording import sessions
+from mcp_lesson.tap._settings import DIRECTIONS, MAX_LINE, PROG, SENDER
+from mcp_lesson.tap.audit import (_is_number, _quoted, _seconds, agreed_revision, answer_times, audit,
                     revisions_by_scope, show_id)
-from .judge import CourseJudge, _short
+from mcp_lesson.tap.judge import CourseJudge, _short
 
 
 #: Longest line of a recording the report reads: a whole entry, the tap's longest line

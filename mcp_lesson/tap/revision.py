@@ -1,11 +1,11 @@
 """The revision the two sides of a recording agreed on (:func:`agreed_revision`), and the one
 each HTTP session or stateless exchange agreed on (:func:`revisions_by_scope`)."""
 
-from ..classification import REVISIONS
-from ..recording import time_order as in_time_order
-from ._settings import DIRECTIONS
-from .entries import _http_of, _method, _protocol_version, _session_header, id_key, message_of, scope_of, show_id
-from .judge import _short
+from mcp_lesson.rules.classification import REVISIONS
+from mcp_lesson.shared.recording import time_order as in_time_order
+from mcp_lesson.tap._settings import DIRECTIONS
+from mcp_lesson.tap.entries import _http_of, _method, _protocol_version, _session_header, id_key, message_of, scope_of, show_id
+from mcp_lesson.tap.judge import _short
 
 
 #: The errors by which a server says it does not speak the revision of a request with

@@ -13,10 +13,10 @@ import sys
 import threading
 import time
 
-from .. import __version__
-from ..processes import end_group, signal_group as _signal_group
-from ._settings import CHUNK, GRACE, LOOK, MAX_LINE, MAX_WAITING, PROG, TERM_WAIT
-from .judge import CourseJudge
+from mcp_lesson.version import __version__
+from mcp_lesson.shared.processes import end_group, signal_group as _signal_group
+from mcp_lesson.tap._settings import CHUNK, GRACE, LOOK, MAX_LINE, MAX_WAITING, PROG, TERM_WAIT
+from mcp_lesson.tap.judge import CourseJudge
 
 
 class Recorder:
@@ -285,7 +285,7 @@ class Pump(threading.Thread):
 
 def _start_server(command):
     """Start the server in a process group of its own, killed with the tap on Linux."""
-    from ..processes import die_with_parent
+    from mcp_lesson.shared.processes import die_with_parent
 
     return subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=0,
                             process_group=0, preexec_fn=die_with_parent)

@@ -1,10 +1,10 @@
 """The time to each answer of a recorded conversation (:func:`answer_times`), for the report."""
 
-from ..classification import classify
-from ..recording import time_order as in_time_order
-from ._settings import DIRECTIONS
-from .entries import _answers_an_id, _http_of, _is_number, _method, id_key, line_of, message_of, refused, scope_of
-from .revision import agreed_revision, revisions_by_scope
+from mcp_lesson.rules.classification import classify
+from mcp_lesson.shared.recording import time_order as in_time_order
+from mcp_lesson.tap._settings import DIRECTIONS
+from mcp_lesson.tap.entries import _answers_an_id, _http_of, _is_number, _method, id_key, line_of, message_of, refused, scope_of
+from mcp_lesson.tap.revision import agreed_revision, revisions_by_scope
 
 
 def answer_times(conversation, revision="agreed"):

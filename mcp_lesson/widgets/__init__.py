@@ -55,27 +55,30 @@ input.
 The package holds one tool a module (``classifier``, ``quiz``, ``http_view``,
 ``recording_view``), the HTML they all show with (``_html``) and the judging of
 a text as it is typed (``_judging``); every public name is here, at its root.
+
+May import: :mod:`mcp_lesson.protocol`, :mod:`mcp_lesson.core`, :mod:`mcp_lesson.rules`,
+:mod:`mcp_lesson.shared`, :mod:`mcp_lesson.exercises` and :mod:`mcp_lesson.tap`.
 """
 
-from ..recording import DIAGRAM_ARROWS, in_time_order, mermaid_text, sequence_diagram
-from ._html import (
+from mcp_lesson.shared.recording import DIAGRAM_ARROWS, in_time_order, mermaid_text, sequence_diagram
+from mcp_lesson.widgets._html import (
     COLOURS, COURSE_RULES, DropdownWithNone, KINDS, LIVE_REGION_SCRIPT, PREVIEW_LIMIT,
     as_text, badge, clean, escape, preview,
 )
-from ._judging import (
+from mcp_lesson.widgets._judging import (
     INSTANT_LIMIT, PAUSE,
 )
-from .classifier import (
+from mcp_lesson.widgets.classifier import (
     Classifier, examples, verdict,
 )
-from .quiz import (
+from mcp_lesson.widgets.quiz import (
     Checker, Quiz,
 )
-from .http_view import (
+from mcp_lesson.widgets.http_view import (
     HEADERS_LIMIT, HEADER_LINES, HTTP_ERROR_NAMES, HttpView, ROUTING_HEADERS,
     SDK_BODY_LIMIT, read_headers,
 )
-from .recording_view import (
+from mcp_lesson.widgets.recording_view import (
     LEFT_OUT_SHOWN, PROBLEMS_SHOWN, RECORDING_LIMIT, RECORDING_LINES, RecordingView,
     TABLE_ROWS, TEXT_SHOWN, audit_recording, read_recording,
 )

@@ -5,7 +5,7 @@ judge a pasted text (the classifier, the HTTP view, the recording view).
 
 import asyncio
 
-from ._html import badge, escape
+from mcp_lesson.widgets._html import badge, escape
 
 
 #: Texts up to this many characters are judged at every keystroke; longer ones

@@ -6,11 +6,12 @@ import json
 
 import ipywidgets as widgets
 
-from ..cases import CASES, TEXT_CASES
-from ..classification import REVISIONS, classify, explain, parse, parse_error_explanation, reply_for, revision_note, switches
-from ..messages import ERROR_MESSAGES, PARSE_ERROR, error_response
-from ._html import COURSE_RULES, DropdownWithNone, _MONO, _NOTE, _live, _pre, _styles, badge, clean, escape
-from ._judging import _Judging
+from mcp_lesson.exercises.cases import CASES, TEXT_CASES
+from mcp_lesson.rules.classification import REVISIONS, classify, parse, reply_for, switches
+from mcp_lesson.rules.explanation import explain, parse_error_explanation, revision_note
+from mcp_lesson.rules.messages import ERROR_MESSAGES, PARSE_ERROR, error_response
+from mcp_lesson.widgets._html import COURSE_RULES, DropdownWithNone, _MONO, _NOTE, _live, _pre, _styles, badge, clean, escape
+from mcp_lesson.widgets._judging import _Judging
 
 
 def _message_text(message):

@@ -7,13 +7,13 @@ import re
 
 import ipywidgets as widgets
 
-from ..cases import HEADER_CHECKS
-from ..classification import classify, reply_for
-from ..core.transport import HEADER_MISMATCH, HTTP_REVISIONS, STATELESS, SUPPORTED, UNSUPPORTED_PROTOCOL_VERSION, check_headers, http_request_for
-from ..messages import ERROR_MESSAGES, INVALID_PARAMS
-from ._html import _MONO, _cut, _live, _p, _plain_pre, _pre, _quoted, _styles, _table, badge, clean, escape
-from ._judging import _Judging
-from .classifier import verdict
+from mcp_lesson.exercises.cases import HEADER_CHECKS
+from mcp_lesson.rules.classification import classify, reply_for
+from mcp_lesson.core.transport import HEADER_MISMATCH, HTTP_REVISIONS, STATELESS, SUPPORTED, UNSUPPORTED_PROTOCOL_VERSION, check_headers, http_request_for
+from mcp_lesson.rules.messages import ERROR_MESSAGES, INVALID_PARAMS
+from mcp_lesson.widgets._html import _MONO, _cut, _live, _p, _plain_pre, _pre, _quoted, _styles, _table, badge, clean, escape
+from mcp_lesson.widgets._judging import _Judging
+from mcp_lesson.widgets.classifier import verdict
 
 
 #: The headers box is read up to this many characters, and this many lines.

@@ -6,11 +6,11 @@ import random
 
 import ipywidgets as widgets
 
-from .._safe import python_text
-from ..cases import CASES
-from ..classification import explain
-from ..selfcheck import run_check
-from ._html import COLOURS, KINDS, _MONO, _NOTE, _live, _pre, _styles, badge, clean, escape
+from mcp_lesson.exercises.calling import python_text
+from mcp_lesson.exercises.cases import CASES
+from mcp_lesson.rules.explanation import explain
+from mcp_lesson.exercises.selfcheck import run_check
+from mcp_lesson.widgets._html import COLOURS, KINDS, _MONO, _NOTE, _live, _pre, _styles, badge, clean, escape
 
 
 class Quiz(widgets.VBox):

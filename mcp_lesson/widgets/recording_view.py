@@ -1,5 +1,5 @@
 """The recording view: a recording of live traffic (the tap's JSON Lines) as a
-table, a sequence diagram (mcp_lesson.recording) and the tap's audit.
+table, a sequence diagram (mcp_lesson.shared.recording) and the tap's audit.
 """
 
 import base64
@@ -7,11 +7,13 @@ import json
 
 import ipywidgets as widgets
 
-from .._safe import one_line, python_text
-from ..classification import classify_json, json_type, parse
-from ..recording import sequence_diagram
-from ._html import _MONO, _cut, _live, _p, _plain_pre, _quoted, _styles, _table, badge, clean, escape
-from ._judging import _Judging
+from mcp_lesson.exercises.calling import one_line, python_text
+from mcp_lesson.protocol.strict_json import parse
+from mcp_lesson.protocol.values import json_type
+from mcp_lesson.rules.classification import classify_json
+from mcp_lesson.shared.recording import sequence_diagram
+from mcp_lesson.widgets._html import _MONO, _cut, _live, _p, _plain_pre, _quoted, _styles, _table, badge, clean, escape
+from mcp_lesson.widgets._judging import _Judging
 
 
 #: A recording is read up to this many characters (pasted) or bytes (a file), and lines.
@@ -195,7 +197,7 @@ def audit_recording(entries):
     ``(None, words)`` when the tap's module cannot be loaded here. ``problems`` are the dicts of
     ``mcp_lesson.tap.audit``; a session whose audit fails has None and says why in ``how``."""
     try:
-        from .. import tap  # the tap's module; loaded only when a recording is shown
+        from mcp_lesson import tap  # the tap's module; loaded only when a recording is shown
     except Exception as exc:
         return None, ("the audit needs mcp_lesson.tap, which cannot be loaded here "
                       f"({type(exc).__name__})")
@@ -232,7 +234,7 @@ def _recording_examples():
     # What `python -m mcp_lesson.tap --record` wrote for the sloppy server (times rounded).
     sloppy = [
         {"t": 0.010, "event": "start", "wall": 1796124900.5,
-         "command": ["python", "-m", "mcp_lesson.sloppy_server"], "pid": 23724,
+         "command": ["python", "-m", "mcp_lesson.server.sloppy"], "pid": 23724,
          "judge": "mcp_lesson", "tap": "0.2.0"},
         said(0.014, "to_server", init),
         said(0.014, "to_server", ready),
@@ -375,7 +377,7 @@ class RecordingView(_Judging, widgets.VBox):
         self.result.add_class("mcp-recording-result")
         #: The diagram drawn as a picture, where the front end draws Mermaid (JupyterLab
         #: does; its text is in the result beside it). Safe to render: every character of
-        #: it outside a small safe set is an entity code (mcp_lesson.recording).
+        #: it outside a small safe set is an entity code (mcp_lesson.shared.recording).
         self.picture = widgets.Output()
         self.picture.add_class("mcp-recording-picture")
         self._drawn = None

@@ -25,7 +25,7 @@ ROOT = Path(__file__).resolve().parents[2]
 PY = sys.executable
 TAP = [PY, "-m", "mcp_lesson.tap"]
 COURSE_SERVER = [PY, "-m", "mcp_lesson.server"]
-SLOPPY_SERVER = [PY, "-m", "mcp_lesson.sloppy_server"]
+SLOPPY_SERVER = [PY, "-m", "mcp_lesson.server.sloppy"]
 
 
 #: A server that says back every byte it reads, as it reads it.

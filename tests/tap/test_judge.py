@@ -8,7 +8,7 @@ import textwrap
 import pytest
 
 from mcp_lesson import classify_json
-from mcp_lesson.cases import TEXT_CASES
+from mcp_lesson.exercises.cases import TEXT_CASES
 from mcp_lesson.tap import CourseJudge
 
 from .tapping import ECHO, INITIALIZED, Tapped, line, report

@@ -10,7 +10,7 @@ import ipywidgets
 import pytest
 
 from mcp_lesson import CASES, classify_json, explain_json
-from mcp_lesson.cases import TEXT_CASES
+from mcp_lesson.exercises.cases import TEXT_CASES
 from mcp_lesson import widgets
 from mcp_lesson.widgets import COLOURS, PREVIEW_LIMIT, Classifier, as_text, examples, preview
 

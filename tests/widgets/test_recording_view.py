@@ -141,7 +141,7 @@ def test_recording_view_escapes_html_everywhere(payload):
 
 
 def test_mermaid_text_keeps_a_message_on_one_line_and_plain():
-    """One escaping rule (mcp_lesson.recording): all but letters, digits, space and
+    """One escaping rule (mcp_lesson.shared.recording): all but letters, digits, space and
     ``_./,()`` becomes an entity code, line ends and lone surrogates included."""
     assert mermaid_text("a;b#c<br>d%e\nf\r\x00g\u2028h") == (
         "a#59;b#35;c#60;br#62;d#37;e#10;f#13;#0;g#8232;h")

@@ -44,7 +44,7 @@ from pathlib import Path
 
 if str(Path(__file__).resolve().parents[2]) not in sys.path:  # run as a script: the project's root
     sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-from mcp_lesson.processes import stop_on_signals  # noqa: E402
+from mcp_lesson.shared.processes import stop_on_signals  # noqa: E402
 # The steps, a module each; their names stay at this module's address (the tests and the
 # teacher's scripts read them here).
 from tools.grading.autograde import (autograde, by_student, failure_in, judged_records,  # noqa: E402,F401

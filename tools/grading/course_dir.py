@@ -23,8 +23,8 @@ STUDENT_BYTES = 32 * 1024**2
 
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
-from mcp_lesson._safe import one_line  # noqa: E402
-from mcp_lesson.processes import die_with_parent  # noqa: E402
+from mcp_lesson.exercises.calling import one_line  # noqa: E402
+from mcp_lesson.shared.processes import die_with_parent  # noqa: E402
 
 
 def _with_our_bin(env):

@@ -53,8 +53,8 @@ ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from mcp_lesson._safe import one_line  # noqa: E402
-from mcp_lesson.learner_package import python_of  # noqa: E402
+from mcp_lesson.exercises.calling import one_line  # noqa: E402
+from mcp_lesson.exercises.learner_package import python_of  # noqa: E402
 from tools.judge.learner import DidNotFinish, Submission  # noqa: E402
 from tools.judge.sandbox import note  # noqa: E402
 from tools.judge.wire import CUT, PRINTED_LIMIT  # noqa: E402

@@ -26,7 +26,7 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 
 def main():
     sys.path[:0] = [ROOT]
-    from mcp_lesson import registry
+    from mcp_lesson.exercises import registry
     from tools.judge import wire
 
     out = os.fdopen(os.dup(1), "w", encoding="ascii")
@@ -61,7 +61,7 @@ class CourseHost:
 
         import resource
 
-        from mcp_lesson.processes import die_with_parent
+        from mcp_lesson.shared.processes import die_with_parent
 
         limits = self.limits
 
@@ -103,7 +103,7 @@ class CourseHost:
         return answer
 
     def close(self):
-        from mcp_lesson.processes import kill_session
+        from mcp_lesson.shared.processes import kill_session
 
         process, self.process = self.process, None
         if process is not None:

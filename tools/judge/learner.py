@@ -149,7 +149,7 @@ class Submission:
         import tempfile
         from pathlib import Path
 
-        from mcp_lesson import registry
+        from mcp_lesson.exercises import registry
 
         from . import stand_in
 

@@ -47,7 +47,7 @@ import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
-from mcp_lesson.processes import die_with_parent
+from mcp_lesson.shared.processes import die_with_parent
 
 
 HERE = Path(__file__).resolve().parent
@@ -326,7 +326,7 @@ class Sandbox:
 
     def stop(self):
         """End the worker and everything it started."""
-        from mcp_lesson.processes import kill_session
+        from mcp_lesson.shared.processes import kill_session
 
         process, self.process = self.process, None
         if process is not None:

@@ -6,7 +6,7 @@ in the sandbox, yet no code of the course's (its reference functions, its
 tables, its answers) may be there. So the sandbox gets this stand-in, written
 fresh for each submission by :func:`write`:
 
-* the error codes (a copy of ``mcp_lesson/codes.py``), the revisions and their
+* the error codes (a copy of ``mcp_lesson/protocol/codes.py``), the revisions and their
   switches: facts, not answers;
 * for each course function the lesson may borrow (``borrowable``: what the
   lessons before it built, ``registry.may_borrow``), a function that asks the
@@ -25,7 +25,7 @@ fresh for each submission by :func:`write`:
 import shutil
 from pathlib import Path
 
-from mcp_lesson import registry
+from mcp_lesson.exercises import registry
 
 PACKAGE = Path(__file__).resolve().parents[2] / "mcp_lesson"
 
@@ -157,11 +157,11 @@ _sys.meta_path.insert(0, _Finder())
 def write(folder, borrowable=(), lesson=None):
     """Write the stand-in package into ``folder``: ``folder/mcp_lesson``, serving the
     course functions ``borrowable`` (for ``lesson``, named in its refusals)."""
-    from mcp_lesson.classification import REVISIONS, SWITCHES
+    from mcp_lesson.rules.classification import REVISIONS, SWITCHES
 
     package = Path(folder) / "mcp_lesson"
     package.mkdir(parents=True)
-    shutil.copy2(PACKAGE / "codes.py", package / "codes.py")
+    shutil.copy2(PACKAGE / "protocol" / "codes.py", package / "codes.py")
     switches = {revision: tuple(value) for revision, value in SWITCHES.items()}
     text = _INIT.format(revisions=REVISIONS, switches=switches, course=tuple(borrowable),
                         known=KNOWN, rule=rule(borrowable, lesson))

@@ -21,7 +21,7 @@ What goes in, and from where:
   kernel starts (``loadPyodideOptions.packages`` in tools/site/jupyter-lite.json),
   so ``import mcp_lesson`` works in every lesson with no ``%pip`` cell.
   The package guards json against deep nesting itself when it runs in the
-  browser (mcp_lesson/_deep_json.py), so the site adds nothing for that.
+  browser (mcp_lesson/protocol/deep_json.py), so the site adds nothing for that.
 * ``disablePyPIFallback``: the kernel never asks PyPI for a package.
 * The lessons: the masters at the top, the learner copies in ``learner/``, as
   in notebooks/. Their kernel is the site's (Pyodide's ``python``). Lessons 06
@@ -82,10 +82,10 @@ STAMP = CACHE / "site.sha256"
 
 
 def _local_only():
-    """The lessons' table's LOCAL_ONLY (mcp_lesson/lessons.py imports nothing)."""
+    """The lessons' table's LOCAL_ONLY (mcp_lesson/exercises/lessons.py imports nothing)."""
     import importlib.util
 
-    spec = importlib.util.spec_from_file_location("course_lessons", ROOT / "mcp_lesson" / "lessons.py")
+    spec = importlib.util.spec_from_file_location("course_lessons", ROOT / "mcp_lesson" / "exercises" / "lessons.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return dict(module.LOCAL_ONLY)
@@ -93,7 +93,7 @@ def _local_only():
 
 #: Lessons that cannot run in the browser, and why: their site copies open with
 #: a note (NOTE) saying so. The masters in notebooks/ stay as they are. (The lessons'
-#: table, mcp_lesson/lessons.py, says which, read here without importing the course.)
+#: table, mcp_lesson/exercises/lessons.py, says which, read here without importing the course.)
 NEEDS_LOCAL_INSTALL = _local_only()
 
 NOTE = """\

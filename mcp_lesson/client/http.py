@@ -1,0 +1,491 @@
+"""An MCP client for any Streamable HTTP server, built on the course's own functions.
+
+``python -m mcp_lesson.client URL`` connects, prints who the server is and its
+tools; ``--call NAME [ARGUMENTS]`` calls one tool (ARGUMENTS a JSON object);
+``--try-tools`` calls each listed tool once, with arguments made from its input
+schema (what the conformance suite's client scenarios ask of a client). From a
+notebook: ``with connect(url) as client: client.call_tool("add", {"a": 1, "b": 2})``.
+
+Every message is built by ``create_request`` (lesson 02) and ``error_response``
+(lesson 04), posted as ``http_request_for`` (lesson 09) says, and every line
+that comes back is judged by ``classify_json`` (lesson 03) before it is used.
+What the transport asks of a client (2025-11-25 ``basic/transports.mdx``):
+
+* **Two generations.** Up to 2025-11-25, ``initialize`` first; the server's
+  ``Mcp-Session-Id`` then goes on every later request, with the revision the
+  handshake agreed in ``MCP-Protocol-Version``; ``close`` ends the session with a
+  DELETE. With ``revision="2026-07-28"`` there is no handshake and no session:
+  each request carries the revision and the client's capabilities in
+  ``params._meta`` (and the headers that mirror them), and ``server/discover``
+  says who the server is.
+* **Answers as JSON or as a stream.** A POST is answered with one JSON object or
+  with an SSE stream (:mod:`mcp_lesson.shared.sse`) that may carry the server's requests
+  and notifications before the response.
+* **Resuming.** A stream that ends before its response is resumed with a GET
+  carrying ``Last-Event-ID``, after the ``retry`` the stream asked for (the
+  client MUST wait that long), at most :data:`MAX_RESUMES` times in a row.
+* **The server's requests**, on a POST's stream or on the session's GET stream
+  (opened after the handshake; a 405 means the server offers none), are
+  answered with a POST: ``ping`` with ``{}``, ``roots/list`` with no roots,
+  ``elicitation/create`` (form mode) by accepting with the defaults its schema
+  gives, or declining when a required field has none; anything else with
+  -32601.
+
+Not here: OAuth (a server that answers 401 is refused with that status), the
+2024-11-05 HTTP+SSE transport, and stdio (:mod:`mcp_lesson.client.stdio`).
+Importing this module imports httpx only when a client is made.
+"""
+
+import json
+import sys
+import threading
+import time
+
+from mcp_lesson.version import __version__
+from mcp_lesson.exercises.calling import one_line
+from mcp_lesson.protocol.codes import METHOD_NOT_FOUND
+from mcp_lesson.core.errors import error_response
+from mcp_lesson.core.messages import create_request
+from mcp_lesson.core.transport import CAPABILITIES_KEY, HTTP_REVISIONS, STATELESS, VERSION_KEY, http_request_for
+from mcp_lesson.core.classification import classify_json
+from mcp_lesson.shared.sse import SSE
+
+#: The revision the client asks for in its handshake.
+HANDSHAKE = "2025-11-25"
+#: Who the client says it is.
+CLIENT_INFO = {"name": "mcp-lesson-client", "version": __version__}
+#: What it can do: answer elicitation (form mode, applying defaults) and list roots.
+CAPABILITIES = {"elicitation": {"form": {}}, "roots": {}}
+#: Seconds to wait for any one answer (or a stream's next bytes).
+TIMEOUT = 30.0
+#: The wait before resuming a stream that gave no ``retry``, in milliseconds.
+DEFAULT_RETRY_MS = 1000
+#: Resumptions of one request's stream in a row before the client gives up.
+MAX_RESUMES = 5
+#: Longest message the client reads, in bytes (an answer, or one event of a stream).
+MAX_MESSAGE = 16 * 2**20
+#: Most characters of a server's text the command line prints on one line.
+SHOWN = 200
+
+#: Where 2026-07-28's ``server/discover`` result names the server (in its ``_meta``).
+SERVER_INFO_KEY = "io.modelcontextprotocol/serverInfo"
+
+_PROTOCOL_HEADER = "MCP-Protocol-Version"
+_SESSION_HEADER = "Mcp-Session-Id"
+
+
+class ServerError(Exception):
+    """The server answered a request with a JSON-RPC error, or not as the transport allows."""
+
+    def __init__(self, words, error=None, status=None):
+        super().__init__(words)
+        #: The ``error`` member of the server's error response, when there was one.
+        self.error = error
+        #: The HTTP status of the answer.
+        self.status = status
+
+    @property
+    def code(self):
+        return self.error.get("code") if isinstance(self.error, dict) else None
+
+
+def sample_arguments(schema):
+    """Arguments for a tool, from its ``inputSchema``: each property's default, else a value of its type."""
+    samples = {"integer": 1, "number": 1, "string": "text", "boolean": False, "array": [],
+               "object": {}, "null": None}
+    properties = schema.get("properties") if isinstance(schema, dict) else None
+    arguments = {}
+    for name, rule in (properties if isinstance(properties, dict) else {}).items():
+        rule = rule if isinstance(rule, dict) else {}
+        if "default" in rule:
+            arguments[name] = rule["default"]
+        elif isinstance(rule.get("enum"), list) and rule["enum"]:
+            arguments[name] = rule["enum"][0]
+        else:
+            kind = rule.get("type")
+            arguments[name] = samples.get(kind[0] if isinstance(kind, list) and kind else kind, "text")
+    return arguments
+
+
+def elicitation_answer(params):
+    """What the client answers an ``elicitation/create``: accept with the schema's defaults, or decline.
+
+    Form mode only; a request of another mode (a URL to open) is declined.
+    """
+    if not isinstance(params, dict) or params.get("mode", "form") != "form":
+        return {"action": "decline"}
+    schema = params.get("requestedSchema")
+    properties = schema.get("properties", {}) if isinstance(schema, dict) else {}
+    required = schema.get("required", []) if isinstance(schema, dict) else []
+    if not isinstance(properties, dict) or not isinstance(required, list):
+        return {"action": "decline"}
+    content = {name: rule["default"] for name, rule in properties.items()
+               if isinstance(rule, dict) and "default" in rule}
+    if any(name not in content for name in required):
+        return {"action": "decline"}
+    return {"action": "accept", "content": content}
+
+
+class Client:
+    """One client of one server at ``url``; see the module. Use :func:`connect`, or ``open`` and ``close``."""
+
+    def __init__(self, url, revision=HANDSHAKE, timeout=TIMEOUT, on_notification=None, listen=True):
+        if revision not in HTTP_REVISIONS:
+            raise ValueError(f"Streamable HTTP is in the revisions {', '.join(HTTP_REVISIONS)}, "
+                             f"not in {revision!r}")
+        import httpx
+
+        self.url = url
+        #: The revision asked for; after the handshake, the one the server agreed.
+        self.revision = revision
+        #: The ``initialize`` result (or ``server/discover``'s), once open.
+        self.server = None
+        self.session_id = None
+        self.notifications = []
+        #: What the server did that the transport does not allow, but the client could go on with.
+        self.notes = []
+        self._on_notification = on_notification
+        self._listen = listen
+        self._timeout = timeout
+        from urllib.parse import urlsplit
+
+        # A proxy named in the environment never sits between this machine and its loopback.
+        local = urlsplit(url).hostname in ("127.0.0.1", "localhost", "::1")
+        self._http = httpx.Client(timeout=httpx.Timeout(timeout), follow_redirects=False,
+                                  trust_env=not local)
+        self._next_id = 0
+        self._lock = threading.Lock()
+        self._closing = threading.Event()
+        self._listening = threading.Event()  # the GET stream was answered (or will never be)
+        self._listener = None
+
+    # --- the conversation ---------------------------------------------------------------
+
+    @property
+    def server_info(self):
+        """``{"name": ..., "version": ...}`` as the server gave it (``serverInfo``, or 2026-07-28's ``_meta``)."""
+        server = self.server if isinstance(self.server, dict) else {}
+        meta = server.get("_meta") if isinstance(server.get("_meta"), dict) else {}
+        info = server.get("serverInfo", meta.get(SERVER_INFO_KEY))
+        return info if isinstance(info, dict) else {}
+
+    def open(self):
+        """The handshake (or, at 2026-07-28, ``server/discover``); then the session's GET stream."""
+        if self.revision >= STATELESS:
+            self.server = self.request("server/discover")
+            return self
+        self.server = self.request("initialize", {
+            "protocolVersion": self.revision, "capabilities": CAPABILITIES, "clientInfo": CLIENT_INFO})
+        agreed = self.server.get("protocolVersion") if isinstance(self.server, dict) else None
+        if agreed not in HTTP_REVISIONS or agreed >= STATELESS:
+            raise ServerError(f"the server agreed to revision {agreed!r}, which this client does not speak")
+        self.revision = agreed
+        self.notify("notifications/initialized")
+        if self._listen:
+            self._listener = threading.Thread(target=self._listen_for_requests, daemon=True,
+                                              name="mcp_lesson.client.http GET stream")
+            self._listener.start()
+            # Wait until the server has answered the GET: a request sent before then could have
+            # its stream resumed on the GET stream instead of on the resuming GET.
+            self._listening.wait(self._timeout)
+        return self
+
+    def request(self, method, params=None):
+        """Send a request and return its result; :class:`ServerError` for an error or a broken answer."""
+        with self._lock:
+            self._next_id += 1
+            request_id = self._next_id
+        message = create_request(method, self._with_meta(params), request_id=request_id)
+        answer = self._post(message, expect_answer=True)
+        if "error" in answer:
+            error = answer["error"]
+            raise ServerError(f"{method}: error {error.get('code')}: {error.get('message')}", error)
+        return answer["result"]
+
+    def notify(self, method, params=None):
+        """Send a notification (the server answers 202 and nothing else)."""
+        self._post(create_request(method, self._with_meta(params)), expect_answer=False)
+
+    def list_tools(self):
+        """Every tool the server lists, page after page."""
+        tools, cursor = [], None
+        while True:
+            page = self.request("tools/list", {"cursor": cursor} if cursor else None)
+            tools += page.get("tools", [])
+            cursor = page.get("nextCursor")
+            if not cursor:
+                return tools
+
+    def call_tool(self, name, arguments=None):
+        """The result of ``tools/call`` (a tool that fails still answers, with ``isError``)."""
+        return self.request("tools/call", {"name": name, "arguments": arguments or {}})
+
+    def close(self):
+        """Stop listening and end the session (a DELETE; a server may answer 405)."""
+        self._closing.set()
+        if self.session_id is not None:
+            try:
+                self._http.delete(self.url, headers=self._headers({}))
+            except Exception:  # noqa: BLE001 - closing must not fail on a server that is gone
+                pass
+        self._http.close()
+        if self._listener is not None:
+            self._listener.join(timeout=1)
+
+    def __enter__(self):
+        return self.open()
+
+    def __exit__(self, *exc_info):
+        self.close()
+
+    # --- HTTP --------------------------------------------------------------------------
+
+    def _with_meta(self, params):
+        if self.revision < STATELESS:
+            return params
+        params = dict(params or {})
+        params["_meta"] = {**params.get("_meta", {}), VERSION_KEY: self.revision,
+                           CAPABILITIES_KEY: CAPABILITIES}
+        return params
+
+    def _headers(self, headers):
+        headers = dict(headers)
+        if self.session_id is not None:
+            headers[_SESSION_HEADER] = self.session_id
+        if self.server is not None and self.revision >= "2025-06-18":
+            headers[_PROTOCOL_HEADER] = self.revision
+        return headers
+
+    def _post(self, message, expect_answer):
+        post = http_request_for(message, self.revision)
+        with self._http.stream("POST", self.url, headers=self._headers(post["headers"]),
+                               content=post["body"].encode("utf-8")) as answer:
+            if message.get("method") == "initialize" and _SESSION_HEADER.lower() in answer.headers:
+                self.session_id = answer.headers[_SESSION_HEADER.lower()]
+            kind = answer.headers.get("content-type", "").split(";")[0].strip().lower()
+            if not expect_answer:
+                answer.read()
+                what = message.get("method", f"the response to {message.get('id')!r}")
+                if not 200 <= answer.status_code < 300:
+                    raise ServerError(f"{what}: the server answered {answer.status_code}",
+                                      status=answer.status_code)
+                if answer.status_code != 202:  # taken, but not as the transport says
+                    self.notes.append(f"{what}: answered {answer.status_code}, where the transport "
+                                      "says 202 Accepted")
+                return None
+            if kind == "text/event-stream" and answer.status_code == 200:
+                return self._read_stream(answer, message["id"])
+            body = _read_at_most(answer, MAX_MESSAGE, message["method"]).decode("utf-8", "replace")
+        return self._json_answer(answer.status_code, kind, body, message)
+
+    def _json_answer(self, status, kind, body, message):
+        if kind == "application/json":
+            verdict, reply = classify_json(body), None
+            if verdict == ("response", None):
+                reply = json.loads(body)
+            if reply is not None and (reply.get("id") in (message["id"], None)):
+                if "error" in reply or status == 200:
+                    return reply
+        words = one_line(body.strip(), SHOWN) or "no body"
+        raise ServerError(f"{message['method']}: the server answered {status} ({kind or 'no type'}): {words}",
+                          status=status)
+
+    def _read_stream(self, answer, request_id):
+        """Read a POST's stream until the response to ``request_id``, resuming it if it is cut."""
+        reader, resumes = SSE(MAX_MESSAGE), 0
+        while True:
+            try:
+                for chunk in answer.iter_bytes():
+                    for data, size, _ in reader.feed(chunk):
+                        if size > MAX_MESSAGE:
+                            raise ServerError(f"the stream of request {request_id} carried an event of "
+                                              f"{size:,} bytes, over the client's limit of {MAX_MESSAGE:,}")
+                        reply = self._take(data)
+                        if reply is not None and reply.get("id") == request_id:
+                            return reply
+            except _http_errors():  # a connection cut mid-stream is resumed below
+                pass
+            answer.close()
+            resumes += 1
+            if reader.last_id is None or resumes > MAX_RESUMES:
+                why = "gave no event id to resume from" if reader.last_id is None else \
+                    f"was cut {MAX_RESUMES} times"
+                raise ServerError(f"the stream of request {request_id} ended without its response and {why}")
+            time.sleep((reader.retry if reader.retry is not None else DEFAULT_RETRY_MS) / 1000)
+            answer = self._resume(reader.last_id)
+            reader = _carry(reader)
+
+    def _resume(self, last_id):
+        headers = self._headers({"Accept": "text/event-stream", "Last-Event-ID": last_id})
+        request = self._http.build_request("GET", self.url, headers=headers)
+        answer = self._http.send(request, stream=True)
+        if answer.status_code != 200:
+            answer.read()
+            answer.close()
+            raise ServerError(f"resuming after event {last_id!r}: the server answered {answer.status_code}",
+                              status=answer.status_code)
+        return answer
+
+    def _take(self, data):
+        """Judge one message from the server; answer its request; keep its notification; return a response."""
+        text = data.decode("utf-8", "replace")
+        kind, code = classify_json(text)
+        if kind == "response":
+            return json.loads(text)
+        if kind == "notification":
+            message = json.loads(text)
+            self.notifications.append(message)
+            if self._on_notification is not None:
+                self._on_notification(message)
+        elif kind == "request":
+            self._answer(json.loads(text))
+        else:  # a client never answers an invalid message from a server: it notes it, and goes on
+            self.notes.append(f"the server sent a message that is not valid ({code}): {one_line(text, SHOWN)}")
+        return None
+
+    def _answer(self, message):
+        method, params = message["method"], message.get("params")
+        if method == "ping":
+            reply = {"jsonrpc": "2.0", "id": message["id"], "result": {}}
+        elif method == "roots/list":
+            reply = {"jsonrpc": "2.0", "id": message["id"], "result": {"roots": []}}
+        elif method == "elicitation/create":
+            reply = {"jsonrpc": "2.0", "id": message["id"], "result": elicitation_answer(params)}
+        else:
+            reply = error_response(message["id"], METHOD_NOT_FOUND, f"Method not found: {method}")
+        try:
+            self._post(reply, expect_answer=False)
+        except ServerError:
+            pass  # the server refused the answer: nothing more a client can do for it
+
+    def _listen_for_requests(self):
+        """The session's GET stream: the server's requests and notifications outside any POST."""
+        try:
+            self._listen_until_closed()
+        finally:
+            self._listening.set()
+
+    def _listen_until_closed(self):
+        reader, last_id = SSE(MAX_MESSAGE), None
+        while not self._closing.is_set():
+            headers = self._headers({"Accept": "text/event-stream", **({"Last-Event-ID": last_id} if last_id else {})})
+            try:
+                with self._http.stream("GET", self.url, headers=headers) as answer:
+                    self._listening.set()
+                    if answer.status_code != 200:
+                        return  # 405: the server offers no GET stream
+                    for chunk in answer.iter_bytes():
+                        for data, size, _ in reader.feed(chunk):
+                            if size <= MAX_MESSAGE:
+                                self._take(data)
+                            else:
+                                self.notes.append(f"the GET stream carried an event of {size:,} bytes, "
+                                                  "left unread")
+            except Exception:  # noqa: BLE001 - the server went, or close() closed the connection
+                if self._closing.is_set():
+                    return
+            last_id = reader.last_id
+            if last_id is None or self._closing.wait((reader.retry or DEFAULT_RETRY_MS) / 1000):
+                return
+            reader = _carry(reader)
+
+
+def _http_errors():
+    """The exceptions httpx raises for a connection or a stream that failed."""
+    import httpx
+
+    return (httpx.HTTPError, httpx.StreamError)
+
+
+def _read_at_most(answer, limit, what):
+    """The body of ``answer``, or :class:`ServerError` when it is longer than ``limit`` bytes."""
+    body = bytearray()
+    for chunk in answer.iter_bytes():
+        body += chunk
+        if len(body) > limit:
+            raise ServerError(f"{what}: the answer is longer than the client's limit of {limit:,} bytes",
+                              status=answer.status_code)
+    return bytes(body)
+
+
+def _carry(reader):
+    """A reader for the next connection of the same stream: it keeps the last id and the retry."""
+    fresh = SSE(reader.max_data)
+    fresh.last_id, fresh.retry = reader.last_id, reader.retry
+    return fresh
+
+
+def connect(url, revision=HANDSHAKE, **options):
+    """A :class:`Client` of ``url``, not yet open: use it in a ``with`` block, which opens and closes it."""
+    return Client(url, revision, **options)
+
+
+# --- the command line -------------------------------------------------------------------
+
+
+def _shown(value):
+    return one_line(value if isinstance(value, str) else json.dumps(value, ensure_ascii=False), SHOWN)
+
+
+def _result_words(result):
+    texts = [part.get("text", "") for part in result.get("content", []) if isinstance(part, dict)
+             and part.get("type") == "text"]
+    words = " | ".join(texts) if texts else json.dumps(result.get("structuredContent", result))
+    return ("tool error: " if result.get("isError") else "") + _shown(words)
+
+
+def main(argv=None):
+    import argparse
+
+    parser = argparse.ArgumentParser(
+        prog="python -m mcp_lesson.client",
+        description="Talk to an MCP server over Streamable HTTP with the course's own functions.")
+    parser.add_argument("url", help="the server's MCP endpoint, such as http://127.0.0.1:8000/mcp")
+    parser.add_argument("--revision", default=HANDSHAKE, choices=HTTP_REVISIONS,
+                        help=f"the revision to speak (default {HANDSHAKE}; 2026-07-28 is stateless)")
+    parser.add_argument("--call", nargs="+", metavar=("NAME", "ARGUMENTS"),
+                        help="call the tool NAME, with ARGUMENTS as a JSON object")
+    parser.add_argument("--try-tools", action="store_true",
+                        help="call each listed tool once, with arguments made from its input schema")
+    args = parser.parse_args(argv)
+    arguments = {}
+    if args.call:
+        if len(args.call) > 2:
+            parser.error("--call takes a tool's name and one JSON object of arguments")
+        if len(args.call) == 2:
+            try:
+                arguments = json.loads(args.call[1])
+            except ValueError as exc:
+                parser.error(f"the arguments are not JSON: {exc}")
+            if not isinstance(arguments, dict):
+                parser.error("the arguments must be a JSON object, such as '{\"a\": 1}'")
+    try:
+        with connect(args.url, args.revision) as client:
+            info = client.server_info
+            print(f"server: {_shown(info.get('name', '?'))} {_shown(info.get('version', ''))} "
+                  f"(revision {client.revision})")
+            tools = client.list_tools()
+            print("tools:", ", ".join(_shown(tool.get("name", "?")) for tool in tools) or "none")
+            calls = [(args.call[0], arguments)] if args.call else []
+            if args.try_tools:
+                calls += [(tool["name"], sample_arguments(tool.get("inputSchema"))) for tool in tools]
+            for name, given in calls:
+                print(f"{_shown(name)}: {_result_words(client.call_tool(name, given))}")
+            for message in client.notifications:
+                print("notification:", _shown(message.get("method")))
+            for note in client.notes:
+                print("note:", _shown(note))
+    except ServerError as exc:
+        print(f"{parser.prog}: {_shown(str(exc))}", file=sys.stderr)
+        return 1
+    except OSError as exc:
+        print(f"{parser.prog}: cannot reach {args.url}: {_shown(str(exc))}", file=sys.stderr)
+        return 1
+    except _http_errors() as exc:  # a clear line, never a traceback
+        print(f"{parser.prog}: {args.url}: {_shown(str(exc)) or type(exc).__name__}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,487 @@
+"""Helpers for the lesson notebooks: the table of contents and gentle checks.
+
+Everything here prints a short, deterministic verdict and never lets a
+learner's unfinished function (one that raises ``NotImplementedError``) stop a
+notebook with a traceback.
+
+* :func:`lessons` / :func:`contents`: the numbered notebooks of a folder and
+  their titles, read from the files themselves (so the index is never typed
+  twice);
+* :func:`try_it`: call a function on one example and print what came back;
+* :func:`show_json`: the same, printing the result as the JSON text it sends;
+* :func:`expect`: a small checked table for one small function;
+* :func:`start_lesson` / :func:`carry_forward`: the learner's own package
+  (see :mod:`mcp_lesson.exercises.learner_package`);
+* :func:`agree`: does the learner's function give the same answers as the
+  package's on the whole case table?
+* :func:`check`: the package's self-check (it names the learner's function);
+* :func:`self_check`: ``check(fn)`` followed by ``agree(fn, package version)``;
+* :func:`check_mine`: the same check on the learner's own package, or one line
+  saying that a function is not there yet;
+* :func:`aim`: target practice, "write a message that this rule catches"
+  (:func:`broken_rules` lists every rule a message breaks, not only the first);
+* :func:`quiz`: label some messages by hand and compare with ``classify``;
+* :func:`rough_kind` / :func:`rough_is_request`: the course's own copy of lesson
+  01's key-sniffing sorter, the reference its bug hunt compares with;
+* lesson 10's recordings of live traffic: :func:`read_recording`,
+  :func:`stored_recording`, :func:`show_recording` (a table),
+  :func:`sequence_diagram` / :func:`show_diagram` (Mermaid, drawn from the
+  recording, every message text escaped), :func:`show_audit` (a learner's
+  ``audit`` on a recording, in words), :func:`tap_command` and
+  :func:`tapped_config` (the tap in front of any server).
+
+This folder is what a lesson's cells call (``from mcp_lesson.course import ...``):
+these helpers, lesson 10's (:mod:`.live_traffic`) and lesson 11's (:mod:`.your_own_server`).
+It sits at the top: it may import every other folder of mcp_lesson (the widgets,
+the tap, the programs, the exercises and the rules), and none of them imports it.
+"""
+
+import json
+import re
+import sys
+from pathlib import Path
+from typing import NamedTuple
+
+from mcp_lesson.rules import classification
+from mcp_lesson.rules import messages
+from mcp_lesson.exercises.calling import NOT_YET, cut_apart, exception_text, python_text, safe_equal
+from mcp_lesson.exercises import lessons as _lessons
+from mcp_lesson.exercises import registry
+from mcp_lesson.shared.recording import mermaid_text, sequence_diagram  # noqa: F401  (lesson 10 uses both)
+from mcp_lesson.exercises.inputs import SAMPLES  # noqa: F401  (lesson helpers)
+from mcp_lesson.exercises.learner_package import PACKAGE, start_lesson
+from mcp_lesson.exercises.carry import carry_forward  # noqa: F401  (lesson helpers)
+from mcp_lesson.exercises.carry import load as load_package
+from mcp_lesson.exercises.selfcheck import check, run_check
+from mcp_lesson.exercises.agreement import agrees  # noqa: F401  (lesson helpers)
+from mcp_lesson.exercises.agreement import inputs_for as _inputs_for, outcome as _outcome
+from mcp_lesson.exercises.agreement import reference_for as _reference_for, same_outcome as _same
+
+#: The lessons, in order: the course knows them by this list, never by a name
+#: pattern, so a learner's own ``08_my_notes.ipynb`` is never taken for a lesson.
+#: The lessons, in order: their file names (mcp_lesson/exercises/lessons.py holds the one table).
+LESSONS = _lessons.FILES
+
+
+class Lesson(NamedTuple):
+    number: int
+    filename: str
+    title: str
+
+
+def _notebook_folder(folder):
+    if folder is not None:
+        return Path(folder)
+    here = Path.cwd()
+    if (here / LESSONS[0]).exists():
+        return here
+    return Path(__file__).resolve().parent.parent / "notebooks"
+
+
+def title_of(path):
+    """The first Markdown heading of a notebook, without the leading #'s."""
+    try:
+        notebook = json.loads(Path(path).read_text(encoding="utf-8"))
+        for cell in notebook.get("cells", []):
+            if cell.get("cell_type") != "markdown":
+                continue
+            source = cell.get("source", "")
+            source = "".join(source) if isinstance(source, list) else source
+            for line in source.splitlines():
+                match = re.match(r"^#{1,6}\s+(.+?)\s*#*\s*$", line)
+                if match:
+                    return match.group(1)
+    except (OSError, ValueError, AttributeError):
+        pass
+    return Path(path).stem.replace("_", " ")
+
+
+def lessons(folder=None, names=LESSONS):
+    """The lessons of :data:`LESSONS` present in ``folder``, in order.
+
+    ``folder`` defaults to the current directory when it holds lessons (a
+    notebook runs in its own folder), else the course's ``notebooks/``.
+    """
+    folder = _notebook_folder(folder)
+    found = []
+    for name in names:
+        path = folder / name
+        if path.exists():
+            found.append(Lesson(int(name[:2]), name, title_of(path)))
+    return found
+
+
+def contents(folder=None, names=LESSONS):
+    """The table of contents as Markdown: one linked line per lesson."""
+    lines = []
+    for lesson in lessons(folder, names):
+        title = lesson.title if lesson.title[:1].isdigit() else f"{lesson.number:02d} · {lesson.title}"
+        lines.append(f"- [{title}]({lesson.filename})")
+    return "\n".join(lines) if lines else "(no lessons found)"
+
+
+def show_contents(folder=None):
+    """Display the table of contents (as Markdown in Jupyter, as text elsewhere)."""
+    text = contents(folder)
+    try:
+        from IPython.display import Markdown, display
+    except ImportError:  # pragma: no cover - outside Jupyter
+        print(text)
+        return
+    display(Markdown(text))
+
+
+# --- calling a learner's function safely --------------------------------------
+
+
+
+def _call_text(fn, args, kwargs=None):
+    parts = [python_text(a, 70) for a in args]
+    parts += [f"{k}={python_text(v, 70)}" for k, v in (kwargs or {}).items()]
+    return f"{_shown_name(fn)}({', '.join(parts)})"
+
+
+def _shown_name(fn, unnamed="fn"):
+    """The name a call is shown with: a learner's function (or the course's) by its
+    own name, a standard library one with its module, as it is written (json.loads)."""
+    name = getattr(fn, "__name__", unnamed)
+    module = getattr(fn, "__module__", None)
+    if not isinstance(name, str) or not isinstance(module, str):
+        return name if isinstance(name, str) else unnamed
+    if module.split(".")[0] in sys.stdlib_module_names and module not in ("builtins", "__main__"):
+        return f"{module}.{name}"
+    return name
+
+
+def try_it(fn, *args, **kwargs):
+    """Call ``fn(*args, **kwargs)`` and print the call and what came back.
+
+    An unfinished function prints "not implemented yet"; any other exception
+    is printed as its type and text, never as a traceback.
+    """
+    status, value = _outcome(fn, args, kwargs)
+    if status == "todo":
+        result = NOT_YET
+    elif status == "raised":
+        result = f"raises {exception_text(value, 200)}"
+    else:
+        result = python_text(value, 130)
+    print(f"{_call_text(fn, args, kwargs)} -> {result}")
+
+
+def show_json(fn, *args, **kwargs):
+    """Call ``fn(*args, **kwargs)`` and print the result as indented JSON text,
+    the way it goes on the wire; an unfinished ``fn`` prints "not implemented
+    yet", any other exception its type and text, never a traceback."""
+    status, value = _outcome(fn, args, kwargs)
+    if status == "todo":
+        print(f"{_call_text(fn, args, kwargs)} -> {NOT_YET}")
+    elif status == "raised":
+        print(f"{_call_text(fn, args, kwargs)} -> raises {exception_text(value, 200)}")
+    else:
+        try:
+            print(json.dumps(value, indent=2))
+        except (TypeError, ValueError) as exc:
+            print(f"{_call_text(fn, args, kwargs)} -> {python_text(value, 130)}, which is not JSON ({exc})")
+
+
+def expect(fn, table):
+    """Check ``fn`` on a small table of ``(argument, expected result)`` pairs and
+    print one verdict line, then each miss in plain words: the call, then what
+    it should be and what came back (results compare by type too, so ``1`` is
+    not ``True``)."""
+    name = getattr(fn, "__name__", "fn")
+    outcomes = [(arg, want, _outcome(fn, (arg,))) for arg, want in table]
+    if all(status == "todo" for _, _, (status, _) in outcomes):
+        print(f"{name}: {NOT_YET}")
+        return
+    misses = [(arg, want, got) for arg, want, got in outcomes
+              if not (got[0] == "value" and type(got[1]) is type(want) and safe_equal(got[1], want))]
+    print(f"{name}: {len(table) - len(misses)}/{len(table)} right")
+    for arg, want, got in misses:
+        print(f"  {_call_text(fn, (arg,))}")
+        print(f"      should be {python_text(want, 100)}, got {_outcome_text(got, 100)}")
+
+
+# --- agreement with the package -------------------------------------------------
+
+def _outcome_text(outcome, limit=60):
+    status, value = outcome
+    if status == "todo":
+        return NOT_YET
+    if status == "raised":
+        return f"raises {exception_text(value, limit)}"
+    return python_text(value, limit)
+
+
+def _label(fn):
+    """A reference as the comparison names it: the course's own with its package
+    (mcp_lesson.classify), any other as a call shows it."""
+    module = getattr(fn, "__module__", "") or ""
+    if isinstance(module, str) and module.startswith("mcp_lesson"):
+        return f"mcp_lesson.{getattr(fn, '__name__', 'reference')}"
+    return _shown_name(fn, "reference")
+
+
+def agree(fn, reference=None, table=None, show=3):
+    """Print whether ``fn`` answers like ``reference`` on every case of the table.
+
+    ``table`` (default: ``fn.__name__``) picks the inputs: raw texts for a
+    name ending in ``_json``, builder calls for ``create_request`` and
+    ``error_response``, the parsed messages of the case table otherwise.
+    ``reference`` defaults to the package's function of that name. Raising
+    the same exception type counts as agreeing (builders must refuse bad
+    arguments).
+    """
+    table = table or getattr(fn, "__name__", "classify")
+    if reference is None:
+        reference = _reference_for(table)
+    inputs = _inputs_for(table)
+    outcomes = [(_outcome(fn, a, k), _outcome(reference, a, k)) for a, k in inputs]
+    name = getattr(fn, "__name__", "fn")
+    if all(mine[0] == "todo" for mine, _ in outcomes):
+        print(f"{name} vs {_label(reference)}: {NOT_YET}")
+        return
+    if all(theirs[0] == "todo" for _, theirs in outcomes):
+        print(f"{name} vs {_label(reference)}: {_label(reference)} is {NOT_YET}")
+        return
+    differ = [(a, k, mine, theirs) for (a, k), (mine, theirs) in zip(inputs, outcomes)
+              if not _same(mine, theirs)]
+    agreeing = len(inputs) - len(differ)
+    print(f"{name} agrees with {_label(reference)} on {agreeing}/{len(inputs)} cases")
+    for args, kwargs, mine, theirs in differ[:show]:
+        print(f"  differs on {_call_text(fn, args, kwargs)[:110]}")
+        given, course = cut_apart(_outcome_text(mine, 400), _outcome_text(theirs, 400), 60)
+        print(f"      {name} -> {given}; {_label(reference)} -> {course}")
+    if len(differ) > show:
+        print(f"  ... and {len(differ) - show} more (agree(..., show={len(differ)}) shows them all)")
+
+
+def self_check(fn, reference=None, show=3):
+    """The last cell of a lesson: the case-table check, then the agreement."""
+    check(fn, show=show)
+    agree(fn, reference, show=show)
+
+
+def check_mine(name, show=3):
+    """Check the learner's own function ``name`` from their package ``my_mcp``
+    (see :mod:`mcp_lesson.exercises.learner_package`): the case-table check for the four
+    checked functions, the agreement with the course's version for the others.
+
+    When the package, or the function in it, is not there yet, print one line
+    that says so and which lesson writes it (and, when a lesson file of the
+    package could not run, that file and its error). Never raises; the output
+    depends only on the package's contents.
+    """
+    lesson = registry.lesson_of(name)
+    where = f"lesson {lesson} writes it" if lesson else "no lesson writes it"
+    try:
+        package = load_package()
+    except Exception:  # load() guards itself; this is a last resort
+        package = None
+    mine = getattr(package, name, None) if package is not None else None
+    if not callable(mine):
+        problems = getattr(package, "PROBLEMS", None) if package is not None else None
+        if isinstance(problems, dict) and problems:
+            file, error = sorted(problems.items())[0]
+            print(f"{name}: not in your package {PACKAGE}, because {file} could not run "
+                  f"({str(error)[:100]}); fix that lesson's #| export cell and run it again")
+        elif package is None:
+            print(f"{name}: you have no package {PACKAGE} yet ({where})")
+        else:
+            print(f"{name}: not in your package {PACKAGE} yet ({where})")
+        return
+    if name in registry.CHECKED:
+        if run_check(mine, name).not_implemented:
+            print(f"{name}: in your package {PACKAGE}, but {NOT_YET} "
+                  f"(write its body in lesson {lesson or '?'} and run that cell again)")
+        else:
+            check(mine, name, show=show)
+    elif name in registry.BY_NAME and registry.reference(name) is not None:
+        agree(mine, table=name, show=show)
+    else:
+        print(f"{name}: it is in your package {PACKAGE}; the course has no check for it")
+
+
+def _answer_of(fn):
+    """Call the learner's ``fn()``; on trouble print why and return ``(False, None)``."""
+    name = getattr(fn, "__name__", "fn")
+    status, value = _outcome(fn, ())
+    if status == "todo":
+        print(f"{name}: {NOT_YET}")
+    elif status == "raised":
+        print(f"{name}: raises {exception_text(value, 200)}")
+    return status == "value", value
+
+
+def _plural(count, word):
+    return f"{count} {word}" + ("" if count == 1 else "s")
+
+
+_ARTICLE = {"request": "a request", "notification": "a notification", "response": "a response"}
+
+
+def _a_type(value):
+    """'a tuple', 'an int', 'None': what a value is, in words."""
+    if value is None:
+        return "None"
+    name = type(value).__name__
+    return f"{'an' if name[:1] in 'aeiou' else 'a'} {name}"
+
+
+def _is_pair(label):
+    """True for a whole verdict given as a label: a 2-tuple or 2-list starting with a str."""
+    return type(label) in (tuple, list) and len(label) == 2 and type(label[0]) is str
+
+
+def _quiz_line(number, label, kind, msg):
+    """One wrong label in plain words: what the learner said, what the message is, and why."""
+    reason = classification.explain(msg).partition(": ")[2]  # drop the "Request:" heading
+    said = python_text(label, 60)
+    if _is_pair(label) and safe_equal(label[0], kind):
+        return (f"  message {number}: you said {said}, the whole verdict; "
+                f"the quiz wants the kind only, the string {kind!r}")
+    if type(label) is str and label != kind and label.strip().lower() == kind:
+        return (f"  message {number}: you said {said}; right kind, but write it exactly "
+                f"{kind!r} (the kinds are lower-case words, with no spaces)")
+    wanted = _ARTICLE.get(kind, kind)
+    text = f"  message {number}: you said {said}, but it is {wanted}: {reason}"
+    if _is_pair(label):
+        text += f" (And give the kind only, a string such as {kind!r}, not a pair.)"
+    return text
+
+
+def quiz(fn, messages_to_label):
+    """``fn()`` returns one kind per message: a list of strings such as
+    ``"request"``, in order. Print how many match ``classify``, and for each
+    wrong label what the message really is and why (a whole verdict such as
+    ``("request", None)`` is answered with "the kind only", ``"Request"`` with
+    "write it exactly 'request'"). Anything but a list (a tuple too) is not
+    scored: the lesson asks for a list, and its graded test wants one."""
+    name = getattr(fn, "__name__", "fn")
+    answered, labels = _answer_of(fn)
+    if not answered:
+        return
+    want = [classification.classify(m)[0] for m in messages_to_label]
+    if not isinstance(labels, list):
+        print(f"{name}: return a list of kinds, one string per message, each "
+              f"'request', 'notification', 'response' or 'invalid' (this is {_a_type(labels)})")
+        return
+    if len(labels) != len(want):
+        print(f"{name}: {_plural(len(want), 'message')} but {_plural(len(labels), 'label')}; "
+              "return one kind per message")
+        return
+    right = sum(type(a) is str and safe_equal(a, b) for a, b in zip(labels, want))
+    print(f"{name}: {right}/{len(want)} right")
+    for number, (label, kind, msg) in enumerate(zip(labels, want, messages_to_label), 1):
+        if not (type(label) is str and safe_equal(label, kind)):
+            print(_quiz_line(number, label, kind, msg))
+
+
+# --- target practice -------------------------------------------------------------
+
+def _short(rule):
+    found = classification.RULES.get(rule)
+    return found.short if found else rule
+
+
+def _mended(msg, rule):
+    """A copy of the dict ``msg`` with what ``rule`` caught put right, or None when
+    there is no one way to mend it (which of "result" and "error" was meant?)."""
+    fixed = dict(dict.items(msg))
+    error = fixed.get("error")
+    error = dict(dict.items(error)) if isinstance(error, dict) else error
+    if rule in ("no-jsonrpc", "bad-jsonrpc"):
+        fixed["jsonrpc"] = "2.0"
+    elif rule == "bad-method":
+        fixed["method"] = "ping"
+    elif rule == "bad-params":
+        del fixed["params"]
+    elif rule in ("bad-request-id", "bad-result-id", "bad-error-id", "no-response-id"):
+        fixed["id"] = 1
+    elif rule == "bad-result":
+        fixed["result"] = {}
+    elif rule == "bad-error":
+        fixed["error"] = {"code": -32603, "message": "Internal error"}
+    elif rule == "bad-error-code":
+        fixed["error"] = {**error, "code": -32603}
+    elif rule == "bad-error-message":
+        fixed["error"] = {**error, "message": "Internal error"}
+    else:
+        return None
+    return fixed
+
+
+def broken_rules(msg, revision=None):
+    """Every rule ``msg`` breaks (names of :data:`classification.RULES`), in the
+    order ``classify`` tries them: the first is the one that catches it, the rest
+    are those it would meet next, once each earlier fault is put right. Empty for
+    a valid message. Never raises, but for an unknown ``revision``."""
+    broken = []
+    current = msg
+    while True:
+        rule = classification.rule_of(current, revision)
+        if classification.RULES[rule].verdict[0] != "invalid" or rule in broken:
+            return broken
+        broken.append(rule)
+        if not isinstance(current, dict):
+            return broken
+        try:
+            current = _mended(current, rule)
+        except Exception:  # a hostile object: what is known so far
+            return broken
+        if current is None:
+            return broken
+
+
+def aim(fn, rule):
+    """Target practice: does the message ``fn()`` returns get caught by ``rule``,
+    and by that rule alone? A message that breaks more rules than the one asked
+    for is a hit that says so, naming the others."""
+    name = getattr(fn, "__name__", "fn")
+    answered, msg = _answer_of(fn)
+    if not answered:
+        return
+    got = classification.rule_of(msg)
+    broken = broken_rules(msg)
+    others = [other for other in broken if other != rule]
+    if got == rule and not others:
+        print(f"{name}: hit! {_short(rule)}")
+    elif got == rule:
+        print(f"{name}: hit, but not only that rule. It is caught by '{_short(rule)}',")
+        print(f"  and it also breaks {_plural(len(others), 'more rule')}: "
+              + "; ".join(f"'{_short(other)}'" for other in others))
+        print("  Put those right, so that the rule you aimed at is the only one it breaks.")
+    else:
+        print(f"{name}: miss. Wanted the rule '{_short(rule)}',")
+        print(f"  but {classification.explain(msg)}")
+        if rule in broken:
+            print(f"  It does break '{_short(rule)}' too, but '{_short(got)}' catches it first.")
+
+
+# --- lesson 01's first sorter, the course's copy -------------------------------------
+
+def rough_kind(msg):
+    """Lesson 01's key-sniffing sorter, written once by the course: a verdict from
+    which keys a parsed value has, whatever their values. (Not ``classify``: it is
+    the reference for lesson 01's bug hunt, which is about keys, not values.)"""
+    if not isinstance(msg, dict):
+        return ("invalid", messages.INVALID_REQUEST)
+    if "method" in msg:
+        return ("request", None) if "id" in msg else ("notification", None)
+    if "result" in msg or "error" in msg:
+        return ("response", None)
+    return ("invalid", messages.INVALID_REQUEST)
+
+
+def rough_is_request(msg):
+    """True when the course's :func:`rough_kind` calls ``msg`` a request."""
+    return rough_kind(msg) == ("request", None)
+
+
+# Lesson 10's helpers (course_traffic.py), where the lesson imports them from.
+from mcp_lesson.course.live_traffic import (  # noqa: E402,F401
+    ARROWS, RECORDINGS, SENDERS, audit_of, comparable, play_script, read_recording,
+    show_audit, show_diagram, show_recording, store_recordings, stored_recording,
+    tap_command, tapped_config,
+)

@@ -1,0 +1,262 @@
+"""Calling a learner's function, and comparing and showing what it returns, safely.
+
+The course runs code it did not write (the learner's ``classify``), on values
+it must not lose (the shared case table). Everything here holds whatever that
+code does:
+
+* :func:`call_safely` gives the function its own deep copy of every argument,
+  so a function that mutates its input cannot change the case table; it
+  catches any exception (``sys.exit``, ``GeneratorExit`` and other
+  ``BaseException`` subclasses too; only ``KeyboardInterrupt``, the stop
+  button, goes through) and returns it; and it keeps what
+  the function prints, up to :data:`MAX_PRINTED` characters, so a function
+  that prints a megabyte per call cannot flood a notebook.
+* :func:`same_verdict` and :func:`same_message` compare by exact type and
+  value, so an object whose ``==`` always says True (or raises) is not a
+  right answer.
+* :func:`shown` (as JSON) and :func:`python_text` (as Python writes it)
+  render any value on one short line and never raise.
+"""
+
+import contextlib
+import copy
+import io
+import json
+import threading
+
+from mcp_lesson.protocol.values import show_value
+
+#: What a function the learner has not written yet (it raises NotImplementedError)
+#: is said to be, everywhere the course shows one.
+NOT_YET = "not implemented yet"
+#: How many printed characters are kept per check; the rest is only counted.
+MAX_PRINTED = 2_000
+
+
+class PrintedOutput(io.TextIOBase):
+    """A write-only text stream that keeps the first characters and counts the rest."""
+
+    def __init__(self, limit=MAX_PRINTED):
+        super().__init__()
+        self.limit = limit
+        self.kept = []
+        self.size = 0  # characters written in all
+        self._kept_size = 0
+        self._lock = threading.Lock()
+
+    def writable(self):
+        return True
+
+    def write(self, text):
+        if not isinstance(text, str):
+            text = str(text)
+        with self._lock:
+            room = self.limit - self._kept_size
+            if room > 0:
+                self.kept.append(text[:room])
+                self._kept_size += min(room, len(text))
+            self.size += len(text)
+        return len(text)
+
+    @property
+    def text(self):
+        return "".join(self.kept)
+
+    @property
+    def dropped(self):
+        return self.size - self._kept_size
+
+
+def _own_copy(args, kwargs):
+    try:
+        return copy.deepcopy(args), copy.deepcopy(kwargs)
+    except Exception:  # something that cannot be copied (a generator...): pass it as it is
+        return args, kwargs
+
+
+def call_safely(fn, args, kwargs=None, printed=None):
+    """Run ``fn(*args, **kwargs)`` on deep copies; return ``(value, exception)``.
+
+    What ``fn`` prints goes to ``printed`` (a :class:`PrintedOutput`; a new one,
+    thrown away, when not given), never to the notebook.
+    """
+    args, kwargs = _own_copy(tuple(args), dict(kwargs or {}))
+    sink = printed if printed is not None else PrintedOutput()
+    try:
+        with contextlib.redirect_stdout(sink), contextlib.redirect_stderr(sink):
+            return fn(*args, **kwargs), None
+    except KeyboardInterrupt:  # the learner pressed the stop button: that stops the check
+        raise
+    except BaseException as exc:  # anything else is reported, never re-raised
+        return None, exc
+
+
+def exception_text(exc, limit=80):
+    """``"TypeError: what it says"``: an exception's type and its text cut to
+    ``limit`` characters (only the type when it has no text). Never raises,
+    even when the exception's ``__str__`` does."""
+    try:
+        name = type(exc).__name__
+    except Exception:
+        name = "an exception"
+    try:
+        text = str(exc)
+        if type(text) is not str:
+            text = str.__str__(text)
+    except Exception:
+        return f"{name} (whose message could not be shown)"
+    if len(text) > limit:
+        text = text[: max(limit - 3, 0)] + "..."
+    return f"{name}: {text}" if text else name
+
+
+def is_verdict(value):
+    """True for a real verdict: a 2-tuple of a ``str`` and an ``int`` or None (exact types)."""
+    return (type(value) is tuple and len(value) == 2 and type(value[0]) is str
+            and (value[1] is None or type(value[1]) is int))
+
+
+def same_verdict(got, expected):
+    """``got`` is exactly the verdict ``expected``: same types, same values; never raises."""
+    return is_verdict(got) and got[0] == expected[0] and got[1] == expected[1]
+
+
+def same_message(got, expected):
+    """Equal as JSON text, so key order and 1 vs 1.0 vs true matter; never raises."""
+    try:
+        return json.dumps(got) == json.dumps(expected)
+    except Exception:  # not JSON (a learner's odd value)
+        return False
+
+
+def safe_equal(a, b):
+    """``a == b`` as a plain bool, False when ``==`` raises or returns something odd."""
+    try:
+        result = a == b
+        return result if type(result) is bool else False
+    except Exception:
+        return False
+
+
+def shown(value, limit=90):
+    """A one-line JSON-ish rendering of a value, cut to ``limit`` characters; never raises."""
+    try:
+        if isinstance(value, (bytes, bytearray)):
+            text = repr(bytes(value[: limit + 1]))
+        else:
+            try:
+                text = json.dumps(value, ensure_ascii=False)
+            except (TypeError, ValueError, RecursionError):
+                text = show_value(value)
+        return text if len(text) <= limit else text[: limit - 3] + "..."
+    except Exception:
+        return show_value(value)
+
+
+def _text_of(value):
+    try:
+        return json.dumps(value, ensure_ascii=False)
+    except (TypeError, ValueError, RecursionError):
+        return None
+
+
+def shown_apart(got, expected, limit=90):
+    """``(got, expected)`` as :func:`shown` writes them, but when either is too
+    long, both are cut around their first difference, so that two long values
+    that differ late do not show as the same prefix. Never raises."""
+    try:
+        a, b = _text_of(got), _text_of(expected)
+        if a is None or b is None:
+            return shown(got, limit), shown(expected, limit)
+        return cut_apart(a, b, limit)
+    except Exception:
+        return shown(got, limit), shown(expected, limit)
+
+
+def cut_apart(a, b, limit=90):
+    """The texts ``a`` and ``b``, each cut to at most ``limit`` characters around
+    the place where they first differ (as they are when both are short enough)."""
+    if len(a) <= limit and len(b) <= limit:
+        return a, b
+    same = 0
+    for x, y in zip(a, b):
+        if x != y:
+            break
+        same += 1
+    start = max(0, same - limit // 3)
+
+    def cut(text):
+        piece = text[start:start + limit - 6]
+        return ("..." if start else "") + piece + ("..." if start + limit - 6 < len(text) else "")
+    return cut(a), cut(b)
+
+
+def not_json_at(value, _path="", _depth=0):
+    """Where ``value`` holds something that is not JSON: ``("error.data", "object()")``
+    for ``{"error": {"data": object()}}``, or None when it is all JSON. Never raises."""
+    try:
+        if value is None or isinstance(value, (str, bool, int)):
+            return None
+        if isinstance(value, float):
+            return None if value == value and value not in (float("inf"), float("-inf")) else (
+                _path or "the value", repr(value))
+        if _depth > 50:
+            return None
+        if isinstance(value, dict):
+            for key, item in dict.items(value):
+                if not isinstance(key, str):
+                    return (_path or "the value", f"a key {python_text(key, 30)} that is not a string")
+                found = not_json_at(item, f"{_path}.{key}" if _path else key, _depth + 1)
+                if found:
+                    return found
+            return None
+        if isinstance(value, (list, tuple)):
+            for index, item in enumerate(value):
+                found = not_json_at(item, f"{_path}[{index}]", _depth + 1)
+                if found:
+                    return found
+            return None
+        shown_value = "object()" if type(value) is object else python_text(value, 40)
+        return (_path or "the value", f"{shown_value} (a Python {type(value).__name__}, not JSON)")
+    except Exception:
+        return None
+
+
+def python_text(value, limit=90):
+    """How Python writes ``value`` (its ``repr``), on one line of at most ``limit``
+    characters: long text is cut inside its quotes, anything else too long is cut
+    after ``limit - 3`` characters of its repr, and a value whose repr fails is
+    shown as :func:`shown` writes it. Never raises."""
+    try:
+        if isinstance(value, (str, bytes, bytearray)) and len(value) > limit:
+            head = repr(bytes(value[: limit - 10]) if isinstance(value, bytearray)
+                        else value[: limit - 10])
+            return head[:-1] + "..." + head[-1]
+        text = repr(value)
+        return text if len(text) <= limit else text[: limit - 3] + "..."
+    except Exception:  # an int too long to print, a hostile __repr__, deep nesting...
+        return shown(value, limit)
+
+
+#: Unicode's direction controls (Cf), which can make a line read backwards.
+_DIRECTION = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+
+
+def one_line(text, limit=200, mark="..."):
+    """``text`` safe to print on one line of a terminal or a log: each control
+    character (newlines, ESC, BEL...) and direction control (U+202E...) as its
+    escape (``\\n``, ``\\x1b``, ``\\u202e``), cut to ``limit`` characters with
+    ``mark`` after. Never raises, whatever ``text`` is."""
+    try:
+        text = text if type(text) is str else str(text)
+    except Exception:  # noqa: BLE001 - a str() of its own that fails
+        text = f"<a {type(text).__name__}>"
+    out, size = [], 0
+    for index, char in enumerate(text[:limit + 1]):
+        if char in _DIRECTION or ord(char) < 32 or 0x7f <= ord(char) < 0xa0 or char in "\u2028\u2029":
+            char = char.encode("unicode_escape").decode("ascii")
+        if size + len(char) > limit or index == limit:  # an escape is never cut in two
+            return "".join(out) + mark
+        out.append(char)
+        size += len(char)
+    return "".join(out)

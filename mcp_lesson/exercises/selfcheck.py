@@ -1,0 +1,62 @@
+"""Self-checks: run a learner's function on the shared case table.
+
+``check(classify)`` prints a short, deterministic verdict such as
+``classify: 55/55 cases pass`` followed by the first few failures in plain
+words. Whatever the learner's function does (raise ``NotImplementedError``,
+raise anything else, return the wrong type, mutate its input, print a flood,
+return an object whose ``==`` lies) is reported, never re-raised, so a lesson
+always runs on to the end; see :mod:`mcp_lesson.exercises.calling` for how.
+"""
+
+from mcp_lesson.exercises.calling import PrintedOutput
+from mcp_lesson.exercises.registry import BY_NAME, CHECKED
+from mcp_lesson.exercises.tables import CheckReport
+from mcp_lesson.protocol.values import python_value
+
+
+def _target_of(fn, target):
+    targets = CHECKED
+    if target is not None:
+        if target not in targets:
+            raise ValueError(f"target must be one of {targets}, got {target!r}")
+        return target
+    name = getattr(fn, "__name__", "")
+    return name if name in targets else "classify"
+
+
+def run_check(fn, target=None):
+    """Check ``fn`` against the case table and return a :class:`CheckReport`.
+
+    ``target`` says what ``fn`` is meant to be ("classify", "classify_json",
+    "create_request", "error_response", lesson 06's "is_reply_to", one of lesson
+    09's "http_request_for", "check_headers", "read_sse", "http_verdict", lesson
+    10's "audit", or lesson 11's "call_tool", "answer_request", "handle_message"); by default
+    it is read from the function's name, falling back to "classify".
+    """
+    if not callable(fn):
+        raise TypeError(f"run_check() needs a function, got {python_value(fn)}")
+    target = _target_of(fn, target)
+    printed = PrintedOutput()
+    rows = BY_NAME[target].table.rows(fn, printed)
+    not_implemented = all(row.raised == "NotImplementedError" for row in rows)
+    return CheckReport(target, rows, not_implemented, printed.size)
+
+
+def check(fn, target=None, show=3):
+    """Print how ``fn`` does on the case table, e.g. ``classify: 55/55 cases pass``.
+
+    The report names ``fn`` itself, so ``check(rough_kind)`` (checked against
+    the classify table) prints ``rough_kind: 29/55 cases pass``.
+    """
+    if not callable(fn):
+        print(f"check() needs the function you wrote, got {python_value(fn)}")
+        return
+    report = run_check(fn, target)
+    name = getattr(fn, "__name__", "")
+    if name.isidentifier() and name != report.target:
+        report = report._replace(target=name)
+    print(report.text(show))
+    if target is None and name not in CHECKED and report.passed == 0 and not report.not_implemented:
+        print(f"  ({name} was checked as classify, from its name; for another table say "
+              f"check({name}, target=...) with one of "
+              f"{', '.join(t for t in CHECKED if t != 'classify')})")

@@ -1,0 +1,162 @@
+"""The layout shows the design: a folder of mcp_lesson per concern, imports that go one
+way only (down the layers below), no cycle between modules (lazy imports inside
+functions count too), no private name taken from another folder, and a docstring at
+the top of each folder that says what it holds and what it may import.
+
+The layers, from the bottom: each folder may import only the folders before it in
+LAYERS (and itself). The root ``mcp_lesson/__init__.py`` (the public API) may import
+anything; nothing inside the package imports the root.
+"""
+
+import ast
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parents[1] / "mcp_lesson"
+
+#: The folders (and the one-module concerns) of mcp_lesson, bottom first, each with the
+#: layer it sits on. A folder may import those on lower layers, never a higher or an
+#: equal one (but itself).
+LAYERS = {
+    "version": 0, "protocol": 0,
+    "core": 1,
+    "rules": 2,
+    "shared": 3,
+    "exercises": 4,
+    "server": 5, "client": 5,
+    "peers": 6,
+    "tap": 7,
+    "widgets": 8,
+    "course": 9,
+    "data": 0,
+}
+#: What the file list should show a newcomer: the folders of mcp_lesson.
+FOLDERS = {name for name in LAYERS if (PACKAGE / name).is_dir()}
+
+
+def modules():
+    """Every module of the package, by dotted name, with its file."""
+    found = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+        if parts[-1] == "__init__":
+            parts = parts[:-1]
+        found[".".join(parts)] = path
+    return found
+
+
+MODULES = modules()
+
+
+def imports_of(name, path):
+    """(imported module, names taken from it, line) for every import of mcp_lesson in the
+    module ``name``, at any depth (a lazy import inside a function counts)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found += [(alias.name, (), node.lineno) for alias in node.names
+                      if alias.name.split(".")[0] == "mcp_lesson"]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")[:len(package.split(".")) - node.level + 1]
+                target = ".".join(base + ([node.module] if node.module else []))
+            else:
+                target = node.module or ""
+            if target.split(".")[0] != "mcp_lesson":
+                continue
+            names = tuple(alias.name for alias in node.names)
+            # "from mcp_lesson.exercises import cases" imports the module cases
+            submodules = [f"{target}.{n}" for n in names if f"{target}.{n}" in MODULES]
+            if submodules:
+                found += [(sub, (), node.lineno) for sub in submodules]
+                names = tuple(n for n in names if f"{target}.{n}" not in MODULES)
+                if not names:
+                    continue
+            found.append((target, names, node.lineno))
+    return found
+
+
+def concern(module):
+    """The folder (or lone module) a module belongs to: "rules" for mcp_lesson.rules.x;
+    None for the package's root."""
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else None
+
+
+GRAPH = {name: imports_of(name, path) for name, path in MODULES.items()}
+
+
+def test_every_folder_has_a_layer_and_says_what_it_may_import():
+    for path in PACKAGE.iterdir():
+        if path.name.startswith((".", "__")):
+            continue
+        name = path.stem if path.suffix == ".py" else path.name
+        if path.is_dir() and not (path / "__init__.py").exists():
+            continue
+        assert name in LAYERS, f"mcp_lesson/{path.name} is in no layer of tests/test_layout.py"
+        if path.is_dir():
+            doc = ast.get_docstring(ast.parse((path / "__init__.py").read_text(encoding="utf-8")))
+            assert doc, f"mcp_lesson/{name}/__init__.py says nothing of what the folder holds"
+            if name != "data":
+                assert "may import" in doc.lower(), f"mcp_lesson/{name}/ does not say what it may import"
+
+
+def test_imports_go_down_the_layers():
+    wrong = []
+    for name, found in GRAPH.items():
+        mine = concern(name)
+        if mine is None:  # the root, the public API, may import anything
+            continue
+        for target, _names, line in found:
+            theirs = concern(target)
+            if theirs is None:
+                wrong.append(f"{name}:{line} imports the package's root")
+            elif theirs != mine and LAYERS[theirs] >= LAYERS[mine]:
+                wrong.append(f"{name}:{line} ({mine}, layer {LAYERS[mine]}) imports {target} "
+                             f"({theirs}, layer {LAYERS[theirs]})")
+    assert not wrong, "\n".join(wrong)
+
+
+def test_no_cycle_between_modules():
+    edges = {name: {target for target, _n, _l in found if target in MODULES and target != name}
+             for name, found in GRAPH.items()}
+    # a module's package is imported first: count the edge from a module to its
+    # folder's __init__ only where that __init__ really imports something
+    state, stack, cycles = {}, [], []
+
+    def visit(node):
+        state[node] = "open"
+        stack.append(node)
+        for nxt in sorted(edges.get(node, ())):
+            if state.get(nxt) == "open":
+                cycles.append(" -> ".join(stack[stack.index(nxt):] + [nxt]))
+            elif nxt not in state:
+                visit(nxt)
+        stack.pop()
+        state[node] = "done"
+
+    for node in sorted(edges):
+        if node not in state:
+            visit(node)
+    assert not cycles, "\n".join(cycles)
+
+
+def test_no_private_name_crosses_a_folder():
+    wrong = []
+    for name, found in GRAPH.items():
+        for target, names, line in found:
+            private = [n for n in names if n.startswith("_") and not n.startswith("__")]
+            private += [part for part in target.split(".") if part.startswith("_")
+                        and not part.startswith("__")]
+            if private and concern(target) != concern(name):
+                wrong.append(f"{name}:{line} takes {', '.join(private)} from {target}")
+    assert not wrong, "\n".join(wrong)
+
+
+@pytest.mark.parametrize("name", sorted(MODULES))
+def test_a_module_holds_one_idea(name):
+    lines = MODULES[name].read_text(encoding="utf-8").count("\n")
+    assert lines <= 650, f"{name} has {lines} lines: split it by idea"
