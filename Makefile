@@ -145,7 +145,8 @@ lab: $(STAMP)
 
 # The fast tier (a couple of minutes) leaves out the tests marked "full"; the
 # full tier, which CI runs, is every test (conftest.py says which are "full").
-test: $(STAMP) $(CONFORMANCE) $(TS_PEER) $(REAL_SERVERS) $(HUB_PROXY)
+# Only the full tier needs the npm trees: make test installs none of them.
+test: $(STAMP)
 	$(BIN)/python -m pytest -m "not full" $(ARGS)
 
 test-all: $(STAMP) $(CONFORMANCE) $(TS_PEER) $(REAL_SERVERS) $(HUB_PROXY)
@@ -172,7 +173,8 @@ lessons: $(STAMP)
 	$(BIN)/python tools/make_learner.py
 	@$(MAKE) --no-print-directory export
 
-# The package's core, mcp_lesson/core/: the masters' exercise cells (lessons 02-04, 09),
+# The package's core, mcp_lesson/core/: the exercise cells of the masters that
+# mcp_lesson/exercises/lessons.py marks core=True,
 # exported as a learner's package is. Commit it with the masters it comes from;
 # tests/test_core.py fails when the two drift apart.
 export: $(STAMP)
@@ -183,7 +185,7 @@ learner: $(STAMP)
 	$(BIN)/python tools/make_learner.py $(if $(FORCE),--force)
 
 # Graduation: the course's own tests, run against a learner's package (by
-# default the one lessons 02-04 export, notebooks/learner/my_mcp; PKG=dir for
+# default the one the learner copies export, notebooks/learner/my_mcp; PKG=dir for
 # another; ALL=1 lists every failure, not only the first few). Exits 0 only
 # when every test passes.
 graduate: $(STAMP)

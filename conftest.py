@@ -23,14 +23,21 @@ os.environ["MCP_LESSON_NO_NESTED_RUNS"] = "1"
 RUN_LAST = {"test_browser.py"}
 
 #: The full tier (`make test-all`, which CI runs), beside the fast one (`make
-#: test`, which leaves out what is marked "full"): whole files that need a
-#: browser, nbgrader's grading day, the JupyterLite site, Node.js, or pytest run
-#: inside pytest. Single tests elsewhere carry @pytest.mark.full themselves.
+#: test`, which leaves out what is marked "full"), said here once: whole files (by
+#: name) that need a browser, nbgrader's grading day, the JupyterLite site, Node.js, or
+#: pytest run inside pytest, and single tests (by name and parameter). A test that is
+#: slow for a reason of its own (a flood, a time limit waited out) carries
+#: @pytest.mark.full where it is written.
 FULL_TIER = {"test_browser.py", "test_grading.py", "test_judge_class.py", "test_site.py",
              "test_ts_peer.py", "test_graduation.py", "test_conformance.py", "test_real_servers.py",
              "test_hub.py",
              # (their masters run real servers and the SDK's clients live; 11's the suite too)
-             "10_live_traffic.ipynb", "11_your_own_server.ipynb"}
+             "10_live_traffic.ipynb", "11_your_own_server.ipynb",
+             # the learner copies that start servers and clients (the SDK's, the course's over
+             # HTTP, the official conformance suite), as tests/test_lessons.py runs them
+             *(f"test_learner_copy_runs[{name}]" for name in (
+                 "06_real_server.ipynb", "07_disagreements.ipynb", "09_http.ipynb",
+                 "10_live_traffic.ipynb", "11_your_own_server.ipynb"))}
 
 
 def pytest_configure(config):
@@ -61,7 +68,7 @@ def pytest_collection_modifyitems(session, config, items):
     end, keeping every other order as it is (nbval needs a notebook's cells in
     sequence)."""
     for item in items:
-        if Path(str(item.fspath)).name in FULL_TIER:
+        if Path(str(item.fspath)).name in FULL_TIER or item.name in FULL_TIER:
             item.add_marker(pytest.mark.full)
     items[:] = sorted(items, key=lambda item: Path(str(item.fspath)).name in RUN_LAST)
 

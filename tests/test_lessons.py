@@ -145,14 +145,8 @@ def run_all(nb, folder):
     return nb
 
 
-#: The lessons whose learner copies start servers and clients (the SDK's, the course's over
-#: HTTP, the official conformance suite): they run in the full tier, the others in both.
-LIVE = {"06_real_server.ipynb", "07_disagreements.ipynb", "09_http.ipynb", "10_live_traffic.ipynb",
-        "11_your_own_server.ipynb"}
-
-
-@pytest.mark.parametrize("name", [pytest.param(name, marks=pytest.mark.full) if name in LIVE else name
-                                  for name in NAMES])
+# (The learner copies that start servers are in the full tier: conftest.py's FULL_TIER.)
+@pytest.mark.parametrize("name", NAMES)
 def test_learner_copy_runs(name, tmp_path, monkeypatch):
     from mcp_lesson.exercises.learner_package import ENVIRONMENT
 

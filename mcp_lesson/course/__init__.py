@@ -44,6 +44,7 @@ from typing import NamedTuple
 
 from mcp_lesson.rules import classification
 from mcp_lesson.rules import messages
+from mcp_lesson.rules import explanation
 from mcp_lesson.exercises.calling import NOT_YET, cut_apart, exception_text, python_text, safe_equal
 from mcp_lesson.exercises import lessons as _lessons
 from mcp_lesson.exercises import registry
@@ -75,7 +76,7 @@ def _notebook_folder(folder):
     here = Path.cwd()
     if (here / LESSONS[0]).exists():
         return here
-    return Path(__file__).resolve().parent.parent / "notebooks"
+    return Path(__file__).resolve().parents[2] / "notebooks"
 
 
 def title_of(path):
@@ -336,7 +337,7 @@ def _is_pair(label):
 
 def _quiz_line(number, label, kind, msg):
     """One wrong label in plain words: what the learner said, what the message is, and why."""
-    reason = classification.explain(msg).partition(": ")[2]  # drop the "Request:" heading
+    reason = explanation.explain(msg).partition(": ")[2]  # drop the "Request:" heading
     said = python_text(label, 60)
     if _is_pair(label) and safe_equal(label[0], kind):
         return (f"  message {number}: you said {said}, the whole verdict; "
@@ -454,7 +455,7 @@ def aim(fn, rule):
         print("  Put those right, so that the rule you aimed at is the only one it breaks.")
     else:
         print(f"{name}: miss. Wanted the rule '{_short(rule)}',")
-        print(f"  but {classification.explain(msg)}")
+        print(f"  but {explanation.explain(msg)}")
         if rule in broken:
             print(f"  It does break '{_short(rule)}' too, but '{_short(got)}' catches it first.")
 

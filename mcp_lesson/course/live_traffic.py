@@ -54,7 +54,7 @@ def stored_recording(name):
     """The stored recording ``name`` ("stdio", "http" or "sloppy"), a fresh list every call."""
     from importlib import resources
 
-    text = resources.files(__package__).joinpath("data", RECORDINGS).read_text(encoding="utf-8")
+    text = resources.files("mcp_lesson").joinpath("data", RECORDINGS).read_text(encoding="utf-8")
     return json.loads(text)["recordings"][name]
 
 
@@ -75,7 +75,7 @@ def store_recordings(recordings, path=None):
     """Write ``recordings`` ({name: entries}) as the stored ones (:data:`RECORDINGS`): how the
     file is made again after the SDK or a server changed (run lesson 10, then call this with
     its three recordings)."""
-    path = Path(path) if path else Path(__file__).parent / "data" / RECORDINGS
+    path = Path(path) if path else Path(__file__).resolve().parents[1] / "data" / RECORDINGS
     data = {"about": "Recordings made by lesson 10's live cells (notebooks/10_live_traffic.ipynb), "
                      "which the lesson shows where it cannot record: the SDK's client over stdio and "
                      "over HTTP, and the sloppy server. Made again with "

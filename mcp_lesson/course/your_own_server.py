@@ -202,7 +202,7 @@ def tap_report(entries):
 
 
 #: The TypeScript SDK's client (tools/ts_peer/client.mjs), and where make venv installs the SDK.
-TS_PEER = Path(__file__).resolve().parent.parent / "tools" / "ts_peer"
+TS_PEER = Path(__file__).resolve().parents[2] / "tools" / "ts_peer"
 
 
 class Unavailable(Exception):
@@ -278,7 +278,7 @@ def stored_results():
     import json
     from importlib import resources
 
-    text = resources.files(__package__).joinpath("data", STORED).read_text(encoding="utf-8")
+    text = resources.files("mcp_lesson").joinpath("data", STORED).read_text(encoding="utf-8")
     return json.loads(text)["results"]
 
 
@@ -286,7 +286,7 @@ def store_results(path=None):
     """Run :func:`results` on the course's server and store them (after the server changed)."""
     import json
 
-    path = Path(path) if path else Path(__file__).parent / "data" / STORED
+    path = Path(path) if path else Path(__file__).resolve().parents[1] / "data" / STORED
     document = {"about": "what lesson 11's clients and the conformance suite got from python -m "
                          "mcp_lesson.server.own; written by mcp_lesson.course.your_own_server.store_results, "
                          "checked by tests/test_own_server.py",

@@ -94,7 +94,7 @@ GRADUATION_FILES = ("test_classification.py", "test_messages.py", "test_cases.py
 
 def tests_folder():
     """The course's ``tests/`` folder, when the course is checked out (else None)."""
-    folder = Path(__file__).resolve().parent.parent / "tests"
+    folder = Path(__file__).resolve().parents[2] / "tests"
     return folder if (folder / "conftest.py").exists() else None
 
 

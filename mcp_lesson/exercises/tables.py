@@ -91,7 +91,7 @@ def _library_folders():
 
     paths = sysconfig.get_paths()
     folders = {paths[key] for key in ("stdlib", "platstdlib", "purelib", "platlib") if key in paths}
-    return tuple(folders | {str(Path(__file__).resolve().parent)})
+    return tuple(folders | {str(Path(__file__).resolve().parents[1])})
 
 
 _LIBRARIES = _library_folders()

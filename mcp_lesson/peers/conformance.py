@@ -34,7 +34,7 @@ from mcp_lesson.exercises.calling import one_line
 SUITE_VERSION = "0.1.16"
 NODE_VERSION = "22.23.3"
 #: Where ``make venv`` installs the suite and its Node (``package.json`` and the lock are committed).
-FOLDER = Path(__file__).resolve().parent.parent / "tools" / "conformance"
+FOLDER = Path(__file__).resolve().parents[2] / "tools" / "conformance"
 NODE = FOLDER / "node_modules" / "node" / "bin" / "node"
 CLI = FOLDER / "node_modules" / "@modelcontextprotocol" / "conformance" / "dist" / "index.js"
 
@@ -212,13 +212,13 @@ def stored_rows():
     """The rows of :func:`table` for the course's server, as stored in ``mcp_lesson/data``."""
     from importlib import resources
 
-    text = resources.files(__package__).joinpath("data", STORED).read_text(encoding="utf-8")
+    text = resources.files("mcp_lesson").joinpath("data", STORED).read_text(encoding="utf-8")
     return [tuple(row) for row in json.loads(text)["rows"]]
 
 
 def store_rows(results, path=None):
     """Write :func:`table` of ``results`` as the stored rows (after the suite or the server changed)."""
-    path = Path(path) if path else Path(__file__).parent / "data" / STORED
+    path = Path(path) if path else Path(__file__).resolve().parents[1] / "data" / STORED
     document = {"suite": SUITE_VERSION, "node": NODE_VERSION,
                 "about": "the official conformance suite's verdicts on python -m mcp_lesson.server --http; "
                          "written by mcp_lesson.peers.conformance.store_rows, checked by tests/test_conformance.py",

@@ -230,7 +230,7 @@ def ts_data():
     two disagree, ``class``), and ``mutations`` (a summary over thousands of
     messages mutated near every rule).
     """
-    text = resources.files(__package__).joinpath("data", TS_DATA).read_text(encoding="utf-8")
+    text = resources.files("mcp_lesson").joinpath("data", TS_DATA).read_text(encoding="utf-8")
     return json.loads(text)
 
 
