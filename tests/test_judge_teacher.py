@@ -155,3 +155,17 @@ def test_a_sandbox_that_cannot_start_is_the_runs_error(failing_bwrap):
             learner.function("build")()
     finally:
         learner.close()
+
+
+def test_graduation_with_a_sandbox_that_cannot_start_is_the_runs_error(failing_bwrap, tmp_path):
+    """Issue 40 (4): make graduate's command with a sandbox that cannot start: one line
+    naming the course's judge, exit status not 0, and no verdict on the package."""
+    package = tmp_path / "my_mcp"
+    package.mkdir()
+    (package / "__init__.py").write_text("def build_request(method, params=None, request_id=None):\n"
+                                         "    return {}\n")
+    run = run_to_end([sys.executable, str(ROOT / "tools" / "graduate.py"), str(package)], 600, cwd=ROOT)
+    lines = run.stdout.strip().splitlines()
+    assert run.returncode != 0, run.stdout + run.stderr
+    assert len(lines) == 1 and "could not start its sandbox" in lines[0], run.stdout + run.stderr
+    assert "passes" not in run.stdout and "Traceback" not in run.stdout + run.stderr
