@@ -175,3 +175,14 @@ def test_graduation_with_a_sandbox_that_cannot_start_is_the_runs_error(failing_b
     assert run.returncode != 0, run.stdout + run.stderr
     assert len(lines) == 1 and "could not start its sandbox" in lines[0], run.stdout + run.stderr
     assert "passes" not in run.stdout and "Traceback" not in run.stdout + run.stderr
+
+
+def test_a_limit_the_sandbox_cannot_start_under_is_the_runs_error():
+    """Issue 40 (4): a limit of the course's that Python cannot even start under (4 MB of
+    memory) is NotStarted, not a crash of the learner's."""
+    learner = Submission(call_limit=patience(5), limits=sandbox.Limits(memory=4 * 2**20))
+    try:
+        with pytest.raises(sandbox.NotStarted, match="could not start its sandbox"):
+            learner.run_cell("x = 1\n", "<cell 1>", patience(5))
+    finally:
+        learner.close()

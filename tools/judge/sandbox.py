@@ -377,8 +377,8 @@ class Sandbox:
             self.process = subprocess.Popen(
                 self._command(), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.stderr,
                 cwd=self.work, env=env, preexec_fn=self._limit, start_new_session=True)
-        except OSError as exc:  # the program cannot be run at all
-            self._not_started(f"{type(exc).__name__}: {exc.strerror or exc}")
+        except (OSError, subprocess.SubprocessError) as exc:  # cannot be run, or limited, at all
+            self._not_started(f"{type(exc).__name__}: {getattr(exc, 'strerror', None) or exc}")
         self.channel = Channel(self.process.stdin.fileno(), self.process.stdout.fileno(),
                                self.limits.answer)
         self._await_ready()
