@@ -2,8 +2,9 @@
 
 One course, lesson 03, one honest student (14/14 deserved), graded three ways:
 
-* by ``make autograde``'s command (tools/grading/classroom.py autograde) run by a
-  teacher who is not root (a uid of no account, through ``setpriv``) and who
+* by ``make autograde``'s command (tools/grading/classroom.py autograde), and by
+  formgrader's Autograde button (nbgrader's API call its handler makes), each run
+  by a teacher who is not root (a uid of no account, through ``setpriv``) and who
   already runs 20 processes (a terminal, a kernel, JupyterLab): the honest
   student gets 14/14, where the process limit on the teacher's uid gave every
   student 0;
@@ -80,6 +81,21 @@ def recorded(course):
                 for notebook in submission.notebooks for grade in notebook.grades]
 
 
+BUTTON = """
+import json, sys
+from nbgrader.apps.api import NbGraderAPI
+from nbgrader.auth import Authenticator
+from nbgrader.coursedir import CourseDirectory
+from traitlets.config.loader import PyFileConfigLoader
+
+# What formgrader's Autograde button runs: its handler calls the API's autograde.
+config = PyFileConfigLoader("nbgrader_config.py", path=sys.argv[1]).load_config()
+coursedir = CourseDirectory(config=config, root=sys.argv[1])
+api = NbGraderAPI(coursedir, Authenticator(config=config), config=config)
+print(json.dumps(api.autograde(sys.argv[2], sys.argv[3])))
+"""
+
+
 def users_python():
     """A Python with nbgrader that any account can run (the class's own environment,
     tools/hub/environment.py: the course's .venv may live in root's home)."""
@@ -91,28 +107,51 @@ def users_python():
     return environment.build(Settings().env) / "bin" / "python"
 
 
-def test_a_teacher_with_a_terminal_and_a_kernel_open_grades_the_class(course, teacher):
-    """Issue 40 (4): make autograde's command, run by a teacher who is not root with 20
-    processes of their own: the honest student's 14/14, nothing blamed on them."""
+@pytest.fixture
+def teachers_course(course, teacher):
+    """(a copy of the course that is the teacher's, ``run(*args)``: the users' Python run
+    with ``args`` as the teacher): a teacher who is not root and already runs 20
+    processes of their own."""
     python = users_python()
     theirs = Path(tempfile.mkdtemp(prefix="mcp-lesson-teacher-", dir="/tmp"))  # pytest's is root's only
+    home, their_course = theirs / "home", theirs / "classroom"
+    home.mkdir()
+    shutil.copytree(course, their_course, symlinks=True)
+    for path in [theirs, home, *theirs.rglob("*")]:
+        os.lchown(path, teacher, teacher)
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(home), "LANG": "C.UTF-8", "PYTHONPATH": str(ROOT)}
+
+    def run(*args, cwd=home):
+        return run_to_end(["setpriv", f"--reuid={teacher}", f"--regid={teacher}", "--clear-groups",
+                           "env", "-i", *(f"{key}={value}" for key, value in env.items()),
+                           str(python), *map(str, args)], 1800, cwd=str(cwd))
+
     try:
-        home, their_course = theirs / "home", theirs / "classroom"
-        home.mkdir()
-        shutil.copytree(course, their_course, symlinks=True)
-        for path in [theirs, home, *theirs.rglob("*")]:
-            os.lchown(path, teacher, teacher)
-        env = {"PATH": "/usr/bin:/bin", "HOME": str(home), "LANG": "C.UTF-8", "PYTHONPATH": str(ROOT)}
-        run = run_to_end(["setpriv", f"--reuid={teacher}", f"--regid={teacher}", "--clear-groups",
-                          "env", "-i", *(f"{key}={value}" for key, value in env.items()),
-                          str(python), str(CLASSROOM), "--course", str(their_course), "autograde", LESSON,
-                          "--timeout", str(round(patience(10)))], 1800, cwd=str(home))
-        said = run.stdout + run.stderr
-        assert run.returncode == 0, said[-3000:]
-        assert f"{STUDENT}: {FULL:g}/{FULL:g} points" in said, said[-3000:]
-        assert sum(score or 0 for score in recorded(their_course)) == FULL
+        yield their_course, run
     finally:
         shutil.rmtree(theirs, ignore_errors=True)
+
+
+def test_a_teacher_with_a_terminal_and_a_kernel_open_grades_the_class(teachers_course):
+    """Issue 40 (4): make autograde's command, run by a teacher who is not root with 20
+    processes of their own: the honest student's 14/14, nothing blamed on them."""
+    course, as_teacher = teachers_course
+    run = as_teacher(CLASSROOM, "--course", course, "autograde", LESSON, "--timeout", round(patience(10)))
+    said = run.stdout + run.stderr
+    assert run.returncode == 0, said[-3000:]
+    assert f"{STUDENT}: {FULL:g}/{FULL:g} points" in said, said[-3000:]
+    assert sum(score or 0 for score in recorded(course)) == FULL
+
+
+def test_formgraders_button_for_a_teacher_with_a_terminal_open(teachers_course):
+    """Issue 40 (4): formgrader's Autograde button (in the teacher's own server, as the
+    teacher), with 20 processes of theirs running: success, and the honest 14/14."""
+    course, as_teacher = teachers_course
+    run = as_teacher("-c", BUTTON, course, LESSON, STUDENT, cwd=course)
+    assert run.returncode == 0, (run.stdout + run.stderr)[-3000:]
+    result = json.loads(run.stdout.strip().splitlines()[-1])
+    assert result["success"] is True, result
+    assert sum(score or 0 for score in recorded(course)) == FULL, result
 
 
 def test_a_sandbox_that_cannot_start_fails_the_run_and_scores_no_one(course, failing_bwrap):  # noqa: F811
@@ -128,19 +167,6 @@ def test_a_sandbox_that_cannot_start_fails_the_run_and_scores_no_one(course, fai
     assert all(score is None for score in recorded(course)), recorded(course)
 
 
-BUTTON = """
-import json, sys
-from nbgrader.apps.api import NbGraderAPI
-from nbgrader.auth import Authenticator
-from nbgrader.coursedir import CourseDirectory
-from traitlets.config.loader import PyFileConfigLoader
-
-# What formgrader's Autograde button runs: its handler calls the API's autograde.
-config = PyFileConfigLoader("nbgrader_config.py", path=sys.argv[1]).load_config()
-coursedir = CourseDirectory(config=config, root=sys.argv[1])
-api = NbGraderAPI(coursedir, Authenticator(config=config), config=config)
-print(json.dumps(api.autograde(sys.argv[2], sys.argv[3])))
-"""
 
 
 def test_formgraders_button_with_a_sandbox_that_cannot_start_scores_no_one(course,
