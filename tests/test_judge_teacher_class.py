@@ -28,10 +28,12 @@ import pytest
 
 from processes import patience, run_to_end
 from test_judge_class import FULL, LESSON, handed_in, solutions
-from test_judge_teacher import TEACHERS_OWN, failing_bwrap, teacher  # noqa: F401 - fixtures
+from test_judge_teacher import failing_bwrap, teacher  # noqa: F401 - fixtures
 from tools.grading import classroom
 
-pytestmark = pytest.mark.full
+# Full tier; no per-test hang guard of pytest-timeout: the users' environment may be made
+# first (minutes, as in test_hub), and every command here runs under run_to_end's own.
+pytestmark = [pytest.mark.full, pytest.mark.timeout(0)]
 
 ROOT = Path(__file__).resolve().parent.parent
 CLASSROOM = ROOT / "tools" / "grading" / "classroom.py"
