@@ -9,7 +9,9 @@
 
 Prints "your package passes N/M of the course's tests", then the first real
 failures in plain words (what was called, what was expected, what came back),
-then the functions not written yet; exits 0 only when every test passes.
+then the functions not written yet; exits 0 only when every test passes. When
+the judge's sandbox cannot start here (the course's failure, never the
+package's), it says so in one line and exits 2, and nothing is graded.
 """
 
 import argparse
@@ -23,6 +25,17 @@ sys.path.insert(0, str(ROOT))
 from mcp_lesson.course import LESSONS  # noqa: E402
 from mcp_lesson.exercises.learner_package import NO_NESTED_RUNS, PACKAGE, export_notebook
 from mcp_lesson.exercises.carry import graduate  # noqa: E402
+
+
+def judge_fails_to_start():
+    """None when the judge's sandbox starts here; else why not, in one line."""
+    from tools.judge.sandbox import NotStarted, Sandbox
+
+    try:
+        with Sandbox():
+            return None
+    except NotStarted as failed:
+        return str(failed)
 
 
 def main(argv=None):
@@ -44,6 +57,10 @@ def main(argv=None):
             if (Path(args.export) / name).exists():
                 export_notebook(Path(args.export) / name, package)
         print(f"exported the lessons of {args.export} into {package}")
+    failed = judge_fails_to_start()
+    if failed:  # the run's error: no test would be the package's fault
+        print(f"graduation did not run: {failed}")
+        return 2
     extra = [arg for arg in args.pytest_args if arg != "--"]
     if args.all:
         extra.append("--all-failures")  # tests/conftest.py

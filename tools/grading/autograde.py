@@ -58,6 +58,23 @@ def judged_records(course, assignment, student):
     return found
 
 
+def run_errors(course, assignment):
+    """{student: why} for each submission of ``assignment`` the judge could not judge
+    because its sandbox did not start (judged_execute.py's record says so as data):
+    the run's failure, which scores nothing."""
+    import json
+
+    found = {}
+    for path in sorted((Path(course) / RECORDS / assignment).glob("*/*.json")):
+        try:
+            record = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        if isinstance(record, dict) and record.get("judged") is False and record.get("run_error"):
+            found[str(record.get("student"))] = str(record["run_error"])
+    return found
+
+
 def tampering(release_nb, submitted):
     """Lines for the locked cells (tests, read-only) of ``release_nb`` that the notebook
     file ``submitted`` edited or deleted. (nbgrader restores both: its own warning
@@ -175,17 +192,22 @@ def autograde(course, assignments=(), timeout=DEFAULT_TIMEOUT):
             step.say(f"not released: {', '.join(unknown)} (released: {', '.join(sorted(known)) or 'none'})")
             return 1
         submitted = course / "submitted"
-        graded = 0
+        graded, failed = 0, []
         for assignment in wanted:
             students = sorted(p.parent.name for p in submitted.glob(f"*/{assignment}") if p.is_dir())
             if not students:
                 step.say(f"{assignment}: no submissions collected")
                 continue
             step.say(f"{assignment}:")
-            graded += len(students)
-            _grade_assignment(course, step, assignment, students, known[assignment], timeout)
+            not_judged = _grade_assignment(course, step, assignment, students, known[assignment], timeout)
+            graded += len(students) - len(not_judged)
+            failed += not_judged
         step.say(f"{graded} submission{'s' * (graded != 1)} graded into "
                  f"{_shown(course / 'gradebook.db')}")
+        if failed:  # the course's failure, said once, in one line: never a score
+            step.say(f"autograde failed: {failed[0]} ({len(failed)} submission{'s' * (len(failed) != 1)} "
+                     "left ungraded; run make autograde again once it is fixed)")
+            return 1
         return 0
     finally:
         step.close()
@@ -281,7 +303,9 @@ def failure_in(section):
 def _grade_assignment(course, step, assignment, students, notebooks, timeout):
     """Autograde every collected submission of ``assignment`` in one nbgrader run
     (nbgrader is imported once, not once a student; the sandbox keeps each
-    submission to itself), then say one line per student."""
+    submission to itself), then say one line per student. Returns why, for each
+    submission the judge could not judge (its sandbox did not start): those get
+    no score and no line of points."""
     before, ready = {}, []
     for student in students:
         said = _before_grading(course, assignment, student, notebooks)
@@ -309,7 +333,11 @@ def _grade_assignment(course, step, assignment, students, notebooks, timeout):
             step.say(f"  nbgrader could not load the course's settings, so nothing of this run "
                      f"was judged: {_first_error(output)}; see {log}")
     sections = by_student(output)
+    not_started = run_errors(course, assignment)
     for student in students:
+        if student in not_started:  # the course's failure: nothing is recorded for the student
+            step.say(f"  {student}: not graded (the course's judge did not start)")
+            continue
         if before[student] is None:
             zero(course, assignment, student)
             present = sorted(p.name for p in (course / "submitted" / student / assignment).glob("*.ipynb"))
@@ -344,3 +372,4 @@ def _grade_assignment(course, step, assignment, students, notebooks, timeout):
         step.say(f"  {student}: {score:g}/{most:g} points ({seconds:.1f} s)")
         for problem in problems:
             step.say(f"    {problem}")
+    return [not_started[student] for student in students if student in not_started]

@@ -28,6 +28,12 @@ what they can reach (the gradebook, the masters). Here:
   at most ``JudgedExecute.max_notebook_output`` characters in all: past either,
   the rest is not run, or not kept, with one line saying so.
 
+A sandbox that cannot start (tools/judge/sandbox.py's ``NotStarted``: the course's
+machinery failed on this machine before any of the student's code ran) is the
+run's error, never the student's: the notebook is not graded (nbgrader counts it
+as an error of the run and records no score), its record says so as data
+(``run_error``), and the error says it in one line (:class:`JudgeNotStarted`).
+
 Each incident gets one line in the teacher's log, starting ``[grading]`` (as
 before), then the student, the notebook and the cell; whatever a student's
 code wrote is quoted there, cut and with its control characters escaped. The
@@ -56,7 +62,7 @@ if str(ROOT) not in sys.path:
 from mcp_lesson.exercises.calling import one_line  # noqa: E402
 from mcp_lesson.exercises.learner_package import python_of  # noqa: E402
 from tools.judge.learner import DidNotFinish, Submission  # noqa: E402
-from tools.judge.sandbox import note  # noqa: E402
+from tools.judge.sandbox import NotStarted, note  # noqa: E402
 from tools.judge.wire import CUT, PRINTED_LIMIT  # noqa: E402
 
 GUARD_LINE = "[grading] "
@@ -71,6 +77,11 @@ def quoted(text, limit=150):
     its escape), so it stays on one line and can pass for nothing else."""
     text = one_line(text, 10**9) if type(text) is not str else text
     return repr(text[:limit]) + ("..." if len(text) > limit else "")
+
+
+class JudgeNotStarted(Exception):
+    """The judge's sandbox could not start: the run's error (nbgrader stops grading
+    this notebook, records no score for it and ends with an error)."""
 
 
 def lesson_of(notebook):
@@ -185,9 +196,28 @@ class JudgedExecute(NbGraderPreprocessor):
         assignment = info.get("assignment", "")
         tests = release_tests(self.notebook, assignment)
         self._release_sources = release_sources(self.notebook, assignment)
+        self._errors, self._incidents, self._printed, self._cuts = [], [], 0, []
+        try:
+            self._judge(nb, tests)
+        except NotStarted as failed:  # the course's failure: no verdict at all
+            self.log.error("%s", failed)
+            self._record(assignment, time.monotonic() - began, run_error=str(failed))
+            raise JudgeNotStarted(str(failed)) from None
+        if self._cuts:  # one line, however many cells printed too much
+            more = len(self._cuts) - 1
+            self._incident(self._cuts[0], f"printed more than {PRINTED_LIMIT:,} characters: cut there"
+                           + (f" (and {more:,} more cell{'s' * (more > 1)})" if more else ""))
+        self._report_errors()
+        seconds = time.monotonic() - began
+        self.log.info("%s%s %s: %.1f s", TIME_LINE, one_line(self.student, 80), self.notebook, seconds)
+        self._record(assignment, seconds)
+        return nb, resources
+
+    def _judge(self, nb, tests):
+        """Run the cells in the sandbox and the tests here (raises the sandbox's
+        ``NotStarted`` when it could not start, however a test took it)."""
         submission = Submission.for_lesson(lesson_of(self.notebook), call_limit=float(self.timeout),
                                            budget=float(self.notebook_limit))
-        self._errors, self._incidents, self._printed, self._cuts = [], [], 0, []
         code_cells = 0
         try:
             for index, cell in enumerate(nb.cells):
@@ -210,21 +240,15 @@ class JudgedExecute(NbGraderPreprocessor):
                     self._error(cell, "NotATest", f"{grade_id!r} is not a test of this lesson")
                     self._incident(index, "is marked as a test but is not one of the lesson's: "
                                           "not run, no points")
+                if submission.sandbox.failed is not None:  # even if a test's own code caught it
+                    raise submission.sandbox.failed
         finally:
             submission.close()
-        if self._cuts:  # one line, however many cells printed too much
-            more = len(self._cuts) - 1
-            self._incident(self._cuts[0], f"printed more than {PRINTED_LIMIT:,} characters: cut there"
-                           + (f" (and {more:,} more cell{'s' * (more > 1)})" if more else ""))
-        self._report_errors()
-        seconds = time.monotonic() - began
-        self.log.info("%s%s %s: %.1f s", TIME_LINE, one_line(self.student, 80), self.notebook, seconds)
-        self._record(assignment, seconds)
-        return nb, resources
 
-    def _record(self, assignment, seconds):
+    def _record(self, assignment, seconds, run_error=None):
         """The judge's record of this notebook, as data: who, which notebook, how long,
-        and each incident (classroom.py reads it; nothing reads the log for verdicts)."""
+        and each incident (classroom.py reads it; nothing reads the log for verdicts);
+        or, with ``run_error``, why it was not judged at all (the run's failure)."""
         folder = Path(self.records)
         if not folder.is_absolute():
             folder = Path.cwd() / folder
@@ -232,6 +256,8 @@ class JudgedExecute(NbGraderPreprocessor):
         folder.mkdir(parents=True, exist_ok=True)
         record = {"student": self.student, "assignment": assignment, "notebook": self.notebook,
                   "seconds": round(seconds, 3), "incidents": self._incidents, "judged": True}
+        if run_error is not None:
+            record.update(judged=False, run_error=run_error)
         path = folder / f"{self.notebook}.json"
         part = path.with_suffix(".part")
         part.write_text(json.dumps(record, ensure_ascii=True), encoding="utf-8")

@@ -20,8 +20,15 @@ With Debian's ``bubblewrap`` (``bwrap``), the worker sees:
 Limits, per submission as a whole where the machine lets us make cgroups:
 memory (a ``memory`` cgroup of :attr:`Limits.memory` for the worker and all it
 starts) and processes (a ``pids`` cgroup); else memory is an address-space
-limit per process and processes ``RLIMIT_NPROC`` (which binds only a non-root
-user), and :func:`note` says so. Always: CPU time and the size of a written
+limit per process, and :func:`note` says so. Without a ``pids`` cgroup (a
+teacher who is not root), the count of processes is the sandbox's own, never
+the teacher's: ``RLIMIT_NPROC`` counts every task of a user, so set on the
+teacher's account it would fail every sandbox once the teacher's own
+JupyterLab, terminals and kernels pass it. Linux (5.14 and later) counts it per
+user namespace, so the worker sets it itself, first thing, inside bubblewrap's
+user namespace, where its user (``nobody``) runs the sandbox's tasks and
+nothing else. In the fallback (no namespace) it is the teacher's count now
+plus :attr:`Limits.processes`. Always: CPU time and the size of a written
 file per process, and a wall-clock limit on each request (the caller's), on
 every write to the worker and every read from it (channel.py). When a request
 runs past its time, the whole sandbox is ended; the caller may start a new one.
@@ -73,12 +80,25 @@ class Stopped(Exception):
     """The worker did not answer: it ran past its time, ended, or broke the protocol."""
 
 
+class NotStarted(BaseException):
+    """The sandbox could not be started: the course's machinery failed, before any of
+    the learner's code ran, so it is the run's error, never the learner's. A
+    :class:`BaseException`, like :class:`KeyboardInterrupt`, so that no ``except
+    Exception`` on the way (a test's, a grader's) can count it as a failed answer.
+    Its text is one line for the teacher."""
+
+
+#: Seconds a new sandbox has to say it started (bubblewrap and Python: a fraction
+#: of a second; more only on a machine that is very busy).
+START_LIMIT = 120.0
+
+
 _KIND = None
 
 
 def _bwrap_base():
     """bwrap's arguments for a system with the running Python (without the program)."""
-    args = ["bwrap", "--unshare-all", "--die-with-parent", "--new-session",
+    args = [shutil.which("bwrap") or "bwrap", "--unshare-all", "--die-with-parent", "--new-session",
             "--uid", str(_NOBODY), "--gid", str(_NOBODY),
             "--ro-bind", "/usr", "/usr"]
     for top in ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"):
@@ -250,6 +270,23 @@ def _sweep():
             pass
 
 
+def _tasks_of(uid):
+    """How many tasks (processes and threads: what ``RLIMIT_NPROC`` counts) the user
+    ``uid`` runs now."""
+    count = 0
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry.name}/status", "rb") as status:
+                fields = dict(line.split(b":", 1) for line in status if b":" in line)
+            if int(fields[b"Uid"].split()[0]) == uid:
+                count += int(fields[b"Threads"])
+        except (OSError, KeyError, ValueError, IndexError):
+            continue
+    return count
+
+
 class Sandbox:
     """One worker in its sandbox, for one submission.
 
@@ -276,6 +313,8 @@ class Sandbox:
         self.cgroup = None
         self.stderr = None
         self.kind = kind()
+        #: The :class:`NotStarted` of a sandbox that could not start (None while it could).
+        self.failed = None
 
     # --- starting and ending ------------------------------------------------------
 
@@ -283,24 +322,37 @@ class Sandbox:
         worker_args = ["-I", "-S"]
         if self.kind == "bwrap":
             limits = self.limits
+            if "pids" not in self.cgroup.controllers:  # counted in its own user namespace
+                worker_args = [*worker_args, "/judge/worker.py", "--processes", str(limits.processes)]
+            else:
+                worker_args = [*worker_args, "/judge/worker.py"]
             return [*_bwrap_base(),
                     "--perms", "1777", "--size", str(limits.tmp_size), "--tmpfs", "/tmp",
                     "--ro-bind", str(self.judge), "/judge", "--ro-bind", str(self.work), "/submission",
                     "--perms", "0755", "--size", str(limits.work_size), "--tmpfs", "/work",
                     "--chdir", "/work",
-                    python(), *worker_args, "/judge/worker.py", "--copy", "/submission",
-                    "/judge/lib", "/work"]
+                    python(), *worker_args, "--copy", "/submission", "/judge/lib", "/work"]
         return [python(), *worker_args, str(self.judge / "worker.py"), str(self.judge / "lib"),
                 str(self.work)]
+
+    def _limits(self):
+        """The rlimits the judge sets on the process it starts, before exec. No
+        ``RLIMIT_NPROC`` for bubblewrap: set here, it would count the teacher's
+        tasks, and bubblewrap could not even make its namespaces (the worker sets
+        it inside them instead). In the fallback, with no ``pids`` cgroup, it is
+        what this user runs now plus the sandbox's own (for root it binds nothing)."""
+        limits = [(resource.RLIMIT_AS, self.limits.memory),
+                  (resource.RLIMIT_CPU, self.limits.cpu),
+                  (resource.RLIMIT_FSIZE, self.limits.file_size),
+                  (resource.RLIMIT_CORE, 0)]
+        if self.kind != "bwrap" and "pids" not in self.cgroup.controllers and os.getuid() != 0:
+            limits.append((resource.RLIMIT_NPROC, _tasks_of(os.getuid()) + self.limits.processes))
+        return limits
 
     def _limit(self):  # in the child, before exec: nothing imported here (fork, threads)
         die_with_parent()
         self.cgroup.enter()
-        for which, value in ((resource.RLIMIT_AS, self.limits.memory),
-                             (resource.RLIMIT_CPU, self.limits.cpu),
-                             (resource.RLIMIT_FSIZE, self.limits.file_size),
-                             (resource.RLIMIT_CORE, 0),
-                             (resource.RLIMIT_NPROC, self.limits.processes)):
+        for which, value in self._rlimits:
             try:
                 resource.setrlimit(which, (value, value))
             except (ValueError, OSError):
@@ -310,6 +362,8 @@ class Sandbox:
         """Start the worker (a no-op when it runs)."""
         from .channel import Channel
 
+        if self.failed is not None:  # once: a sandbox that did not start is not tried again
+            raise self.failed
         if self.process is not None and self.process.poll() is None:
             return
         self.cgroup = _Cgroup(self.limits)
@@ -318,11 +372,55 @@ class Sandbox:
         self.stderr = tempfile.TemporaryFile()
         env = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": str(self.work),
                "PYTHONDONTWRITEBYTECODE": "1"}
-        self.process = subprocess.Popen(
-            self._command(), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.stderr,
-            cwd=self.work, env=env, preexec_fn=self._limit, start_new_session=True)
+        self._rlimits = self._limits()
+        try:
+            self.process = subprocess.Popen(
+                self._command(), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.stderr,
+                cwd=self.work, env=env, preexec_fn=self._limit, start_new_session=True)
+        except (OSError, subprocess.SubprocessError) as exc:  # cannot be run, or limited, at all
+            self._not_started(f"{type(exc).__name__}: {getattr(exc, 'strerror', None) or exc}")
         self.channel = Channel(self.process.stdin.fileno(), self.process.stdout.fileno(),
                                self.limits.answer)
+        self._await_ready()
+
+    def _await_ready(self):
+        """Wait for the worker's first line, which it writes before anything of the
+        learner's is even copied: a sandbox that ends or stays silent before it
+        did not start, and that is the course's failure (:class:`NotStarted`)."""
+        from .channel import Broken
+
+        try:
+            hello = self.channel.receive(time.monotonic() + START_LIMIT)
+        except Broken as broken:
+            if broken.why == "late":
+                self._not_started(f"it said nothing within {START_LIMIT:g} s")
+            if broken.why != "ended":
+                self._not_started("it did not speak the judge's protocol")
+            code = self.process.wait()
+            self._not_started(self._stderr_tail() or (f"it ended with exit code {code}" if code >= 0
+                                                      else f"it ended with signal {-code}"))
+        if hello != {"ready": True}:
+            self._not_started("it did not speak the judge's protocol")
+
+    def _not_started(self, why):
+        from mcp_lesson._safe import one_line
+
+        self.stop()
+        self.failed = NotStarted(
+            f"the course's judge could not start its sandbox ({self.kind}): {one_line(why, 200)}; "
+            "nothing was judged and no score was given (a failure of the course's machinery on "
+            "this machine, not of the work)")
+        raise self.failed
+
+    def _stderr_tail(self):
+        """The last line the sandbox wrote on its stderr ("" for none)."""
+        if self.stderr is None:
+            return ""
+        self.stderr.seek(0, os.SEEK_END)
+        size = self.stderr.tell()
+        self.stderr.seek(max(0, size - 2000))
+        lines = self.stderr.read().decode("utf-8", "replace").strip().splitlines()
+        return lines[-1] if lines else ""
 
     def stop(self):
         """End the worker and everything it started."""
@@ -354,13 +452,7 @@ class Sandbox:
 
     def _why_ended(self):
         code = self.process.wait()
-        tail = ""
-        if self.stderr is not None:
-            self.stderr.seek(0, os.SEEK_END)
-            size = self.stderr.tell()
-            self.stderr.seek(max(0, size - 2000))
-            lines = self.stderr.read().decode("utf-8", "replace").strip().splitlines()
-            tail = lines[-1] if lines else ""
+        tail = self._stderr_tail()
         if code < 0:
             name = signal.Signals(-code).name if -code in signal.valid_signals() else str(-code)
             words = {"SIGXCPU": "it used up its CPU time",

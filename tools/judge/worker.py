@@ -287,6 +287,13 @@ def main():
     os.dup2(quiet, 1)
     sys.setrecursionlimit(3_000)
     args = sys.argv[1:]
+    if args[:1] == ["--processes"]:  # inside the sandbox's own user namespace (sandbox.py)
+        import resource
+
+        resource.setrlimit(resource.RLIMIT_NPROC, (int(args[1]), int(args[1])))
+        args = args[2:]
+    worker = Worker(channel)
+    worker.answer({"ready": True})  # the sandbox started: whatever follows is the learner's
     if args[:1] == ["--copy"]:  # the submission, read-only, into the work folder (a tmpfs)
         import shutil
 
@@ -297,7 +304,7 @@ def main():
     for folder in reversed(args):
         sys.path.insert(0, folder)
     stdin = os.fdopen(os.dup(0), "r", encoding="utf-8", errors="replace")
-    Worker(channel).run(stdin)
+    worker.run(stdin)
 
 
 if __name__ == "__main__":
