@@ -403,7 +403,7 @@ class Sandbox:
             self._not_started("it did not speak the judge's protocol")
 
     def _not_started(self, why):
-        from mcp_lesson._safe import one_line
+        from mcp_lesson.exercises.calling import one_line
 
         self.stop()
         self.failed = NotStarted(
