@@ -3,11 +3,17 @@ JupyterHub's config file, read without a hub. The hub itself, with real accounts
 browser, is tests/test_hub.py's (full tier)."""
 
 import json
+import os
+import pwd
+import shutil
+import subprocess
+import tempfile
 from pathlib import Path
 
+import pytest
 from traitlets.config import Config
 
-from tools.hub import environment
+from tools.hub import accounts, environment
 from tools.hub.settings import NAMES, ROLES, ROOT, Settings, read_students
 
 CONFIG = ROOT / "tools" / "hub" / "jupyterhub_config.py"
@@ -112,3 +118,71 @@ def test_the_users_environment_installs_jupyterhub_and_the_courses_needs():
     assert any(spec.startswith("jupyterlab") for spec in wanted)
     assert environment.digest() == environment.digest()
     assert environment.digest("/usr/bin/python3") != environment.digest("/other/python3")
+
+
+# --- the exchange make hub makes (accounts.make_exchange; as root) ---------------------
+
+@pytest.fixture
+def open_folder():
+    """A folder every account can reach (tmp_path's parents are root's alone), removed after."""
+    if os.geteuid() != 0:
+        pytest.skip("making the exchange needs root (chown): run as root, as CI does")
+    made = Path(tempfile.mkdtemp(prefix="mcp-exchange-", dir="/tmp"))
+    made.chmod(0o755)
+    yield made
+    shutil.rmtree(made, ignore_errors=True)
+
+
+def as_account(name, command):
+    return subprocess.run(["runuser", "-u", name, "--", "sh", "-c", command], capture_output=True, text=True)
+
+
+def refused(call):
+    """The one line of a refusal (SystemExit with a message); fails when nothing is refused."""
+    with pytest.raises(SystemExit) as refusal:
+        call()
+    line = str(refusal.value.code)
+    assert line and "\n" not in line
+    return line
+
+
+def test_the_exchange_is_roots_and_each_students_submission_stays_theirs(open_folder):
+    exchange = accounts.make_exchange(open_folder / "exchange", "backup")
+    course, inbound = exchange / accounts.COURSE_ID, exchange / accounts.COURSE_ID / "inbound"
+    assert (exchange.stat().st_uid, exchange.stat().st_mode & 0o7777) == (0, 0o1777)
+    assert course.stat().st_uid == inbound.stat().st_uid == pwd.getpwnam("backup").pw_uid
+    # daemon hands in; nobody can neither remove nor rename it, nor put its own in its place
+    assert as_account("daemon", f"mkdir '{inbound}/daemon+03+x'").returncode == 0
+    assert as_account("nobody", f"rmdir '{inbound}/daemon+03+x' || mv '{inbound}/daemon+03+x' "
+                      f"'{inbound}/moved'").returncode != 0
+    assert (inbound / "daemon+03+x").stat().st_uid == 1 and not (inbound / "moved").exists()
+    assert accounts.make_exchange(exchange, "backup") == exchange  # again: kept as it is
+    assert (inbound / "daemon+03+x").is_dir()
+
+
+@pytest.mark.parametrize("where", ["exchange", "course"])
+def test_a_link_at_the_exchange_is_refused_and_its_target_untouched(open_folder, where):
+    target = open_folder / "etc"
+    target.mkdir(mode=0o700)
+    exchange = open_folder / "exchange"
+    if where == "exchange":
+        exchange.symlink_to(target)
+    else:
+        exchange.mkdir()
+        (exchange / accounts.COURSE_ID).symlink_to(target)
+    line = refused(lambda: accounts.make_exchange(exchange, "backup"))
+    assert str(exchange) in line
+    assert (target.stat().st_uid, target.stat().st_mode & 0o7777) == (0, 0o700)
+
+
+@pytest.mark.parametrize("where", ["exchange", "course", "inbound"])
+def test_a_folder_of_another_account_at_the_exchange_is_refused_and_kept_as_it_is(open_folder, where):
+    exchange = open_folder / "exchange"
+    planted = {"exchange": exchange, "course": exchange / accounts.COURSE_ID,
+               "inbound": exchange / accounts.COURSE_ID / "inbound"}[where]
+    planted.mkdir(parents=True)
+    os.chown(planted, 1, 1)  # daemon's
+    planted.chmod(0o700)
+    line = refused(lambda: accounts.make_exchange(exchange, "backup"))
+    assert str(planted) in line
+    assert (planted.stat().st_uid, planted.stat().st_mode & 0o7777) == (1, 0o700)

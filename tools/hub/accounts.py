@@ -11,9 +11,12 @@ and the system, not the course, keeps one student's files from another. What is 
 * nbgrader's exchange: a folder of root's with mode 1777 (nbgrader wants every account to
   write into it; the sticky bit stops one from renaming or removing what another made),
   and in it the course's folder, made now and the teacher's, so that no student can take
-  the name first.
+  the name first, with its inbound folder (sticky too) and outbound; a link or another
+  account's folder at any of these paths is refused, never followed.
 """
 
+import contextlib
+import errno
 import os
 import pwd
 import secrets
@@ -80,19 +83,64 @@ def read_passwords(passwords_file):
 
 
 def make_exchange(exchange, teacher):
-    """nbgrader's exchange folder (root's, 1777) and in it the course's folder (the teacher's)."""
+    """nbgrader's exchange folder (root's, 1777) and in it the course's folder (the teacher's,
+    755) with its inbound folder (the teacher's, 3733: every account hands in there, and the
+    sticky bit keeps each from removing or renaming another's submission) and outbound.
+
+    Each folder is opened without following a link and checked by what was opened (its
+    owner and kind) before anything is changed, so a link or a folder another account put
+    at one of these paths is refused in one line, and never changed: chmod 1777 through a
+    student's link to /etc would have made /etc everyone's.
+    """
     exchange = Path(exchange)
-    exchange.mkdir(parents=True, exist_ok=True)
-    os.chown(exchange, 0, 0)
-    exchange.chmod(0o1777)
-    course = exchange / COURSE_ID
-    if course.is_symlink() or (course.exists() and course.stat().st_uid != pwd.getpwnam(teacher).pw_uid):
-        raise SystemExit(f"{course} is not {teacher}'s: remove it, and run make hub again")
-    course.mkdir(exist_ok=True)
     user = pwd.getpwnam(teacher)
-    os.chown(course, user.pw_uid, user.pw_gid)
-    course.chmod(0o755)
+    exchange.parent.mkdir(parents=True, exist_ok=True)
+    parent = os.open(exchange.parent, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        top = _folder(parent, exchange, {0}, 0, 0, 0o1777)
+    finally:
+        os.close(parent)
+    try:
+        course = _folder(top, exchange / COURSE_ID, {0, user.pw_uid}, user.pw_uid, user.pw_gid, 0o755)
+        try:
+            for name, mode in (("inbound", 0o3733), ("outbound", 0o755)):
+                os.close(_folder(course, exchange / COURSE_ID / name, {0, user.pw_uid},
+                                 user.pw_uid, user.pw_gid, mode))
+        finally:
+            os.close(course)
+    finally:
+        os.close(top)
     return exchange
+
+
+def _owner(uid):
+    try:
+        return pwd.getpwuid(uid).pw_name
+    except KeyError:
+        return f"uid {uid}"
+
+
+def _folder(parent, path, owners, uid, gid, mode):
+    """The folder ``path`` (its name in the open folder ``parent``), made when missing,
+    opened without following a link, refused (SystemExit, one line) unless it is a folder
+    owned by one of ``owners``, then given to ``uid``:``gid`` with ``mode``; its descriptor."""
+    name = path.name
+    with contextlib.suppress(FileExistsError):
+        os.mkdir(name, 0o700, dir_fd=parent)
+    try:
+        fd = os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=parent)
+    except OSError as error:
+        kind = "a link" if error.errno == errno.ELOOP else "not a folder"
+        raise SystemExit(f"{path} is {kind}: make hub makes that folder itself; remove what is "
+                         "there (it may be a student's), and run make hub again") from None
+    found = os.fstat(fd)
+    if found.st_uid not in owners:
+        os.close(fd)
+        raise SystemExit(f"{path} is {_owner(found.st_uid)}'s, not {_owner(uid)}'s: remove it (it "
+                         "may hold what a student put there), and run make hub again")
+    os.fchown(fd, uid, gid)
+    os.fchmod(fd, mode)
+    return fd
 
 
 def remove_accounts(names):

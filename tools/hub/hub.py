@@ -3,15 +3,26 @@
     python tools/hub/hub.py [--port 8000] [--teacher NAME] [--students FILE]
                             [--exchange DIR] [--state DIR] [--env DIR]
 
-As root: makes (or checks) the users' environment (environment.py), the teacher's and the
+Each option's default is the environment's setting of that name when given (settings.py:
+MCP_LESSON_HUB_STATE for --state, for example), else the class's default. As root: makes (or checks) the users' environment (environment.py), the teacher's and the
 students' accounts (accounts.py; the students file holds one name a line, and is made
 with an example when missing), nbgrader's exchange, then runs JupyterHub with its proxy
 (jupyterhub_config.py) until Ctrl-C, which stops it and every person's server.
+
+However this program ends, the hub ends with it: SIGTERM (a service manager, ``kill``) and
+SIGHUP (the terminal closed) are taken as Ctrl-C, and so is SIGINT even when it was
+inherited ignored (a background job of a script); JupyterHub is started with a parent-death
+signal, so that if this program is killed outright (SIGKILL, a crash) the kernel sends
+JupyterHub SIGTERM, on which it stops every person's server and its proxy as on Ctrl-C.
+This program asks the same of its own parent (``make``). A hub of this checkout still
+running on the port (an earlier one's) is found and named, with how to stop it.
 """
 
 import argparse
+import contextlib
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -21,8 +32,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
+from mcp_lesson import process_tree  # noqa: E402
+from mcp_lesson.processes import die_with_parent  # noqa: E402
 from tools.hub import accounts, environment  # noqa: E402
-from tools.hub.settings import HERE, PROXY, Settings  # noqa: E402
+from tools.hub.settings import HERE, NAMES, PROXY, Settings  # noqa: E402
 
 EXAMPLE_STUDENTS = """\
 # The class: one account name a line (letters, digits, - and _). make hub makes each
@@ -38,9 +51,59 @@ def readable_by_all(path):
     return all(os.stat(folder).st_mode & 0o001 for folder in [path, *path.parents])
 
 
+def hub_processes(port):
+    """{pid: command line} of the live processes of a hub of this checkout on ``port``:
+    its JupyterHub and its proxy, wherever they run (both carry the hub's settings in their
+    environment, and this checkout's path in their command line)."""
+    mark = f"\0{NAMES['port']}={port}\0".encode()
+    found = {}
+    for process in process_tree.process_table() or ():
+        command = process.command()
+        if (process.pid != os.getpid() and str(HERE) in command
+                and ("jupyterhub" in command or "configurable-http-proxy" in command)
+                and mark in b"\0" + process.environ()):
+            found[process.pid] = command
+    return found
+
+
+def already_running(port):
+    """One line naming a hub of this checkout that runs on ``port`` and how to stop it, or
+    None."""
+    found = hub_processes(port)
+    if not found:
+        return None
+    hubs = sorted(pid for pid, command in found.items() if "configurable-http-proxy" not in command)
+    if hubs:
+        return (f"A hub of this checkout is already running on port {port} (JupyterHub, pid "
+                f"{hubs[0]}): stop it with `sudo kill -INT {hubs[0]}` (it stops every person's "
+                "server and its proxy), or use it; then make hub again")
+    proxies = " ".join(str(pid) for pid in sorted(found))
+    return (f"The proxy of an earlier hub of this checkout still holds port {port} (pid "
+            f"{proxies}, its JupyterHub gone): stop it with `sudo kill {proxies}`, then make hub again")
+
+
+def ports_in_use(settings):
+    """The hub's ports (the login page's and the two after it) that something listens on."""
+    busy = []
+    for port in (settings.port, settings.hub_port, settings.proxy_api_port):
+        with socket.socket() as probe:
+            probe.settimeout(2)
+            if probe.connect_ex(("127.0.0.1", port)) == 0:
+                busy.append(port)
+    return busy
+
+
 def problems(settings):
     """What stops a hub here, one line each (nothing: it can start)."""
     found = []
+    running = already_running(settings.port)
+    if running:
+        return [running]
+    busy = ports_in_use(settings)
+    if busy:
+        found.append(f"port{'s' * (len(busy) > 1)} {', '.join(map(str, busy))} of 127.0.0.1 "
+                     f"{'are' if len(busy) > 1 else 'is'} in use by another program (the hub takes "
+                     f"its port and the two after it): choose others, make hub HUB_PORT=...")
     if os.geteuid() != 0:
         found.append("make hub runs as root: it makes the class's accounts, and JupyterHub "
                      "starts each person's server as them (sudo make hub)")
@@ -87,17 +150,46 @@ def prepare(settings, say=print):
 
 
 def start(settings):
-    """JupyterHub, started (in its own process group) with the class's settings."""
+    """JupyterHub, started (in its own session) with the class's settings, and a SIGTERM
+    from the kernel when this process ends, however it ends."""
     env = dict(os.environ, **settings.to_environment())
     env["PATH"] = f"{settings.env / 'bin'}:{env.get('PATH', '/usr/bin:/bin')}"
     log = open(settings.state / "jupyterhub.log", "a")
     return subprocess.Popen([str(settings.env / "bin" / "jupyterhub"), "-f", str(HERE / "jupyterhub_config.py")],
                             cwd=settings.state, env=env, stdout=log, stderr=subprocess.STDOUT,
-                            start_new_session=True)
+                            start_new_session=True, preexec_fn=_hub_dies_with_parent)
 
 
-def stop(process, limit=60):
-    """Stop the hub as Ctrl-C does (it then stops every person's server and its proxy)."""
+def _hub_dies_with_parent():
+    die_with_parent(signal.SIGTERM)  # JupyterHub stops its servers and proxy on SIGTERM
+
+
+STOPPING = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+
+
+def stop_as_ctrl_c(number, frame):
+    raise KeyboardInterrupt
+
+
+def take_signals():
+    """SIGINT, SIGTERM and SIGHUP each stop the hub as Ctrl-C does (a SIGINT inherited
+    ignored included); when this process's parent (make) ends, it gets SIGTERM. Returns
+    False when that parent has ended already."""
+    for number in STOPPING:
+        signal.signal(number, stop_as_ctrl_c)
+    parent = os.getppid()
+    die_with_parent(signal.SIGTERM)
+    return os.getppid() == parent
+
+
+def stop(process, settings, limit=60):
+    """Stop the hub as Ctrl-C does (it then stops every person's server and its proxy),
+    then its proxy if JupyterHub left it running (ended before it could stop it). Further
+    stop signals are ignored meanwhile: a second Ctrl-C does not cut it short."""
+    for number in STOPPING:
+        signal.signal(number, signal.SIG_IGN)
+    if process is None:
+        return
     if process.poll() is None:
         os.killpg(process.pid, signal.SIGINT)
         try:
@@ -105,10 +197,13 @@ def stop(process, limit=60):
         except subprocess.TimeoutExpired:
             os.killpg(process.pid, signal.SIGKILL)
             process.wait()
+    for pid in hub_processes(settings.port):
+        with contextlib.suppress(OSError):
+            os.kill(pid, signal.SIGTERM)
 
 
 def main(argv=None):
-    default = Settings()
+    default = Settings.from_environment()  # MCP_LESSON_HUB_STATE=... and the like, else the defaults
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--port", type=int, default=default.port)
     parser.add_argument("--teacher", default=default.teacher)
@@ -119,14 +214,17 @@ def main(argv=None):
     args = parser.parse_args(argv)
     settings = Settings(state=args.state.resolve(), env=args.env, port=args.port, teacher=args.teacher,
                         students_file=args.students.resolve(), exchange=args.exchange)
-    found = problems(settings)
-    if found:
-        print("\n".join(found))
-        return 1
-    began = time.monotonic()
-    prepare(settings)
-    process = start(settings)
+    process = None
     try:
+        if not take_signals():
+            return 1
+        found = problems(settings)
+        if found:
+            print("\n".join(found))
+            return 1
+        began = time.monotonic()
+        prepare(settings)
+        process = start(settings)
         if not wait_for_login(settings, process):
             print(f"JupyterHub did not start: its log is {settings.state / 'jupyterhub.log'}")
             return 1
@@ -138,10 +236,11 @@ def main(argv=None):
         process.wait()
         return process.returncode
     except KeyboardInterrupt:
-        print("Stopping the hub and every person's server...")
+        with contextlib.suppress(OSError):  # the terminal may be gone (SIGHUP)
+            print("Stopping the hub and every person's server...", flush=True)
         return 0
     finally:
-        stop(process)
+        stop(process, settings)
 
 
 if __name__ == "__main__":
