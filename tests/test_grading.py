@@ -504,6 +504,8 @@ def test_each_hostile_act_has_a_clear_line(day):
     assert "printed more than 100,000 characters: cut there" in said["04_errors"]
     # collect takes the released notebooks only, so the copy under another name stays behind
     assert "0 points: no 08_revisions.ipynb in the submission" in said["08_revisions"]
+    # a string for a cell's nbgrader metadata costs its own notebook, graded with the others
+    assert said["05_playground"].startswith("hostile: 0/7 points"), said["05_playground"]
     assert ("hostile 08_revisions: collected; missing 08_revisions.ipynb; not part of the "
             "assignment: 08_revisions-Copy1.ipynb") in day.outputs["collect"]
     for student in ("complete", "partial"):
