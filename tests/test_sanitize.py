@@ -170,3 +170,15 @@ def test_cleaning_twice_changes_nothing_that_shows(tmp_path):
     page_twice, _ = exporter("feedback", tmp_path).from_notebook_node(twice, resources=resources_for("feedback"))
     assert "".join(active(page_once).text).split() == "".join(active(page_twice).text).split()
     assert nbformat.validate(twice) is None
+
+
+def test_every_lesson_stays_a_valid_notebook_once_cleaned():
+    """nbconvert refuses a notebook that is not valid after a preprocessor (no page at all)."""
+    from pathlib import Path
+
+    from tools.grading.sanitize import clean_notebook
+
+    lessons = sorted((Path(__file__).resolve().parent.parent / "notebooks" / "learner").glob("*.ipynb"))
+    assert lessons
+    for path in lessons:
+        assert nbformat.validate(clean_notebook(nbformat.read(str(path), as_version=4))) is None, path.name

@@ -191,13 +191,18 @@ def _clean_cell(cell, index):
 
 
 def _clean_metadata(metadata):
+    """The notebook's kernel and language names (of safe characters), as nbformat requires them."""
     kept = {}
-    for key, fields in (("kernelspec", ("name", "display_name", "language")),
-                        ("language_info", ("name", "pygments_lexer", "file_extension", "version"))):
+    for key, fields, needed in (("kernelspec", ("name", "display_name", "language"), ("name", "display_name")),
+                                ("language_info", ("name", "pygments_lexer", "file_extension", "version"),
+                                 ("name",))):
         value = metadata.get(key)
-        if isinstance(value, dict):
-            kept[key] = {field: value[field] for field in fields
-                         if isinstance(value.get(field), str) and re.fullmatch(r"[\w.+ -]{0,100}", value[field])}
+        if not isinstance(value, dict):
+            continue
+        words = {field: re.sub(r"[^\w.+ ()-]", "", value[field])[:100] for field in fields
+                 if isinstance(value.get(field), str)}
+        if all(words.get(field) for field in needed):
+            kept[key] = words
     return kept
 
 
