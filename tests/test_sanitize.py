@@ -182,3 +182,21 @@ def test_every_lesson_stays_a_valid_notebook_once_cleaned():
     assert lessons
     for path in lessons:
         assert nbformat.validate(clean_notebook(nbformat.read(str(path), as_version=4))) is None, path.name
+
+
+def test_formgraders_own_exporter_runs_the_cleaner(tmp_path, monkeypatch):
+    """formgrader, started in a course directory of the course's (its nbgrader_config.py loads
+    the course's settings), makes its exporter with the cleaner in it."""
+    from nbgrader.server_extensions.formgrader.formgrader import FormgradeExtension
+
+    from tools.grading.course_dir import prepare
+    from tools.grading.sanitize import CourseSanitizer
+
+    monkeypatch.chdir(prepare(tmp_path / "course"))
+    extension = FormgradeExtension()
+    extension.initialize([])
+    made = HTMLExporter(config=extension.config)  # as formgrader.py's init_tornado_settings
+    assert any(isinstance(step, CourseSanitizer) and step.enabled for step in made._preprocessors)
+    honest, _ = made.from_notebook_node(honest_notebook(), resources=resources_for("formgrade"))
+    page, _ = made.from_notebook_node(hostile_notebook(), resources=resources_for("formgrade"))
+    assert [item for item in active(page).found if item not in active(honest).found] == []
