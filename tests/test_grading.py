@@ -604,10 +604,11 @@ def test_a_submissions_script_runs_in_no_page(day):
     honest student's, show the words as text, and Chromium runs nothing of it."""
     from test_sanitize import active, exporter, resources_for
 
-    pages = {student: (day.course / "feedback" / student / "09_http" / "09_http.html").read_text(encoding="utf-8")
-             for student in ("complete", "hostile")}
-    for template in ("formgrade", "feedback"):
-        if template == "formgrade":  # rendered as formgrader renders the autograded notebook
+    for template in ("feedback", "formgrade"):
+        if template == "feedback":  # the pages generate_feedback wrote
+            pages = {student: (day.course / "feedback" / student / "09_http" / "09_http.html").read_text(
+                encoding="utf-8") for student in ("complete", "hostile")}
+        else:  # rendered as formgrader renders the autograded notebook
             made = exporter("formgrade", day.course)
             pages = {student: made.from_filename(str(day.course / "autograded" / student / "09_http" / "09_http.ipynb"),
                                                  resources=resources_for("formgrade"))[0]
