@@ -44,7 +44,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from nbformat.v4 import new_code_cell, new_notebook
+from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_raw_cell
 
 from chromium import CHROMIUM_ARGS, find_chromium, missing
 from processes import patience, run_to_end
@@ -149,6 +149,18 @@ def handed_in(release_nb, sources=None, edits=None, deleted=(), first_code=None)
     return nb
 
 
+def with_cells(nb, cells):
+    """``nb`` with copies of ``cells`` added at its end."""
+    nb.cells += copy.deepcopy(cells)
+    return nb
+
+
+def with_string_metadata(nb):
+    """``nb`` with its first test cell's ``metadata.nbgrader`` a string."""
+    next(cell for cell in nb.cells if nbgrader_info(cell).get("grade")).metadata["nbgrader"] = "a string"
+    return nb
+
+
 def swap_solution(source, body):
     """``source`` with its solution region replaced by ``body`` (indented like the region),
     the way a student fills in the stub and keeps the rest of the cell."""
@@ -218,6 +230,15 @@ return {"jsonrpc": "2.0", "method": "notifications/progress",
         "params": {"progressToken": "t1", "progress": 50, "total": 100}}"""
 LIARS = "\nrepr = lambda value: 'anything'\nisinstance = lambda *args: True\n"
 ENDLESS_CLASSIFY = "while True:\n    pass"
+# Script for the teacher's browser: in a markdown cell, a raw cell and a cell's outputs.
+PAGE_ATTACK = "window.pwned = true; document.title = 'pwned'"
+SCRIPT_CELLS = [
+    new_markdown_cell(f'My notes <img src="x" onerror="{PAGE_ATTACK}"> <script>{PAGE_ATTACK}</script>'),
+    new_raw_cell(f'Raw notes <script>{PAGE_ATTACK}</script><img src=x onerror="{PAGE_ATTACK}">'),
+    new_code_cell("from IPython.display import HTML, display\n"
+                  f"display(HTML('Output notes <img src=x onerror=\"{PAGE_ATTACK}\">'))\n"
+                  f"print('<script>{PAGE_ATTACK}</script>')"),
+]
 FLOOD = "print('flood ' * 1_000_000)\n"
 
 
@@ -263,15 +284,19 @@ def submissions(release):
         # megabytes of output
         "04_errors": {"04_errors.ipynb": handed_in(
             released["04_errors"], dict(right["04_errors"], error_response=FLOOD + right["04_errors"]["error_response"]))},
+        # no work, and a cell whose nbgrader metadata is a string (autograde goes on for the class)
+        "05_playground": {"05_playground.ipynb": with_string_metadata(handed_in(released["05_playground"]))},
         # handed in under another name: the notebook itself is missing
         "08_revisions": {"08_revisions-Copy1.ipynb": handed_in(released["08_revisions"], right["08_revisions"])},
-        # no work, and liars where the tests would use Python's own repr and isinstance
-        "09_http": {"09_http.ipynb": handed_in(released["09_http"], first_code=first_09 + LIARS)},
+        # no work, and liars where the tests would use Python's own repr and isinstance; script
+        # for the teacher's browser in its notes, a raw cell and an output
+        "09_http": {"09_http.ipynb": with_cells(handed_in(released["09_http"], first_code=first_09 + LIARS),
+                                                SCRIPT_CELLS)},
     }
     return {
         "complete": {a: {f"{a}.ipynb": handed_in(released[a], right[a])} for a in LESSONS},
         "partial": {a: {f"{a}.ipynb": handed_in(released[a], partial[a])} for a in LESSONS},
-        "hostile": hostile,  # lessons 05 and 10 not handed in at all
+        "hostile": hostile,  # lessons 10 and 11 not handed in at all
     }
 
 
@@ -298,7 +323,7 @@ SCORES = {
                                       # deleted test cell is put back, and passes
         "03_classifying": 7.0,  # classify loops (-4), classify_json calls it (-3)
         "04_errors": 8.0,  # the flood is cut and costs nothing
-        "05_playground": 0.0,  # not handed in at all (blank in grades-wide.csv)
+        "05_playground": 0.0,  # no work; a cell's metadata.nbgrader is a string
         "08_revisions": 0.0,  # no 08_revisions.ipynb
         "09_http": 0.0,  # no work: the liars are never asked
         "10_live_traffic": 0.0,  # not handed in at all (blank in grades-wide.csv)
@@ -479,6 +504,8 @@ def test_each_hostile_act_has_a_clear_line(day):
     assert "printed more than 100,000 characters: cut there" in said["04_errors"]
     # collect takes the released notebooks only, so the copy under another name stays behind
     assert "0 points: no 08_revisions.ipynb in the submission" in said["08_revisions"]
+    # a string for a cell's nbgrader metadata costs its own notebook, graded with the others
+    assert said["05_playground"].startswith("hostile: 0/7 points"), said["05_playground"]
     assert ("hostile 08_revisions: collected; missing 08_revisions.ipynb; not part of the "
             "assignment: 08_revisions-Copy1.ipynb") in day.outputs["collect"]
     for student in ("complete", "partial"):
@@ -569,6 +596,46 @@ def test_a_feedback_page_shows_the_failing_case_in_plain_words(day):
         finally:
             browser.close()
     assert all("mathjax" in url.lower() for url in outside), outside
+
+
+def test_a_submissions_script_runs_in_no_page(day):
+    """The hostile student's notes, raw cell and output carry script: the feedback page and
+    formgrader's manual grading page of that notebook have no script or handler beyond the
+    honest student's, show the words as text, and Chromium runs nothing of it."""
+    from test_sanitize import active, exporter, resources_for
+
+    for template in ("feedback", "formgrade"):
+        if template == "feedback":  # the pages generate_feedback wrote
+            pages = {student: (day.course / "feedback" / student / "09_http" / "09_http.html").read_text(
+                encoding="utf-8") for student in ("complete", "hostile")}
+        else:  # rendered as formgrader renders the autograded notebook
+            made = exporter("formgrade", day.course)
+            pages = {student: made.from_filename(str(day.course / "autograded" / student / "09_http" / "09_http.ipynb"),
+                                                 resources=resources_for("formgrade"))[0]
+                     for student in ("complete", "hostile")}
+        honest, hostile = active(pages["complete"]), active(pages["hostile"])
+        extra = [item for item in hostile.found if item not in honest.found]
+        assert not extra, (template, extra)
+        text = "".join(hostile.text)
+        for words in ("My notes", "Raw notes", f"<script>{PAGE_ATTACK}</script>", "Output notes"):
+            assert words in text, (template, words)
+    chromium = find_chromium()
+    if chromium is None:
+        missing("Chromium was not found (Debian/Ubuntu: sudo apt-get install chromium)")
+    from playwright.sync_api import sync_playwright
+
+    page_file = day.course / "feedback" / "hostile" / "09_http" / "09_http.html"
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=chromium, args=CHROMIUM_ARGS)
+        try:
+            page = browser.new_page()
+            page.route("**/*", lambda route: route.continue_() if route.request.url.startswith("file://")
+                       else route.abort())
+            page.goto(page_file.as_uri())
+            assert page.get_by_text("My notes").first.is_visible()
+            assert page.evaluate("window.pwned === undefined && document.title !== 'pwned'")
+        finally:
+            browser.close()
 
 
 # --- collect, on a small folder (no nbgrader run) ---------------------------------------------

@@ -83,7 +83,7 @@ def tampering(release_nb, submitted):
 
     try:
         nb = nbformat.read(str(submitted), as_version=4)
-        cells = {cell.metadata.get("nbgrader", {}).get("grade_id"): cell for cell in nb.cells}
+        cells = {_grade_id(cell): cell for cell in nb.cells}
     except Exception as exc:  # not JSON, not a notebook...
         return [f"{Path(submitted).name} is not a notebook nbgrader can read ({type(exc).__name__})"]
     found = []
@@ -98,6 +98,19 @@ def tampering(release_nb, submitted):
         elif theirs.source != cell.source:
             found.append(f"{what} {info['grade_id']} was edited: nbgrader restored it from the release")
     return found
+
+
+def _nbgrader_of(cell):
+    """A submitted cell's nbgrader metadata: a dict, or {} when it is anything else (a
+    student's notebook may hold a string there)."""
+    info = cell.get("metadata", {}).get("nbgrader") if isinstance(cell.get("metadata"), dict) else None
+    return info if isinstance(info, dict) else {}
+
+
+def _grade_id(cell):
+    """A submitted cell's ``grade_id``, or None when it has none that is a string."""
+    grade_id = _nbgrader_of(cell).get("grade_id")
+    return grade_id if isinstance(grade_id, str) else None
 
 
 def _flags(info):
@@ -119,11 +132,11 @@ def restore_renamed(release_nb, submitted):
         return []
     ours = {cell.metadata["nbgrader"]["grade_id"]: cell for cell in release_nb.cells
             if cell.metadata.get("nbgrader", {}).get("grade_id")}
-    present = {cell.metadata.get("nbgrader", {}).get("grade_id") for cell in nb.cells}
+    present = {_grade_id(cell) for cell in nb.cells}
     found = []
     for cell in nb.cells:
-        info = cell.metadata.get("nbgrader", {})
-        grade_id = info.get("grade_id")
+        info = _nbgrader_of(cell)
+        grade_id = _grade_id(cell)
         if not grade_id or grade_id in ours:
             continue
         missing = [gid for gid in ours if gid not in present]
@@ -230,7 +243,9 @@ def _before_grading(course, assignment, student, notebooks):
     return said
 
 
-_ABOUT = re.compile(r"(?:/(?:submitted|autograded)/([^/\s]+)/|student with ID '([^']+)')")
+#: The record nbgrader starts each student with, at the start of a line (nbgrader's log
+#: indents a record's later lines, so a newline in a student's text starts no record).
+_ABOUT = re.compile(r"\[\w+ \| INFO\] Creating/updating student with ID '([^'\s]+)': ")
 #: Where the judge's records are, in the course folder (JudgedExecute.records).
 RECORDS = Path("logs") / "judged"
 _FAILED = re.compile(r"There was an error processing assignment: \S*/submitted/([^/\s]+)/")
@@ -269,15 +284,16 @@ def _restore_teachers_files(course, assignment, kept):
 
 
 def by_student(output):
-    """nbgrader's output of one run over a class, cut into {student: its lines}:
-    a line belongs to the student it names, and to the one named last before it."""
+    """nbgrader's output of one run over a class, cut into {student: its lines}: a line
+    belongs to the student whose record nbgrader started last before it (never to one a
+    cell's id or name mentions)."""
     sections, current = {}, None
     for line in output.splitlines():
         if "[grading] " in line:  # the judge's lines, with a student's text quoted in them
             continue
-        match = _ABOUT.search(line)
-        if match and "processing the following" not in line:
-            current = match.group(1) or match.group(2)
+        match = _ABOUT.match(line)
+        if match:
+            current = match.group(1)
         if current is not None:
             sections.setdefault(current, []).append(line)
     return {student: "\n".join(lines) for student, lines in sections.items()}

@@ -1,7 +1,17 @@
 """Collect: the class's work copied into the course directory (tools/grading/classroom.py's
-*collect*): the released notebooks only, as regular files, within the size limits."""
+*collect*): the released notebooks only, as regular files, within the size limits.
+
+Nothing in a student's folder is trusted between a look and a use: each file is opened
+without following a link and without waiting (``O_NOFOLLOW|O_NONBLOCK``: a named pipe, or a
+file its owner holds a lease on, never stalls collect), checked on its descriptor (``fstat``:
+a regular file, or it is passed over), and copied within its size limit as it is read (a file
+that grows after a look is cut off at the limit, never read whole). The folder and its
+notebooks are looked at again after the copy: a submission that changed while it was copied
+is refused in one line, and its time is taken from what was copied, never from before it.
+"""
 
 import datetime
+import errno
 import os
 import re
 import shutil
@@ -11,7 +21,122 @@ from pathlib import Path
 
 from tools.grading.course_dir import (NOTEBOOK_BYTES, SAFE_NAME, STUDENT_BYTES, Step, _shown, prepare,
                                       released)
-from tools.judge.files import QUIET, copy_regular, kind as _kind
+from tools.judge.files import QUIET, kind as _kind
+
+
+# --- reading a student's file ------------------------------------------------------------
+
+class NotTaken(Exception):
+    """A student's file that collect does not take: ``str()`` says why, in words."""
+
+
+class TooBig(NotTaken):
+    """A file that held more than the bytes it could be given."""
+
+
+class Changed(NotTaken):
+    """A file that changed while it was read."""
+
+
+_CHUNK = 1 << 20
+
+
+def open_regular(path):
+    """Open ``path`` for reading if it is a regular file, without following a link and without
+    waiting; return (descriptor, its ``fstat``), or raise :class:`NotTaken` saying what it is."""
+    flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
+    try:
+        fd = os.open(path, flags)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise NotTaken("a symbolic link") from None
+        if exc.errno in (errno.EAGAIN, errno.EWOULDBLOCK):
+            raise NotTaken("held by a lease of its owner's (collect does not wait)") from None
+        raise
+    info = os.fstat(fd)
+    if not stat.S_ISREG(info.st_mode):
+        os.close(fd)
+        raise NotTaken(_kind(info.st_mode))
+    return fd, info
+
+
+def _same(before, after):
+    return (before.st_ino, before.st_size, before.st_mtime_ns, before.st_ctime_ns) == \
+        (after.st_ino, after.st_size, after.st_mtime_ns, after.st_ctime_ns)
+
+
+def copy_within(path, dest, limit):
+    """Copy the regular file ``path`` to ``dest``, reading at most ``limit`` bytes of it.
+
+    Return the ``fstat`` of what was copied. Raise :class:`NotTaken` (nothing is left at
+    ``dest``): not a regular file, held by a lease, over ``limit`` bytes (:class:`TooBig`),
+    or changed while it was read (:class:`Changed`)."""
+    fd, before = open_regular(path)
+    try:
+        copied = 0
+        with open(dest, "wb") as target:
+            while True:
+                chunk = os.read(fd, min(_CHUNK, limit + 1 - copied))
+                if not chunk:
+                    break
+                copied += len(chunk)
+                if copied > limit:
+                    raise TooBig(f"over {limit / 2**20:.1f} MB")
+                target.write(chunk)
+        after = os.fstat(fd)
+        if not _same(before, after):
+            raise Changed("it changed while it was copied")
+    except BaseException:
+        try:
+            os.unlink(dest)
+        except OSError:
+            pass
+        raise
+    finally:
+        os.close(fd)
+    os.utime(dest, ns=(after.st_atime_ns, after.st_mtime_ns))
+    return after
+
+
+def read_within(path, limit):
+    """The bytes of the regular file ``path`` if it holds at most ``limit`` of them, else None
+    (a link, a pipe, a leased, unreadable, growing or larger file alike)."""
+    try:
+        fd, _ = open_regular(path)
+    except (NotTaken, OSError):
+        return None
+    try:
+        data = os.read(fd, limit + 1)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    return data if len(data) <= limit else None
+
+
+# --- what a submission looks like, and when it last changed ------------------------------
+
+def state_of(folder, names):
+    """What the system says of ``folder`` and of its entries ``names`` (``lstat``, links not
+    followed, nothing below them): {name or "": (inode, ctime in ns)}. A student can change
+    a file, but never set its ``ctime`` back."""
+    found = {"": _key(os.lstat(folder))}
+    for name in sorted(names):
+        try:
+            found[name] = _key(os.lstat(os.path.join(folder, name)))
+        except FileNotFoundError:
+            continue
+    return found
+
+
+def _key(info):
+    return (info.st_ino, info.st_ctime_ns)
+
+
+def newest(state):
+    """The newest change of a :func:`state_of`, as a naive time in UTC (nbgrader's form)."""
+    ns = max(ctime for _, ctime in state.values())
+    return datetime.datetime.fromtimestamp(ns / 1e9, datetime.timezone.utc).replace(tzinfo=None)
 
 
 # --- collect ----------------------------------------------------------------------
@@ -34,13 +159,16 @@ def _size(folder):
     return total
 
 
-def _take_released(step, folder, dest, wanted, who):
-    """Copy the released notebooks ``wanted`` of one student's ``folder`` into the folder ``dest``.
+def _take_released(step, folder, dest, wanted, who, room):
+    """Copy the released notebooks ``wanted`` of one student's ``folder`` into the folder ``dest``,
+    at most ``room`` bytes in all.
 
-    Return the names taken, and the names left out (other files and folders).
-    Each file that is not a regular file gets a line of its own.
+    Return the names taken, the names left out (other files and folders), and the bytes taken.
+    Each file that is not a regular file, or is a notebook over NOTEBOOK_BYTES, gets a line of
+    its own and is passed over. Raise :class:`NotTaken` when the submission as a whole cannot
+    be taken (a leased or changing notebook, or over ``room``).
     """
-    taken, left_out = set(), []
+    taken, left_out, used = set(), [], 0
     with os.scandir(folder) as entries:
         names = sorted(entry.name for entry in entries)
     for name in names:
@@ -56,17 +184,26 @@ def _take_released(step, folder, dest, wanted, who):
         if name not in wanted:
             left_out.append(_plain(name) + ("/" if stat.S_ISDIR(mode) else ""))
             continue
-        size = os.lstat(path).st_size
-        if size > NOTEBOOK_BYTES:
-            step.say(f"{who}: skipped {_plain(name)}, {size / 2**20:.1f} MB: a notebook of over "
-                     f"{NOTEBOOK_BYTES // 2**20} MB is not collected")
+        limit = min(NOTEBOOK_BYTES, room - used)
+        try:
+            info = copy_within(path, dest / name, limit)
+        except TooBig:
+            if limit < NOTEBOOK_BYTES:
+                raise TooBig(f"the student's submissions come to over {STUDENT_BYTES // 2**20} MB "
+                             "in all") from None
+            step.say(f"{who}: skipped {_plain(name)}: a notebook of over {NOTEBOOK_BYTES // 2**20} MB "
+                     "is not collected")
             continue
-        instead = copy_regular(path, dest / name)
-        if instead is None:
-            taken.add(name)
-        else:
-            step.say(f"{who}: skipped {_plain(name)}, {instead}: collect takes regular files only")
-    return taken, left_out
+        except Changed:
+            raise
+        except NotTaken as exc:
+            if "lease" in str(exc):
+                raise NotTaken(f"{_plain(name)} is {exc}") from None
+            step.say(f"{who}: skipped {_plain(name)}, {exc}: collect takes regular files only")
+            continue
+        taken.add(name)
+        used += info.st_size
+    return taken, left_out, used
 
 
 #: nbgrader's exchange names each submission's feedback by a secret it writes at
@@ -80,13 +217,10 @@ def _secret(folder, dest):
     is a regular file of hex digits, else a new one."""
     import secrets
 
-    path = Path(folder) / SECRET
-    text = None
+    data = read_within(Path(folder) / SECRET, 256)
     try:
-        if stat.S_ISREG(os.lstat(path).st_mode) and os.lstat(path).st_size <= 256:
-            with open(path, "rb") as handle:
-                text = handle.read().decode("ascii").strip()
-    except (OSError, UnicodeDecodeError):
+        text = data.decode("ascii").strip() if data is not None else None
+    except UnicodeDecodeError:
         text = None
     if not text or not re.fullmatch(r"[0-9a-f]{16,256}", text):
         text = secrets.token_hex(64)
@@ -102,35 +236,48 @@ def _stamp(dest, when):
                                               encoding="utf-8")
 
 
-def take_submission(step, folder, dest, wanted, who, when, room=STUDENT_BYTES):
+def now():
+    """The time now, in UTC."""
+    return datetime.datetime.now(datetime.timezone.utc)
+
+
+def take_submission(step, folder, dest, wanted, who, clock=None, room=STUDENT_BYTES, look=None):
     """Collect one student's submission ``folder`` into ``dest``: the released notebooks
-    ``wanted`` (take_released), its secret, and ``when`` as its timestamp.txt. The copy is
-    made beside ``dest`` and takes its place only when whole.
+    ``wanted`` (take_released), its secret, and its timestamp.txt. The copy is made beside
+    ``dest`` and takes its place only when whole.
+
+    The time stamped is ``clock()``, asked once the copy is made (collect's own :func:`now`),
+    or, with no clock, the newest change of the folder and its notebooks as they were copied
+    (:func:`state_of`). ``look`` is the :func:`state_of` the caller decided on (nbgrader's
+    collect picks the last submission before the deadline by it): the submission is refused
+    when it is not the state the copy was made of, as it is when it changed during the copy.
 
     Return (names taken, names left out, bytes taken), or None after a line saying why it
-    was not collected (a file could not be read, or it holds over ``room`` bytes); a copy
-    collected before is then kept.
+    was not collected (a file could not be read, it changed, or it holds over ``room``
+    bytes); a copy collected before is then kept.
     """
-    dest = Path(dest)
+    folder, dest = Path(folder), Path(dest)
     kept = " (the copy collected before is kept)" if dest.exists() else ""
     dest.parent.mkdir(parents=True, exist_ok=True)
     fresh = Path(tempfile.mkdtemp(prefix=".collecting-", dir=dest.parent))
     os.chmod(fresh, 0o755)  # as a folder made by mkdir (mkdtemp's is private)
     try:
-        taken, left_out = _take_released(step, folder, fresh, wanted, who)
+        before = state_of(folder, wanted) if look is None else look
+        taken, left_out, used = _take_released(step, folder, fresh, wanted, who, room)
+        after = state_of(folder, wanted)
+        if after != before:
+            raise Changed("the submission changed between collect's look and its copy")
+    except NotTaken as exc:
+        shutil.rmtree(fresh, ignore_errors=True)
+        step.say(f"{who}: not collected: {exc}{kept}")
+        return None
     except OSError as exc:
         shutil.rmtree(fresh, ignore_errors=True)
         step.say(f"{who}: not collected: {type(exc).__name__} while reading "
                  f"{_plain(Path(exc.filename or folder).name)}{kept}")
         return None
-    used = _size(fresh)
-    if used > room:
-        shutil.rmtree(fresh, ignore_errors=True)
-        step.say(f"{who}: not collected: the student's submissions come to over "
-                 f"{STUDENT_BYTES // 2**20} MB in all{kept}")
-        return None
     _secret(folder, fresh)
-    _stamp(fresh, when)
+    _stamp(fresh, clock() if clock is not None else newest(after))
     if dest.exists():
         shutil.rmtree(dest)
     fresh.rename(dest)
@@ -145,9 +292,10 @@ def collect(course, source):
     the folder is collected (other files and folders are named in the line
     of that submission), links are never followed, and a named pipe, a
     socket, a device or a link gets one line of its own and is passed over.
-    A submission that cannot be read costs only itself: collect goes on with
-    the others. Each submission's timestamp.txt is written here, with the time
-    it was collected.
+    A submission that cannot be read, or changes while it is copied, costs
+    only itself: collect goes on with the others. Each submission's
+    timestamp.txt is written here, with the time it was collected (taken
+    after its copy).
     """
     course = prepare(course)
     step = Step(course, f"collect {source}")
@@ -188,10 +336,10 @@ def collect(course, source):
                 dest = course / "submitted" / student.name / folder.name
                 again = dest.exists()
                 wanted = known[folder.name]
-                # The time is collect's own: a timestamp.txt of the student's is never taken.
+                # The time is collect's own, taken once the copy is made: a timestamp.txt of
+                # the student's is never taken.
                 got = take_submission(step, folder, dest, wanted, who,
-                                      datetime.datetime.now(datetime.timezone.utc),
-                                      room=STUDENT_BYTES - taken_in_all)
+                                      clock=now, room=STUDENT_BYTES - taken_in_all)
                 if got is None:
                     continue
                 taken, left_out, used = got

@@ -5,18 +5,23 @@ nbgrader's exchange is a folder every account writes into: a student's ``nbgrade
 leaves ``<student>+<assignment>+<time>+<random>/`` in ``inbound/``. Everything in that
 folder is the student's: its name, its files and the ``timestamp.txt`` in it. nbgrader's
 own collect believes all three (it warns, and goes on, when the owner is someone else; it
-copies through links; it takes the time from the name). This one, which the course's
-nbgrader settings put in its place for every collect, ``nbgrader collect`` and formgrader's
-button alike, believes the system instead:
+copies through links; it takes the time from the name), and it removes the copy collected
+before ahead of making the new one. This one, which the course's nbgrader settings put in
+its place for every collect, ``nbgrader collect`` and formgrader's button alike, believes
+the system instead:
 
 * **whose it is:** the account that owns the folder, whatever its name says (a folder
   named after another student counts as its owner's);
-* **when it was handed in:** the last time anything in the folder changed (the newest
-  ``ctime``, which the system sets and no student can set back), so the last submission
-  before the deadline is the one that counts, and a submission edited after it is late;
+* **when it was handed in:** the last time the folder or one of its released notebooks
+  changed (the newest ``ctime``, which the system sets and no student can set back), so the
+  last submission before the deadline is the one that counts, and a submission edited after
+  it is late. That look is checked again once the copy is made: a submission that changed
+  between the look and the copy is refused in one line (the copy collected before is kept),
+  so the time stamped is always the time of what was copied;
 * **what is in it:** the released notebooks only, as regular files, within collect's size
-  limits (collect.py's ``take_submission``): a link, a named pipe or a device is named in
-  the log and passed over, never followed.
+  limits, read as collect.py reads (``take_submission``): a link, a named pipe or a device is
+  named in the log and passed over, never followed, and nothing below the folder's own
+  entries is looked at (a folder 1,500 deep costs nothing).
 """
 
 import datetime
@@ -27,7 +32,7 @@ from pathlib import Path
 
 from nbgrader.exchange.default.collect import ExchangeCollect
 
-from tools.grading.collect import take_submission
+from tools.grading.collect import newest, state_of, take_submission
 from tools.grading.course_dir import SAFE_NAME, released
 
 
@@ -39,17 +44,14 @@ def owner_of(info):
         return f"uid {info.st_uid}"
 
 
-def last_change(folder):
-    """The newest ``ctime`` of ``folder`` and of everything in it (links not followed), as
-    a naive time in UTC (nbgrader's form)."""
-    newest = os.lstat(folder).st_ctime
-    for top, dirs, files in os.walk(folder):
-        for name in dirs + files:
-            try:
-                newest = max(newest, os.lstat(os.path.join(top, name)).st_ctime)
-            except OSError:
-                continue
-    return datetime.datetime.fromtimestamp(newest, datetime.timezone.utc).replace(tzinfo=None)
+def last_change(folder, names=None):
+    """The newest ``ctime`` of ``folder`` and of its entries ``names`` (default: all of its
+    own entries; links not followed, nothing below them), as a naive time in UTC (nbgrader's
+    form)."""
+    if names is None:
+        with os.scandir(folder) as entries:
+            names = [entry.name for entry in entries]
+    return newest(state_of(folder, names))
 
 
 class _Log:
@@ -65,6 +67,9 @@ class _Log:
 class CourseExchangeCollect(ExchangeCollect):
     """nbgrader's collect, with the owner, the time and the files the system vouches for."""
 
+    def _wanted(self):
+        return released(self.coursedir.root).get(self.coursedir.assignment_id, set())
+
     def _path_to_record(self, path):
         name = os.path.basename(path)
         info = os.lstat(path)
@@ -75,7 +80,12 @@ class CourseExchangeCollect(ExchangeCollect):
         if not stat.S_ISDIR(info.st_mode):
             return {"username": owner, "filename": name, "timestamp": datetime.datetime.min,
                     "refused": "it is not a folder"}
-        return {"username": owner, "filename": name, "timestamp": last_change(path)}
+        try:
+            look = state_of(path, self._wanted())
+        except OSError as exc:
+            return {"username": owner, "filename": name, "timestamp": datetime.datetime.min,
+                    "refused": f"it cannot be read ({type(exc).__name__})"}
+        return {"username": owner, "filename": name, "timestamp": newest(look), "look": look}
 
     def init_src(self):
         super().init_src()
@@ -89,12 +99,33 @@ class CourseExchangeCollect(ExchangeCollect):
             else:
                 kept.append(record)
         self.src_records = kept
-        self._stamps = {rec["filename"]: rec["timestamp"] for rec in kept}
+        self._looks = {rec["filename"]: rec["look"] for rec in kept}
+
+    def copy_files(self):
+        """nbgrader's choice of what to copy (a newer submission, or the one before the
+        deadline), without its removing the copy collected before ahead of the new one: the
+        copy takes its place only when whole (``take_submission``)."""
+        if not self.src_records:
+            self.log.warning(f"No submissions of '{self.coursedir.assignment_id}' for course "
+                             f"'{self.coursedir.course_id}' to collect")
+        for rec in self.src_records:
+            student_id = rec["username"]
+            src_path = os.path.join(self.inbound_path, rec["filename"])
+            dest_path = self.coursedir.format_path(self.coursedir.submitted_directory, student_id,
+                                                   self.coursedir.assignment_id)
+            if os.path.isdir(dest_path):
+                existing = self.coursedir.get_existing_timestamp(dest_path)
+                newer = self.update and (existing is None or rec["timestamp"] > existing)
+                other = self.before_duedate and existing != rec["timestamp"]
+                if not (newer or other):
+                    self.log.info(f"No newer submission to collect: {student_id} {self.coursedir.assignment_id}")
+                    continue
+            self.log.info(f"Collecting submission: {student_id} {self.coursedir.assignment_id}")
+            self.do_copy(src_path, dest_path)
 
     def do_copy(self, src, dest):
         """Copy one submission as collect.py does: the released notebooks, regular files only,
-        stamped with the time of its last change."""
+        stamped with the time of its last change, refused if it changed since the look."""
         src, dest = Path(src), Path(dest)
-        wanted = released(self.coursedir.root).get(self.coursedir.assignment_id, set())
-        take_submission(_Log(self.log), src, dest, wanted, f"{dest.parent.name} {dest.name}",
-                        self._stamps.get(src.name) or last_change(src))
+        take_submission(_Log(self.log), src, dest, self._wanted(), f"{dest.parent.name} {dest.name}",
+                        look=getattr(self, "_looks", {}).get(src.name))

@@ -19,9 +19,12 @@ What is set here, and why:
   of a traceback;
 * a test cell the student deleted is put back (``OverwriteCells.add_missing_cells``);
   an edited one is restored by nbgrader's checksums, as always;
-* feedback pages leave out the hidden tests (``ClearHiddenTests``) and are
-  sanitized (``SanitizeHTML`` and the HTML exporter's ``sanitize_html``): no
-  script or markup from a submission runs in a teacher's or student's browser;
+* feedback pages leave out the hidden tests (``ClearHiddenTests``);
+* every HTML page made of a submission (formgrader's manual grading page, the
+  feedback pages, any HTMLExporter run under these settings) is cleaned first
+  by the course's one cleaner, ``CourseSanitizer`` (sanitize.py): no script or
+  markup from a submission runs in a teacher's or student's browser; feedback
+  pages also carry a Content-Security-Policy that runs no script (``FeedbackHTML``);
 * ``nbgrader export`` writes the course's grades.csv (grades_csv.py);
 * ``nbgrader collect`` from the exchange (a class on JupyterHub, formgrader's button too)
   is exchange.py's: the owner, the time and the files the system vouches for, and the
@@ -37,7 +40,6 @@ if HERE not in sys.path:
     sys.path.insert(0, HERE)
 
 from nbconvert.preprocessors import ClearMetadataPreprocessor, CSSHTMLHeaderPreprocessor  # noqa: E402
-from nbconvert.preprocessors.sanitize import SanitizeHTML  # noqa: E402
 from nbgrader.preprocessors import (  # noqa: E402
     AssignLatePenalties, CheckCellMetadata, ClearHiddenTests, GetGrades, IgnorePattern,
     LimitOutput, SaveAutoGrades)
@@ -45,6 +47,7 @@ from nbgrader.preprocessors import (  # noqa: E402
 from judged_execute import JudgedExecute  # noqa: E402
 from grades_csv import GradesCsv  # noqa: E402
 from tools.grading.exchange import CourseExchangeCollect  # noqa: E402
+from tools.grading.sanitize import CourseSanitizer, FeedbackHTML  # noqa: E402
 
 c = get_config()  # noqa: F821  (given by the config loader)
 
@@ -60,10 +63,13 @@ c.Autograde.autograde_preprocessors = [
 c.JudgedExecute.timeout = 30
 c.JudgedExecute.max_output_chars = 100_000
 
-# Feedback: no hidden tests, and nothing of a submission rendered as markup.
-c.GenerateFeedback.preprocessors = [GetGrades, CSSHTMLHeaderPreprocessor, ClearHiddenTests,
-                                    SanitizeHTML]
+# Feedback: no hidden tests.
+c.GenerateFeedback.preprocessors = [GetGrades, CSSHTMLHeaderPreprocessor, ClearHiddenTests]
+# Nothing of a submission rendered as markup: every HTML exporter (formgrader's page, the
+# feedback pages) runs the course's cleaner before its template sees the notebook.
+c.HTMLExporter.preprocessors = [CourseSanitizer]
 c.HTMLExporter.sanitize_html = True
+c.GenerateFeedback.exporter_class = FeedbackHTML
 c.LimitOutput.max_lines = 1000
 c.LimitOutput.max_traceback = 100
 
