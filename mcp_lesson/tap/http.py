@@ -1,10 +1,12 @@
 """The HTTP tap: a reverse proxy on 127.0.0.1 in front of a Streamable HTTP server,
 recording each message of each POST, GET and event stream (:func:`serve_http`).
 
-It is built on the libraries the course's server uses: uvicorn listens (HTTP parsing,
-chunked bodies, keep-alive, HTTP/1.0, header limits and socket options are its), and
-httpx passes each request on and streams its answer back. The tap's own part is what
-it records, and three rules: a request body its client did not finish is never passed
+uvicorn listens (HTTP parsing, chunked bodies, keep-alive, HTTP/1.0 and header limits
+are its), and :mod:`.upstream` passes each request on and streams its answer back, over
+kept connections, with h11. Every connection has ``TCP_NODELAY`` (:func:`listen`), and an
+answer with a length leaves with its head in one write (:class:`_Corked`): without them
+a request through the tap took some 40 ms more than without it. The tap's own part is
+what it records, and three rules: a request body its client did not finish is never passed
 on; a server that cannot be reached, or whose answer breaks off, is a 502 (or a cut
 answer) and a ``tap_error``; and no request body is held past :data:`MAX_BODY`.
 """
@@ -12,6 +14,7 @@ answer) and a ``tap_error``; and no request body is held past :data:`MAX_BODY`.
 import itertools
 import json
 import signal
+import socket
 import time
 
 from .. import __version__
@@ -87,6 +90,7 @@ class HttpTap:
             raise ValueError(f"--to takes an http:// address, such as "
                              f"http://127.0.0.1:8000/mcp; not {to!r}")
         self.to = to
+        self._target = target
         self.origin = f"http://{target.netloc}"
         self.path = target.path or "/"
         self.recorder, self.judge, self.max_line, self.max_body = recorder, judge, max_line, max_body
@@ -116,23 +120,20 @@ class HttpTap:
             await self.handle(scope, receive, send)
 
     async def _lifespan(self, receive, send):
-        import httpx
+        from .upstream import Upstream
 
         while True:
             message = await receive()
             if message["type"] == "lifespan.startup":
                 # A kept connection is dropped after KEEP_ALIVE s, before a server's own
-                # limit (uvicorn's is 5 s, httpx's default the same): reused just as the server
-                # closes it, a request would be lost with "Server disconnected". A connect that
-                # fails is tried once more (nothing has been sent then).
-                kept = httpx.Limits(max_connections=None, max_keepalive_connections=100,
-                                    keepalive_expiry=KEEP_ALIVE)
-                self._client = httpx.AsyncClient(
-                    timeout=httpx.Timeout(None, connect=CONNECT_TIMEOUT), trust_env=False,
-                    transport=httpx.AsyncHTTPTransport(retries=1, trust_env=False, limits=kept))
+                # limit (uvicorn's is 5 s): reused just as the server closes it, a request
+                # would be lost. A connect that fails is tried once more (nothing has been
+                # sent then).
+                self._client = Upstream(self._target.hostname, self._target.port or 80,
+                                        KEEP_ALIVE, CONNECT_TIMEOUT)
                 await send({"type": "lifespan.startup.complete"})
             elif message["type"] == "lifespan.shutdown":
-                await self._client.aclose()
+                self._client.close()
                 await send({"type": "lifespan.shutdown.complete"})
                 return
 
@@ -159,22 +160,23 @@ class HttpTap:
         self.recorder.write(ticket, self._entry("to_server", body, when, http=asked) if body
                             else self._event(when, "http_request", **asked))
         headers = [(name, value) for name, value in pairs if name.lower() not in HOP_BY_HOP]
-        import httpx
+        if not any(name.lower() == "host" for name, _ in headers):  # an HTTP/1.0 client's
+            headers.append(("host", self._target.netloc))
+        from .upstream import UpstreamError
 
-        request = self._client.build_request(scope["method"], self.origin + path, headers=headers,
-                                             content=body if body or scope["method"] in ("POST", "PUT", "PATCH")
-                                             else None)
         try:
-            answer = await self._client.send(request, stream=True)
-        except httpx.HTTPError as exc:
-            words = f"cannot reach {self.to}: {exc or type(exc).__name__}"
+            answer = await self._client.request(
+                scope["method"], path, headers,
+                body if body or scope["method"] in ("POST", "PUT", "PATCH") else None)
+        except UpstreamError as exc:
+            words = f"cannot reach {self.to}: {exc}"
             self._record("tap_error", detail=words, exchange=exchange)
             await _plain_answer(send, 502, f"{PROG}: {words}")
             return
         try:
             await self._pass_answer(scope, receive, send, answer, exchange)
         finally:
-            await answer.aclose()
+            answer.close()
 
     async def _read_body(self, receive):
         """``(body, None)``, or ``(None, (status, words))``: status None when the client went away."""
@@ -193,16 +195,19 @@ class HttpTap:
 
     async def _pass_answer(self, scope, receive, send, answer, exchange):
         import anyio
-        import httpx
 
-        said = {"status": answer.status_code, "headers": _recorded_headers(answer.headers.items()),
+        from .upstream import UpstreamError
+
+        said = {"status": answer.status, "headers": _recorded_headers(answer.headers),
                 "exchange": exchange}
-        kind = answer.headers.get("content-type", "")
-        stream = "text/event-stream" in kind or "content-length" not in answer.headers
-        headers = [(name.encode("latin-1"), value.encode("latin-1")) for name, value in answer.headers.items()
-                   if name.lower() not in HOP_BY_HOP]
+        kind = answer.header("content-type") or ""
+        length = answer.header("content-length")
+        stream = "text/event-stream" in kind or length is None
+        headers = [(name.encode("latin-1"), value.encode("latin-1")) for name, value in answer.headers
+                   if name not in HOP_BY_HOP]
         if not stream:
-            headers.append((b"content-length", answer.headers["content-length"].encode("latin-1")))
+            headers.append((b"content-length", length.encode("latin-1")))
+        start = {"type": "http.response.start", "status": answer.status, "headers": headers}
         events = SSE(self.max_line) if "text/event-stream" in kind else None
         finished = False
 
@@ -220,13 +225,17 @@ class HttpTap:
         body = bytearray()
         async with anyio.create_task_group() as group:
             group.start_soon(watch)
-            await send({"type": "http.response.start", "status": answer.status_code, "headers": headers})
-            if stream:
+            if stream:  # its head at once: the first event may be long in coming
+                await send(start)
+                start = None
                 self._record("http_response", stream=True, **said)
             cut = None
             try:
-                async for chunk in answer.aiter_raw():
+                async for chunk in answer.chunks():
                     ticket, when = self.recorder.ticket()
+                    if start is not None:  # an answer with a length: its head goes with its body
+                        await send(start)
+                        start = None
                     await send({"type": "http.response.body", "body": chunk, "more_body": True})
                     if events is not None:
                         self.recorder.write(ticket, "".join(
@@ -237,9 +246,11 @@ class HttpTap:
                         if len(body) <= self.max_line:
                             body += chunk
                         self.recorder.write(ticket, "")
-            except httpx.HTTPError as exc:
-                cut = f"reading the answer failed: {exc or type(exc).__name__}"
+            except UpstreamError as exc:
+                cut = f"reading the answer failed: {exc}"
             ticket, when = self.recorder.ticket()
+            if start is not None:
+                await send(start)
             if cut is not None:  # the client's answer breaks off too: the connection is closed
                 self.recorder.write(ticket, self._event(when, "tap_error", detail=cut, exchange=exchange))
                 group.cancel_scope.cancel()
@@ -271,6 +282,94 @@ async def _plain_answer(send, status, words):
     await send({"type": "http.response.body", "body": data, "more_body": False})
 
 
+class _Corked:
+    """A connection's transport whose writes made in one turn of the event loop go out as one.
+
+    uvicorn writes an answer's head and each part of its body with a write of its own; the
+    tap sends the head of an answer with a length together with its first part, so the two
+    leave in one ``send`` (one packet, where it fits): on the course's machines a ``send``
+    on loopback costs a few hundred microseconds of the kernel's time.
+    """
+
+    def __init__(self, transport):
+        self._transport = transport
+        self._held = []
+        self._loop = None
+
+    def write(self, data):
+        if not data:
+            return
+        if not self._held:
+            if self._loop is None:
+                import asyncio
+
+                self._loop = asyncio.get_running_loop()
+            self._loop.call_soon(self._flush)
+        self._held.append(bytes(data))
+
+    def writelines(self, pieces):
+        for piece in pieces:
+            self.write(piece)
+
+    def _flush(self):
+        held, self._held = self._held, []
+        if held and not self._transport.is_closing():
+            self._transport.write(held[0] if len(held) == 1 else b"".join(held))
+
+    def get_write_buffer_size(self):
+        return self._transport.get_write_buffer_size() + sum(map(len, self._held))
+
+    def close(self):
+        self._flush()
+        self._transport.close()
+
+    def write_eof(self):
+        self._flush()
+        self._transport.write_eof()
+
+    def abort(self):
+        self._held = []
+        self._transport.abort()
+
+    def __getattr__(self, name):
+        return getattr(self._transport, name)
+
+
+def _protocol():
+    """uvicorn's HTTP/1.1 protocol (h11), each connection's writes through :class:`_Corked`."""
+    from uvicorn.protocols.http.h11_impl import H11Protocol
+
+    class CorkedH11(H11Protocol):
+        def connection_made(self, transport):
+            super().connection_made(_Corked(transport))
+
+    return CorkedH11
+
+
+def listen(port):
+    """The tap's listening socket on 127.0.0.1:``port``, each connection it accepts with
+    ``TCP_NODELAY``.
+
+    asyncio sets ``TCP_NODELAY`` on a connection only when its socket's ``proto`` is
+    ``IPPROTO_TCP`` (a socket made with ``proto`` 0 is left as it is); without it, an answer
+    written in two parts (its head, then its body) waits for the client's delayed ACK,
+    some 40 ms on Linux. So the socket says its protocol, and the option is set on it too
+    (Linux passes it on to the connections accepted).
+    """
+    import socket
+
+    listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+    try:
+        listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        listener.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        listener.bind(("127.0.0.1", port))
+        listener.listen(BACKLOG)
+    except OSError:
+        listener.close()
+        raise
+    return listener
+
+
 def serve_http(to, path, port=0, judge=None, max_line=MAX_LINE, append=False, announce=None):
     """The HTTP tap: listen on 127.0.0.1:``port`` (0: a free one), pass everything on to ``to``,
     record to ``path``, until SIGINT, SIGTERM or SIGHUP; returns the exit status (0 when stopped so).
@@ -278,8 +377,6 @@ def serve_http(to, path, port=0, judge=None, max_line=MAX_LINE, append=False, an
     Once it listens, ``announce`` (by default a line on stderr) is called with its address:
     ``to``'s path on the tap's port, which is what a client is given instead of ``to``.
     """
-    import socket
-
     import uvicorn
 
     judge = judge or CourseJudge()
@@ -292,14 +389,10 @@ def serve_http(to, path, port=0, judge=None, max_line=MAX_LINE, append=False, an
     except (OSError, ValueError) as exc:
         _say(str(exc))
         return 2
-    listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     try:
-        listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        listener.bind(("127.0.0.1", port))
-        listener.listen(BACKLOG)
+        listener = listen(port)
     except OSError as exc:
         _say(f"cannot listen on 127.0.0.1:{port}: {exc}")
-        listener.close()
         recorder.close()
         return 2
     url = f"http://127.0.0.1:{listener.getsockname()[1]}{tap.path}"
@@ -319,7 +412,7 @@ def serve_http(to, path, port=0, judge=None, max_line=MAX_LINE, append=False, an
             if self.started:
                 (announce or (lambda address: _say(f"listening on {address} (passing on to {to})")))(url)
 
-    config = uvicorn.Config(tap, log_level="critical", lifespan="on", backlog=BACKLOG,
+    config = uvicorn.Config(tap, http=_protocol(), log_level="critical", lifespan="on", backlog=BACKLOG,
                             timeout_graceful_shutdown=SHUTDOWN_WAIT, access_log=False,
                             server_header=False, date_header=False)  # the server's own pass on
     server = Server(config)

@@ -314,3 +314,82 @@ def test_a_client_that_leaves_during_the_answer_is_owed_nothing_there(tmp_path):
     entries = tap.stop()
     listener.close()
     assert audit(entries) == []
+
+
+def _sockets_of(pid):
+    """Copies of the TCP sockets process ``pid`` holds (pidfd_getfd, Linux 5.6 and later), or
+    None where the system does not allow it."""
+    import ctypes
+    import os
+    import socket
+
+    syscall = ctypes.CDLL(None, use_errno=True).syscall
+    try:
+        pidfd = os.pidfd_open(pid)
+    except (AttributeError, OSError):
+        return None
+    found = []
+    try:
+        for fd in os.listdir(f"/proc/{pid}/fd"):
+            try:
+                if not os.readlink(f"/proc/{pid}/fd/{fd}").startswith("socket:"):
+                    continue
+            except OSError:  # closed meanwhile
+                continue
+            copy = syscall(438, pidfd, int(fd), 0)  # SYS_pidfd_getfd
+            if copy < 0:
+                if ctypes.get_errno() in (1, 38):  # EPERM, ENOSYS: not allowed here
+                    return None
+                continue
+            sock = socket.socket(fileno=copy)
+            if sock.family == socket.AF_INET and sock.type == socket.SOCK_STREAM:
+                found.append(sock)
+            else:
+                sock.close()
+    finally:
+        os.close(pidfd)
+    return found
+
+
+def test_every_connection_of_the_http_tap_has_tcp_nodelay(tmp_path, http_server):
+    """Without TCP_NODELAY an answer written in two parts waits for the client's delayed ACK
+    (some 40 ms): the tap's accepted and outgoing sockets must have it (issue 44)."""
+    import http.client
+    import socket
+    import urllib.parse
+
+    from processes import descendants
+
+    tap = HttpTapped(tmp_path, http_server.url)
+    where = urllib.parse.urlsplit(tap.url)
+    server_port = urllib.parse.urlsplit(http_server.url).port
+    connection = http.client.HTTPConnection(where.hostname, where.port, timeout=patience(20))
+    try:
+        connection.request("POST", where.path, json.dumps(INITIALIZED),
+                           {"Content-Type": "application/json",
+                            "Accept": "application/json, text/event-stream"})
+        connection.getresponse().read()  # both connections are kept open after this
+        taps = [pid for pid in descendants(tap.proc.pid)
+                if b"mcp_lesson.tap" in open(f"/proc/{pid}/cmdline", "rb").read()]
+        assert len(taps) == 1, taps
+        sockets = _sockets_of(taps[0])
+        if sockets is None:
+            pytest.skip("this system does not let a process read another's sockets (pidfd_getfd)")
+        try:
+            kinds = {}
+            for sock in sockets:
+                nodelay = sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY) != 0
+                if sock.getsockopt(socket.SOL_SOCKET, socket.SO_ACCEPTCONN):
+                    kinds.setdefault("listening", []).append(nodelay)
+                elif sock.getsockname()[1] == where.port:
+                    kinds.setdefault("accepted", []).append(nodelay)
+                elif sock.getpeername()[1] == server_port:
+                    kinds.setdefault("outgoing", []).append(nodelay)
+        finally:
+            for sock in sockets:
+                sock.close()
+    finally:
+        connection.close()
+        tap.stop()
+    assert set(kinds) >= {"accepted", "outgoing"}, kinds
+    assert all(kinds["accepted"]) and all(kinds["outgoing"]), kinds
