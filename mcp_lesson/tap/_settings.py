@@ -9,6 +9,9 @@ CHUNK = 65536
 #: The longest line kept whole in a recording, in bytes (``--max-line``); a
 #: longer one is passed on whole but recorded as its beginning, not judged.
 MAX_LINE = 16 * 1024 * 1024
+#: The last bytes of a line too long to keep that are kept too (``"tail"``): a
+#: response's id may come last (the TypeScript SDK writes it so).
+TAIL = 256
 #: Bytes of entries kept waiting for an earlier chunk's (see :class:`Recorder`), beyond
 #: room for three lines of ``--max-line`` bytes (so that one long line keeps its turn).
 MAX_WAITING = 4 * 1024 * 1024

@@ -30,7 +30,7 @@ from ..core.traffic import audit as lesson_audit
 from ..recording import time_order as in_time_order
 from ._settings import DIRECTIONS, SENDER
 from .entries import (_answers_an_id, _http_of, _is_number, _method, _protocol_version, _quoted, id_key,  # noqa: F401
-                      line_of, message_of, refused, scope_of, show_id)
+                      line_of, message_of, refused, scope_of, show_id, unjudged)
 from .judge import _short
 from .revision import PROBE_REFUSALS, agreed_revision, revisions_by_scope  # noqa: F401
 from .times import answer_times  # noqa: F401
@@ -47,6 +47,9 @@ NAMED_CODES = {
 }
 #: The problems that are warnings: allowed by the letter of the spec, against its advice.
 WARNINGS = ("version_header", "error_code")
+#: What the report says that is no problem at all (``"severity": "note"``): a message passed
+#: on but not judged (too long to keep, or compressed in a way the tap cannot decode).
+NOTES = ("not_judged",)
 
 #: A line lesson 10's audit reads as no JSON (its verdict: -32700).
 _NOT_JSON = "-"
@@ -102,6 +105,16 @@ def audit(conversation, revision="agreed", first_line=1):
                 reading.forgive_exchange(entry.get("exchange"), index)
             continue
         value, reason = message_of(entry)
+        why = unjudged(entry)
+        if why is not None:  # passed on, never a problem: a note, and what it answers where known
+            answers = (f" (its id, {show_id(value['id'])}, read from its first or last bytes)"
+                       if isinstance(value, dict) and "id" in value else "")
+            reading.found(index, "not_judged", f"the {SENDER[direction]}'s message{answers} {why}",
+                          severity="note")
+            if value is None:
+                if direction == "from_server":  # neither id nor method read: its exchange's answer
+                    reading.refusal(index, exchange)
+                continue
         if direction == "from_server" and refused(entry) and (reason is not None or not _answers_an_id(value)):
             # A refusal over HTTP (403 for an Origin, 421 for a Host, 404 for a session...):
             # its body may be plain text, or an error without an id; it answers its exchange.

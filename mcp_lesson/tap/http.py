@@ -11,6 +11,7 @@ on; a server that cannot be reached, or whose answer breaks off, is a 502 (or a 
 answer) and a ``tap_error``; and no request body is held past :data:`MAX_BODY`.
 """
 
+import base64
 import itertools
 import json
 import signal
@@ -19,8 +20,8 @@ import time
 
 from .. import __version__
 from ..sse import SSE
-from ._settings import MAX_LINE, MAX_WAITING, PROG
-from .judge import CourseJudge
+from ._settings import MAX_LINE, MAX_WAITING, PROG, TAIL
+from .judge import CourseJudge, _short
 from .stdio import Recorder, _is_stdout, _peak_memory, _say, judged, truncated
 
 
@@ -32,7 +33,7 @@ REQUEST_HEADERS = ("host", "content-type", "accept", "origin", "mcp-protocol-ver
 #: (``Host`` is passed on as the client sent it; see :class:`HttpTap`.)
 HOP_BY_HOP = frozenset({"connection", "keep-alive", "proxy-authenticate", "proxy-authorization",
                         "proxy-connection", "te", "trailer", "transfer-encoding", "upgrade",
-                        "content-length", "accept-encoding"})
+                        "content-length"})
 #: Seconds to reach the server (reading an answer may take as long as the server takes).
 CONNECT_TIMEOUT = 10.0
 #: Seconds a connection to the server is kept for the next request (below the servers' 5 s).
@@ -66,8 +67,8 @@ class HttpTap:
     Every request is passed on to ``to`` (same method, path and query, body
     and headers but those of :data:`HOP_BY_HOP`; ``Host`` is the one the
     client sent, so that the server's DNS-rebinding check sees what it would
-    see directly, and ``Accept-Encoding`` is left out so that bodies come back
-    readable), once its body is complete; a client that goes away before
+    see directly; ``Accept-Encoding`` is the client's, and only the client's, so a
+    server compresses only for a client that asked), once its body is complete; a client that goes away before
     that is recorded (``client_gone``) and nothing is passed on. Every answer
     comes back as it arrives, status, headers and body. Each request body is
     an entry ``to_server`` with ``"http": {"method", "path", "headers"}``;
@@ -80,6 +81,12 @@ class HttpTap:
     server that cannot be reached gets the client a 502 and the recording a
     ``tap_error``; an answer that breaks off is cut off for the client too
     (the connection closes) and recorded as a ``tap_error``.
+
+    A compressed answer (``Content-Encoding`` gzip or deflate; br where the brotli
+    package is installed) passes on as it came; its entry is judged on the decoded
+    message (``text``), and says ``"content_encoding"`` with the bytes as they
+    travelled (``"travelled"``, Base64, for an answer with a length); one the tap
+    cannot decode is recorded ``"undecoded": true`` with its size, and not judged.
     """
 
     def __init__(self, to, recorder, judge, max_line=MAX_LINE, max_body=MAX_BODY):
@@ -97,12 +104,15 @@ class HttpTap:
         self._exchanges = itertools.count(1)  # next() is atomic: one number per request
         self._client = None
 
-    def _entry(self, direction, data, when, **members):
+    def _entry(self, direction, data, when, size=None, tail=b"", **members):
+        """The entry of one message, ``data`` (its first bytes when ``size``, its whole size,
+        is more than the tap keeps; ``tail`` its last bytes then)."""
         head = '{"t":%.6f,"direction":"%s",' % (when - self.recorder.start, direction)
         extra = "".join(f",{json.dumps(name)}:{json.dumps(value, ensure_ascii=True)}"
                         for name, value in members.items())
-        if len(data) > self.max_line:
-            return head + truncated(data[:self.max_line], len(data), extra)
+        size = len(data) if size is None else size
+        if size > self.max_line:
+            return head + truncated(data[:self.max_line], size, extra, tail)
         return head + judged(self.judge, data, extra)
 
     def _event(self, when, name, **fields):
@@ -222,7 +232,13 @@ class HttpTap:
                          path=scope["path"], exchange=exchange)
             group.cancel_scope.cancel()
 
-        body = bytearray()
+        coding = answer.header("content-encoding")
+        decoder = _Decoder(coding) if coding and coding.strip().lower() != "identity" else None
+        coded = {"content_encoding": coding} if decoder is not None else {}
+        body, size = bytearray(), 0  # the body as it travelled: its first bytes, its size
+        plain, plain_size = bytearray(), 0  # decoded, when it came compressed
+        tail = b""  # the last bytes of the message, once it is longer than is kept
+        keep = self.max_line + 1
         async with anyio.create_task_group() as group:
             group.start_soon(watch)
             if stream:  # its head at once: the first event may be long in coming
@@ -237,15 +253,24 @@ class HttpTap:
                         await send(start)
                         start = None
                     await send({"type": "http.response.body", "body": chunk, "more_body": True})
+                    pieces = (chunk,) if decoder is None else decoder.feed(chunk)
                     if events is not None:
                         self.recorder.write(ticket, "".join(
-                            self._entry("from_server", data, when, http=said, sse=fields)
-                            if size <= self.max_line else self._truncated_event(data, size, when, said, fields)
-                            for data, size, fields in events.feed(chunk)))
-                    else:
-                        if len(body) <= self.max_line:
-                            body += chunk
-                        self.recorder.write(ticket, "")
+                            self._entry("from_server", data, when, length, http=said, sse=fields, **coded)
+                            for piece in pieces for data, length, fields in events.feed(piece)))
+                        continue
+                    size += len(chunk)
+                    if len(body) < keep:
+                        body += chunk[:keep - len(body)]
+                    if decoder is None and size > keep:
+                        tail = (tail + chunk)[-TAIL:]
+                    for piece in pieces:
+                        plain_size += len(piece)
+                        if len(plain) < keep:
+                            plain += piece[:keep - len(plain)]
+                        if plain_size > keep:
+                            tail = (tail + piece)[-TAIL:]
+                    self.recorder.write(ticket, "")
             except UpstreamError as exc:
                 cut = f"reading the answer failed: {exc}"
             ticket, when = self.recorder.ticket()
@@ -255,19 +280,76 @@ class HttpTap:
                 self.recorder.write(ticket, self._event(when, "tap_error", detail=cut, exchange=exchange))
                 group.cancel_scope.cancel()
                 raise _Cut
-            if events is None:
-                self.recorder.write(ticket, self._entry("from_server", bytes(body), when, http=said) if body
-                                    else ("" if stream else self._event(when, "http_response", **said)))
+            if events is not None:
+                self.recorder.write(ticket, self._undecoded(when, size, said, decoder) if decoder and decoder.failed
+                                    else "")
+            elif not size:
+                self.recorder.write(ticket, "" if stream else self._event(when, "http_response", **said))
+            elif decoder is None:
+                self.recorder.write(ticket, self._entry("from_server", bytes(body), when, size, tail, http=said))
+            elif decoder.failed:
+                self.recorder.write(ticket, self._undecoded(when, size, said, decoder, body))
             else:
-                self.recorder.write(ticket, "")
+                travelled = ({"travelled": base64.b64encode(body).decode("ascii")} if size <= self.max_line
+                             else {"travelled_size": size})
+                self.recorder.write(ticket, self._entry("from_server", bytes(plain), when, plain_size, tail,
+                                                        http=said, **coded, **travelled))
             finished = True
             await send({"type": "http.response.body", "body": b"", "more_body": False})
             group.cancel_scope.cancel()
 
-    def _truncated_event(self, data, size, when, said, fields):
-        head = '{"t":%.6f,"direction":"from_server",' % (when - self.recorder.start)
-        extra = f',"http":{json.dumps(said)},"sse":{json.dumps(fields)}'
-        return head + truncated(data, size, extra)
+    def _undecoded(self, when, size, said, decoder, body=b""):
+        """The entry of an answer whose ``Content-Encoding`` the tap could not decode: not judged."""
+        entry = {"t": round(when - self.recorder.start, 6), "direction": "from_server", "kind": None,
+                 "code": None, "undecoded": True, "size": size, "content_encoding": decoder.coding,
+                 "detail": f"compressed with {decoder.failed}", "text": "", "http": said}
+        if body and size <= self.max_line:
+            entry["travelled"] = base64.b64encode(body).decode("ascii")
+        return json.dumps(entry, ensure_ascii=True) + "\n"
+
+
+class _Decoder:
+    """The decoded bytes of an answer's ``Content-Encoding``, fed as it arrives; ``failed``
+    says why decoding stopped (an unknown coding, bytes that are not what it says)."""
+
+    PIECE = 1 << 20  # decoded a piece at a time: a small answer that unpacks to gigabytes is read in steps
+
+    def __init__(self, coding):
+        import zlib
+
+        self.coding, self.failed, self._zlib = coding, None, zlib
+        name = coding.strip().lower()
+        self._feed = None
+        if name in ("gzip", "x-gzip"):
+            self._feed = zlib.decompressobj(16 + zlib.MAX_WBITS)
+        elif name == "deflate":
+            self._feed = zlib.decompressobj()
+        elif name == "br":
+            try:
+                import brotli
+
+                self._feed = brotli.Decompressor()
+            except ImportError:
+                self.failed = "br, which the tap reads only with the brotli package installed"
+        if self._feed is None and self.failed is None:
+            self.failed = f"{_short(coding, 40)}, a coding the tap cannot decode"
+
+    def feed(self, chunk):
+        """The decoded pieces of ``chunk`` (none once decoding has failed)."""
+        if self.failed is not None:
+            return
+        try:
+            if not hasattr(self._feed, "unconsumed_tail"):  # brotli: no step limit
+                yield self._feed.process(chunk)
+                return
+            piece = self._feed.decompress(chunk, self.PIECE)
+            while True:
+                yield piece
+                if not self._feed.unconsumed_tail:
+                    return
+                piece = self._feed.decompress(self._feed.unconsumed_tail, self.PIECE)
+        except Exception as exc:  # zlib.error, brotli.error: the bytes are not what they say
+            self.failed = f"{self.coding} that does not decode ({exc})"
 
 
 class _Cut(Exception):

@@ -116,7 +116,7 @@ def report(path, show_all=False, revision="agreed", as_json=False, out=None):
             how = f"revision {revision} as asked" if revision else "the course's rules, as asked"
         problems = audit(session, revision)
         disagreements = _judge_disagreements(session)
-        total += sum(problem.get("severity") != "warning" for problem in problems)
+        total += sum(problem.get("severity") not in ("warning", "note") for problem in problems)
         if as_json:
             for problem in problems:
                 print(_json_line({"session": number, **problem}), file=out)
@@ -170,8 +170,17 @@ def _print_session(out, number, session, revision, how, problems, disagreements,
           f"{counts['from_server']} from the server; judged by {start.get('judge', '?')}", file=out)
     print(f"  revision: {revision or 'none'} ({how})", file=out)
     warnings = [problem for problem in problems if problem.get("severity") == "warning"]
-    problems = [problem for problem in problems if problem.get("severity") != "warning"]
-    for found, name in ((problems, "problem"), (warnings, "warning")):
+    notes = [problem for problem in problems if problem.get("severity") == "note"]
+    problems = [problem for problem in problems if problem.get("severity") not in ("warning", "note")]
+    compressed = {}
+    for entry in lines:
+        if entry["direction"] == "from_server" and isinstance(entry.get("content_encoding"), str):
+            compressed[entry["content_encoding"]] = compressed.get(entry["content_encoding"], 0) + 1
+    if compressed:
+        said = ", ".join(f"{count} with {_short(coding, 30)}" for coding, count in sorted(compressed.items()))
+        print(f"  compressed answers: {said} (Content-Encoding, for a client that asked: recorded as "
+              "they travelled, judged decoded)", file=out)
+    for found, name in ((problems, "problem"), (warnings, "warning"), (notes, "note")):
         if found:
             print(f"  {len(found)} {name}{'s' if len(found) > 1 else ''}:", file=out)
             for problem in found:

@@ -5,6 +5,8 @@ requests at once, a client that leaves).
 """
 
 import json
+import sys
+from pathlib import Path
 
 import pytest
 
@@ -393,3 +395,93 @@ def test_every_connection_of_the_http_tap_has_tcp_nodelay(tmp_path, http_server)
         tap.stop()
     assert set(kinds) >= {"accepted", "outgoing"}, kinds
     assert all(kinds["accepted"]) and all(kinds["outgoing"]), kinds
+
+
+SMALL_SERVER = [sys.executable, str(Path(__file__).with_name("small_http_server.py"))]
+
+
+@pytest.fixture(scope="module")
+def small_server():
+    from http_server import serving
+
+    yield from serving(SMALL_SERVER)
+
+
+def _post(url, message, accept_encoding=None):
+    """POST ``message`` with exactly the Accept-Encoding given (none: no such header);
+    ``(status, headers (names in lower case), the body as it came)``."""
+    import http.client
+    import urllib.parse
+
+    where = urllib.parse.urlsplit(url)
+    connection = http.client.HTTPConnection(where.hostname, where.port, timeout=patience(20))
+    try:
+        connection.putrequest("POST", where.path, skip_accept_encoding=True)
+        body = json.dumps(message).encode()
+        headers = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream",
+                   "Content-Length": str(len(body))}
+        if accept_encoding is not None:
+            headers["Accept-Encoding"] = accept_encoding
+        for name, value in headers.items():
+            connection.putheader(name, value)
+        connection.endheaders(body)
+        answer = connection.getresponse()
+        return answer.status, {name.lower(): value for name, value in answer.getheaders()}, answer.read()
+    finally:
+        connection.close()
+
+
+def _ask(number, **params):
+    return {"jsonrpc": "2.0", "id": number, "method": "tools/list", "params": params}
+
+
+def _problems(recording):
+    done = report(recording, "--json")
+    return done.returncode, [json.loads(raw) for raw in done.stdout.splitlines()]
+
+
+def test_the_http_tap_passes_on_the_clients_accept_encoding_only_and_judges_answers_decoded(
+        tmp_path, small_server):
+    import base64
+    import gzip
+
+    tap = HttpTapped(tmp_path, small_server.url)
+    asked = {}
+    for number, (coding, params) in enumerate([(None, {}), ("gzip", {}), ("gzip", {"stream": True}),
+                                               ("identity", {})], 1):
+        status, headers, body = _post(tap.url, _ask(number, **params), coding)
+        direct = _post(small_server.url, _ask(number, **params), coding)
+        assert status == 200 and body == direct[2]  # the bytes as they came, compressed or not
+        plain = gzip.decompress(body) if headers.get("content-encoding") == "gzip" else body
+        if params.get("stream"):
+            plain = plain.split(b"data: ", 1)[1]
+        asked[number] = json.loads(plain)["result"]["accept_encoding"]
+    # The server saw the client's Accept-Encoding, no more (httpx would add "gzip, deflate").
+    assert asked == {1: None, 2: "gzip", 3: "gzip", 4: "identity"}
+    entries = tap.stop()
+    answers = {json.loads(e["text"])["id"]: e for e in entries if e.get("direction") == "from_server"}
+    assert answers[2]["content_encoding"] == "gzip" and answers[2]["kind"] == "response"
+    assert gzip.decompress(base64.b64decode(answers[2]["travelled"])) == answers[2]["text"].encode()
+    assert answers[3]["content_encoding"] == "gzip" and answers[3]["kind"] == "response"
+    assert "content_encoding" not in answers[1]
+    returncode, problems = _problems(tap.recording)
+    assert (returncode, problems) == (0, [])
+    assert "gzip" in report(tap.recording).stdout  # the report says an answer came compressed
+
+
+@pytest.mark.parametrize("id_last", [False, True])
+def test_an_answer_too_long_to_judge_is_a_note_and_still_answers_its_request(tmp_path, small_server, id_last):
+    tap = HttpTapped(tmp_path, small_server.url, "--max-line", "2000")
+    sent = [_ask(1, pad=5000, id_last=id_last), _ask(2, pad=5000, id_last=id_last, stream=True),
+            _ask(3, pad=5000, id_last=id_last), _ask(4)]
+    for message, coding in zip(sent, [None, None, "gzip", None]):
+        status, _, body = _post(tap.url, message, coding)
+        assert status == 200 and len(body) > (5000 if message["params"].get("pad") and not coding else 20)
+    entries = tap.stop()
+    long = [e for e in entries if e.get("truncated")]
+    assert len(long) == 3 and all(e["size"] > 5000 for e in long)
+    returncode, problems = _problems(tap.recording)
+    assert returncode == 0
+    assert [(p["problem"], p.get("severity")) for p in problems] == [("not_judged", "note")] * 3
+    said = report(tap.recording).stdout
+    assert "never answered" not in said
