@@ -175,3 +175,37 @@ def _is_number(value):
     import math
 
     return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def ended_words(ended, stops=()):
+    """How a stdio server ended, in words, from its ``server_exited`` event and the tap's
+    ``stopping`` and ``signal`` events before it: its exit status, and for a signal which one
+    and who sent it (the tap, on its own or passing on one it was sent; else someone else)."""
+    import signal
+
+    status, code = ended.get("status"), ended.get("returncode")
+    when = f" at {_time(ended.get('t'))}"
+    sent = [stop for stop in stops if isinstance(stop, dict)]
+    if type(code) is int and code < 0:
+        try:
+            name = signal.Signals(-code).name
+        except ValueError:
+            name = f"signal {-code}"
+        by = next((stop for stop in reversed(sent) if stop.get("signal") == name), None)
+        if by is None:
+            who = "not sent by the tap: another process, or the server itself"
+        elif by.get("event") == "stopping":
+            who = f"sent by the tap: {_short(str(by.get('why') or 'to stop it'), 160)}"
+        else:
+            who = "sent by the tap, passing on the signal it was sent"
+        return f"was ended by {name}{when} (exit status {status}; {who})"
+    words = f"exited with status {status}{when}"
+    if sent:
+        last = sent[-1]
+        why = last.get("why") if last.get("event") == "stopping" else "passing on the signal it was sent"
+        words += f", after the tap sent it {last.get('signal')} ({_short(str(why), 160)})"
+    return words
+
+
+def _time(t):
+    return f"{t:.3f} s" if _is_number(t) else "the end"

@@ -13,6 +13,7 @@ from ..recording import sessions
 from ._settings import DIRECTIONS, MAX_LINE, PROG, SENDER
 from .audit import (_is_number, _quoted, _seconds, agreed_revision, answer_times, audit,
                     revisions_by_scope, show_id)
+from .entries import ended_words
 from .judge import CourseJudge, _short
 
 
@@ -160,8 +161,8 @@ def _print_session(out, number, session, revision, how, problems, disagreements,
         shown = f"the HTTP tap at {start.get('listen')} in front of {start.get('to')}"
     print(f"session {number}: {shown}{began}", file=out)
     if ends:
-        print(f"  the server exited with status {ends[-1].get('status')} at "
-              f"{_seconds(ends[-1].get('t'))}", file=out)
+        stops = [entry for entry in session if entry.get("event") in ("stopping", "signal")]
+        print(f"  the server {ended_words(ends[-1], stops)}", file=out)
     counts = {direction: sum(entry["direction"] == direction for entry in lines)
               for direction in DIRECTIONS}
     unit = "message" if start.get("transport") == "http" else "line"

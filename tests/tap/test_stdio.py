@@ -379,3 +379,24 @@ def test_a_command_that_cannot_start(tmp_path):
     assert tap.out == b""
     assert "mcp_lesson.tap: cannot start /no/such/server --flag" in tap.err.decode()
     assert tap.event("tap_error")["detail"].startswith("cannot start the server")
+
+
+def test_the_report_says_which_signal_ended_the_server_and_who_sent_it(tmp_path):
+    """Issue 44: "exited with status 143" did not say that the tap sent the SIGTERM, nor why."""
+    from mcp_lesson.tap.entries import ended_words
+
+    stubborn = server("""
+        import sys, time
+        sys.stdin.read()  # to the end of its input, then it stays
+        while True:
+            time.sleep(1)
+    """)
+    tap = Tapped(tmp_path, stubborn, "--grace", "0.2")
+    tap.send(line(INIT))
+    assert tap.finish() == 128 + signal.SIGTERM
+    said = report(tap.recording).stdout
+    assert "SIGTERM" in said and "sent by the tap" in said
+    ended = {"status": 137, "returncode": -signal.SIGKILL, "t": 1.0}
+    assert "not sent by the tap" in ended_words(ended, [])
+    assert "passing on" in ended_words(ended, [{"event": "signal", "signal": "SIGKILL"}])
+    assert "status 0" in ended_words({"status": 0, "returncode": 0}, [])
