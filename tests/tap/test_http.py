@@ -485,3 +485,39 @@ def test_an_answer_too_long_to_judge_is_a_note_and_still_answers_its_request(tmp
     assert [(p["problem"], p.get("severity")) for p in problems] == [("not_judged", "note")] * 3
     said = report(tap.recording).stdout
     assert "never answered" not in said
+
+
+@pytest.mark.parametrize("answer, body, kept", [
+    (b"HTTP/1.1 200 OK\r\ncontent-length: 5\r\n\r\nhello", b"hello", True),
+    (b"HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
+     b"3;ext=1\r\nhel\r\n2\r\nlo\r\n0\r\nx-trailer: 1\r\n\r\n", b"hello", True),
+    (b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n\r\nhello", b"hello", False),  # until closed
+    (b"HTTP/1.1 200 OK\r\nconnection: close\r\ncontent-length: 5\r\n\r\nhello", b"hello", False),
+])
+def test_the_taps_upstream_reads_each_framing_of_http_1_1(answer, body, kept):
+    """upstream.py frames an answer's body as RFC 9112 says, and keeps a connection only when
+    its answer was read whole with a known length and neither side said close."""
+    import asyncio
+
+    from mcp_lesson.tap.upstream import Upstream
+
+    async def talk():
+        async def serve(reader, writer):
+            await reader.readuntil(b"\r\n\r\n")
+            writer.write(answer)
+            await writer.drain()
+            if not kept:
+                writer.close()
+
+        listener = await asyncio.start_server(serve, "127.0.0.1", 0)
+        upstream = Upstream("127.0.0.1", listener.sockets[0].getsockname()[1], 2.0, patience(10))
+        try:
+            got = await upstream.request("GET", "/mcp", [("host", "x")], None)
+            data = b"".join([chunk async for chunk in got.chunks()])
+            got.close()
+            return got.status, data, len(upstream._idle)
+        finally:
+            upstream.close()
+            listener.close()
+
+    assert asyncio.run(asyncio.wait_for(talk(), patience(30))) == (200, body, 1 if kept else 0)
