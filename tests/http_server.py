@@ -65,10 +65,10 @@ class HttpTapped:
     """``python -m mcp_lesson.tap --record FILE --http --port 0 --to URL``, under the guard;
     :attr:`url` is the address it announces on stderr."""
 
-    def __init__(self, tmp_path, to):
+    def __init__(self, tmp_path, to, *options):
         self.recording = tmp_path / "http.jsonl"
         self.proc = start_guarded([*TAP, "--record", str(self.recording), "--http", "--port", "0",
-                                   "--to", to], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                   "--to", to, *options], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                   cwd=ROOT)
         said, deadline = b"", time.monotonic() + patience(30)
         while b"\n" not in said:

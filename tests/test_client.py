@@ -181,3 +181,60 @@ def test_an_invalid_message_on_a_stream_is_noted_and_passed_over():
             "the server sent a message that is not valid (-32600)"]
     finally:
         server.close()
+
+
+def test_try_tools_gives_a_line_to_each_tool_that_fails_and_names_what_it_does_not_show(capsys):
+    """Issue 44: --try-tools stopped at the first failure without naming the tool, and an
+    image in a result was dropped without a word."""
+    tools = [{"name": name, "inputSchema": {"type": "object"}} for name in ("broken", "picture", "plain")]
+
+    def reply(body):
+        if body["method"] == "tools/list":
+            result = {"tools": tools}
+        elif body["params"]["name"] == "broken":
+            error = {"code": -32603, "message": "it broke"}
+            return 200, "application/json", json.dumps({"jsonrpc": "2.0", "id": body["id"], "error": error}).encode()
+        elif body["params"]["name"] == "picture":
+            result = {"content": [{"type": "text", "text": "a dot"},
+                                  {"type": "image", "mimeType": "image/png", "data": "iVBORw0KGgo="}]}
+        else:
+            result = {"content": [{"type": "text", "text": "fine"}]}
+        return 200, "application/json", json.dumps({"jsonrpc": "2.0", "id": body["id"], "result": result}).encode()
+
+    server = scripted(reply)
+    try:
+        assert main([server.url, "--try-tools", "--timeout", str(patience(30))]) == 1
+    finally:
+        server.close()
+    out, err = capsys.readouterr()
+    shown = dict(line.split(": ", 1) for line in out.splitlines())
+    assert shown["plain"] == "fine"
+    assert shown["picture"].startswith("a dot | [image, image/png, 8 bytes")
+    [failure] = err.splitlines()
+    assert "broken" in failure and "it broke" in failure
+
+
+def test_timeout_is_an_option_and_a_tool_slower_than_it_is_one_line():
+    import threading
+
+    release = threading.Event()
+
+    def reply(body):
+        if body["method"] == "tools/list":
+            result = {"tools": [{"name": "slow", "inputSchema": {"type": "object"}}]}
+        else:
+            release.wait(patience(60))  # answers only once the test has seen the client give up
+            result = {"content": []}
+        return 200, "application/json", json.dumps({"jsonrpc": "2.0", "id": body["id"], "result": result}).encode()
+
+    server = scripted(reply)
+    try:
+        done = run_to_end([sys.executable, "-m", "mcp_lesson.client", server.url, "--try-tools",
+                           "--timeout", "0.5"], patience(60))
+    finally:
+        release.set()
+        server.close()
+    assert done.returncode == 1 and "Traceback" not in done.stderr
+    assert "slow" in done.stderr and "--timeout" in done.stderr
+    bad = run_to_end([sys.executable, "-m", "mcp_lesson.client", server.url, "--timeout", "0"], patience(60))
+    assert bad.returncode == 2 and "--timeout" in bad.stderr

@@ -38,7 +38,7 @@ from processes import patience, wait_for
 ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
-from mcp_lesson import process_tree  # noqa: E402
+from mcp_lesson.shared import process_tree  # noqa: E402
 from tools.hub import accounts, environment, hub as hub_program  # noqa: E402
 from tools.hub.settings import PROXY, Settings  # noqa: E402
 

@@ -3,7 +3,10 @@
 ``python -m mcp_lesson.client URL`` connects, prints who the server is and its
 tools; ``--call NAME [ARGUMENTS]`` calls one tool (ARGUMENTS a JSON object);
 ``--try-tools`` calls each listed tool once, with arguments made from its input
-schema (what the conformance suite's client scenarios ask of a client). From a
+schema (what the conformance suite's client scenarios ask of a client); a tool that
+fails gets a line on stderr and the others are still called (the exit status is 1).
+Content it does not print (an image, audio, a resource) is named, with its type, MIME
+type, size or URI. ``--timeout`` is how long it waits for more of an answer. From a
 notebook: ``with connect(url) as client: client.call_tool("add", {"a": 1, "b": 2})``.
 
 Every message is built by ``create_request`` (lesson 02) and ``error_response``
@@ -427,10 +430,33 @@ def _shown(value):
     return one_line(value if isinstance(value, str) else json.dumps(value, ensure_ascii=False), SHOWN)
 
 
+def _part_named(part):
+    """A part of a tool's content that the command line does not show, named: its type, and
+    what it is (a MIME type and size, a URI)."""
+    kind = part.get("type")
+    said = [str(kind) if isinstance(kind, str) else "content of no type"]
+    if isinstance(part.get("mimeType"), str):
+        said.append(part["mimeType"])
+    if isinstance(part.get("data"), str):
+        data = part["data"].strip()
+        said.append(f"{len(data) * 3 // 4 - (len(data) - len(data.rstrip('='))):,} bytes")
+    resource = part.get("resource") if isinstance(part.get("resource"), dict) else part
+    if isinstance(resource.get("uri"), str):
+        said.append(resource["uri"])
+    return "[" + ", ".join(_shown(word) for word in said) + ", not shown]"
+
+
 def _result_words(result):
-    texts = [part.get("text", "") for part in result.get("content", []) if isinstance(part, dict)
-             and part.get("type") == "text"]
-    words = " | ".join(texts) if texts else json.dumps(result.get("structuredContent", result))
+    content = result.get("content") if isinstance(result.get("content"), list) else []
+    shown = []
+    for part in content:
+        if isinstance(part, dict) and part.get("type") == "text":
+            shown.append(str(part.get("text", "")))
+        elif isinstance(part, dict):
+            shown.append(_part_named(part))
+        else:
+            shown.append("[content that is no object, not shown]")
+    words = " | ".join(shown) if shown else json.dumps(result.get("structuredContent", result))
     return ("tool error: " if result.get("isError") else "") + _shown(words)
 
 
@@ -446,8 +472,14 @@ def main(argv=None):
     parser.add_argument("--call", nargs="+", metavar=("NAME", "ARGUMENTS"),
                         help="call the tool NAME, with ARGUMENTS as a JSON object")
     parser.add_argument("--try-tools", action="store_true",
-                        help="call each listed tool once, with arguments made from its input schema")
+                        help="call each listed tool once, with arguments made from its input schema "
+                             "(a tool that fails gets a line, and the others are still called)")
+    parser.add_argument("--timeout", type=float, default=TIMEOUT, metavar="SECONDS",
+                        help=f"how long to wait for the server to connect or to send more of an "
+                             f"answer (default {TIMEOUT:g}; a slow tool needs more)")
     args = parser.parse_args(argv)
+    if not args.timeout > 0:
+        parser.error("--timeout must be more than 0 seconds")
     arguments = {}
     if args.call:
         if len(args.call) > 2:
@@ -459,8 +491,9 @@ def main(argv=None):
                 parser.error(f"the arguments are not JSON: {exc}")
             if not isinstance(arguments, dict):
                 parser.error("the arguments must be a JSON object, such as '{\"a\": 1}'")
+    failed = 0
     try:
-        with connect(args.url, args.revision) as client:
+        with connect(args.url, args.revision, timeout=args.timeout) as client:
             info = client.server_info
             print(f"server: {_shown(info.get('name', '?'))} {_shown(info.get('version', ''))} "
                   f"(revision {client.revision})")
@@ -470,7 +503,14 @@ def main(argv=None):
             if args.try_tools:
                 calls += [(tool["name"], sample_arguments(tool.get("inputSchema"))) for tool in tools]
             for name, given in calls:
-                print(f"{_shown(name)}: {_result_words(client.call_tool(name, given))}")
+                try:
+                    words = _result_words(client.call_tool(name, given))
+                except (ServerError, OSError, *_http_errors()) as exc:  # one line, and on to the next
+                    failed += 1
+                    print(f"{parser.prog}: {_shown(name)} failed: {_call_failure(exc, args.timeout)}",
+                          file=sys.stderr)
+                    continue
+                print(f"{_shown(name)}: {words}")
             for message in client.notifications:
                 print("notification:", _shown(message.get("method")))
             for note in client.notes:
@@ -484,7 +524,15 @@ def main(argv=None):
     except _http_errors() as exc:  # a clear line, never a traceback
         print(f"{parser.prog}: {args.url}: {_shown(str(exc)) or type(exc).__name__}", file=sys.stderr)
         return 1
-    return 0
+    return 1 if failed else 0
+
+
+def _call_failure(exc, timeout):
+    import httpx
+
+    if isinstance(exc, httpx.TimeoutException):
+        return f"no answer within --timeout {timeout:g} s ({type(exc).__name__})"
+    return _shown(str(exc)) or type(exc).__name__
 
 
 if __name__ == "__main__":

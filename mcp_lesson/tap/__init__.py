@@ -41,8 +41,14 @@ on a line of ``FILE`` (JSON Lines), written as soon as the line is complete::
   what could not be read, so the record stays lossless); ``"newline": false``
   for a last line that ended without one; ``"truncated": true`` and
   ``"size"`` for a line longer than ``--max-line`` bytes (``text`` holds its
-  beginning, ``kind`` and ``code`` are null: it was passed on whole, but
-  not judged); ``"judge_error"`` when the user's judge raised or answered
+  beginning and ``"tail"`` its last 256 bytes, where the report reads its id;
+  ``kind`` and ``code`` are null: it was passed on whole, but not judged, and
+  the report calls it a note, never a problem); over HTTP, for an answer that
+  came compressed (the client's ``Accept-Encoding`` is passed on as it is),
+  ``"content_encoding"`` and ``"travelled"`` (its bytes as they travelled, in
+  Base64; ``text`` is the decoded message, which is what is judged), or
+  ``"undecoded": true`` with its ``size`` for a coding the tap cannot decode;
+  ``"judge_error"`` when the user's judge raised or answered
   something that is not a verdict (``kind`` and ``code`` are then null).
 
 Joining the lines of one direction with newlines (and one after each line
@@ -54,14 +60,15 @@ time, ``command``, the server's ``pid`` and the ``judge``), ``client_closed``
 (end of the client's input), ``client_gone`` (the client stopped reading),
 ``server_closed`` (end of the server's output), ``server_stopped_reading``,
 ``signal`` (the tap was asked to stop, and passed the signal on),
-``stopping`` (the tap ended the server itself), ``server_exited`` (with its
-``status``), ``tap_error`` and ``end`` (with the tap's peak memory,
+``stopping`` (the tap ended the server itself, with the ``signal`` and
+``why``), ``server_exited`` (with its ``status`` and ``returncode``, negative
+for the signal that ended it), ``tap_error`` and ``end`` (with the tap's peak memory,
 ``max_rss_kb``). ``--append`` adds a recording to the
 end of ``FILE`` (a host that restarts its server keeps every session); each
 starts with its ``start`` event.
 
 **How it ends.** When either side ends: the client's end of input is passed
-on (the server's stdin is closed) and the server gets ``--grace`` seconds to
+on (the server's stdin is closed) and the server gets ``--grace`` seconds (30 by default) to
 exit; the end of the server's output is passed on to the client at once. A
 server that has not exited by then gets SIGTERM, and SIGKILL a second later.
 The server runs in a process group of its own, and when it has exited the

@@ -30,8 +30,8 @@ from mcp_lesson.rules.explanation import explain
 from mcp_lesson.core.traffic import audit as lesson_audit
 from mcp_lesson.shared.recording import time_order as in_time_order
 from mcp_lesson.tap._settings import DIRECTIONS, SENDER
-from mcp_lesson.tap.entries import (_answers_an_id, _http_of, _is_number, _method, _protocol_version, _quoted, id_key,  # noqa: F401
-                      line_of, message_of, refused, scope_of, show_id)
+from mcp_lesson.tap.entries import (_answers_an_id, ended_words, _http_of, _is_number, _method, _protocol_version, _quoted, id_key,  # noqa: F401
+                      line_of, message_of, refused, scope_of, show_id, unjudged)
 from mcp_lesson.tap.judge import _short
 from mcp_lesson.tap.revision import PROBE_REFUSALS, agreed_revision, revisions_by_scope  # noqa: F401
 from mcp_lesson.tap.times import answer_times  # noqa: F401
@@ -46,8 +46,14 @@ NAMED_CODES = {
     "resources/read": (-32002, "server/resources.mdx", "a resource not found"),
     "logging/setLevel": (-32602, "server/utilities/logging.mdx", "an invalid log level"),
 }
+#: The code the SDKs answer a cancelled request with (LSP's RequestCancelled; no MCP revision
+#: defines it, and 2025-11-25's basic/utilities/cancellation.mdx asks for no answer at all).
+CANCELLED = -32800
 #: The problems that are warnings: allowed by the letter of the spec, against its advice.
-WARNINGS = ("version_header", "error_code")
+WARNINGS = ("version_header", "error_code", "batch_answered")
+#: What the report says that is no problem at all (``"severity": "note"``): a message passed
+#: on but not judged (too long to keep, or compressed in a way the tap cannot decode).
+NOTES = ("not_judged",)
 
 #: A line lesson 10's audit reads as no JSON (its verdict: -32700).
 _NOT_JSON = "-"
@@ -57,8 +63,8 @@ def audit(conversation, revision="agreed", first_line=1):
     """The problems of a recorded conversation, in the order of their lines: a list of dicts.
 
     ``conversation`` is the recorded entries (dicts, as the tap writes them;
-    entries without a ``direction`` are events, and only ``server_exited`` and
-    ``client_gone`` are read from them). Each problem has ``line`` (the entry's
+    entries without a ``direction`` are events, and only ``server_exited``,
+    ``stopping``, ``signal`` and ``client_gone`` are read from them). Each problem has ``line`` (the entry's
     place, counted from ``first_line``), ``problem`` (a name, below),
     ``direction`` and ``detail`` (plain words), and where it applies ``id``.
 
@@ -73,12 +79,17 @@ def audit(conversation, revision="agreed", first_line=1):
     id (null or missing), which answers nothing.
 
     The tap's own: ``no_newline``, ``revision`` (a request whose ``_meta`` names
-    another revision than the same side's earlier ones), and two warnings,
-    marked ``"severity": "warning"`` (:data:`WARNINGS`): ``version_header``
-    (over HTTP, a request whose ``MCP-Protocol-Version`` is not the revision
-    agreed) and ``error_code`` (see :data:`NAMED_CODES`). A request cancelled
-    (``notifications/cancelled``), or left by a client that went during its
-    answer, is not ``unanswered``.
+    another revision than the same side's earlier ones), ``version_header``
+    (over HTTP, after the handshake, a request without ``MCP-Protocol-Version``,
+    a MUST of 2025-06-18 and later), and warnings, marked ``"severity":
+    "warning"`` (:data:`WARNINGS`): ``version_header`` (a header other than the
+    revision agreed, a SHOULD), ``error_code`` (see :data:`NAMED_CODES`, and
+    :data:`CANCELLED` for a request never cancelled) and ``batch_answered`` (an
+    answer to a member of a batch the revision does not allow). A message
+    passed on but not judged is a note (``"severity": "note"``, :data:`NOTES`),
+    never a problem. A request cancelled (``notifications/cancelled``), or left
+    by a client that went during its answer, is not ``unanswered``, and its
+    error gets no ``error_code`` warning.
     """
     per_scope = {}
     if revision == "agreed":
@@ -96,6 +107,8 @@ def audit(conversation, revision="agreed", first_line=1):
         if direction not in DIRECTIONS:
             if entry.get("event") == "server_exited":
                 reading.ended = entry
+            elif entry.get("event") in ("stopping", "signal"):
+                reading.stops.append(entry)
             elif entry.get("event") == "client_gone":
                 # The client left during the answer (the suite reads one event of a stream,
                 # then cancels it): what it asked there is no longer owed, and an answer that
@@ -103,6 +116,16 @@ def audit(conversation, revision="agreed", first_line=1):
                 reading.forgive_exchange(entry.get("exchange"), index)
             continue
         value, reason = message_of(entry)
+        why = unjudged(entry)
+        if why is not None:  # passed on, never a problem: a note, and what it answers where known
+            answers = (f" (its id, {show_id(value['id'])}, read from its first or last bytes)"
+                       if isinstance(value, dict) and "id" in value else "")
+            reading.found(index, "not_judged", f"the {SENDER[direction]}'s message{answers} {why}",
+                          severity="note")
+            if value is None:
+                if direction == "from_server":  # neither id nor method read: its exchange's answer
+                    reading.refusal(index, exchange)
+                continue
         if direction == "from_server" and refused(entry) and (reason is not None or not _answers_an_id(value)):
             # A refusal over HTTP (403 for an Origin, 421 for a Host, 404 for a session...):
             # its body may be plain text, or an error without an id; it answers its exchange.
@@ -117,6 +140,8 @@ def audit(conversation, revision="agreed", first_line=1):
         judged = per_scope[scope][0] if scope in per_scope else revision
         verdict = classify(value, judged)
         batch = verdict[0] == "batch"
+        if isinstance(value, list) and not batch:  # a batch this revision does not allow
+            reading.refused_batch(scope, direction, value, index)
         if direction == "to_server" and not batch:
             _check_version_header(entry, value, judged, index, reading.found)
         for member in value if batch else [value]:
@@ -197,6 +222,8 @@ class _Reading:
         self.forgiven = {}  # (scope, direction, id key) -> the index from which it is forgiven
         self.own = []  # the tap's own problems
         self.ended = None
+        self.stops = []  # the tap's "stopping" and "signal" events: who sent the server what
+        self.batch_ids = {}  # (scope, direction, id key) -> the index of an invalid batch holding it
 
     def found(self, index, problem, detail, **extra):
         self.own.append(self._problem(index, problem, detail, **extra))
@@ -223,6 +250,14 @@ class _Reading:
             if cancelled is not None:
                 self.forgiven.setdefault((scope, direction, cancelled), index)
 
+    def refused_batch(self, scope, direction, members, index):
+        """Note the ids of a batch that is invalid under the revision (2025-03-26 alone has
+        batches): an answer to one of them answers a member of that batch."""
+        for member in members:
+            key = id_key(member.get("id")) if isinstance(member, dict) and "method" in member else None
+            if key is not None:
+                self.batch_ids.setdefault((scope, direction, key), index)
+
     def refusal(self, index, exchange):
         """An HTTP refusal answers each request of its exchange: an error to each, for lesson 10."""
         for scope, request in self.by_exchange.get(exchange, ()) if type(exchange) is int else ():
@@ -248,7 +283,7 @@ class _Reading:
                 if problem is not None:
                     flagged.add(place)
                     found.append(problem)
-            found += self._error_codes(scope, flagged)
+            found += self._error_codes(scope_key, scope, flagged)
         found.sort(key=lambda problem: (problem["line"] is None, problem["line"] or 0))
         return found
 
@@ -294,6 +329,15 @@ class _Reading:
                 return self._problem(index, "unknown_id", f"a result to the {SENDER[other]}'s invalid "
                                      f"request {show_id(member['id'])} ({_method(request.member)}, line "
                                      f"{self.line(request.index)}), which is owed an error", id=member["id"])
+            batch = self.batch_ids.get((scope_key, other, slot.key))
+            if batch is not None and batch < index:
+                judged = slot.revision
+                return self._problem(index, "batch_answered", f"an answer to the id {show_id(member['id'])}, "
+                                     f"a member of the {SENDER[other]}'s batch on line {self.line(batch)}"
+                                     f"{_under(judged) and ', which revision ' + str(judged) + ' does not allow'}"
+                                     " (2025-03-26 alone has batches): the batch was answered as if it were "
+                                     "allowed, where the revision asks for one error", id=member["id"],
+                                     severity="warning")
             return self._problem(index, "unknown_id", f"a response to the id {show_id(member['id'])}, "
                                  f"which the {SENDER[other]} never sent", id=member["id"])
         if name == "unknown_id":
@@ -306,8 +350,7 @@ class _Reading:
                 return None  # cancelled, or its client left: owed nothing
             why = ""
             if self.ended is not None and slot.direction == "to_server":
-                why = (f" (the server exited with status {self.ended.get('status')} at "
-                       f"{_seconds(self.ended.get('t'))})")
+                why = f" (the server {ended_words(self.ended, self.stops)})"
             return self._problem(index, "unanswered", f"the {sender}'s request {show_id(member['id'])} "
                                  f"({_method(member)}) was never answered by the {SENDER[other]}{why}",
                                  id=member["id"])
@@ -347,8 +390,10 @@ class _Reading:
                                  "stderr")
         return self._problem(slot.index, "not_json", f"the client sent {_quoted(entry)}, which is not JSON{why}")
 
-    def _error_codes(self, scope, flagged):
-        """The warnings for the server's errors to its client's requests (:data:`NAMED_CODES`)."""
+    def _error_codes(self, scope_key, scope, flagged):
+        """The warnings for the server's errors to its client's requests (:data:`NAMED_CODES`).
+        A request the client cancelled is owed nothing, so its error (the SDKs answer -32800,
+        LSP's "request cancelled") is no failure of the method's."""
         found = []
         for place, slot in enumerate(scope.slots, 1):
             if (slot.direction != "from_server" or slot.kind != "response" or slot.key is None
@@ -362,6 +407,14 @@ class _Reading:
             error = slot.member.get("error")
             code = error.get("code") if isinstance(error, dict) else None
             if named is None or (type(code) is int and -32768 <= code <= -32000):
+                continue
+            if self._forgiven(scope_key, scope.slots[asked - 1]):
+                continue  # cancelled by its client (or left by it): whatever the error, it is no answer owed
+            if code == CANCELLED:
+                found.append(self._problem(slot.index, "error_code", f"the server answered {method} with "
+                                           f"error code {CANCELLED}, \"request cancelled\" in the SDKs (a code "
+                                           "of LSP's, which no MCP revision defines), though the client "
+                                           "never cancelled it", id=slot.member.get("id"), severity="warning"))
                 continue
             expected, page, case = named
             found.append(self._problem(slot.index, "error_code", f"the server answered {method} with error "
@@ -412,8 +465,9 @@ def _seconds(t):
 
 
 def _check_version_header(entry, value, revision, index, found):
-    """2025-11-25 basic/transports.mdx: after the handshake a client MUST send
-    ``MCP-Protocol-Version`` on every request over HTTP, and SHOULD send the negotiated one."""
+    """basic/transports.mdx of 2025-06-18 and 2025-11-25: after the handshake a client MUST send
+    ``MCP-Protocol-Version`` on every request over HTTP (one without it is a problem), and
+    SHOULD send the negotiated one (another one is a warning)."""
     http = entry.get("http") if isinstance(entry.get("http"), dict) else None
     headers = http.get("headers") if http is not None and isinstance(http.get("headers"), dict) else None
     if (headers is None or not isinstance(revision, str) or not "2025-06-18" <= revision < "2026-07-28"
@@ -422,10 +476,14 @@ def _check_version_header(entry, value, revision, index, found):
     sent = headers.get("mcp-protocol-version")
     if sent == revision:
         return
-    said = f"{_short(json.dumps(sent), 40)}" if sent is not None else "no MCP-Protocol-Version header"
-    found(index, "version_header", f"the client sent {said if sent is None else 'MCP-Protocol-Version ' + said} "
-          f"in a session that agreed on {revision}: after the handshake each request carries the "
-          "negotiated revision (2025-11-25 basic/transports.mdx)", severity="warning")
+    if sent is None:
+        found(index, "version_header", f"the client sent no MCP-Protocol-Version header in a session that "
+              f"agreed on {revision}: after the handshake every request over HTTP MUST carry it "
+              f"({revision} basic/transports.mdx)")
+        return
+    found(index, "version_header", f"the client sent MCP-Protocol-Version {_short(json.dumps(sent), 40)} "
+          f"in a session that agreed on {revision}: after the handshake each request SHOULD carry the "
+          f"negotiated revision ({revision} basic/transports.mdx)", severity="warning")
 
 
 def _under(revision):

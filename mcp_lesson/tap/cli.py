@@ -36,8 +36,9 @@ def _arguments(argv):
     parser.add_argument("--append", action="store_true", help="add to FILE instead of "
                                                               "replacing it")
     parser.add_argument("--grace", type=float, default=GRACE, metavar="SECONDS",
-                        help=f"how long the server gets to exit after a side ended "
-                             f"(default {GRACE:g})")
+                        help=f"how long the server gets to exit after a side ended, before "
+                             f"SIGTERM (default {GRACE:g}: a server still starting when its input "
+                             f"ends gets time to answer)")
     parser.add_argument("--max-line", type=int, default=MAX_LINE, metavar="BYTES",
                         help=f"the longest line recorded whole (default {MAX_LINE})")
     parser.add_argument("--revision", metavar="REVISION",

@@ -4,6 +4,7 @@ revision and the answer times read entries through these, and nothing else."""
 
 import base64
 import json
+import re
 
 from mcp_lesson.rules.classification import parse
 from mcp_lesson.protocol.values import show_value
@@ -31,12 +32,54 @@ def show_id(value):
         return show_value(value)
 
 
-def message_of(entry):
-    """``(value, reason)`` for a recorded line: its parsed JSON value, or why it is none."""
+#: A message's id where a writer puts it: first (after ``"jsonrpc"``) or last (before it).
+_FIRST_ID = re.compile(r'\A\s*\{\s*(?:"jsonrpc"\s*:\s*"2\.0"\s*,\s*)?"id"\s*:\s*(-?\d{1,300}|"(?:[^"\\]|\\.){0,1000}")')
+_LAST_ID = re.compile(r'"id"\s*:\s*(-?\d{1,300}|"(?:[^"\\]|\\.){0,1000}")\s*(?:,\s*"jsonrpc"\s*:\s*"2\.0"\s*)?\}\s*\Z')
+_FIRST_METHOD = re.compile(r'\A\s*\{[^{}\[\]]{0,2000}?"method"\s*:\s*("(?:[^"\\]|\\.){0,200}")')
+
+
+def unjudged(entry):
+    """Words for a message the tap passed on but did not judge (too long to keep, or
+    compressed in a way it cannot decode); None for any other entry."""
     if entry.get("truncated"):
         size = entry.get("size")
         long = f"{size:,} bytes long" if type(size) is int else "longer than the tap keeps"
-        return None, f"it is {long}, more than the tap kept, so it was not judged"
+        return f"it is {long}, too long to judge (the tap judges lines of up to --max-line bytes)"
+    if entry.get("undecoded"):
+        size = entry.get("size")
+        return (f"it came {_short(str(entry.get('detail') or 'compressed'), 120)}"
+                f"{f' ({size:,} bytes)' if type(size) is int else ''}, so it was not judged")
+    return None
+
+
+def _stand_in_of(entry):
+    """A message too long to judge, as far as its first and last bytes tell: a request
+    (``{"id", "method"}``), an answer (``{"id", "result"}``) or a notification (``{"method"}``);
+    None when neither its id nor its method can be read there."""
+    head = entry.get("text") if isinstance(entry.get("text"), str) else ""
+    tail = entry.get("tail") if isinstance(entry.get("tail"), str) else ""
+    found = _FIRST_ID.match(head[:4096]) or _LAST_ID.search(tail or head[-4096:])
+    method = _FIRST_METHOD.match(head[:4096])
+    try:
+        value = json.loads(found.group(1)) if found is not None else None
+        name = json.loads(method.group(1)) if method is not None else None
+    except ValueError:
+        return None
+    if found is None:
+        return {"jsonrpc": "2.0", "method": name} if name is not None else None
+    if name is not None:
+        return {"jsonrpc": "2.0", "id": value, "method": name}
+    return {"jsonrpc": "2.0", "id": value, "result": {}}
+
+
+def message_of(entry):
+    """``(value, reason)`` for a recorded line: its parsed JSON value, or why it is none. A
+    message the tap did not judge (:func:`unjudged`) stands as its id and kind where its first
+    and last bytes tell them (so that it answers its request), else it has the reason."""
+    why = unjudged(entry)
+    if why is not None:
+        stand_in = _stand_in_of(entry) if entry.get("truncated") else None
+        return (stand_in, None) if stand_in is not None else (None, why)
     if "bytes" in entry:
         try:
             return parse(base64.b64decode(entry["bytes"], validate=True))
@@ -132,3 +175,37 @@ def _is_number(value):
     import math
 
     return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def ended_words(ended, stops=()):
+    """How a stdio server ended, in words, from its ``server_exited`` event and the tap's
+    ``stopping`` and ``signal`` events before it: its exit status, and for a signal which one
+    and who sent it (the tap, on its own or passing on one it was sent; else someone else)."""
+    import signal
+
+    status, code = ended.get("status"), ended.get("returncode")
+    when = f" at {_time(ended.get('t'))}"
+    sent = [stop for stop in stops if isinstance(stop, dict)]
+    if type(code) is int and code < 0:
+        try:
+            name = signal.Signals(-code).name
+        except ValueError:
+            name = f"signal {-code}"
+        by = next((stop for stop in reversed(sent) if stop.get("signal") == name), None)
+        if by is None:
+            who = "not sent by the tap: another process, or the server itself"
+        elif by.get("event") == "stopping":
+            who = f"sent by the tap: {_short(str(by.get('why') or 'to stop it'), 160)}"
+        else:
+            who = "sent by the tap, passing on the signal it was sent"
+        return f"was ended by {name}{when} (exit status {status}; {who})"
+    words = f"exited with status {status}{when}"
+    if sent:
+        last = sent[-1]
+        why = last.get("why") if last.get("event") == "stopping" else "passing on the signal it was sent"
+        words += f", after the tap sent it {last.get('signal')} ({_short(str(why), 160)})"
+    return words
+
+
+def _time(t):
+    return f"{t:.3f} s" if _is_number(t) else "the end"

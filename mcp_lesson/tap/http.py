@@ -1,23 +1,27 @@
 """The HTTP tap: a reverse proxy on 127.0.0.1 in front of a Streamable HTTP server,
 recording each message of each POST, GET and event stream (:func:`serve_http`).
 
-It is built on the libraries the course's server uses: uvicorn listens (HTTP parsing,
-chunked bodies, keep-alive, HTTP/1.0, header limits and socket options are its), and
-httpx passes each request on and streams its answer back. The tap's own part is what
-it records, and three rules: a request body its client did not finish is never passed
+uvicorn listens (HTTP parsing, chunked bodies, keep-alive, HTTP/1.0 and header limits
+are its), and :mod:`.upstream` passes each request on and streams its answer back, over
+kept connections, with h11. Every connection has ``TCP_NODELAY`` (:func:`listen`), and an
+answer with a length leaves with its head in one write (:class:`_Corked`): without them
+a request through the tap took some 40 ms more than without it. The tap's own part is
+what it records, and three rules: a request body its client did not finish is never passed
 on; a server that cannot be reached, or whose answer breaks off, is a 502 (or a cut
 answer) and a ``tap_error``; and no request body is held past :data:`MAX_BODY`.
 """
 
+import base64
 import itertools
 import json
 import signal
+import socket
 import time
 
 from mcp_lesson.version import __version__
 from mcp_lesson.shared.sse import SSE
-from mcp_lesson.tap._settings import MAX_LINE, MAX_WAITING, PROG
-from mcp_lesson.tap.judge import CourseJudge
+from mcp_lesson.tap._settings import MAX_LINE, MAX_WAITING, PROG, TAIL
+from mcp_lesson.tap.judge import CourseJudge, _short
 from mcp_lesson.tap.stdio import Recorder, _is_stdout, _peak_memory, _say, judged, truncated
 
 
@@ -29,7 +33,7 @@ REQUEST_HEADERS = ("host", "content-type", "accept", "origin", "mcp-protocol-ver
 #: (``Host`` is passed on as the client sent it; see :class:`HttpTap`.)
 HOP_BY_HOP = frozenset({"connection", "keep-alive", "proxy-authenticate", "proxy-authorization",
                         "proxy-connection", "te", "trailer", "transfer-encoding", "upgrade",
-                        "content-length", "accept-encoding"})
+                        "content-length"})
 #: Seconds to reach the server (reading an answer may take as long as the server takes).
 CONNECT_TIMEOUT = 10.0
 #: Seconds a connection to the server is kept for the next request (below the servers' 5 s).
@@ -63,8 +67,8 @@ class HttpTap:
     Every request is passed on to ``to`` (same method, path and query, body
     and headers but those of :data:`HOP_BY_HOP`; ``Host`` is the one the
     client sent, so that the server's DNS-rebinding check sees what it would
-    see directly, and ``Accept-Encoding`` is left out so that bodies come back
-    readable), once its body is complete; a client that goes away before
+    see directly; ``Accept-Encoding`` is the client's, and only the client's, so a
+    server compresses only for a client that asked), once its body is complete; a client that goes away before
     that is recorded (``client_gone``) and nothing is passed on. Every answer
     comes back as it arrives, status, headers and body. Each request body is
     an entry ``to_server`` with ``"http": {"method", "path", "headers"}``;
@@ -77,6 +81,12 @@ class HttpTap:
     server that cannot be reached gets the client a 502 and the recording a
     ``tap_error``; an answer that breaks off is cut off for the client too
     (the connection closes) and recorded as a ``tap_error``.
+
+    A compressed answer (``Content-Encoding`` gzip or deflate; br where the brotli
+    package is installed) passes on as it came; its entry is judged on the decoded
+    message (``text``), and says ``"content_encoding"`` with the bytes as they
+    travelled (``"travelled"``, Base64, for an answer with a length); one the tap
+    cannot decode is recorded ``"undecoded": true`` with its size, and not judged.
     """
 
     def __init__(self, to, recorder, judge, max_line=MAX_LINE, max_body=MAX_BODY):
@@ -87,18 +97,22 @@ class HttpTap:
             raise ValueError(f"--to takes an http:// address, such as "
                              f"http://127.0.0.1:8000/mcp; not {to!r}")
         self.to = to
+        self._target = target
         self.origin = f"http://{target.netloc}"
         self.path = target.path or "/"
         self.recorder, self.judge, self.max_line, self.max_body = recorder, judge, max_line, max_body
         self._exchanges = itertools.count(1)  # next() is atomic: one number per request
         self._client = None
 
-    def _entry(self, direction, data, when, **members):
+    def _entry(self, direction, data, when, size=None, tail=b"", **members):
+        """The entry of one message, ``data`` (its first bytes when ``size``, its whole size,
+        is more than the tap keeps; ``tail`` its last bytes then)."""
         head = '{"t":%.6f,"direction":"%s",' % (when - self.recorder.start, direction)
         extra = "".join(f",{json.dumps(name)}:{json.dumps(value, ensure_ascii=True)}"
                         for name, value in members.items())
-        if len(data) > self.max_line:
-            return head + truncated(data[:self.max_line], len(data), extra)
+        size = len(data) if size is None else size
+        if size > self.max_line:
+            return head + truncated(data[:self.max_line], size, extra, tail)
         return head + judged(self.judge, data, extra)
 
     def _event(self, when, name, **fields):
@@ -116,23 +130,20 @@ class HttpTap:
             await self.handle(scope, receive, send)
 
     async def _lifespan(self, receive, send):
-        import httpx
+        from mcp_lesson.tap.upstream import Upstream
 
         while True:
             message = await receive()
             if message["type"] == "lifespan.startup":
                 # A kept connection is dropped after KEEP_ALIVE s, before a server's own
-                # limit (uvicorn's is 5 s, httpx's default the same): reused just as the server
-                # closes it, a request would be lost with "Server disconnected". A connect that
-                # fails is tried once more (nothing has been sent then).
-                kept = httpx.Limits(max_connections=None, max_keepalive_connections=100,
-                                    keepalive_expiry=KEEP_ALIVE)
-                self._client = httpx.AsyncClient(
-                    timeout=httpx.Timeout(None, connect=CONNECT_TIMEOUT), trust_env=False,
-                    transport=httpx.AsyncHTTPTransport(retries=1, trust_env=False, limits=kept))
+                # limit (uvicorn's is 5 s): reused just as the server closes it, a request
+                # would be lost. A connect that fails is tried once more (nothing has been
+                # sent then).
+                self._client = Upstream(self._target.hostname, self._target.port or 80,
+                                        KEEP_ALIVE, CONNECT_TIMEOUT)
                 await send({"type": "lifespan.startup.complete"})
             elif message["type"] == "lifespan.shutdown":
-                await self._client.aclose()
+                self._client.close()
                 await send({"type": "lifespan.shutdown.complete"})
                 return
 
@@ -159,22 +170,23 @@ class HttpTap:
         self.recorder.write(ticket, self._entry("to_server", body, when, http=asked) if body
                             else self._event(when, "http_request", **asked))
         headers = [(name, value) for name, value in pairs if name.lower() not in HOP_BY_HOP]
-        import httpx
+        if not any(name.lower() == "host" for name, _ in headers):  # an HTTP/1.0 client's
+            headers.append(("host", self._target.netloc))
+        from mcp_lesson.tap.upstream import UpstreamError
 
-        request = self._client.build_request(scope["method"], self.origin + path, headers=headers,
-                                             content=body if body or scope["method"] in ("POST", "PUT", "PATCH")
-                                             else None)
         try:
-            answer = await self._client.send(request, stream=True)
-        except httpx.HTTPError as exc:
-            words = f"cannot reach {self.to}: {exc or type(exc).__name__}"
+            answer = await self._client.request(
+                scope["method"], path, headers,
+                body if body or scope["method"] in ("POST", "PUT", "PATCH") else None)
+        except UpstreamError as exc:
+            words = f"cannot reach {self.to}: {exc}"
             self._record("tap_error", detail=words, exchange=exchange)
             await _plain_answer(send, 502, f"{PROG}: {words}")
             return
         try:
             await self._pass_answer(scope, receive, send, answer, exchange)
         finally:
-            await answer.aclose()
+            answer.close()
 
     async def _read_body(self, receive):
         """``(body, None)``, or ``(None, (status, words))``: status None when the client went away."""
@@ -192,21 +204,26 @@ class HttpTap:
                 return bytes(body), None
 
     async def _pass_answer(self, scope, receive, send, answer, exchange):
-        import anyio
-        import httpx
+        import asyncio
 
-        said = {"status": answer.status_code, "headers": _recorded_headers(answer.headers.items()),
+        from mcp_lesson.tap.upstream import UpstreamError
+
+        said = {"status": answer.status, "headers": _recorded_headers(answer.headers),
                 "exchange": exchange}
-        kind = answer.headers.get("content-type", "")
-        stream = "text/event-stream" in kind or "content-length" not in answer.headers
-        headers = [(name.encode("latin-1"), value.encode("latin-1")) for name, value in answer.headers.items()
-                   if name.lower() not in HOP_BY_HOP]
+        kind = answer.header("content-type") or ""
+        length = answer.header("content-length")
+        stream = "text/event-stream" in kind or length is None
+        headers = [(name.encode("latin-1"), value.encode("latin-1")) for name, value in answer.headers
+                   if name not in HOP_BY_HOP]
         if not stream:
-            headers.append((b"content-length", answer.headers["content-length"].encode("latin-1")))
+            headers.append((b"content-length", length.encode("latin-1")))
+        start = {"type": "http.response.start", "status": answer.status, "headers": headers}
         events = SSE(self.max_line) if "text/event-stream" in kind else None
-        finished = False
+        finished = gone = False
+        main = asyncio.current_task()
 
         async def watch():
+            nonlocal gone
             # The client leaving ends the answer at once, recorded when it happens; what
             # the server sends after that is not passed on (nobody reads it).
             while (await receive())["type"] != "http.disconnect":
@@ -215,48 +232,137 @@ class HttpTap:
                 return
             self._record("client_gone", detail="the client went away during the answer",
                          path=scope["path"], exchange=exchange)
-            group.cancel_scope.cancel()
+            gone = True
+            main.cancel()
 
-        body = bytearray()
-        async with anyio.create_task_group() as group:
-            group.start_soon(watch)
-            await send({"type": "http.response.start", "status": answer.status_code, "headers": headers})
-            if stream:
+        coding = answer.header("content-encoding")
+        decoder = _Decoder(coding) if coding and coding.strip().lower() != "identity" else None
+        coded = {"content_encoding": coding} if decoder is not None else {}
+        body, size = bytearray(), 0  # the body as it travelled: its first bytes, its size
+        plain, plain_size = bytearray(), 0  # decoded, when it came compressed
+        tail = b""  # the last bytes of the message, once it is longer than is kept
+        keep = self.max_line + 1
+        # The watcher is a plain task (anyio's task group cost a tenth of the tap's time a request).
+        watcher = asyncio.get_running_loop().create_task(watch())
+        try:
+            if stream:  # its head at once: the first event may be long in coming
+                await send(start)
+                start = None
                 self._record("http_response", stream=True, **said)
             cut = None
             try:
-                async for chunk in answer.aiter_raw():
+                async for chunk in answer.chunks():
                     ticket, when = self.recorder.ticket()
-                    await send({"type": "http.response.body", "body": chunk, "more_body": True})
+                    try:
+                        if start is not None:  # an answer with a length: its head goes with its body
+                            await send(start)
+                            start = None
+                        await send({"type": "http.response.body", "body": chunk, "more_body": True})
+                    except BaseException:  # its turn is given up, so that later entries are not held
+                        self.recorder.write(ticket, "")
+                        raise
+                    pieces = (chunk,) if decoder is None else decoder.feed(chunk)
                     if events is not None:
                         self.recorder.write(ticket, "".join(
-                            self._entry("from_server", data, when, http=said, sse=fields)
-                            if size <= self.max_line else self._truncated_event(data, size, when, said, fields)
-                            for data, size, fields in events.feed(chunk)))
-                    else:
-                        if len(body) <= self.max_line:
-                            body += chunk
-                        self.recorder.write(ticket, "")
-            except httpx.HTTPError as exc:
-                cut = f"reading the answer failed: {exc or type(exc).__name__}"
+                            self._entry("from_server", data, when, length, http=said, sse=fields, **coded)
+                            for piece in pieces for data, length, fields in events.feed(piece)))
+                        continue
+                    size += len(chunk)
+                    if len(body) < keep:
+                        body += chunk[:keep - len(body)]
+                    if decoder is None and size > keep:
+                        tail = (tail + chunk)[-TAIL:]
+                    for piece in pieces:
+                        plain_size += len(piece)
+                        if len(plain) < keep:
+                            plain += piece[:keep - len(plain)]
+                        if plain_size > keep:
+                            tail = (tail + piece)[-TAIL:]
+                    self.recorder.write(ticket, "")
+            except UpstreamError as exc:
+                cut = f"reading the answer failed: {exc}"
+            if start is not None:
+                await send(start)
             ticket, when = self.recorder.ticket()
             if cut is not None:  # the client's answer breaks off too: the connection is closed
                 self.recorder.write(ticket, self._event(when, "tap_error", detail=cut, exchange=exchange))
-                group.cancel_scope.cancel()
                 raise _Cut
-            if events is None:
-                self.recorder.write(ticket, self._entry("from_server", bytes(body), when, http=said) if body
-                                    else ("" if stream else self._event(when, "http_response", **said)))
+            if events is not None:
+                self.recorder.write(ticket, self._undecoded(when, size, said, decoder) if decoder and decoder.failed
+                                    else "")
+            elif not size:
+                self.recorder.write(ticket, "" if stream else self._event(when, "http_response", **said))
+            elif decoder is None:
+                self.recorder.write(ticket, self._entry("from_server", bytes(body), when, size, tail, http=said))
+            elif decoder.failed:
+                self.recorder.write(ticket, self._undecoded(when, size, said, decoder, body))
             else:
-                self.recorder.write(ticket, "")
+                travelled = ({"travelled": base64.b64encode(body).decode("ascii")} if size <= self.max_line
+                             else {"travelled_size": size})
+                self.recorder.write(ticket, self._entry("from_server", bytes(plain), when, plain_size, tail,
+                                                        http=said, **coded, **travelled))
             finished = True
             await send({"type": "http.response.body", "body": b"", "more_body": False})
-            group.cancel_scope.cancel()
+        except asyncio.CancelledError:
+            if not gone:  # not the client leaving: the tap is stopping
+                raise
+            if hasattr(main, "uncancel"):  # the cancel was the watcher's, and is over
+                main.uncancel()
+        finally:
+            watcher.cancel()
 
-    def _truncated_event(self, data, size, when, said, fields):
-        head = '{"t":%.6f,"direction":"from_server",' % (when - self.recorder.start)
-        extra = f',"http":{json.dumps(said)},"sse":{json.dumps(fields)}'
-        return head + truncated(data, size, extra)
+    def _undecoded(self, when, size, said, decoder, body=b""):
+        """The entry of an answer whose ``Content-Encoding`` the tap could not decode: not judged."""
+        entry = {"t": round(when - self.recorder.start, 6), "direction": "from_server", "kind": None,
+                 "code": None, "undecoded": True, "size": size, "content_encoding": decoder.coding,
+                 "detail": f"compressed with {decoder.failed}", "text": "", "http": said}
+        if body and size <= self.max_line:
+            entry["travelled"] = base64.b64encode(body).decode("ascii")
+        return json.dumps(entry, ensure_ascii=True) + "\n"
+
+
+class _Decoder:
+    """The decoded bytes of an answer's ``Content-Encoding``, fed as it arrives; ``failed``
+    says why decoding stopped (an unknown coding, bytes that are not what it says)."""
+
+    PIECE = 1 << 20  # decoded a piece at a time: a small answer that unpacks to gigabytes is read in steps
+
+    def __init__(self, coding):
+        import zlib
+
+        self.coding, self.failed, self._zlib = coding, None, zlib
+        name = coding.strip().lower()
+        self._feed = None
+        if name in ("gzip", "x-gzip"):
+            self._feed = zlib.decompressobj(16 + zlib.MAX_WBITS)
+        elif name == "deflate":
+            self._feed = zlib.decompressobj()
+        elif name == "br":
+            try:
+                import brotli
+
+                self._feed = brotli.Decompressor()
+            except ImportError:
+                self.failed = "br, which the tap reads only with the brotli package installed"
+        if self._feed is None and self.failed is None:
+            self.failed = f"{_short(coding, 40)}, a coding the tap cannot decode"
+
+    def feed(self, chunk):
+        """The decoded pieces of ``chunk`` (none once decoding has failed)."""
+        if self.failed is not None:
+            return
+        try:
+            if not hasattr(self._feed, "unconsumed_tail"):  # brotli: no step limit
+                yield self._feed.process(chunk)
+                return
+            piece = self._feed.decompress(chunk, self.PIECE)
+            while True:
+                yield piece
+                if not self._feed.unconsumed_tail:
+                    return
+                piece = self._feed.decompress(self._feed.unconsumed_tail, self.PIECE)
+        except Exception as exc:  # zlib.error, brotli.error: the bytes are not what they say
+            self.failed = f"{self.coding} that does not decode ({exc})"
 
 
 class _Cut(Exception):
@@ -271,6 +377,94 @@ async def _plain_answer(send, status, words):
     await send({"type": "http.response.body", "body": data, "more_body": False})
 
 
+class _Corked:
+    """A connection's transport whose writes made in one turn of the event loop go out as one.
+
+    uvicorn writes an answer's head and each part of its body with a write of its own; the
+    tap sends the head of an answer with a length together with its first part, so the two
+    leave in one ``send`` (one packet, where it fits): on the course's machines a ``send``
+    on loopback costs a few hundred microseconds of the kernel's time.
+    """
+
+    def __init__(self, transport):
+        self._transport = transport
+        self._held = []
+        self._loop = None
+
+    def write(self, data):
+        if not data:
+            return
+        if not self._held:
+            if self._loop is None:
+                import asyncio
+
+                self._loop = asyncio.get_running_loop()
+            self._loop.call_soon(self._flush)
+        self._held.append(bytes(data))
+
+    def writelines(self, pieces):
+        for piece in pieces:
+            self.write(piece)
+
+    def _flush(self):
+        held, self._held = self._held, []
+        if held and not self._transport.is_closing():
+            self._transport.write(held[0] if len(held) == 1 else b"".join(held))
+
+    def get_write_buffer_size(self):
+        return self._transport.get_write_buffer_size() + sum(map(len, self._held))
+
+    def close(self):
+        self._flush()
+        self._transport.close()
+
+    def write_eof(self):
+        self._flush()
+        self._transport.write_eof()
+
+    def abort(self):
+        self._held = []
+        self._transport.abort()
+
+    def __getattr__(self, name):
+        return getattr(self._transport, name)
+
+
+def _protocol():
+    """uvicorn's HTTP/1.1 protocol (h11), each connection's writes through :class:`_Corked`."""
+    from uvicorn.protocols.http.h11_impl import H11Protocol
+
+    class CorkedH11(H11Protocol):
+        def connection_made(self, transport):
+            super().connection_made(_Corked(transport))
+
+    return CorkedH11
+
+
+def listen(port):
+    """The tap's listening socket on 127.0.0.1:``port``, each connection it accepts with
+    ``TCP_NODELAY``.
+
+    asyncio sets ``TCP_NODELAY`` on a connection only when its socket's ``proto`` is
+    ``IPPROTO_TCP`` (a socket made with ``proto`` 0 is left as it is); without it, an answer
+    written in two parts (its head, then its body) waits for the client's delayed ACK,
+    some 40 ms on Linux. So the socket says its protocol, and the option is set on it too
+    (Linux passes it on to the connections accepted).
+    """
+    import socket
+
+    listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+    try:
+        listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        listener.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        listener.bind(("127.0.0.1", port))
+        listener.listen(BACKLOG)
+    except OSError:
+        listener.close()
+        raise
+    return listener
+
+
 def serve_http(to, path, port=0, judge=None, max_line=MAX_LINE, append=False, announce=None):
     """The HTTP tap: listen on 127.0.0.1:``port`` (0: a free one), pass everything on to ``to``,
     record to ``path``, until SIGINT, SIGTERM or SIGHUP; returns the exit status (0 when stopped so).
@@ -278,8 +472,6 @@ def serve_http(to, path, port=0, judge=None, max_line=MAX_LINE, append=False, an
     Once it listens, ``announce`` (by default a line on stderr) is called with its address:
     ``to``'s path on the tap's port, which is what a client is given instead of ``to``.
     """
-    import socket
-
     import uvicorn
 
     judge = judge or CourseJudge()
@@ -292,14 +484,10 @@ def serve_http(to, path, port=0, judge=None, max_line=MAX_LINE, append=False, an
     except (OSError, ValueError) as exc:
         _say(str(exc))
         return 2
-    listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     try:
-        listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        listener.bind(("127.0.0.1", port))
-        listener.listen(BACKLOG)
+        listener = listen(port)
     except OSError as exc:
         _say(f"cannot listen on 127.0.0.1:{port}: {exc}")
-        listener.close()
         recorder.close()
         return 2
     url = f"http://127.0.0.1:{listener.getsockname()[1]}{tap.path}"
@@ -319,7 +507,7 @@ def serve_http(to, path, port=0, judge=None, max_line=MAX_LINE, append=False, an
             if self.started:
                 (announce or (lambda address: _say(f"listening on {address} (passing on to {to})")))(url)
 
-    config = uvicorn.Config(tap, log_level="critical", lifespan="on", backlog=BACKLOG,
+    config = uvicorn.Config(tap, http=_protocol(), log_level="critical", lifespan="on", backlog=BACKLOG,
                             timeout_graceful_shutdown=SHUTDOWN_WAIT, access_log=False,
                             server_header=False, date_header=False)  # the server's own pass on
     server = Server(config)

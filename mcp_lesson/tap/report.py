@@ -13,6 +13,7 @@ from mcp_lesson.shared.recording import sessions
 from mcp_lesson.tap._settings import DIRECTIONS, MAX_LINE, PROG, SENDER
 from mcp_lesson.tap.audit import (_is_number, _quoted, _seconds, agreed_revision, answer_times, audit,
                     revisions_by_scope, show_id)
+from mcp_lesson.tap.entries import ended_words
 from mcp_lesson.tap.judge import CourseJudge, _short
 
 
@@ -116,7 +117,7 @@ def report(path, show_all=False, revision="agreed", as_json=False, out=None):
             how = f"revision {revision} as asked" if revision else "the course's rules, as asked"
         problems = audit(session, revision)
         disagreements = _judge_disagreements(session)
-        total += sum(problem.get("severity") != "warning" for problem in problems)
+        total += sum(problem.get("severity") not in ("warning", "note") for problem in problems)
         if as_json:
             for problem in problems:
                 print(_json_line({"session": number, **problem}), file=out)
@@ -160,8 +161,8 @@ def _print_session(out, number, session, revision, how, problems, disagreements,
         shown = f"the HTTP tap at {start.get('listen')} in front of {start.get('to')}"
     print(f"session {number}: {shown}{began}", file=out)
     if ends:
-        print(f"  the server exited with status {ends[-1].get('status')} at "
-              f"{_seconds(ends[-1].get('t'))}", file=out)
+        stops = [entry for entry in session if entry.get("event") in ("stopping", "signal")]
+        print(f"  the server {ended_words(ends[-1], stops)}", file=out)
     counts = {direction: sum(entry["direction"] == direction for entry in lines)
               for direction in DIRECTIONS}
     unit = "message" if start.get("transport") == "http" else "line"
@@ -170,8 +171,17 @@ def _print_session(out, number, session, revision, how, problems, disagreements,
           f"{counts['from_server']} from the server; judged by {start.get('judge', '?')}", file=out)
     print(f"  revision: {revision or 'none'} ({how})", file=out)
     warnings = [problem for problem in problems if problem.get("severity") == "warning"]
-    problems = [problem for problem in problems if problem.get("severity") != "warning"]
-    for found, name in ((problems, "problem"), (warnings, "warning")):
+    notes = [problem for problem in problems if problem.get("severity") == "note"]
+    problems = [problem for problem in problems if problem.get("severity") not in ("warning", "note")]
+    compressed = {}
+    for entry in lines:
+        if entry["direction"] == "from_server" and isinstance(entry.get("content_encoding"), str):
+            compressed[entry["content_encoding"]] = compressed.get(entry["content_encoding"], 0) + 1
+    if compressed:
+        said = ", ".join(f"{count} with {_short(coding, 30)}" for coding, count in sorted(compressed.items()))
+        print(f"  compressed answers: {said} (Content-Encoding, for a client that asked: recorded as "
+              "they travelled, judged decoded)", file=out)
+    for found, name in ((problems, "problem"), (warnings, "warning"), (notes, "note")):
         if found:
             print(f"  {len(found)} {name}{'s' if len(found) > 1 else ''}:", file=out)
             for problem in found:

@@ -15,7 +15,7 @@ import time
 
 from mcp_lesson.version import __version__
 from mcp_lesson.shared.processes import end_group, signal_group as _signal_group
-from mcp_lesson.tap._settings import CHUNK, GRACE, LOOK, MAX_LINE, MAX_WAITING, PROG, TERM_WAIT
+from mcp_lesson.tap._settings import CHUNK, GRACE, LOOK, MAX_LINE, MAX_WAITING, PROG, TAIL, TERM_WAIT
 from mcp_lesson.tap.judge import CourseJudge
 
 
@@ -124,6 +124,7 @@ class Lines:
         self.max_line = max_line
         self._partial = bytearray()
         self._size = 0  # of the unfinished line, kept or not
+        self._tail = b""  # the last bytes of the unfinished line, once it is longer than is kept
         self._lock = threading.Lock()
 
     def feed(self, data, when):
@@ -141,14 +142,15 @@ class Lines:
                 self._keep(first)
                 pieces[0] = bytes(self._partial)
                 truncated = self._size if self._size > len(self._partial) else 0
+                end = self._tail
                 self._partial.clear()
-                self._size = 0
+                self._size, self._tail = 0, b""
                 if truncated:
-                    out.append(head + self._truncated(pieces.pop(0), truncated, True))
+                    out.append(head + self._truncated(pieces.pop(0), truncated, True, end))
             entry = self.entry
             for line in pieces:
                 if len(line) > self.max_line:
-                    out.append(head + self._truncated(line[:self.max_line], len(line), True))
+                    out.append(head + self._truncated(line[:self.max_line], len(line), True, line[-TAIL:]))
                 else:
                     out.append(head + entry(line))
             if tail:
@@ -160,25 +162,27 @@ class Lines:
         with self._lock:
             if not self._size:
                 return ""
-            line, size = bytes(self._partial), self._size
+            line, size, tail = bytes(self._partial), self._size, self._tail
             self._partial.clear()
-            self._size = 0
+            self._size, self._tail = 0, b""
         head = '{"t":%.6f,"direction":"%s",' % (when - self.start, self.direction)
         if size > len(line):
-            return head + self._truncated(line, size, False)
+            return head + self._truncated(line, size, False, tail)
         return head + self.entry(line, ',"newline":false')
 
     def _keep(self, data):
         room = self.max_line - len(self._partial)
         self._partial += data if len(data) <= room else data[:max(room, 0)]
         self._size += len(data)
+        if self._size > self.max_line:  # too long to keep: its end is kept too (its id may be there)
+            self._tail = (self._tail + data)[-TAIL:]
 
     def entry(self, line, extra=""):
         """The rest of a line's entry, after its time and direction."""
         return judged(self.judge, line, extra)
 
-    def _truncated(self, kept, size, newline):
-        return truncated(kept, size, "" if newline else ',"newline":false')
+    def _truncated(self, kept, size, newline, tail):
+        return truncated(kept, size, "" if newline else ',"newline":false', tail)
 
 
 def judged(judge, data, extra=""):
@@ -194,9 +198,12 @@ def judged(judge, data, extra=""):
     return judge.fields(text, None) + '"text":' + _quote(text) + extra + "}\n"
 
 
-def truncated(kept, size, extra=""):
-    """The rest of the entry of a message too long to keep: ``kept``, its beginning, not judged."""
+def truncated(kept, size, extra="", tail=b""):
+    """The rest of the entry of a message too long to keep: ``kept``, its beginning, and
+    ``tail``, its last bytes (where the report looks for its id), not judged."""
     text = kept.decode("utf-8", "replace")
+    if tail:
+        extra = f',"tail":{_quote(tail.decode("utf-8", "replace"))}' + extra
     return (f'"kind":null,"code":null,"truncated":true,"size":{size},'
             f'"text":{_quote(text)}{extra}}}\n')
 

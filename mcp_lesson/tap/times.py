@@ -3,7 +3,8 @@
 from mcp_lesson.rules.classification import classify
 from mcp_lesson.shared.recording import time_order as in_time_order
 from mcp_lesson.tap._settings import DIRECTIONS
-from mcp_lesson.tap.entries import _answers_an_id, _http_of, _is_number, _method, id_key, line_of, message_of, refused, scope_of
+from mcp_lesson.tap.entries import (_answers_an_id, _http_of, _is_number, _method, id_key, line_of, message_of, refused,
+                      scope_of, unjudged)
 from mcp_lesson.tap.revision import agreed_revision, revisions_by_scope
 
 
@@ -26,7 +27,8 @@ def answer_times(conversation, revision="agreed"):
         if direction not in DIRECTIONS:
             continue
         value, reason = message_of(entry)
-        if direction == "from_server" and refused(entry) and (reason is not None or not _answers_an_id(value)):
+        settles = refused(entry) or unjudged(entry) is not None
+        if direction == "from_server" and settles and (reason is not None or not _answers_an_id(value)):
             for key in by_exchange.pop(_http_of(entry).get("exchange"), ()):
                 row = waiting["to_server"].get(key)
                 if row is not None and row["_exchange"] == _http_of(entry).get("exchange"):

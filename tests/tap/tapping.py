@@ -20,6 +20,8 @@ from pathlib import Path
 
 from processes import live_processes, patience, run_to_end, start_guarded
 
+from mcp_lesson.tap._settings import GRACE
+
 
 ROOT = Path(__file__).resolve().parents[2]
 PY = sys.executable
@@ -70,6 +72,8 @@ class Tapped:
         # end of its input when the write end is closed.
         self._reader, self._input = os.pipe()
         stdin = f"/proc/{os.getpid()}/fd/{self._reader}"
+        if "--grace" not in options:  # the tap's grace, as long as every other wait here
+            options = ("--grace", f"{patience(GRACE):g}", *options)
         tap = [*TAP, "--record", str(self.recording), *options, "--", *command]
         if file_limit is not None:  # no file of the tap's may grow past file_limit bytes (a full disk)
             tap = [PY, "-c", LIMITED, str(file_limit), *tap]

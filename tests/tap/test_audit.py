@@ -351,9 +351,10 @@ def test_an_error_code_the_spec_names_otherwise_is_a_warning(tmp_path):
     assert done.returncode == 0 and "1 warning:" in done.stdout and "no problems" in done.stdout
 
 
-def test_a_version_header_other_than_the_agreed_one_is_a_warning(tmp_path, http_server):
+def test_a_version_header_other_than_the_agreed_one_is_a_warning_and_none_a_problem(tmp_path, http_server):
     """A real session through the HTTP tap whose client sends 2025-03-26 after agreeing on
-    2025-11-25 (as the conformance suite does in server-sse-polling), then no header at all."""
+    2025-11-25 (as the conformance suite does in server-sse-polling): a SHOULD, a warning;
+    then no header at all: a MUST of 2025-06-18 and later, a problem (issue 44)."""
     from http_server import open_session
 
     tap = HttpTapped(tmp_path, http_server.url)
@@ -365,7 +366,41 @@ def test_a_version_header_other_than_the_agreed_one_is_a_warning(tmp_path, http_
                     json={"jsonrpc": "2.0", "id": 3, "method": "ping"})
     tap.stop()
     problems = [json.loads(raw) for raw in report(tap.recording, "--json").stdout.splitlines()]
-    assert [(p["problem"], p["severity"]) for p in problems] == [("version_header", "warning")] * 2
-    assert 'MCP-Protocol-Version "2025-03-26" in a session that agreed on 2025-11-25' in problems[0]["detail"]
-    assert "no MCP-Protocol-Version header" in problems[1]["detail"]
-    assert report(tap.recording).returncode == 0
+    assert [(p["problem"], p.get("severity")) for p in problems] == [("version_header", "warning"),
+                                                                     ("version_header", None)]
+    assert '"2025-03-26"' in problems[0]["detail"]
+    assert report(tap.recording).returncode == 1
+
+
+def test_a_cancelled_calls_error_is_no_unknown_tool():
+    """The SDKs answer a cancelled request with -32800 (LSP's "request cancelled"): no warning
+    about the code an unknown tool gets, when the client cancelled; a warning that names the
+    cancel code, when it did not (issue 44)."""
+    call = request(1, "tools/call", name="slow")
+    cancelled = {"jsonrpc": "2.0", "error": {"code": -32800, "message": "Request cancelled"}}
+    talk = [up(call, t=0.0),
+            up({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 1}}, t=0.1),
+            down({**cancelled, "id": 1}, t=0.2)]
+    assert audit(talk, None) == []
+    [warning] = audit([up(request(2, "tools/call", name="slow"), t=0.0), down({**cancelled, "id": 2}, t=0.2)], None)
+    assert (warning["problem"], warning["severity"]) == ("error_code", "warning")
+    assert "-32800" in warning["detail"] and "unknown tool" not in warning["detail"]
+
+
+def test_answers_to_a_batch_the_revision_does_not_allow_are_no_ids_never_sent():
+    """Under 2025-06-18 a batch is invalid; a server that answers its members one by one
+    answered ids the client did send (in the batch): a warning, not unknown_id (issue 44)."""
+    hello = request(0, "initialize", protocolVersion="2025-06-18", capabilities={},
+                    clientInfo={"name": "a", "version": "1"})
+    agreed = {"jsonrpc": "2.0", "id": 0, "result": {"protocolVersion": "2025-06-18", "capabilities": {},
+                                                   "serverInfo": {"name": "s", "version": "1"}}}
+    batch = [request(1), request(2)]
+    talk = [up(hello, t=0.0), down(agreed, t=0.1), up(batch, t=0.2),
+            down({"jsonrpc": "2.0", "id": 1, "result": {}}, t=0.3),
+            down({"jsonrpc": "2.0", "id": 2, "result": {}}, t=0.4)]
+    found = [(p["problem"], p.get("severity")) for p in audit(talk)]
+    assert found == [("invalid", None), ("batch_answered", "warning"), ("batch_answered", "warning")]
+    # Under 2025-03-26, which has batches, the same answers are no problem at all.
+    hello["params"]["protocolVersion"] = agreed["result"]["protocolVersion"] = "2025-03-26"
+    talk[0], talk[1] = up(hello, t=0.0), down(agreed, t=0.1)
+    assert audit(talk) == []

@@ -35,3 +35,14 @@ def test_usage_errors_are_said_on_stderr(arguments, words):
 def test_http_usage_errors(arguments, words):
     done = run_to_end([*TAP, *arguments], 30, cwd=ROOT)
     assert done.returncode == 2 and words in done.stderr
+
+
+def test_the_grace_after_a_side_ends_is_an_option_whose_default_a_slow_server_survives():
+    """Issue 44: with a fixed 5 s, a server still starting when its piped input ended was
+    stopped before it answered. --grace sets it; the default waits long enough."""
+    from mcp_lesson.tap.cli import _arguments
+
+    assert _arguments(["--record", "x.jsonl", "--", "server"])[0].grace >= 30
+    assert _arguments(["--record", "x.jsonl", "--grace", "2.5", "--", "server"])[0].grace == 2.5
+    done = run_to_end([*TAP, "--record", "x.jsonl", "--grace", "-1", "--", *ECHO], 30, cwd=ROOT)
+    assert done.returncode == 2 and "--grace" in done.stderr

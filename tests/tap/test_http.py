@@ -5,6 +5,8 @@ requests at once, a client that leaves).
 """
 
 import json
+import sys
+from pathlib import Path
 
 import pytest
 
@@ -314,3 +316,208 @@ def test_a_client_that_leaves_during_the_answer_is_owed_nothing_there(tmp_path):
     entries = tap.stop()
     listener.close()
     assert audit(entries) == []
+
+
+def _sockets_of(pid):
+    """Copies of the TCP sockets process ``pid`` holds (pidfd_getfd, Linux 5.6 and later), or
+    None where the system does not allow it."""
+    import ctypes
+    import os
+    import socket
+
+    syscall = ctypes.CDLL(None, use_errno=True).syscall
+    try:
+        pidfd = os.pidfd_open(pid)
+    except (AttributeError, OSError):
+        return None
+    found = []
+    try:
+        for fd in os.listdir(f"/proc/{pid}/fd"):
+            try:
+                if not os.readlink(f"/proc/{pid}/fd/{fd}").startswith("socket:"):
+                    continue
+            except OSError:  # closed meanwhile
+                continue
+            copy = syscall(438, pidfd, int(fd), 0)  # SYS_pidfd_getfd
+            if copy < 0:
+                if ctypes.get_errno() in (1, 38):  # EPERM, ENOSYS: not allowed here
+                    return None
+                continue
+            sock = socket.socket(fileno=copy)
+            if sock.family == socket.AF_INET and sock.type == socket.SOCK_STREAM:
+                found.append(sock)
+            else:
+                sock.close()
+    finally:
+        os.close(pidfd)
+    return found
+
+
+def test_every_connection_of_the_http_tap_has_tcp_nodelay(tmp_path, http_server):
+    """Without TCP_NODELAY an answer written in two parts waits for the client's delayed ACK
+    (some 40 ms): the tap's accepted and outgoing sockets must have it (issue 44)."""
+    import http.client
+    import socket
+    import urllib.parse
+
+    from processes import descendants
+
+    tap = HttpTapped(tmp_path, http_server.url)
+    where = urllib.parse.urlsplit(tap.url)
+    server_port = urllib.parse.urlsplit(http_server.url).port
+    connection = http.client.HTTPConnection(where.hostname, where.port, timeout=patience(20))
+    try:
+        connection.request("POST", where.path, json.dumps(INITIALIZED),
+                           {"Content-Type": "application/json",
+                            "Accept": "application/json, text/event-stream"})
+        connection.getresponse().read()  # both connections are kept open after this
+        taps = [pid for pid in descendants(tap.proc.pid)
+                if b"mcp_lesson.tap" in open(f"/proc/{pid}/cmdline", "rb").read()]
+        assert len(taps) == 1, taps
+        sockets = _sockets_of(taps[0])
+        if sockets is None:
+            pytest.skip("this system does not let a process read another's sockets (pidfd_getfd)")
+        try:
+            kinds = {}
+            for sock in sockets:
+                nodelay = sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY) != 0
+                if sock.getsockopt(socket.SOL_SOCKET, socket.SO_ACCEPTCONN):
+                    kinds.setdefault("listening", []).append(nodelay)
+                elif sock.getsockname()[1] == where.port:
+                    kinds.setdefault("accepted", []).append(nodelay)
+                elif sock.getpeername()[1] == server_port:
+                    kinds.setdefault("outgoing", []).append(nodelay)
+        finally:
+            for sock in sockets:
+                sock.close()
+    finally:
+        connection.close()
+        tap.stop()
+    assert set(kinds) >= {"accepted", "outgoing"}, kinds
+    assert all(kinds["accepted"]) and all(kinds["outgoing"]), kinds
+
+
+SMALL_SERVER = [sys.executable, str(Path(__file__).with_name("small_http_server.py"))]
+
+
+@pytest.fixture(scope="module")
+def small_server():
+    from http_server import serving
+
+    yield from serving(SMALL_SERVER)
+
+
+def _post(url, message, accept_encoding=None):
+    """POST ``message`` with exactly the Accept-Encoding given (none: no such header);
+    ``(status, headers (names in lower case), the body as it came)``."""
+    import http.client
+    import urllib.parse
+
+    where = urllib.parse.urlsplit(url)
+    connection = http.client.HTTPConnection(where.hostname, where.port, timeout=patience(20))
+    try:
+        connection.putrequest("POST", where.path, skip_accept_encoding=True)
+        body = json.dumps(message).encode()
+        headers = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream",
+                   "Content-Length": str(len(body))}
+        if accept_encoding is not None:
+            headers["Accept-Encoding"] = accept_encoding
+        for name, value in headers.items():
+            connection.putheader(name, value)
+        connection.endheaders(body)
+        answer = connection.getresponse()
+        return answer.status, {name.lower(): value for name, value in answer.getheaders()}, answer.read()
+    finally:
+        connection.close()
+
+
+def _ask(number, **params):
+    return {"jsonrpc": "2.0", "id": number, "method": "tools/list", "params": params}
+
+
+def _problems(recording):
+    done = report(recording, "--json")
+    return done.returncode, [json.loads(raw) for raw in done.stdout.splitlines()]
+
+
+def test_the_http_tap_passes_on_the_clients_accept_encoding_only_and_judges_answers_decoded(
+        tmp_path, small_server):
+    import base64
+    import gzip
+
+    tap = HttpTapped(tmp_path, small_server.url)
+    asked = {}
+    for number, (coding, params) in enumerate([(None, {}), ("gzip", {}), ("gzip", {"stream": True}),
+                                               ("identity", {})], 1):
+        status, headers, body = _post(tap.url, _ask(number, **params), coding)
+        direct = _post(small_server.url, _ask(number, **params), coding)
+        assert status == 200 and body == direct[2]  # the bytes as they came, compressed or not
+        plain = gzip.decompress(body) if headers.get("content-encoding") == "gzip" else body
+        if params.get("stream"):
+            plain = plain.split(b"data: ", 1)[1]
+        asked[number] = json.loads(plain)["result"]["accept_encoding"]
+    # The server saw the client's Accept-Encoding, no more (httpx would add "gzip, deflate").
+    assert asked == {1: None, 2: "gzip", 3: "gzip", 4: "identity"}
+    entries = tap.stop()
+    answers = {json.loads(e["text"])["id"]: e for e in entries if e.get("direction") == "from_server"}
+    assert answers[2]["content_encoding"] == "gzip" and answers[2]["kind"] == "response"
+    assert gzip.decompress(base64.b64decode(answers[2]["travelled"])) == answers[2]["text"].encode()
+    assert answers[3]["content_encoding"] == "gzip" and answers[3]["kind"] == "response"
+    assert "content_encoding" not in answers[1]
+    returncode, problems = _problems(tap.recording)
+    assert (returncode, problems) == (0, [])
+    assert "gzip" in report(tap.recording).stdout  # the report says an answer came compressed
+
+
+@pytest.mark.parametrize("id_last", [False, True])
+def test_an_answer_too_long_to_judge_is_a_note_and_still_answers_its_request(tmp_path, small_server, id_last):
+    tap = HttpTapped(tmp_path, small_server.url, "--max-line", "2000")
+    sent = [_ask(1, pad=5000, id_last=id_last), _ask(2, pad=5000, id_last=id_last, stream=True),
+            _ask(3, pad=5000, id_last=id_last), _ask(4)]
+    for message, coding in zip(sent, [None, None, "gzip", None]):
+        status, _, body = _post(tap.url, message, coding)
+        assert status == 200 and len(body) > (5000 if message["params"].get("pad") and not coding else 20)
+    entries = tap.stop()
+    long = [e for e in entries if e.get("truncated")]
+    assert len(long) == 3 and all(e["size"] > 5000 for e in long)
+    returncode, problems = _problems(tap.recording)
+    assert returncode == 0
+    assert [(p["problem"], p.get("severity")) for p in problems] == [("not_judged", "note")] * 3
+    said = report(tap.recording).stdout
+    assert "never answered" not in said
+
+
+@pytest.mark.parametrize("answer, body, kept", [
+    (b"HTTP/1.1 200 OK\r\ncontent-length: 5\r\n\r\nhello", b"hello", True),
+    (b"HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
+     b"3;ext=1\r\nhel\r\n2\r\nlo\r\n0\r\nx-trailer: 1\r\n\r\n", b"hello", True),
+    (b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n\r\nhello", b"hello", False),  # until closed
+    (b"HTTP/1.1 200 OK\r\nconnection: close\r\ncontent-length: 5\r\n\r\nhello", b"hello", False),
+])
+def test_the_taps_upstream_reads_each_framing_of_http_1_1(answer, body, kept):
+    """upstream.py frames an answer's body as RFC 9112 says, and keeps a connection only when
+    its answer was read whole with a known length and neither side said close."""
+    import asyncio
+
+    from mcp_lesson.tap.upstream import Upstream
+
+    async def talk():
+        async def serve(reader, writer):
+            await reader.readuntil(b"\r\n\r\n")
+            writer.write(answer)
+            await writer.drain()
+            if not kept:
+                writer.close()
+
+        listener = await asyncio.start_server(serve, "127.0.0.1", 0)
+        upstream = Upstream("127.0.0.1", listener.sockets[0].getsockname()[1], 2.0, patience(10))
+        try:
+            got = await upstream.request("GET", "/mcp", [("host", "x")], None)
+            data = b"".join([chunk async for chunk in got.chunks()])
+            got.close()
+            return got.status, data, len(upstream._idle)
+        finally:
+            upstream.close()
+            listener.close()
+
+    assert asyncio.run(asyncio.wait_for(talk(), patience(30))) == (200, body, 1 if kept else 0)

@@ -101,7 +101,7 @@ def test_a_line_longer_than_max_line_passes_whole_and_is_kept_in_part():
     text = lines.feed(b"0123456789abcdef", 1.0) + lines.feed(b"ghi\nok\n", 1.0)
     first, second = [json.loads(raw) for raw in text.splitlines()]
     assert first == {"t": 1.0, "direction": "from_server", "kind": None, "code": None,
-                     "truncated": True, "size": 19, "text": "0123456789"}
+                     "truncated": True, "size": 19, "text": "0123456789", "tail": "0123456789abcdefghi"}
     assert second["text"] == "ok" and second["kind"] == "invalid"
 
 
@@ -216,7 +216,35 @@ def test_a_line_over_max_line_passes_on_whole_and_is_recorded_in_part(tmp_path):
     assert first["truncated"] is True and first["size"] == len(big) - 1
     assert len(first["text"]) == 1000 and first["kind"] is None
     assert second["kind"] == "notification"
-    assert "more than the tap kept, so it was not judged" in report(tap.recording).stdout
+    assert "too long to judge" in report(tap.recording).stdout
+
+
+@pytest.mark.parametrize("id_last", [False, True])
+def test_an_answer_too_long_to_judge_is_no_problem_and_answers_its_request(tmp_path, id_last):
+    # Issue 44: an answer past --max-line (16 MiB by default) was stdout pollution and its
+    # request "never answered". It is a note now, with its size, and it answers its request
+    # (its id read from its first bytes, or its last, where the TypeScript SDK writes it).
+    long = server(f"""
+        import json, sys
+        for line in sys.stdin:
+            asked = json.loads(line)
+            if "id" not in asked:
+                continue
+            result = {{"content": [{{"type": "text", "text": "x" * 5000}}]}}
+            answer = ({{"result": result, "jsonrpc": "2.0", "id": asked["id"]}} if {id_last}
+                      else {{"jsonrpc": "2.0", "id": asked["id"], "result": result}})
+            sys.stdout.write(json.dumps(answer) + "\\n")
+            sys.stdout.flush()
+    """)
+    tap = Tapped(tmp_path, long, "--max-line", "1000")
+    tap.send(line(INIT) + line(INITIALIZED) + line({"jsonrpc": "2.0", "id": "two", "method": "ping"}))
+    tap.lines_out(2)
+    assert tap.finish() == 0
+    assert [e.get("truncated") for e in tap.lines("from_server")] == [True, True]
+    done = report(tap.recording, "--json")
+    assert done.returncode == 0, done.stdout
+    found = [json.loads(raw) for raw in done.stdout.splitlines()]
+    assert [(p["problem"], p["severity"]) for p in found] == [("not_judged", "note")] * 2
 
 
 def test_a_last_line_without_newline_and_a_server_that_dies(tmp_path):
@@ -351,3 +379,24 @@ def test_a_command_that_cannot_start(tmp_path):
     assert tap.out == b""
     assert "mcp_lesson.tap: cannot start /no/such/server --flag" in tap.err.decode()
     assert tap.event("tap_error")["detail"].startswith("cannot start the server")
+
+
+def test_the_report_says_which_signal_ended_the_server_and_who_sent_it(tmp_path):
+    """Issue 44: "exited with status 143" did not say that the tap sent the SIGTERM, nor why."""
+    from mcp_lesson.tap.entries import ended_words
+
+    stubborn = server("""
+        import sys, time
+        sys.stdin.read()  # to the end of its input, then it stays
+        while True:
+            time.sleep(1)
+    """)
+    tap = Tapped(tmp_path, stubborn, "--grace", "0.2")
+    tap.send(line(INIT))
+    assert tap.finish() == 128 + signal.SIGTERM
+    said = report(tap.recording).stdout
+    assert "SIGTERM" in said and "sent by the tap" in said
+    ended = {"status": 137, "returncode": -signal.SIGKILL, "t": 1.0}
+    assert "not sent by the tap" in ended_words(ended, [])
+    assert "passing on" in ended_words(ended, [{"event": "signal", "signal": "SIGKILL"}])
+    assert "status 0" in ended_words({"status": 0, "returncode": 0}, [])

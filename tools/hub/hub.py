@@ -32,8 +32,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
-from mcp_lesson import process_tree  # noqa: E402
-from mcp_lesson.processes import die_with_parent  # noqa: E402
+from mcp_lesson.shared import process_tree  # noqa: E402
+from mcp_lesson.shared.processes import die_with_parent  # noqa: E402
 from tools.hub import accounts, environment  # noqa: E402
 from tools.hub.settings import HERE, NAMES, PROXY, Settings  # noqa: E402
 

@@ -1,0 +1,61 @@
+"""A small Streamable HTTP server of the tests' own, for what the course's server never does:
+compress its answers, answer with megabytes, put the id last.
+
+    python tests/tap/small_http_server.py      # announces "listening on URL" on stderr
+
+Each POSTed request gets a result naming what the server saw: ``{"accept_encoding": the
+Accept-Encoding header or null, "pad": "x" * params.pad}``; a notification gets 202. The
+answer is gzip-compressed when the request's Accept-Encoding names gzip, an event stream
+when ``params.stream`` is true, and written with its id last when ``params.id_last`` is.
+"""
+
+import gzip
+import http.server
+import json
+import sys
+
+
+class Handler(http.server.BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, *args):
+        pass
+
+    def do_POST(self):
+        size = int(self.headers.get("Content-Length") or 0)
+        message = json.loads(self.rfile.read(size))
+        if "id" not in message:
+            self.send_response(202)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return
+        params = message.get("params") or {}
+        asked = self.headers.get("Accept-Encoding")
+        result = {"accept_encoding": asked, "pad": "x" * int(params.get("pad", 0))}
+        if params.get("id_last"):
+            answer = {"result": result, "jsonrpc": "2.0", "id": message["id"]}
+        else:
+            answer = {"jsonrpc": "2.0", "id": message["id"], "result": result}
+        body = json.dumps(answer).encode()
+        kind = "application/json"
+        if params.get("stream"):
+            body = b"event: message\ndata: " + body + b"\n\n"
+            kind = "text/event-stream"
+        self.send_response(200)
+        self.send_header("Content-Type", kind)
+        if asked and "gzip" in asked:
+            body = gzip.compress(body)
+            self.send_header("Content-Encoding", "gzip")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+
+def main():
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    print(f"listening on http://127.0.0.1:{server.server_address[1]}/mcp", file=sys.stderr, flush=True)
+    server.serve_forever()
+
+
+if __name__ == "__main__":
+    main()
