@@ -176,6 +176,8 @@ def _build_rows(fn, builds, printed):
                 leaked = not_json_at(got)
                 if leaked:  # a sentinel or other Python object left in the message
                     reason = f"{leaked[0]} is {leaked[1]}; {build.reason}"
+                elif _json_text(got) is not None and _json_text(got) == _json_text(build.expected):
+                    reason = f"the right members, in another order; {build.reason}"
         raised = type(exc).__name__ if exc is not None else ""
         raised_in = _raised_in(exc, fn) if exc is not None and not ok else ""
         rows.append(Row(build.name, f"({call})", want, outcome, ok, reason, raised,
