@@ -230,7 +230,7 @@ def test_the_self_check_says_what_is_wrong_in_words():
     def nothing(conversation):
         return []
 
-    reasons = {fn.__name__: {row.reason.partition(":")[0] for row in run_check(fn, "audit").rows if not row.ok}
+    reasons = {fn.__name__: {row.reason.partition("; the case:")[0] for row in run_check(fn, "audit").rows if not row.ok}
                for fn in (as_lists, backwards, nothing)}
     assert reasons["as_lists"] and all(reason.startswith("each problem is a tuple (place, problem), not [")
                                        for reason in reasons["as_lists"])

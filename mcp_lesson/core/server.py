@@ -5,7 +5,7 @@ from .transport import check_headers
 from .classification import classify_json
 from .errors import error_response, reply_for_json
 from .messages import is_integer, is_valid_id
-__all__ = ['SERVER_INFO', 'HANDSHAKE', 'MODERN', 'CAPABILITIES', 'LEVELS', 'TOOLS', 'is_number', 'text_result', 'respond', 'fail', 'call_tool', 'LISTS', 'CACHE', 'answer_request', 'asked_revision', 'unsupported', 'progress', 'handle_message', 'MAX_BODY', 'RETRY_MS', 'is_local', 'safely', 'serve_stdio', 'Sessions', 'McpHandler', 'serve_http', 'main']
+__all__ = ['SERVER_INFO', 'HANDSHAKE', 'MODERN', 'CAPABILITIES', 'LEVELS', 'TOOLS', 'is_number', 'text_result', 'respond', 'fail', 'call_tool', 'LISTS', 'CACHE', 'answer_request', 'asked_revision', 'unsupported', 'progress', 'handle_message', 'MAX_BODY', 'RETRY_MS', 'STATUS', 'is_local', 'safely', 'serve_stdio', 'Sessions', 'McpHandler', 'serve_http', 'main']
 # --- end of what the course writes ---
 
 # --- cell c11-05 ---
@@ -173,10 +173,17 @@ import secrets
 import sys
 import threading
 
+from .codes import HEADER_MISMATCH, PARSE_ERROR
+
 #: The longest request body the HTTP server reads (the SDK's server takes 4 MiB too).
 MAX_BODY = 4 * 1024 * 1024
 #: Milliseconds a client waits before it comes back for a stream (SSE's retry field).
 RETRY_MS = 1000
+#: The HTTP status of a 2026-07-28 error answer, by its code: lesson 09's table, which is the SDK's
+#: (mcp/shared/inbound.py). An unknown method MUST get 404 (2026-07-28 streamable-http); any other
+#: error, and every result, goes with 200.
+STATUS = {PARSE_ERROR: 400, INVALID_REQUEST: 400, INVALID_PARAMS: 400, HEADER_MISMATCH: 400,
+          UNSUPPORTED_PROTOCOL_VERSION: 400, METHOD_NOT_FOUND: 404}
 
 
 def is_local(host):
@@ -188,13 +195,20 @@ def is_local(host):
     return name in ("127.0.0.1", "localhost", "[::1]") and port.isdigit()
 
 
-def safely(text, session):
-    """handle_message, or when it fails (a bug, a sum too long to write), the error JSON-RPC names
-    for it, -32603, and the reason on stderr: one message never stops the server."""
+def safely(text, session, headers=None):
+    """handle_message, after lesson 09's check_headers when `headers` are given (a 2026-07-28 POST's);
+    when either fails (a bug, a sum too long to write), the error JSON-RPC names for it, -32603, and
+    the reason on stderr: one message never stops the server, nor drops its connection."""
+    step = "check_headers"
     try:
+        if headers is not None:
+            refused = check_headers(headers, json.loads(text))  # (400, the error) or None
+            if refused is not None:
+                return [refused[1]], session
+        step = "handle_message"
         return handle_message(text, session)
     except Exception as exc:  # noqa: BLE001 - whatever the rules' code raises
-        print(f"handle_message failed: {type(exc).__name__}: {exc}"[:500], file=sys.stderr, flush=True)
+        print(f"{step} failed: {type(exc).__name__}: {exc}"[:500], file=sys.stderr, flush=True)
         try:
             request_id = json.loads(text).get("id")
         except (ValueError, AttributeError, RecursionError):
@@ -311,10 +325,9 @@ class McpHandler(http.server.BaseHTTPRequestHandler):
             return self._json(400, [reply_for_json(body)])
         message = json.loads(body)
         if kind in ("request", "notification") and asked_revision(message) is not None:
-            checked = check_headers(dict(self.headers.items()), message)  # lesson 09: headers and body agree
-            if checked is not None:
-                return self._json(checked[0], [checked[1]])
-            replies, _ = safely(body, None)
+            replies, _ = safely(body, None, dict(self.headers.items()))  # lesson 09: headers and body agree
+            if len(replies) == 1 and "error" in replies[0]:  # an error goes alone, with its status
+                return self._json(STATUS.get(replies[0]["error"].get("code"), 200), replies)
             return self._send(replies)
         session_id = self.headers.get("Mcp-Session-Id")
         if kind == "request" and message["method"] == "initialize" and session_id is None:

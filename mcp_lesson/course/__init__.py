@@ -224,6 +224,22 @@ def _label(fn):
     return _shown_name(fn, "reference")
 
 
+def _named(fn, depth=2):
+    """``fn``, or when it is a name (a str), the function of that name in the notebook whose
+    cell called (``depth`` frames up); None, after one line saying so, when there is none yet.
+    A lesson's last cell names its functions, so that run before they are written it says
+    "not written yet", where ``self_check(error_response)`` would stop on a NameError."""
+    if type(fn) is not str:
+        return fn
+    try:
+        found = sys._getframe(depth).f_globals.get(fn)
+    except (AttributeError, ValueError):  # a Python without frames: nothing to find
+        found = None
+    if found is None:
+        print(f"{fn}: not written yet: run the cell that defines {fn}, then this one again")
+    return found
+
+
 def agree(fn, reference=None, table=None, show=3):
     """Print whether ``fn`` answers like ``reference`` on every case of the table.
 
@@ -232,8 +248,11 @@ def agree(fn, reference=None, table=None, show=3):
     ``error_response``, the parsed messages of the case table otherwise.
     ``reference`` defaults to the package's function of that name. Raising
     the same exception type counts as agreeing (builders must refuse bad
-    arguments).
+    arguments). ``fn`` may be a function's name, looked up in the notebook (see :func:`_named`).
     """
+    fn = _named(fn)
+    if fn is None:
+        return
     table = table or getattr(fn, "__name__", "classify")
     if reference is None:
         reference = _reference_for(table)
@@ -259,7 +278,11 @@ def agree(fn, reference=None, table=None, show=3):
 
 
 def self_check(fn, reference=None, show=3):
-    """The last cell of a lesson: the case-table check, then the agreement."""
+    """The last cell of a lesson: the case-table check, then the agreement. ``fn`` may be
+    the function's name, looked up in the notebook (see :func:`_named`)."""
+    fn = _named(fn)
+    if fn is None:
+        return
     check(fn, show=show)
     agree(fn, reference, show=show)
 
@@ -435,18 +458,53 @@ def broken_rules(msg, revision=None):
             return broken
 
 
-def aim(fn, rule):
+def _unlike(msg, asked, where=""):
+    """The first member of ``asked`` (a dict, nested dicts too) that ``msg`` lacks or holds
+    another value for, in words; None when every one is there. Values compare as JSON does,
+    so ``3`` is not ``3.0`` nor ``True``; members not asked for may be there too."""
+    for key, want in asked.items():
+        path = f"{where}{key}"
+        if not isinstance(msg, dict) or key not in msg:
+            return f"it has no {path}, which should be {python_text(want, 60)}"
+        have = msg[key]
+        if isinstance(want, dict) and isinstance(have, dict):
+            found = _unlike(have, want, f"{path}.")
+            if found:
+                return found
+        elif not _same_json(have, want):
+            return f"its {path} should be {python_text(want, 60)}, not {python_text(have, 60)}"
+    return None
+
+
+def _same_json(a, b):
+    try:
+        return json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True)
+    except Exception:  # not JSON: never the value asked for
+        return False
+
+
+def aim(fn, rule, asked=None):
     """Target practice: does the message ``fn()`` returns get caught by ``rule``,
     and by that rule alone? A message that breaks more rules than the one asked
-    for is a hit that says so, naming the others."""
+    for is a hit that says so, naming the others. ``asked`` (a dict) is the
+    content the exercise asks for: members the message must hold with these
+    values (params ``{"requestId": 3}``: that member of params); a message that
+    the rule catches but that is not the one asked for is no hit."""
     name = getattr(fn, "__name__", "fn")
     answered, msg = _answer_of(fn)
     if not answered:
         return
+    if msg is None:
+        print(f"{name}: it returned None. Give the message back with return: what a function "
+              "prints, the check cannot see")
+        return
     got = classification.rule_of(msg)
     broken = broken_rules(msg)
     others = [other for other in broken if other != rule]
-    if got == rule and not others:
+    unlike = _unlike(msg, asked) if asked else None
+    if got == rule and unlike:
+        print(f"{name}: the rule is right, but this is not the message asked for: {unlike}")
+    elif got == rule and not others:
         print(f"{name}: hit! {_short(rule)}")
     elif got == rule:
         print(f"{name}: hit, but not only that rule. It is caught by '{_short(rule)}',")

@@ -12,6 +12,7 @@ in one line.
 import asyncio
 import concurrent.futures
 import contextlib
+import os
 import subprocess
 import sys
 import tempfile
@@ -94,7 +95,15 @@ def tapped(recording, command, cwd=None):
     from mcp_lesson.course.live_traffic import tap_command
 
     python, *args = tap_command(recording, *command)
-    return StdioServerParameters(command=python, args=args, cwd=cwd)
+    return StdioServerParameters(command=python, args=args, cwd=cwd, env={"PYTHONPATH": python_path()})
+
+
+def python_path():
+    """PYTHONPATH for the tap that a client starts. The SDKs' clients start a server with a few
+    variables of the environment only (PATH, HOME...), so the tap must be told to import this
+    mcp_lesson, not another that the Python's site-packages may hold (a second checkout's)."""
+    here = str(Path(__file__).resolve().parents[1])
+    return os.pathsep.join([here, *filter(None, [os.environ.get("PYTHONPATH")])])
 
 
 async def handshake_session(read, write):
@@ -243,7 +252,10 @@ def ts_over_stdio(command, cwd=None, folder=None):
     from mcp_lesson.course.live_traffic import tap_command
 
     recording = Path(folder or scratch()) / "typescript.jsonl"
-    got = ts_client("stdio", *tap_command(recording, *command), cwd=cwd)
+    tap = tap_command(recording, *command)
+    if os.name == "posix":  # the TypeScript client, too, passes a few variables only (python_path)
+        tap = ["env", f"PYTHONPATH={python_path()}", *tap]
+    got = ts_client("stdio", *tap, cwd=cwd)
     return got, read_recording(recording)
 
 

@@ -173,9 +173,30 @@ def shown_apart(got, expected, limit=90):
         return shown(got, limit), shown(expected, limit)
 
 
+#: What a number or a word is made of: a cut between two of these would split one.
+_TOKEN = frozenset("0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_.+-")
+#: A number or a word longer than this may be cut inside: it is plainly a piece of something.
+_LONG_TOKEN = 24
+
+
+def _token_around(text, place):
+    """``(start, end)`` of the number or word that a cut at ``place`` would split, or None
+    when the cut falls between two, or inside one longer than :data:`_LONG_TOKEN`."""
+    if not (0 < place < len(text) and text[place - 1] in _TOKEN and text[place] in _TOKEN):
+        return None
+    start, end = place, place
+    while start > 0 and text[start - 1] in _TOKEN and place - start <= _LONG_TOKEN:
+        start -= 1
+    while end < len(text) and text[end] in _TOKEN and end - place <= _LONG_TOKEN:
+        end += 1
+    return (start, end) if end - start <= _LONG_TOKEN else None
+
+
 def cut_apart(a, b, limit=90):
     """The texts ``a`` and ``b``, each cut to at most ``limit`` characters around
-    the place where they first differ (as they are when both are short enough)."""
+    the place where they first differ (as they are when both are short enough).
+    A cut falls between numbers and words, not inside one (``-32600``, not
+    ``-3260...``), unless the difference leaves no room or the word is very long."""
     if len(a) <= limit and len(b) <= limit:
         return a, b
     same = 0
@@ -184,10 +205,18 @@ def cut_apart(a, b, limit=90):
             break
         same += 1
     start = max(0, same - limit // 3)
+    token = _token_around(a, start) or _token_around(b, start)  # the same text up to `same`
+    if token and same - token[0] < limit - 12:
+        start = token[0]
+    elif token and token[1] < same:
+        start = token[1]
 
     def cut(text):
-        piece = text[start:start + limit - 6]
-        return ("..." if start else "") + piece + ("..." if start + limit - 6 < len(text) else "")
+        end = start + limit - 6
+        around = _token_around(text, end)
+        if around and around[0] > same + 1:
+            end = around[0]
+        return ("..." if start else "") + text[start:end] + ("..." if end < len(text) else "")
     return cut(a), cut(b)
 
 

@@ -163,6 +163,8 @@ def _build_rows(fn, builds, printed):
                 leaked = not_json_at(got)
                 if leaked:  # a sentinel or other Python object left in the message
                     reason = f"{leaked[0]} is {leaked[1]}; {build.reason}"
+                elif _json_text(got) is not None and _json_text(got) == _json_text(build.expected):
+                    reason = f"the right members, in another order; the case: {build.reason}"
         raised = type(exc).__name__ if exc is not None else ""
         raised_in = _raised_in(exc, fn) if exc is not None and not ok else ""
         rows.append(Row(build.name, f"({call})", want, outcome, ok, reason, raised,
@@ -283,7 +285,7 @@ def _judged_rows(fn, builds, printed, judge):
             if not ok:
                 outcome, want = shown_apart(got, build.expected) if type(got) is type(build.expected) else (
                     outcome, want)
-                reason = f"{hint}: {reason}" if hint else reason
+                reason = f"{hint}; the case: {reason}" if hint else reason
         raised = type(exc).__name__ if exc is not None else ""
         raised_in = _raised_in(exc, fn) if exc is not None and not ok else ""
         rows.append(Row(build.name, f"({call})", want, outcome, ok, reason, raised, raised_in))
@@ -364,9 +366,9 @@ def same_reply(got, want):
     if "error" in want:
         error = got.get("error")
         if not isinstance(error, dict) or "result" in got:
-            return False, f"an error response, code {want['error']['code']}"
+            return False, "an error response is owed here, not a result"
         if not _same_json(error.get("code"), want["error"]["code"]):
-            return False, f"the code is {want['error']['code']}"
+            return False, f"yours has code {python_text(error.get('code'), 20)}"
         if not isinstance(error.get("message"), str):
             return False, "an error's message is a str"
         if not _same_json({**got, "error": {**error, "message": ""}}, {**want, "error": {**want["error"], "message": ""}}):
