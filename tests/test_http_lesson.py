@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 from http_server import http, server  # noqa: F401 (fixtures)
 
 from mcp_lesson import check, check_headers, http_request_for, http_verdict, read_sse
-from mcp_lesson.exercises.cases import HEADER_CHECKS, HTTP_ANSWERS, HTTP_REQUESTS, REFUSES, SSE_STREAMS
+from mcp_lesson.exercises.http_cases import HEADER_CHECKS, HTTP_ANSWERS, HTTP_REQUESTS, REFUSES, SSE_STREAMS
 
 MODERN = "2026-07-28"
 ACCEPT = "application/json, text/event-stream"

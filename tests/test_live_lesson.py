@@ -32,7 +32,7 @@ from mcp_lesson import audit as core_audit
 from mcp_lesson import classify_json, tap
 from mcp_lesson import course
 from mcp_lesson.exercises import registry
-from mcp_lesson.exercises.cases import CONVERSATIONS
+from mcp_lesson.exercises.traffic_cases import CONVERSATIONS
 from mcp_lesson.exercises.selfcheck import run_check
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -22,6 +22,9 @@ from typing import NamedTuple, Optional
 
 from mcp_lesson.exercises import inputs as _agree
 from mcp_lesson.exercises import cases as _cases
+from mcp_lesson.exercises import http_cases as _http
+from mcp_lesson.exercises import server_cases as _server
+from mcp_lesson.exercises import traffic_cases as _traffic
 from mcp_lesson.exercises import lessons as _lessons
 from mcp_lesson.exercises import tables as _check
 
@@ -88,27 +91,27 @@ BUILT = (
     # Lesson 09, the HTTP transport: the course's versions are the master's export
     # (mcp_lesson/core/transport.py). Graduation: tests/test_later_lessons.py, as for 08 to 11.
     Built("http_request_for", "09", "transport", "core.transport.http_request_for",
-          _check.judged(_cases.HTTP_REQUESTS, _check.same_post)),
+          _check.judged(_http.HTTP_REQUESTS, _check.same_post)),
     Built("check_headers", "09", "transport", "core.transport.check_headers",
-          _check.judged(_cases.HEADER_CHECKS, _check.same_refusal)),
+          _check.judged(_http.HEADER_CHECKS, _check.same_refusal)),
     Built("read_sse", "09", "transport", "core.transport.read_sse",
-          _check.judged(_cases.SSE_STREAMS, _check.same_events)),
+          _check.judged(_http.SSE_STREAMS, _check.same_events)),
     Built("http_verdict", "09", "transport", "core.transport.http_verdict",
-          _check.judged(_cases.HTTP_ANSWERS, _check.same_words)),
+          _check.judged(_http.HTTP_ANSWERS, _check.same_words)),
     # Lesson 10, live traffic: the audit of a recorded conversation (mcp_lesson/core/traffic.py
     # is the master's export), which the tap's --report runs on each session
     # (mcp_lesson.tap.audit puts it in words, under the revision agreed).
     Built("audit", "10", "traffic", "core.traffic.audit",
-          _check.judged(_cases.CONVERSATIONS, _check.same_problems)),
+          _check.judged(_traffic.CONVERSATIONS, _check.same_problems)),
     # Lesson 11, your own server: its tools, its table of methods, and one message in with its
     # replies out (mcp_lesson/core/server.py is the master's export; python -m
     # mcp_lesson.server.own runs it).
     Built("call_tool", "11", "server", "core.server.call_tool",
-          _check.judged(_cases.TOOL_CALLS, _check.same_tool_result)),
+          _check.judged(_server.TOOL_CALLS, _check.same_tool_result)),
     Built("answer_request", "11", "server", "core.server.answer_request",
-          _check.judged(_cases.SERVER_REQUESTS, _check.same_reply)),
+          _check.judged(_server.SERVER_REQUESTS, _check.same_reply)),
     Built("handle_message", "11", "server", "core.server.handle_message",
-          _check.judged(_cases.SERVER_MESSAGES, _check.same_replies)),
+          _check.judged(_server.SERVER_MESSAGES, _check.same_replies)),
 )
 
 #: The rows by name.

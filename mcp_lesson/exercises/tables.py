@@ -14,7 +14,7 @@ from typing import List, NamedTuple
 
 from mcp_lesson.exercises.calling import (PrintedOutput, call_safely, exception_text, is_verdict, not_json_at,
                     python_text, same_message, same_verdict, shown, shown_apart)
-from mcp_lesson.exercises.cases import REFUSES
+from mcp_lesson.exercises.http_cases import REFUSES
 from mcp_lesson.protocol.values import python_value
 
 

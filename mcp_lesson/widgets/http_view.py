@@ -7,7 +7,7 @@ import re
 
 import ipywidgets as widgets
 
-from mcp_lesson.exercises.cases import HEADER_CHECKS
+from mcp_lesson.exercises.http_cases import HEADER_CHECKS
 from mcp_lesson.rules.classification import classify, reply_for
 from mcp_lesson.core.transport import HEADER_MISMATCH, HTTP_REVISIONS, STATELESS, SUPPORTED, UNSUPPORTED_PROTOCOL_VERSION, check_headers, http_request_for
 from mcp_lesson.rules.messages import ERROR_MESSAGES, INVALID_PARAMS

@@ -8,7 +8,7 @@ import pytest
 
 from mcp_lesson.widgets import PREVIEW_LIMIT, HttpView, as_text
 
-from mcp_lesson.exercises.cases import HEADER_CHECKS
+from mcp_lesson.exercises.http_cases import HEADER_CHECKS
 from mcp_lesson.widgets import HEADER_LINES, HEADERS_LIMIT, SDK_BODY_LIMIT, read_headers
 
 from .viewing import ALLOWED_TAGS, HOSTILE, LONG, in_a_kernel_loop, sendable, settled, tags
