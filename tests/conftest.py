@@ -228,7 +228,7 @@ def _in_words(nodeid):
     """ "tests/test_x.py::test_bool_is_not_an_integer_id[True]" -> "bool is not an integer id [True]";
     a case of one function's (test_each_case.py) is its own name: "classify: a bool id" """
     name = nodeid.split("::")[-1]
-    case = re.match(r"test_(?:table|hidden)_case\[(.*)\]$", name)
+    case = re.match(r"test_(?:table|hidden|more_hidden)_case\[(.*)\]$", name)
     if case:
         return case.group(1)
     match = re.match(r"test_(\w+?)(\[.*\])?$", name)

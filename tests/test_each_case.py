@@ -17,6 +17,7 @@ import pytest
 
 import implementation
 from mcp_lesson import agreement, registry
+from mcp_lesson.wrong_version_cases import CASES as FOUND
 from mcp_lesson.hidden_tests import graded_cases, hidden_tests, run_cell
 from mcp_lesson.selfcheck import run_check
 
@@ -41,6 +42,8 @@ def _case_name(row, place):
 TABLE = [case for row in GRADUATED for case in _table_cases(row)]
 HIDDEN = [(name, place) for name, graded in GRADED.items()
           for place in range(len(graded.cases) or 1)]
+#: The hidden cases that wrong versions showed missing (mcp_lesson/wrong_version_cases.py).
+MORE = [(name, place) for name, (_, cases) in FOUND.items() for place in range(len(cases))]
 
 
 def _theirs(name):
@@ -166,3 +169,18 @@ def test_hidden_case(name, place):
     if _run_hidden(name, implementation._course_version(name), place) is not None:
         raise implementation.CourseFault(words)
     raise implementation.Unmet(words)
+
+
+@pytest.mark.parametrize("name, place", MORE, ids=[f"{name}: {FOUND[name][1][place][-1]}" for name, place in MORE])
+def test_more_hidden_case(name, place):
+    _still_the_stub(name)
+    options, cases = FOUND[name]
+    try:
+        hidden_tests(_theirs(name), [cases[place]], **options)
+    except AssertionError as exc:
+        words = _one_line(exc)
+        try:
+            hidden_tests(implementation._course_version(name), [cases[place]], **options)
+        except AssertionError:
+            raise implementation.CourseFault(words) from None
+        raise implementation.Unmet(words) from None
