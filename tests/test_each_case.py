@@ -126,7 +126,8 @@ def test_table_case(name, place):
     case = report.rows[place]
     if not case.ok:
         course = _report(name, implementation._course_version(name)).rows[place]
-        words = (f"{name}{case.shown_input} gave {case.got}; expected {case.expected} "
+        shown = case.shown_input if case.shown_input.startswith("(") else f"({case.shown_input})"
+        words = (f"{name}{shown} gave {case.got}; expected {case.expected} "
                  f"({case.reason}{', inside ' + case.raised_in if case.raised_in else ''})")
         if not course.ok:
             raise implementation.CourseFault(_one_line(words))
