@@ -74,7 +74,7 @@ case "$(word 2,$(PYTHON_ABOUT))" in \
 esac
 endef
 
-.PHONY: lab lab-learner test test-all export lessons learner graduate app bench bench-tap bench-grading clean venv hub FORCE
+.PHONY: lab lab-learner test test-all export lessons learner graduate mutants app bench bench-tap bench-grading clean venv hub FORCE
 
 venv: $(STAMP) $(CONFORMANCE) $(TS_PEER) $(REAL_SERVERS) $(HUB_PROXY)
 
@@ -190,6 +190,12 @@ learner: $(STAMP)
 # when every test passes.
 graduate: $(STAMP)
 	@$(BIN)/python tools/graduate.py $(if $(filter-out 0 no,$(ALL)),--all) $(if $(PKG),'$(subst ','\'',$(PKG))')
+
+# Mutation testing of the judge: mutmut mutates the masters' exported package, graduation is
+# the test; prints the score. MODULES="conversation revisions" picks modules of the package
+# (default: all, about 875 mutants at about 9 s each: hours, so not in CI).
+mutants: $(STAMP)
+	@$(BIN)/python tools/mutants.py $(MODULES)
 
 # Classroom mode: the playground as a standalone page (Voila), on loopback.
 app: $(STAMP)

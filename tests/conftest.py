@@ -169,11 +169,16 @@ def _comparison_in_words(op, left, right, calls):
     return f"{head}expected {show(left)} to be {_WORDS.get(op, op)} {show(right)}"
 
 
+def _one_line(exc, limit=300):
+    text = " ".join(str(exc).split()) or type(exc).__name__
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
 def _failure_in_words(exc):
     """What went wrong in a test of a graduating package, in plain words."""
     calls = list(implementation.CALLS)
     call = calls[-1] if calls else None
-    if isinstance(exc, implementation.Unmet):
+    if isinstance(exc, (implementation.Unmet, implementation.CourseFault)):
         return str(exc)
     raiser = next((c for c in reversed(calls) if c.raised is exc), None)
     if raiser is not None:
@@ -186,8 +191,11 @@ def _failure_in_words(exc):
         return "expected a TypeError, and none came"
     if isinstance(exc, AssertionError):
         if call is not None:
-            return f"{call} {call.outcome()}, which is not what this test expects"
-        return "the course's data did not pass this test (a fault of the course, not yours)"
+            return f"{call} {call.outcome()}; the test expected otherwise ({_one_line(exc)})"
+        return f"the test's check did not hold: {_one_line(exc)}"
+    if isinstance(exc, KeyError) and call is not None and call.returned and exc.args:
+        return (f"{call} {call.outcome()}; expected it to hold the key {implementation.shown(exc.args[0])}, "
+                f"which the test reads ({type(exc).__name__})")
     where = f" after {call} {call.outcome()}" if call is not None else ""
     return f"the test stopped at {implementation.exception_in_words(exc)}{where}"
 
@@ -195,19 +203,35 @@ def _failure_in_words(exc):
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_makereport(item, call):
     report = yield
-    if implementation.GRADUATING is not None and report.failed and call.excinfo is not None:
+    if implementation.GRADUATING is None or report.when not in ("setup", "call"):
+        return report
+    # The package's functions the test called: its lesson is the latest that builds one.
+    names = {c.name for c in implementation.CALLS}
+    params = getattr(getattr(item, "callspec", None), "params", {})
+    if isinstance(params.get("name"), str):  # a case of one function (test_each_case.py)
+        names.add(params["name"])
+    report.unwritten, report.in_words, report.course_fault = None, None, False
+    if report.failed and call.excinfo is not None:
         leaves = _leaves(call.excinfo.value)
         unwritten = next((name for name in map(_unwritten, leaves) if name), None)
         if unwritten:
-            report.unwritten, report.in_words = unwritten, None
+            report.unwritten = unwritten
+            names.add(unwritten)
         else:
-            report.unwritten, report.in_words = None, _failure_in_words(leaves[0])
+            report.course_fault = isinstance(leaves[0], implementation.CourseFault)
+            report.in_words = _failure_in_words(leaves[0])
+    report.lesson = implementation.lesson_of(names)
+    report.functions = sorted(names & set(BUILT))
     return report
 
 
 def _in_words(nodeid):
-    """ "tests/test_x.py::test_bool_is_not_an_integer_id[True]" -> "bool is not an integer id [True]" """
+    """ "tests/test_x.py::test_bool_is_not_an_integer_id[True]" -> "bool is not an integer id [True]";
+    a case of one function's (test_each_case.py) is its own name: "classify: a bool id" """
     name = nodeid.split("::")[-1]
+    case = re.match(r"test_(?:table|hidden|more_hidden)_case\[(.*)\]$", name)
+    if case:
+        return case.group(1)
     match = re.match(r"test_(\w+?)(\[.*\])?$", name)
     if not match:
         return name
@@ -218,6 +242,50 @@ def _in_words(nodeid):
 def _reason(report):
     """The plain words of a failure (pytest_runtest_makereport wrote them)."""
     return getattr(report, "in_words", None) or "the test failed (the course has no words for how)"
+
+
+def _names(names):
+    names = list(names)
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def _lessons_said(lessons):
+    return f"lesson {lessons[0]}" if len(lessons) == 1 else f"lessons {lessons[0]} to {lessons[-1]}"
+
+
+def _by_lesson(passed, failed):
+    """{lesson: {"passed", "failed", "unwritten": {name: count}}} in the lessons' order."""
+    lessons = {lesson: {"passed": 0, "failed": 0, "unwritten": {}} for lesson in sorted(set(BUILT.values()))}
+    for report in passed + failed:
+        lesson = getattr(report, "lesson", None)
+        if lesson is None:
+            continue  # a test that called none of the package's functions
+        counts = lessons[lesson]
+        if report in passed:
+            counts["passed"] += 1
+        elif getattr(report, "unwritten", None):
+            counts["unwritten"][report.unwritten] = counts["unwritten"].get(report.unwritten, 0) + 1
+        else:
+            counts["failed"] += 1
+    return lessons
+
+
+def _lesson_line(lesson, counts):
+    """ "lesson 03 (classify, classify_json): passed 150/150" or "...: not written yet" """
+    builds = _names([name for name, at in BUILT.items() if at == lesson])
+    written = counts["passed"] + counts["failed"]
+    todo = counts["unwritten"]
+    head = f"lesson {lesson} ({builds})"
+    if not written and todo:
+        return f"{head}: not written yet (lesson {lesson} builds {'it' if len(todo) == 1 else 'them'})"
+    line = f"{head}: passed {counts['passed']}/{written}"
+    if counts["failed"]:
+        line += f", {counts['failed']} failed (above)"
+    if todo:
+        waiting = sum(todo.values())
+        line += (f"; not written yet: {_names(sorted(todo))} (lesson {lesson} builds "
+                 f"{'it' if len(todo) == 1 else 'them'}; {waiting} more test{'s' * (waiting != 1)} wait)")
+    return line
 
 
 def pytest_terminal_summary(terminalreporter):
@@ -231,12 +299,19 @@ def pytest_terminal_summary(terminalreporter):
     write = terminalreporter.write_line
     if implementation.PROBLEM:
         write(f"Your package at {implementation.GRADUATING} has a problem: {implementation.PROBLEM}")
-    write(f"your package passes {len(passed)}/{total} of the course's tests")
-    real = [r for r in failed if not getattr(r, "unwritten", None)]
     todo = [r for r in failed if getattr(r, "unwritten", None)]
+    faults = [r for r in failed if getattr(r, "course_fault", False)]
+    real = [r for r in failed if r not in todo and r not in faults]
+    summary = f"your package passes {len(passed)}/{total} of the course's tests"
+    if todo and not real and not implementation.UNREADABLE:
+        summary += (f": every test of what it has written passes, and {len(todo)} wait for "
+                    "functions not written yet")
+    write(summary)
     shown = real if everything else real[:SHOWN_FAILURES]
     for report in shown:
-        write(f"  x {_in_words(report.nodeid)}: {_reason(report)}")
+        lesson = getattr(report, "lesson", None)
+        where = f"lesson {lesson}, " if lesson else ""
+        write(f"  x {where}{_in_words(report.nodeid)}: {_reason(report)}")
     if len(real) > len(shown):
         write(f"  ... and {len(real) - len(shown)} more like these "
               "(make graduate ALL=1 lists every failure)")
@@ -244,21 +319,36 @@ def pytest_terminal_summary(terminalreporter):
         names = ", ".join(sorted({report.unwritten for report in todo}))
         write(f"  {len(todo)} of the failures need your functions ({names}), which could not "
               "be read: your package did not import (the problem above)")
-    elif todo:
-        needs = {}
-        for report in todo:
-            needs.setdefault(report.unwritten, []).append(report)
-        write(f"  {len(todo)} of the failures meet a function that is not implemented yet:")
-        for name, reports in sorted(needs.items()):
-            count = f"{len(reports)} test{'s need' if len(reports) != 1 else ' needs'} it"
-            lesson = f" (lesson {BUILT[name]} builds it)" if name in BUILT else ""
-            write(f"  - {name} is not implemented yet{lesson}: {count}")
-            if everything:
-                for report in reports:
-                    write(f"      x {_in_words(report.nodeid)}")
+    lessons = _by_lesson(passed, failed)
+    if not implementation.UNREADABLE:
+        for lesson, counts in lessons.items():
+            write(f"  {_lesson_line(lesson, counts)}")
+            if everything and counts["unwritten"]:
+                for report in todo:
+                    if report.lesson == lesson:
+                        write(f"      - waits for {report.unwritten}: {_in_words(report.nodeid)}")
+    for report in faults:  # the course's own version fails this case too
+        write(f"  ! an error of the course, not of your package (please report it): "
+              f"{_in_words(report.nodeid)}: the course's own version fails this case too: {_reason(report)}")
     unread = [r for r in stats.get("error", []) if getattr(r, "when", None) == "collect"]
     for report in unread:  # a fault of the course's tests, not of the package
         write(f"  ! the course's test file {report.nodeid.split('::')[0]} could not be read "
-              f"(a fault of the course, not of your package)")
+              f"(an error of the course, not of your package: please report it)")
     if total and not failed:
         write("Congratulations: your package does everything the course's tests ask.")
+        return
+    if real or implementation.UNREADABLE or not todo:
+        return
+    done = [lesson for lesson, counts in lessons.items() if not counts["unwritten"] and counts["passed"]]
+    ahead = [lesson for lesson, counts in lessons.items() if counts["unwritten"]]
+    if done and ahead and max(done) < min(ahead):
+        nxt = ahead[0]
+        write(f"Your package is complete up to lesson {done[-1]}: every test of "
+              f"{_lessons_said(done)} passes. Next: lesson {nxt}, which builds "
+              f"{_names(sorted(lessons[nxt]['unwritten']))}.")
+    elif not done:
+        write(f"Nothing of your package is written yet: lesson {ahead[0]} starts it, with "
+              f"{_names(sorted(lessons[ahead[0]]['unwritten']))}.")
+    else:
+        write(f"Everything your package has written passes; still to write: "
+              f"{_names([name for counts in lessons.values() for name in sorted(counts['unwritten'])])}.")

@@ -52,6 +52,11 @@ class Unmet(AssertionError):
     """A check of the tests that failed, already said in plain words."""
 
 
+class CourseFault(AssertionError):
+    """A case the course's own reference fails too: an error of the course, to report, and
+    no verdict on the package."""
+
+
 # --- showing values in plain words ----------------------------------------------------
 
 class _Short(reprlib.Repr):
@@ -258,7 +263,19 @@ def _stand_in(name, why):
         raise NotInPackage(name, why)
 
     missing.__name__ = name
+    missing.not_written = True  # graduation says "not written yet", never a failure
     return missing
+
+
+def not_written(name):
+    """True when the graduating package lacks ``name`` (it is a stand-in here)."""
+    return bool(getattr(globals().get(name), "not_written", False))
+
+
+def lesson_of(names):
+    """The latest lesson that builds one of ``names`` (functions the lessons build), or None."""
+    lessons = [BUILT[name] for name in names if name in BUILT]
+    return max(lessons) if lessons else None
 
 
 def _load_problem(failure, folder):

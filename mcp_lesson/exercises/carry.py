@@ -89,7 +89,7 @@ def _small_check(theirs, course):
 
 #: The test files of the course that graduation runs (tests/conftest.py agrees).
 GRADUATION_FILES = ("test_classification.py", "test_messages.py", "test_cases.py",
-                    "test_properties.py", "test_later_lessons.py")
+                    "test_properties.py", "test_each_case.py")
 
 
 def tests_folder():

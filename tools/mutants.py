@@ -1,0 +1,114 @@
+"""Mutation testing of the judge: mutmut mutates the masters' exported package, one module at a
+time, and graduation is the test command; a mutant graduation passes is a survivor.
+
+    python tools/mutants.py                       # every module of the package
+    python tools/mutants.py conversation revisions  # some modules (my_mcp/<module>.py)
+
+Each module's mutants graduate against the course's tests of the functions that module holds
+only (pytest -k on their names, -x: the first failure kills a mutant), so a mutant costs one
+start of the judge's sandbox and the tests up to its first failure. Prints, per module and in
+all, "killed K of N mutants (score S%)", the survivors (mutmut's own diff of each), and the
+time it took. Exit 0 when no mutant survives.
+
+mutmut 2.5.1 (pinned in pyproject.toml's test extras): the last mutmut that runs any command as
+its test (--runner) and mutates the files in place; mutmut 3 runs pytest in its own process
+and learns which tests reach a function from inside it, which cannot see into the judge's
+sandbox, where graduation runs the package.
+"""
+
+import argparse
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+from mcp_lesson.exercises import registry  # noqa: E402
+from mcp_lesson.course import LESSONS  # noqa: E402
+from mcp_lesson.exercises.learner_package import PACKAGE, export_notebook  # noqa: E402
+
+
+def _mutmut():
+    found = Path(sys.executable).parent / "mutmut"
+    return str(found) if found.exists() else shutil.which("mutmut")
+
+
+def _counts(folder):
+    """(killed, survived, others, the survivors' ids) from mutmut's results in ``folder``."""
+    shown = subprocess.run([_mutmut(), "results"], cwd=folder, capture_output=True, text=True)
+    text = shown.stdout
+    survived = re.findall(r"^(\d+(?:-\d+)?)", text.split("Survived", 1)[1], re.MULTILINE) if "Survived" in text else []
+    ids = []
+    for part in survived:
+        low, _, high = part.partition("-")
+        ids += list(range(int(low), int(high or low) + 1))
+    junit = subprocess.run([_mutmut(), "junitxml"], cwd=folder, capture_output=True, text=True).stdout
+    total = int(re.search(r'tests="(\d+)"', junit).group(1)) if 'tests="' in junit else 0
+    failures = int(re.search(r'failures="(\d+)"', junit).group(1)) if 'failures="' in junit else 0
+    errors = int(re.search(r'errors="(\d+)"', junit).group(1)) if 'errors="' in junit else 0
+    return total - failures - errors, failures, errors, ids
+
+
+def run_module(work, module, names):
+    """Mutate my_mcp/<module>.py in ``work``; return (killed, survived, other, survivor diffs)."""
+    runner = " ".join(shlex.quote(part) for part in [
+        sys.executable, str(ROOT / "tools" / "graduate.py"), str(work / PACKAGE), "--", "-x",
+        "-k", " or ".join(names)])
+    (work / "tests").mkdir(exist_ok=True)  # mutmut asks for a tests folder, and never reads it
+    cache = work / ".mutmut-cache"
+    cache.unlink(missing_ok=True)
+    subprocess.run([_mutmut(), "run", "--paths-to-mutate", f"{PACKAGE}/{module}.py", "--runner", runner,
+                    "--no-progress", "--simple-output"], cwd=work, capture_output=True, text=True)
+    killed, survived, other, ids = _counts(work)
+    diffs = [subprocess.run([_mutmut(), "show", str(i)], cwd=work, capture_output=True, text=True).stdout
+             for i in ids]
+    return killed, survived, other, diffs
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("modules", nargs="*", help="modules of the package (default: every one "
+                        "that holds a function graduation runs)")
+    args = parser.parse_args(argv)
+    if _mutmut() is None:
+        print("mutmut is not installed: `pip install -e .[test]` installs the pinned one")
+        return 1
+    holds = {}
+    for built in registry.BUILT:
+        if built.graduates:
+            holds.setdefault(built.module, []).append(built.name)
+    unknown = [module for module in args.modules if module not in holds]
+    if unknown:
+        print(f"no graduated function lives in {', '.join(unknown)}; the modules are {', '.join(holds)}")
+        return 1
+    work = Path(tempfile.mkdtemp(prefix="mutants-"))
+    for name in LESSONS:
+        if (ROOT / "notebooks" / name).exists():
+            export_notebook(ROOT / "notebooks" / name, work / PACKAGE)
+    started, all_killed, all_total, survivors = time.monotonic(), 0, 0, []
+    for module in args.modules or holds:
+        began = time.monotonic()
+        killed, survived, other, diffs = run_module(work, module, holds[module])
+        total = killed + survived + other
+        all_killed, all_total = all_killed + killed, all_total + total
+        survivors += diffs
+        score = f"{100 * killed / total:.0f}%" if total else "no mutants"
+        print(f"{module}.py ({', '.join(holds[module])}): killed {killed} of {total} mutants "
+              f"(score {score}; {survived} survived, {other} timed out or other) in "
+              f"{time.monotonic() - began:.0f} s", flush=True)
+    for diff in survivors:
+        print(diff.rstrip())
+    score = f"{100 * all_killed / all_total:.0f}%" if all_total else "no mutants"
+    print(f"in all: killed {all_killed} of {all_total} mutants (score {score}) in "
+          f"{time.monotonic() - started:.0f} s")
+    shutil.rmtree(work, ignore_errors=True)
+    return 0 if all_killed == all_total else 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())
