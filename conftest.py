@@ -51,16 +51,11 @@ def _die_with_the_parent():
     """Ask Linux for a SIGTERM when the process that started this one ends, so
     that `kill` of `make test` (or of the xdist controller) ends the run too,
     and with it the servers its tests started (tests/processes.py)."""
-    if not sys.platform.startswith("linux"):
-        return
-    try:
-        import ctypes
+    from mcp_lesson.shared.processes import die_with_parent
 
-        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM, 0, 0, 0)  # PR_SET_PDEATHSIG
-        if os.getppid() == 1:  # the parent is already gone
-            os.kill(os.getpid(), signal.SIGTERM)
-    except (OSError, AttributeError):
-        pass
+    die_with_parent(signal.SIGTERM)
+    if sys.platform.startswith("linux") and os.getppid() == 1:  # the parent is already gone
+        os.kill(os.getpid(), signal.SIGTERM)
 
 
 def pytest_collection_modifyitems(session, config, items):
