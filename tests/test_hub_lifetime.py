@@ -146,19 +146,23 @@ def start_a_server(port, name, password):
     """Log ``name`` in through the hub's login page (which starts their server) and wait
     until the server answers through the proxy."""
     opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(http.cookiejar.CookieJar()))
-    base = f"http://127.0.0.1:{port}"
+    base = Settings(port=port).hub_url
     with opener.open(f"{base}/hub/login", timeout=patience(30)) as page:
         xsrf = re.search(r'name="_xsrf" value="([^"]+)"', page.read().decode()).group(1)
     form = urllib.parse.urlencode({"username": name, "password": password, "_xsrf": xsrf}).encode()
-    with opener.open(f"{base}/hub/login", data=form, timeout=patience(120)):
+    # The login starts the server; its redirects end at NAME.localhost, a name only
+    # browsers resolve (server_answers asks 127.0.0.1 with that name as the host).
+    with contextlib.suppress(OSError), opener.open(f"{base}/hub/login", data=form, timeout=patience(120)):
         pass
-    wait_for(lambda: server_answers(base, name), f"{name}'s server to answer", limit=180, every=0.5)
+    wait_for(lambda: server_answers(port, name), f"{name}'s server to answer", limit=180, every=0.5)
 
 
-def server_answers(base, name):
+def server_answers(port, name):
     """Whether ``name``'s Jupyter server answers its API's version (no login needed)."""
+    url = urllib.parse.urlsplit(Settings(port=port).server_url(name))
+    request = urllib.request.Request(f"http://127.0.0.1:{port}{url.path}/api", headers={"Host": url.netloc})
     try:
-        with urllib.request.urlopen(f"{base}/user/{name}/api", timeout=5) as reply:
+        with urllib.request.urlopen(request, timeout=5) as reply:
             return "version" in json.loads(reply.read())
     except (OSError, ValueError):
         return False

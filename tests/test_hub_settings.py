@@ -96,6 +96,9 @@ def test_the_hub_listens_on_loopback_and_lets_in_the_class_only(tmp_path, monkey
     config = load_hub_config(settings.to_environment(), monkeypatch)
     assert config.JupyterHub.bind_url == "http://127.0.0.1:9200"
     assert config.JupyterHub.hub_ip == "127.0.0.1"
+    # each person's server on a host of its own (NAME.localhost), the hub on localhost
+    assert config.JupyterHub.subdomain_host == settings.hub_url == "http://localhost:9200"
+    assert settings.server_url("ann") == "http://ann.localhost:9200/user/ann"
     assert config.ConfigurableHTTPProxy.api_url == "http://127.0.0.1:9202"
     assert config.Authenticator.allowed_users == {"tom", "ann", "ben"}
     assert config.Spawner.cmd == [str(tmp_path / "env" / "bin" / "jupyterhub-singleuser")]

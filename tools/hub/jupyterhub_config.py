@@ -29,6 +29,13 @@ c = get_config()  # noqa: F821  (given by JupyterHub's config loader)
 # The login page and every user's server behind the proxy, on this machine only. A real
 # server puts HTTPS in front (or sets c.JupyterHub.ssl_cert and ssl_key).
 c.JupyterHub.bind_url = f"http://127.0.0.1:{hub.port}"
+# Each person's server on an origin of its own: NAME.localhost:PORT, the hub on
+# localhost:PORT. Without it every server is a path of one origin, and a page a student's
+# server serves (their own ~/.jupyter settings can add one) runs as the hub's origin in the
+# teacher's browser: it reads the teacher's files and opens a terminal as the teacher.
+# Keep, with your own name: a real server uses a wildcard DNS name (*.hub.example.org)
+# and a wildcard certificate; browsers take every *.localhost name to this machine.
+c.JupyterHub.subdomain_host = hub.hub_url
 c.JupyterHub.hub_ip = "127.0.0.1"
 c.JupyterHub.hub_port = hub.hub_port
 c.ConfigurableHTTPProxy.api_url = f"http://127.0.0.1:{hub.proxy_api_port}"

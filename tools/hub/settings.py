@@ -57,6 +57,19 @@ class Settings:
     def proxy_api_port(self):
         return self.port + 2
 
+    # Where people reach the class: the hub on localhost, each person's server on a host
+    # of its own, NAME.localhost (JupyterHub's subdomain_host; browsers take every
+    # *.localhost name to this machine), so that no page one person's server serves shares
+    # an origin with another's server or with the hub.
+    @property
+    def hub_url(self):
+        return f"http://localhost:{self.port}"
+
+    def server_url(self, name):
+        """The address of ``name``'s server (a name that is a valid host label already, as
+        the test's are: JupyterHub encodes others)."""
+        return f"http://{name}.localhost:{self.port}/user/{name}"
+
     def students(self):
         return read_students(self.students_file)
 
