@@ -14,7 +14,7 @@ import pytest
 from traitlets.config import Config
 
 from tools.hub import accounts, environment
-from tools.hub.settings import NAMES, ROLES, ROOT, Settings, read_students
+from tools.hub.settings import NAMES, PERSON_MEMORY, PERSON_TASKS, ROLES, ROOT, Settings, read_students
 
 CONFIG = ROOT / "tools" / "hub" / "jupyterhub_config.py"
 NBGRADER_PARTS = ("assignment-list", "validate-assignment", "formgrader", "create-assignment",
@@ -102,6 +102,9 @@ def test_the_hub_listens_on_loopback_and_lets_in_the_class_only(tmp_path, monkey
     assert config.ConfigurableHTTPProxy.api_url == "http://127.0.0.1:9202"
     assert config.Authenticator.allowed_users == {"tom", "ann", "ben"}
     assert config.Spawner.cmd == [str(tmp_path / "env" / "bin" / "jupyterhub-singleuser")]
+    # each person's server within limits of their own (tools/hub/spawner.py)
+    assert config.JupyterHub.spawner_class == "tools.hub.spawner.PersonSpawner"
+    assert (config.Spawner.mem_limit, config.PersonSpawner.processes) == (PERSON_MEMORY, PERSON_TASKS)
 
     class User:
         name = "ann"

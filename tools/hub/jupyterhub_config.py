@@ -20,7 +20,7 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
-from tools.hub.settings import Settings  # noqa: E402
+from tools.hub.settings import PERSON_MEMORY, PERSON_TASKS, Settings  # noqa: E402
 
 hub = Settings.from_environment()
 c = get_config()  # noqa: F821  (given by JupyterHub's config loader)
@@ -58,7 +58,13 @@ c.Authenticator.delete_invalid_users = True
 
 # --- How each person's JupyterLab runs: keep. ------------------------------------------
 # Each person's server runs as their own system account, from the users' environment.
-c.JupyterHub.spawner_class = "localprocess"
+# LocalProcessSpawner's way, within limits of each person's own (tools/hub/spawner.py): the
+# server and all it starts in a memory and a pids cgroup of that person's, killed with the
+# server. Keep where the machine gives cgroups; containers (Kubernetes) set the same limits
+# per person's container.
+c.JupyterHub.spawner_class = "tools.hub.spawner.PersonSpawner"
+c.Spawner.mem_limit = PERSON_MEMORY
+c.PersonSpawner.processes = PERSON_TASKS
 c.Spawner.cmd = [str(hub.env / "bin" / "jupyterhub-singleuser")]
 c.Spawner.default_url = "/lab"
 c.Spawner.notebook_dir = "~"

@@ -13,6 +13,12 @@ ROOT = HERE.parents[1]
 ROLES = HERE / "roles"
 PROXY = HERE / "node_modules" / ".bin" / "configurable-http-proxy"
 
+#: What each person's server and all it starts may use at once (tools/hub/spawner.py):
+#: memory in bytes, and tasks (processes and threads: JupyterLab takes about 30, a kernel
+#: about 10).
+PERSON_MEMORY = 2 * 1024**3
+PERSON_TASKS = 256
+
 #: The environment variable of each setting.
 NAMES = {"state": "MCP_LESSON_HUB_STATE", "env": "MCP_LESSON_HUB_ENV", "port": "MCP_LESSON_HUB_PORT",
          "teacher": "MCP_LESSON_HUB_TEACHER", "students_file": "MCP_LESSON_HUB_STUDENTS",
