@@ -115,6 +115,9 @@ def test_the_hub_listens_on_loopback_and_lets_in_the_class_only(tmp_path, monkey
 
     config.Spawner.pre_spawn_hook(Spawner)
     assert Spawner.environment == settings.environment_for("ann")
+    assert (Spawner.mem_limit, Spawner.processes) == (PERSON_MEMORY, PERSON_TASKS)
+    assert all(teacher > student for teacher, student in zip(settings.limits_for("tom"),
+                                                             settings.limits_for("ann")))
 
 
 def test_the_users_environment_installs_jupyterhub_and_the_courses_needs():

@@ -63,7 +63,7 @@ c.Authenticator.delete_invalid_users = True
 # server. Keep where the machine gives cgroups; containers (Kubernetes) set the same limits
 # per person's container.
 c.JupyterHub.spawner_class = "tools.hub.spawner.PersonSpawner"
-c.Spawner.mem_limit = PERSON_MEMORY
+c.Spawner.mem_limit = PERSON_MEMORY  # a student's; the teacher's is larger (give_role)
 c.PersonSpawner.processes = PERSON_TASKS
 c.Spawner.cmd = [str(hub.env / "bin" / "jupyterhub-singleuser")]
 c.Spawner.default_url = "/lab"
@@ -73,8 +73,9 @@ c.Spawner.http_timeout = 120
 
 
 def give_role(spawner):
-    """Each person's server gets their role's Jupyter settings (tools/hub/roles)."""
+    """Each person's server gets their role's Jupyter settings (tools/hub/roles) and limits."""
     spawner.environment.update(hub.environment_for(spawner.user.name))
+    spawner.mem_limit, spawner.processes = hub.limits_for(spawner.user.name)
 
 
 c.Spawner.pre_spawn_hook = give_role

@@ -13,11 +13,13 @@ ROOT = HERE.parents[1]
 ROLES = HERE / "roles"
 PROXY = HERE / "node_modules" / ".bin" / "configurable-http-proxy"
 
-#: What each person's server and all it starts may use at once (tools/hub/spawner.py):
+#: What each student's server and all it starts may use at once (tools/hub/spawner.py):
 #: memory in bytes, and tasks (processes and threads: JupyterLab takes about 30, a kernel
-#: about 10).
+#: about 10). The teacher's server grades the class (formgrader's Autograde runs the judge
+#: from it): it gets TEACHER_SHARE times as much.
 PERSON_MEMORY = 2 * 1024**3
 PERSON_TASKS = 256
+TEACHER_SHARE = 4
 
 #: The environment variable of each setting.
 NAMES = {"state": "MCP_LESSON_HUB_STATE", "env": "MCP_LESSON_HUB_ENV", "port": "MCP_LESSON_HUB_PORT",
@@ -81,6 +83,11 @@ class Settings:
 
     def role_of(self, name):
         return "teacher" if name == self.teacher else "student"
+
+    def limits_for(self, name):
+        """(memory in bytes, tasks) that ``name``'s server and all it starts may use."""
+        share = TEACHER_SHARE if self.role_of(name) == "teacher" else 1
+        return PERSON_MEMORY * share, PERSON_TASKS * share
 
     def environment_for(self, name):
         """The environment of ``name``'s Jupyter server: the users' Python first on PATH,
