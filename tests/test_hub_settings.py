@@ -6,6 +6,7 @@ import json
 import os
 import pwd
 import shutil
+import socket
 import subprocess
 import tempfile
 from pathlib import Path
@@ -195,3 +196,17 @@ def test_a_folder_of_another_account_at_the_exchange_is_refused_and_kept_as_it_i
     line = refused(lambda: accounts.make_exchange(exchange, "backup"))
     assert str(planted) in line
     assert (planted.stat().st_uid, planted.stat().st_mode & 0o7777) == (1, 0o700)
+
+
+def test_make_hub_names_a_busy_port_in_one_line():
+    from tools.hub import hub
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        settings = Settings(port=port - 1)  # its hub's own port is the one taken
+        assert port in hub.ports_in_use(settings)
+        lines = hub.problems(settings)
+        assert any(str(port) in line and "\n" not in line for line in lines), lines
+    assert port not in hub.ports_in_use(settings)
