@@ -143,8 +143,8 @@ def hub():
                  "--teacher", TEACHER, "--students", str(settings.students_file),
                  "--exchange", str(settings.exchange), "--state", str(settings.state)],
                 stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True)
-            line = _line_with(process, "is up")
-            assert "log in at http://127.0.0.1:" in line, line
+            line = _line_with(process, "is up", settings.state / "jupyterhub.log")
+            assert f"log in at {settings.hub_url}/hub/login" in line, line
         from playwright.sync_api import sync_playwright
 
         with sync_playwright() as playwright:
@@ -187,8 +187,9 @@ def _running(names, settings):
     return [line for line in "".join(found).splitlines() if int(line.split()[0]) in live]
 
 
-def _line_with(process, text, limit=300):
-    """Read the hub's output until a line holds ``text``; fail with the output if it ends."""
+def _line_with(process, text, log, limit=300):
+    """Read the hub's output until a line holds ``text``; fail with the output (and the end
+    of JupyterHub's ``log``) if it ends."""
     import selectors
 
     seen = []
@@ -203,7 +204,8 @@ def _line_with(process, text, limit=300):
                 seen.append(line)
                 if text in line:
                     return line
-    pytest.fail("make hub did not start:\n" + "".join(seen[-40:]))
+    logged = log.read_text(errors="replace")[-6000:] if log.exists() else "(no log)"
+    pytest.fail("make hub did not start:\n" + "".join(seen[-40:]) + "\nJupyterHub's log ends:\n" + logged)
 
 
 class Class:
@@ -211,7 +213,7 @@ class Class:
 
     def __init__(self, settings, browser, times, passwords):
         self.settings, self.browser, self.times, self.passwords = settings, browser, times, passwords
-        self.base = f"http://127.0.0.1:{settings.port}"
+        self.base = settings.hub_url
 
     def log_in(self, name):
         """A page of ``name``'s JupyterLab, logged in through the hub's own login page."""
@@ -234,6 +236,16 @@ def assignments_tab(page):
     page.get_by_text("Assignment List", exact=True).click()
     page.wait_for_selector("#released_assignments_list_loading[hidden]", state="attached")
     page.wait_for_selector("#fetched_assignments_list_loading[hidden]", state="attached")
+
+
+#: What a page's own fetch of a URL answers (the browser resolves NAME.localhost; the test's
+#: own HTTP client, Playwright's, does not).
+FETCH_STATUS = "async (url) => (await fetch(url)).status"
+FETCH_JSON = "async (url) => (await fetch(url)).json()"
+
+
+def status_of(page, url):
+    return page.evaluate(FETCH_STATUS, url)
 
 
 def poll(condition, what, limit=120):
@@ -259,8 +271,8 @@ def test_a_student_has_the_assignments_tab_and_nothing_of_the_teachers(hub):
     items = page.locator("#jp-mainmenu-nbgrader .lm-Menu-itemLabel").all_inner_texts()
     assert [item for item in items if item.strip()] == ["Assignment List"]
     page.keyboard.press("Escape")
-    base = f"{hub.base}/user/{STUDENTS['nothing']}"
-    assert page.request.get(f"{base}/formgrader").status == 404
+    base = hub.settings.server_url(STUDENTS["nothing"])
+    assert status_of(page, f"{base}/formgrader") == 404
     page.context.close()
 
 
@@ -286,7 +298,7 @@ def test_each_student_fetches_works_and_submits_in_the_browser(hub, which):
         assert notebook.is_file()
         cells = solution_cells(which)
         if cells:
-            page.goto(f"{hub.base}/user/{name}/lab/tree/{LESSON}/{LESSON}.ipynb")
+            page.goto(f"{hub.settings.server_url(name)}/lab/tree/{LESSON}/{LESSON}.ipynb")
             page.wait_for_selector(".jp-Notebook .jp-Cell")
             for index, text in cells:
                 cell = page.locator(".jp-Notebook .jp-Cell").nth(index)
@@ -335,7 +347,7 @@ def test_formgrader_autograde_uses_the_judge_as_make_autograde_does(hub):
         assert (hub.course() / "submitted" / name / LESSON / f"{LESSON}.ipynb").is_file(), collected.stderr
     with hub.times.step("formgrader's autograde, one request per student (the button's)"):
         page = hub.log_in(TEACHER)
-        page.goto(f"{hub.base}/user/{TEACHER}/formgrader")
+        page.goto(f"{hub.settings.server_url(TEACHER)}/formgrader")
         page.wait_for_selector("text=Manage Assignments")
         shot(page, "hub-formgrader.png")
         for name in EXPECTED:
@@ -344,7 +356,7 @@ def test_formgrader_autograde_uses_the_judge_as_make_autograde_does(hub):
                 const answer = await fetch(url, {method: 'POST', headers:
                     {'X-XSRFToken': xsrf ? decodeURIComponent(xsrf.slice(6)) : ''}});
                 return [answer.status, await answer.text()];
-            }""", f"{hub.base}/user/{TEACHER}/formgrader/api/submission/{LESSON}/{name}/autograde")
+            }""", f"{hub.settings.server_url(TEACHER)}/formgrader/api/submission/{LESSON}/{name}/autograde")
             assert reply[0] == 200 and json.loads(reply[1]).get("success"), reply
         page.context.close()
     by_formgrader = scores(hub.course())
@@ -368,7 +380,7 @@ def test_feedback_reaches_each_student_in_the_browser(hub):
             found = poll(lambda: sorted((accounts.home_of(name) / LESSON / "feedback").glob(f"*/{LESSON}.html")),
                          "the feedback page in the student's folder")
             relative = found[-1].relative_to(accounts.home_of(name))
-            page.goto(f"{hub.base}/user/{name}/files/{relative}")
+            page.goto(f"{hub.settings.server_url(name)}/files/{relative}")
             score = f"Score: {EXPECTED[name]} / 14.0"
             page.wait_for_selector(f"text={score}")
             if which == "half":
@@ -450,3 +462,127 @@ def test_the_last_submission_before_the_deadline_counts(hub):
     stamped = datetime.datetime.strptime((taken / "timestamp.txt").read_text(), "%Y-%m-%d %H:%M:%S.%f UTC")
     assert stamped <= due.replace(tzinfo=None)
     assert "# late" not in (taken / f"{LESSON}.ipynb").read_text()
+
+
+# --- a page of a student's own server, opened by the teacher (issue 40, item 2) -----------
+
+#: The red team's service, in the student's ~/.jupyter: a page of their own server, served
+#: with no login and no Content-Security-Policy (their own Jupyter settings load it).
+RED_TEAM_SERVICE = '''\
+from pathlib import Path
+
+from tornado import web
+
+PAGE = Path(__file__).with_suffix(".html").read_text()
+
+
+class Page(web.RequestHandler):
+    def get(self):
+        self.set_header("Content-Type", "text/html")
+        self.write(PAGE)
+
+
+default_handlers = [(r"/red-team", Page)]
+'''
+RED_TEAM_SETTINGS = '''\
+import os
+import sys
+
+sys.path.insert(0, os.path.expanduser("~/.jupyter"))
+c = get_config()
+c.ServerApp.extra_services = ["red_team"]
+'''
+#: The page: on a click, for each origin the teacher's server might answer on, it opens
+#: the teacher's JupyterLab in a window and takes the teacher's _xsrf cookie from it
+#: (possible only on the page's own origin), then with it reads a file of the teacher's, opens a terminal and
+#: writes a file as the teacher. What it got goes to window.results; window.done says it
+#: has finished.
+RED_TEAM_PAGE = '''\
+<!doctype html><title>my notes</title><body><button>Open my notes</button><script>
+const teacher = %(teacher)s, origins = %(origins)s, patience = %(patience)d;
+window.results = {};
+function within(promise) {
+  return Promise.race([promise, new Promise((_, no) => setTimeout(() => no(new Error("no answer")), patience))]);
+}
+async function attempt(name, run) {
+  try { results[name] = await within(run()); } catch (error) { results[name] = "refused: " + error; }
+}
+function window_of(url) {  // (JupyterHub's servers refuse to be framed: a window, then)
+  const opened = window.open(url);
+  return new Promise((done) => {
+    const check = setInterval(() => {
+      try {
+        if (opened.document.readyState === "complete" && opened.location.href !== "about:blank") {
+          clearInterval(check);
+          done(opened);
+        }
+      } catch (error) { clearInterval(check); done(opened); }  // another origin's: try, and fail
+    }, 100);
+  });
+}
+document.querySelector("button").onclick = async () => {
+  for (const origin of origins) {
+    const server = origin + "/user/" + teacher;
+    let xsrf = "";
+    await attempt("xsrf " + server, async () => {
+      const opened = await window_of(server + "/lab");
+      const cookie = opened.document.cookie.split("; ").find(c => c.startsWith("_xsrf=")) || "";
+      xsrf = decodeURIComponent(cookie.slice(6));
+      opened.close();
+      return xsrf ? "taken" : "none";
+    });
+    const headers = {"X-XSRFToken": xsrf, "Content-Type": "application/json"};
+    await attempt("read " + server, async () => {
+      const answer = await fetch(server + "/api/contents/secret.txt?content=1", {credentials: "include", headers});
+      return answer.status + " " + await answer.text();
+    });
+    await attempt("terminal " + server, async () => {
+      const answer = await fetch(server + "/api/terminals", {method: "POST", credentials: "include", headers});
+      return answer.status + " " + await answer.text();
+    });
+    await attempt("write " + server, async () => {
+      const answer = await fetch(server + "/api/contents/pwned.txt", {method: "PUT", credentials: "include", headers,
+          body: JSON.stringify({type: "file", format: "text", content: "pwned"})});
+      return answer.status + " " + await answer.text();
+    });
+  }
+  window.done = true;
+};
+</script></body>
+'''
+
+
+def test_a_page_of_a_students_server_reads_nothing_of_the_teachers_and_starts_no_terminal(hub):
+    """The red team's attack: the teacher, logged in, opens a page the student's own server
+    serves. Each person's server has an origin of its own (NAME.localhost), so the page
+    reads none of the teacher's files, and starts no terminal and writes no file as them."""
+    import secrets
+
+    student, port = BORROWER, hub.settings.port
+    secret = secrets.token_hex(16)
+    as_user(hub.settings, TEACHER, f"echo {secret} > ~/secret.txt")
+    settings_folder = accounts.home_of(student) / ".jupyter"
+    settings_folder.mkdir(exist_ok=True)
+    origins = ["", f"http://{TEACHER}.localhost:{port}", f"http://localhost:{port}", f"http://127.0.0.1:{port}"]
+    for name, text in {"jupyter_server_config.py": RED_TEAM_SETTINGS, "red_team.py": RED_TEAM_SERVICE,
+                       "red_team.html": RED_TEAM_PAGE % {"teacher": json.dumps(TEACHER),
+                                                         "origins": json.dumps(origins),
+                                                         "patience": patience(20) * 1000}}.items():
+        (settings_folder / name).write_text(text)
+    shutil.chown(settings_folder, student, student)
+    for path in settings_folder.iterdir():
+        shutil.chown(path, student, student)
+    hub.log_in(student).context.close()  # the student's server, with their own settings
+    teacher = hub.log_in(TEACHER)  # the teacher's JupyterLab, open
+    terminals = f"{hub.settings.server_url(TEACHER)}/api/terminals"
+    terminals_before = teacher.evaluate(FETCH_JSON, terminals)
+    page = teacher.context.new_page()  # the student's link, opened beside it
+    page.goto(f"{hub.settings.server_url(student)}/red-team")
+    page.click("button")  # the one click the red team needed
+    page.wait_for_function("window.done === true", timeout=patience(300) * 1000)
+    results = page.evaluate("window.results")
+    assert len(results) == 4 * len(origins)  # the page ran every attempt
+    assert secret not in json.dumps(results), results
+    assert teacher.evaluate(FETCH_JSON, terminals) == terminals_before, results
+    assert not (accounts.home_of(TEACHER) / "pwned.txt").exists(), results
+    teacher.context.close()

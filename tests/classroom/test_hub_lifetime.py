@@ -40,7 +40,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 from mcp_lesson.shared import process_tree  # noqa: E402
 from tools.hub import accounts, environment, hub as hub_program  # noqa: E402
-from tools.hub.settings import PROXY, Settings  # noqa: E402
+from tools.hub.settings import PERSON_MEMORY, PERSON_TASKS, PROXY, Settings  # noqa: E402
 
 pytestmark = pytest.mark.full
 
@@ -146,19 +146,23 @@ def start_a_server(port, name, password):
     """Log ``name`` in through the hub's login page (which starts their server) and wait
     until the server answers through the proxy."""
     opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(http.cookiejar.CookieJar()))
-    base = f"http://127.0.0.1:{port}"
+    base = Settings(port=port).hub_url
     with opener.open(f"{base}/hub/login", timeout=patience(30)) as page:
         xsrf = re.search(r'name="_xsrf" value="([^"]+)"', page.read().decode()).group(1)
     form = urllib.parse.urlencode({"username": name, "password": password, "_xsrf": xsrf}).encode()
-    with opener.open(f"{base}/hub/login", data=form, timeout=patience(120)):
+    # The login starts the server; its redirects end at NAME.localhost, a name only
+    # browsers resolve (server_answers asks 127.0.0.1 with that name as the host).
+    with contextlib.suppress(OSError), opener.open(f"{base}/hub/login", data=form, timeout=patience(120)):
         pass
-    wait_for(lambda: server_answers(base, name), f"{name}'s server to answer", limit=180, every=0.5)
+    wait_for(lambda: server_answers(port, name), f"{name}'s server to answer", limit=180, every=0.5)
 
 
-def server_answers(base, name):
+def server_answers(port, name):
     """Whether ``name``'s Jupyter server answers its API's version (no login needed)."""
+    url = urllib.parse.urlsplit(Settings(port=port).server_url(name))
+    request = urllib.request.Request(f"http://127.0.0.1:{port}{url.path}/api", headers={"Host": url.netloc})
     try:
-        with urllib.request.urlopen(f"{base}/user/{name}/api", timeout=5) as reply:
+        with urllib.request.urlopen(request, timeout=5) as reply:
             return "version" in json.loads(reply.read())
     except (OSError, ValueError):
         return False
@@ -241,3 +245,77 @@ def test_a_second_make_hub_on_the_port_names_the_first_and_starts_nothing(folder
             os.killpg(first.pid, signal.SIGKILL)
         first.wait()
         first.stdout.close()
+
+
+#: Run by the student's own Jupyter settings as their server starts: as many processes as it
+#: may start (of 300, each detached in a session of its own), counted to ~/started.txt; all
+#: but one then ended, so the server can start. The one left is a student's detached
+#: process, which must not outlive the server.
+GREEDY_SETTINGS = '''\
+import os
+import subprocess
+
+started = []
+for _ in range(300):
+    try:
+        started.append(subprocess.Popen(["sleep", "100000"], start_new_session=True))
+    except OSError:
+        break
+for process in started[1:]:
+    process.kill()
+    process.wait()
+with open(os.path.expanduser("~/started.txt"), "w") as out:
+    out.write(str(len(started)))
+'''
+
+
+def cgroup_limits(pid):
+    """{"pids": tasks, "memory": bytes}: the limits of the cgroups ``pid`` is in (v1 or v2)."""
+    found = {}
+    for line in Path(f"/proc/{pid}/cgroup").read_text().splitlines():
+        _, controllers, path = line.split(":", 2)
+        for controller, v1, v2 in (("pids", "pids.max", "pids.max"),
+                                   ("memory", "memory.limit_in_bytes", "memory.max")):
+            if controller in controllers.split(","):
+                files = [Path("/sys/fs/cgroup", controller, path.lstrip("/"), v1)]
+            elif not controllers:  # v2: one hierarchy, at /sys/fs/cgroup or its unified/
+                files = [Path(base, path.lstrip("/"), v2) for base in ("/sys/fs/cgroup/unified", "/sys/fs/cgroup")]
+            else:
+                continue
+            for file in files:
+                value = file.read_text().strip() if file.is_file() else "max"
+                if value != "max":
+                    found[controller] = int(value)
+    return found
+
+
+def test_a_persons_server_is_held_to_its_limits_and_ends_whole(folder):
+    """Each person's server runs in cgroups of that person's own (tools/hub/spawner.py): what
+    it starts is bounded by the processes limit, and a process it leaves detached ends when
+    the hub stops it."""
+    port = hub_port()
+    make = make_hub(folder, port)
+    home = None
+    try:
+        read_until(make, "is up", folder / "state" / "jupyterhub.log")
+        home = accounts.home_of(STUDENT)
+        (home / ".jupyter").mkdir(exist_ok=True)
+        (home / ".jupyter" / "jupyter_server_config.py").write_text(GREEDY_SETTINGS)
+        passwords = accounts.read_passwords(folder / "state" / "passwords.txt")
+        start_a_server(port, STUDENT, passwords[STUDENT])
+        started = int((home / "started.txt").read_text())
+        assert 0 < started < PERSON_TASKS, started  # (the server's own tasks count too)
+        servers = [p.pid for p in process_tree.process_table() or ()
+                   if uid_of(p.pid) == pwd.getpwnam(STUDENT).pw_uid and "jupyterhub-singleuser" in p.command()]
+        limits = cgroup_limits(servers[0])
+        assert limits.get("pids") == PERSON_TASKS and abs(limits.get("memory", 0) - PERSON_MEMORY) < 2**20, limits
+        os.killpg(make.pid, signal.SIGTERM)
+        wait_for(lambda: not class_processes(folder), "every process of the class to end, the "
+                 "student's detached one too", limit=120, every=0.5)
+    finally:
+        with contextlib.suppress(OSError):
+            os.killpg(make.pid, signal.SIGKILL)
+        make.wait()
+        make.stdout.close()
+        if home is not None:
+            shutil.rmtree(home / ".jupyter", ignore_errors=True)

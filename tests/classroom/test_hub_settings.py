@@ -6,6 +6,7 @@ import json
 import os
 import pwd
 import shutil
+import socket
 import subprocess
 import tempfile
 from pathlib import Path
@@ -14,7 +15,7 @@ import pytest
 from traitlets.config import Config
 
 from tools.hub import accounts, environment
-from tools.hub.settings import NAMES, ROLES, ROOT, Settings, read_students
+from tools.hub.settings import NAMES, PERSON_MEMORY, PERSON_TASKS, ROLES, ROOT, Settings, read_students
 
 CONFIG = ROOT / "tools" / "hub" / "jupyterhub_config.py"
 NBGRADER_PARTS = ("assignment-list", "validate-assignment", "formgrader", "create-assignment",
@@ -96,9 +97,15 @@ def test_the_hub_listens_on_loopback_and_lets_in_the_class_only(tmp_path, monkey
     config = load_hub_config(settings.to_environment(), monkeypatch)
     assert config.JupyterHub.bind_url == "http://127.0.0.1:9200"
     assert config.JupyterHub.hub_ip == "127.0.0.1"
+    # each person's server on a host of its own (NAME.localhost), the hub on localhost
+    assert config.JupyterHub.subdomain_host == settings.hub_url == "http://localhost:9200"
+    assert settings.server_url("ann") == "http://ann.localhost:9200/user/ann"
     assert config.ConfigurableHTTPProxy.api_url == "http://127.0.0.1:9202"
     assert config.Authenticator.allowed_users == {"tom", "ann", "ben"}
     assert config.Spawner.cmd == [str(tmp_path / "env" / "bin" / "jupyterhub-singleuser")]
+    # each person's server within limits of their own (tools/hub/spawner.py)
+    assert config.JupyterHub.spawner_class == "tools.hub.spawner.PersonSpawner"
+    assert (config.Spawner.mem_limit, config.PersonSpawner.processes) == (PERSON_MEMORY, PERSON_TASKS)
 
     class User:
         name = "ann"
@@ -109,6 +116,9 @@ def test_the_hub_listens_on_loopback_and_lets_in_the_class_only(tmp_path, monkey
 
     config.Spawner.pre_spawn_hook(Spawner)
     assert Spawner.environment == settings.environment_for("ann")
+    assert (Spawner.mem_limit, Spawner.processes) == (PERSON_MEMORY, PERSON_TASKS)
+    assert all(teacher > student for teacher, student in zip(settings.limits_for("tom"),
+                                                             settings.limits_for("ann")))
 
 
 def test_the_users_environment_installs_jupyterhub_and_the_courses_needs():
@@ -186,3 +196,17 @@ def test_a_folder_of_another_account_at_the_exchange_is_refused_and_kept_as_it_i
     line = refused(lambda: accounts.make_exchange(exchange, "backup"))
     assert str(planted) in line
     assert (planted.stat().st_uid, planted.stat().st_mode & 0o7777) == (1, 0o700)
+
+
+def test_make_hub_names_a_busy_port_in_one_line():
+    from tools.hub import hub
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        settings = Settings(port=port - 1)  # its hub's own port is the one taken
+        assert port in hub.ports_in_use(settings)
+        lines = hub.problems(settings)
+        assert any(str(port) in line and "\n" not in line for line in lines), lines
+    assert port not in hub.ports_in_use(settings)
