@@ -23,9 +23,9 @@ import signal
 from jupyterhub.spawner import LocalProcessSpawner
 from traitlets import Integer
 
-from mcp_lesson.processes import die_with_parent
+from mcp_lesson.shared.processes import die_with_parent
 from tools.hub.settings import PERSON_MEMORY, PERSON_TASKS
-from tools.judge.sandbox import Limits, _Cgroup
+from tools.judge.sandbox import Limits, Cgroup
 
 
 class PersonSpawner(LocalProcessSpawner):
@@ -52,7 +52,7 @@ class PersonSpawner(LocalProcessSpawner):
 
     async def start(self):
         self._end_cgroup()
-        self._cgroup = _Cgroup(Limits(memory=self.memory(), processes=self.processes))
+        self._cgroup = Cgroup(Limits(memory=self.memory(), processes=self.processes))
         missing = [name for name in ("memory", "pids") if name not in self._cgroup.controllers]
         if missing:
             self.log.warning("%s's server runs without a %s limit: this machine gives no %s "
