@@ -351,7 +351,7 @@ def test_lessons_are_known_by_the_list(tmp_path):
 
     for name in ["00_start_here.ipynb", "08_my_notes.ipynb", "99_extra.ipynb"]:
         nbformat.write(make_learner.learner_copy(MASTERS[0]), str(tmp_path / name))
-    assert [lesson.filename for lesson in course.lessons(tmp_path)] == ["00_start_here.ipynb"]
+    assert [lesson.filename for lesson in course.headings(tmp_path)] == ["00_start_here.ipynb"]
     assert "08_my_notes" not in course.contents(tmp_path)
     assert [m.name for m in make_learner.masters(tmp_path)] == ["00_start_here.ipynb"]
 
