@@ -244,7 +244,7 @@ def test_the_self_check_says_what_is_wrong_in_words():
 # --- the lesson without the SDK, and in the grading sandbox --------------------------------------
 
 def _run(nb, folder):
-    from lessons.test_lessons import run_all
+    from notebook_runs import run_all
 
     return run_all(nb, folder)
 
