@@ -12,7 +12,7 @@ from mcp_lesson.exercises import carry
 from mcp_lesson.exercises import learner_package
 from mcp_lesson.exercises import registry
 from mcp_lesson.exercises import selfcheck
-from mcp_lesson.course import LESSONS
+from mcp_lesson.exercises.lessons import FILES as LESSONS
 from tools.make_learner import MASTERS
 
 ROOT_NOTEBOOKS = Path(__file__).resolve().parents[2] / "notebooks"

@@ -145,7 +145,7 @@ def graded_masters(folder=NOTEBOOKS):
 
     if str(ROOT) not in sys.path:
         sys.path.insert(0, str(ROOT))
-    from mcp_lesson.course import LESSONS
+    from mcp_lesson.exercises.lessons import FILES as LESSONS
 
     found = []
     for name in LESSONS:
