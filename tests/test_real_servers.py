@@ -191,3 +191,45 @@ def test_the_probing_client_and_a_real_server(name, tmp_path):
     assert audit(entries) == []
     done = report(recording)
     assert done.returncode == 0 and f"revision: {version}" in done.stdout, done.stdout
+
+
+# --- the report card (issue 44, item 8) ---------------------------------------------------
+
+CARD = ROOT / "mcp_lesson" / "data" / "report_card.json"
+CARD_PAGE = ROOT / "docs" / "report_card.md"
+#: Set to 1 to write the cards and the page's table again, after a server's pin changed.
+STORE = "MCP_LESSON_STORE_CARD"
+
+
+def _pinned(name):
+    """The version of a server the project pins: npm's from the lock, PyPI's installed."""
+    if name.startswith("server-"):
+        lock = json.loads((ROOT / "tools" / "real_servers" / "package-lock.json").read_text())
+        return lock["packages"][f"node_modules/@modelcontextprotocol/{name}"]["version"]
+    from importlib.metadata import version
+
+    return version(name)
+
+
+def test_the_report_card_is_what_the_servers_do(tmp_path):
+    """The course's client takes its first look at each pinned server through the tap; the
+    audit's findings are the stored cards, and docs/report_card.md shows them."""
+    from mcp_lesson.tap.report_card import card, first_look, table
+
+    cards = {}
+    for name in sorted(SERVERS):
+        folder = tmp_path / name
+        folder.mkdir()
+        command, tool, arguments = _server(name, folder)
+        recording = folder / "look.jsonl"
+        steps = first_look(command, recording, tool, arguments, timeout=patience(60))
+        entries = [json.loads(line) for line in recording.read_text().splitlines()]
+        cards[f"{name} {_pinned(name)}"] = card(entries, steps)
+    page = CARD_PAGE.read_text(encoding="utf-8")
+    start, end = page.index("<!-- card -->\n") + len("<!-- card -->\n"), page.index("<!-- end of card -->")
+    if os.environ.get(STORE) == "1":
+        CARD.write_text(json.dumps(cards, indent=1) + "\n", encoding="utf-8")
+        CARD_PAGE.write_text(page[:start] + table(cards) + page[end:], encoding="utf-8")
+    stored = json.loads(CARD.read_text(encoding="utf-8"))
+    assert cards == stored, f"the servers' cards changed; {STORE}=1 writes them again"
+    assert page[start:end] == table(stored), f"docs/report_card.md's table is not the cards'; {STORE}=1"

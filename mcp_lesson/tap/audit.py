@@ -114,6 +114,8 @@ def audit(conversation, revision="agreed", first_line=1):
                 reading.ended = entry
             elif entry.get("event") in ("stopping", "signal"):
                 reading.stops.append(entry)
+            elif entry.get("event") == "client_closed" and reading.closed is None:
+                reading.closed = index  # the client's input ended: it can answer nothing sent after
             elif entry.get("event") == "client_gone":
                 # The client left during the answer (the suite reads one event of a stream,
                 # then cancels it): what it asked there is no longer owed, and an answer that
@@ -230,6 +232,7 @@ class _Reading:
         self.stops = []  # the tap's "stopping" and "signal" events: who sent the server what
         self.batch_ids = {}  # (scope, direction, id key) -> the index of an invalid batch holding it
         self.revision_of = lambda session: None  # the revision an HTTP session agreed
+        self.closed = None  # the index of the stdio client's client_closed event
 
     def found(self, index, problem, detail, **extra):
         self.own.append(self._problem(index, problem, detail, **extra))
@@ -358,6 +361,8 @@ class _Reading:
         if name == "unanswered":
             if self._forgiven(scope_key, slot):
                 return None  # cancelled, or its client left: owed nothing
+            if slot.direction == "from_server" and self.closed is not None and slot.index > self.closed:
+                return None  # asked of a client whose input had already ended (stdio): it cannot answer
             why = ""
             if self.ended is not None and slot.direction == "to_server":
                 why = f" (the server {ended_words(self.ended, self.stops)})"

@@ -71,8 +71,8 @@ def test_an_id_reused_after_its_answer():
     assert (line, severity) == (6, "problem")
     assert "line 5" in words and "docs/specification/2025-06-18/basic/index.mdx" in words
     assert "basic/messages.mdx" in found(init("2024-11-05") + talk[3:], "id_reused")[0][2]
-    # Under the course's rules (no revision agreed), JSON-RPC allows it: a warning
-    assert [p[1] for p in found(talk[3:], "id_reused")] == ["warning"]
+    # Under the course's rules (no revision agreed), JSON-RPC allows it, as lesson 10's audit does
+    assert found(talk[3:], "id_reused") == []
     # in flight, lesson 10's problem, said once
     twice = init() + [TOOLS[0], up({"jsonrpc": "2.0", "id": 1, "method": "ping"}), TOOLS[1]]
     assert len(found(twice, "id_reused")) == 1 and "still unanswered" in found(twice, "id_reused")[0][2]
@@ -190,3 +190,11 @@ def test_the_stored_schemas_are_the_repository_s_trimmed():
     except subprocess.CalledProcessError:
         pytest.skip(f"the checkout has no commit {commit}")
     assert again == json.loads(STORED.read_text(encoding="utf-8"))
+
+
+def test_a_server_s_request_after_the_client_closed_its_input_is_owed_nothing():
+    roots = down({"jsonrpc": "2.0", "id": 0, "method": "roots/list"})
+    talk = init(client={"roots": {}}) + [{"event": "client_closed"}, roots]
+    assert audit(talk) == []
+    asked_before = init(client={"roots": {}}) + [roots, {"event": "client_closed"}]
+    assert [p["problem"] for p in audit(asked_before)] == ["unanswered"]
