@@ -4,9 +4,9 @@
 * ``capability``: a message that needs a capability the other side did not announce in
   the handshake (``notifications/message`` without the server's ``logging``,
   ``sampling/createMessage`` without the client's ``sampling``...);
-* ``id_reused``: an id reused after its answer (every revision with sessions says an id
-  MUST NOT have been used before by the same requestor in the session; JSON-RPC alone
-  allows it, so under the course's rules it is a warning);
+* ``id_reused``: an id reused after its answer, where the revision says an id MUST NOT
+  have been used before by the same requestor in the session (2024-11-05 to 2025-11-25;
+  JSON-RPC alone allows it, and so do the course's rules, as lesson 10's audit does);
 * ``unknown_tool``: a ``tools/call`` of a tool the server's ``tools/list`` never named,
   answered with a result: an unknown tool is a protocol error (-32602) in every revision;
 * ``reserved_code``: a code of JSON-RPC's reserved range with another meaning (-32601,
@@ -165,7 +165,7 @@ def message_rules(reading, flagged):
                 found += _capability(reading, known, scope_key, slot, method)
             if slot.kind == "request" and slot.key is not None:
                 earlier = answered.get((slot.direction, slot.key))
-                if earlier is not None:
+                if earlier is not None and slot.revision in ID_PAGE:
                     found.append(_reused(reading, scope, slot, earlier))
                 if place in answer_of:
                     answered[(slot.direction, slot.key)] = answer_of[place]
@@ -195,10 +195,6 @@ def _reused(reading, scope, slot, answer_place):
     page = ID_PAGE.get(slot.revision)
     words = (f"the {sender} reused the id {show_id(slot.member['id'])} ({_method(slot.member)}), already "
              f"answered on line {reading.line(answer.index)}")
-    if page is None:  # JSON-RPC allows it; a reader of the log cannot tell the two apart
-        return reading._problem(slot.index, "id_reused", f"{words}: JSON-RPC allows it, but the two "
-                                "requests and their answers can no longer be told apart",
-                                id=slot.member["id"], severity="warning")
     return reading._problem(slot.index, "id_reused", f"{words}: an id MUST NOT have been used before by the "
                             f"same requestor in the session ({cite(slot.revision, page)})", id=slot.member["id"])
 
@@ -257,6 +253,7 @@ def http_rules(reading, revision_of):
     asked, answered = {}, {}  # exchange -> index of its request, of its answer (the first)
     handed, ended = set(), {}  # sessions handed out; ended ones -> the index where they ended
     found = []
+    own = _own_hosts(conversation)
     for index in in_time_order(conversation):
         entry = conversation[index]
         http = _http_of(entry)
@@ -286,7 +283,7 @@ def http_rules(reading, revision_of):
         if isinstance(session, str) and session not in ended and (
                 status == 404 or (request.get("method") == "DELETE" and status < 300)):
             ended[session] = index
-        found += _origin(reading, index, headers, status, revision_of(session))
+        found += _origin(reading, index, headers, status, revision_of(session), own)
     return found
 
 
@@ -307,7 +304,27 @@ def _session(reading, index, session, status, ended_at, revision):
                              f"ended the server MUST answer its requests with 404 Not Found ({page})")]
 
 
-def _origin(reading, index, headers, status, revision):
+def _own_hosts(conversation):
+    """The names the server answers to: the hosts of the HTTP tap's ``start`` event (where it
+    listens, where the server is), all loopback names for one on the loopback."""
+    own = set()
+    for entry in conversation:
+        if entry.get("event") == "start":
+            for where in (entry.get("listen"), entry.get("to")):
+                try:
+                    host = urlsplit(where).hostname if isinstance(where, str) else None
+                except ValueError:
+                    host = None
+                if host:
+                    own |= _LOOPBACK if host in _LOOPBACK else {host}
+            break
+    return own
+
+
+def _origin(reading, index, headers, status, revision, own):
+    """An ``Origin`` of another site accepted: one whose host is none of the server's own names
+    (:func:`_own_hosts`; without them, the request's ``Host``). A rebinding page sends its own
+    name in both ``Host`` and ``Origin``, so the two agreeing proves nothing."""
     origin, host = headers.get("origin"), headers.get("host")
     if not isinstance(origin, str) or origin == "null" or status >= 400:
         return []
@@ -316,10 +333,11 @@ def _origin(reading, index, headers, status, revision):
         ours = urlsplit(f"//{host}").hostname if isinstance(host, str) else None
     except ValueError:
         theirs, ours = origin, host
-    if theirs is None or theirs == ours or (theirs in _LOOPBACK and (ours in _LOOPBACK or ours is None)):
+    names = own or ({ours} | (_LOOPBACK if ours in _LOOPBACK else set()))
+    if theirs is None or theirs in names:
         return []
     return [reading._problem(index, "origin", f"the server accepted a request with Origin "
-                             f"{_short(origin, 60)!r} (HTTP {status}), another site than its own "
-                             f"({_short(str(host), 40)}): servers MUST validate Origin and answer an invalid "
-                             f"one with 403 Forbidden, against DNS rebinding "
-                             f"({cite(revision, _transport_page(revision))})")]
+                             f"{_short(origin, 60)!r} (HTTP {status}), a site other than its own "
+                             f"({_short(', '.join(sorted(n for n in names if n)) or str(host), 60)}): servers "
+                             f"MUST validate Origin and answer an invalid one with 403 Forbidden, against "
+                             f"DNS rebinding ({cite(revision, _transport_page(revision))})")]

@@ -174,6 +174,13 @@ def test_an_origin_of_another_site_must_be_refused():
     assert found(talk("http://evil.example", 403), "origin") == []
     assert found(talk("http://localhost:8000", 200), "origin") == []
     assert found(talk("http://127.0.0.1:8000", 200), "origin") == []
+    # a rebinding page names itself in Host and Origin alike: the tap knows the server's own names
+    start = {"event": "start", "transport": "http", "listen": "http://127.0.0.1:8001/mcp",
+             "to": "http://127.0.0.1:8000/mcp"}
+    rebinding = talk("http://evil.example", 200)
+    rebinding[0]["http"]["headers"]["host"] = "evil.example"
+    assert found(rebinding, "origin") == []  # without the tap's start, Host is all it has
+    assert [p[0] for p in found([start, *rebinding], "origin")] == [3]
 
 
 MIRROR = Path("/work/.mirror/modelcontextprotocol+modelcontextprotocol/repo")
