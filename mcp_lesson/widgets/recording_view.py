@@ -250,7 +250,9 @@ def _recording_examples():
         said(0.063, "from_server", {"jsonrpc": "2.0", "id": None, "error": {
             "code": -32601, "message": "Method not found"}}),
         said(0.063, "from_server", {"jsonrpc": "2.0", "id": 2, "result": {"tools": [
-            {"name": "echo"}, {"name": "forget"}]}}),
+            {"name": "echo", "inputSchema": {"type": "object", "properties": {"text": {"type": "string"}},
+                                             "required": ["text"]}},
+            {"name": "forget", "inputSchema": {"type": "object", "properties": {}}}]}}),
         said(0.063, "from_server", {"jsonrpc": "2.0", "id": None, "result": {}}),
         said(0.063, "from_server", "[sloppy] calling echo"),
         said(0.063, "from_server", {"jsonrpc": "2.0", "id": 4, "result": {
