@@ -266,8 +266,15 @@ def json_round_trips(pings, block):
 
         def ask(name):
             connection, path = connections[name]
-            connection.request("POST", path, JSON_LISTING, JSON_HEADERS)
-            answer = connection.getresponse()
+            try:
+                connection.request("POST", path, JSON_LISTING, JSON_HEADERS)
+                answer = connection.getresponse()
+            except (BrokenPipeError, ConnectionResetError, http.client.RemoteDisconnected):
+                # a kept connection left idle past the server's keep-alive (5 s) while the other
+                # sides took their turns on a busy machine: http.client connects again
+                connection.close()
+                connection.request("POST", path, JSON_LISTING, JSON_HEADERS)
+                answer = connection.getresponse()
             body = answer.read()
             assert answer.status == 200 and answer.getheader("content-type") == "application/json", \
                 (name, answer.status, body[:200])

@@ -1,7 +1,7 @@
-"""``python -m mcp_lesson.client URL``: the course's HTTP client (see :mod:`.http`)."""
+"""``python -m mcp_lesson.client``: the course's client (see :mod:`.cli`)."""
 
 import sys
 
-from mcp_lesson.client.http import main
+from mcp_lesson.client.cli import main
 
 sys.exit(main())

@@ -1,13 +1,8 @@
 """An MCP client for any Streamable HTTP server, built on the course's own functions.
 
-``python -m mcp_lesson.client URL`` connects, prints who the server is and its
-tools; ``--call NAME [ARGUMENTS]`` calls one tool (ARGUMENTS a JSON object);
-``--try-tools`` calls each listed tool once, with arguments made from its input
-schema (what the conformance suite's client scenarios ask of a client); a tool that
-fails gets a line on stderr and the others are still called (the exit status is 1).
-Content it does not print (an image, audio, a resource) is named, with its type, MIME
-type, size or URI. ``--timeout`` is how long it waits for more of an answer. From a
-notebook: ``with connect(url) as client: client.call_tool("add", {"a": 1, "b": 2})``.
+The command line (``python -m mcp_lesson.client URL``) is :mod:`.cli`; the same client
+over stdio is :mod:`.over_stdio`. From a notebook:
+``with connect(url) as client: client.call_tool("add", {"a": 1, "b": 2})``.
 
 Every message is built by ``create_request`` (lesson 02) and ``error_response``
 (lesson 04), posted as ``http_request_for`` (lesson 09) says, and every line
@@ -35,32 +30,23 @@ What the transport asks of a client (2025-11-25 ``basic/transports.mdx``):
   -32601.
 
 Not here: OAuth (a server that answers 401 is refused with that status), the
-2024-11-05 HTTP+SSE transport, and stdio (:mod:`mcp_lesson.client.stdio`).
+2024-11-05 HTTP+SSE transport, and stdio (:mod:`.over_stdio`).
 Importing this module imports httpx only when a client is made.
 """
 
 import json
-import sys
 import threading
 import time
 
-from mcp_lesson.version import __version__
 from mcp_lesson.exercises.calling import one_line
-from mcp_lesson.protocol.codes import METHOD_NOT_FOUND
-from mcp_lesson.core.errors import error_response
 from mcp_lesson.core.messages import create_request
-from mcp_lesson.core.transport import CAPABILITIES_KEY, HTTP_REVISIONS, STATELESS, VERSION_KEY, http_request_for
+from mcp_lesson.core.transport import HTTP_REVISIONS, STATELESS, http_request_for
 from mcp_lesson.core.classification import classify_json
 from mcp_lesson.shared.sse import SSE
+from mcp_lesson.client.common import (  # noqa: F401  (their old address too)
+    CAPABILITIES, CLIENT_INFO, HANDSHAKE, SERVER_INFO_KEY, TIMEOUT, ClientBase, ServerError,
+    elicitation_answer, reply_to, sample_arguments)
 
-#: The revision the client asks for in its handshake.
-HANDSHAKE = "2025-11-25"
-#: Who the client says it is.
-CLIENT_INFO = {"name": "mcp-lesson-client", "version": __version__}
-#: What it can do: answer elicitation (form mode, applying defaults) and list roots.
-CAPABILITIES = {"elicitation": {"form": {}}, "roots": {}}
-#: Seconds to wait for any one answer (or a stream's next bytes).
-TIMEOUT = 30.0
 #: The wait before resuming a stream that gave no ``retry``, in milliseconds.
 DEFAULT_RETRY_MS = 1000
 #: Resumptions of one request's stream in a row before the client gives up.
@@ -70,66 +56,11 @@ MAX_MESSAGE = 16 * 2**20
 #: Most characters of a server's text the command line prints on one line.
 SHOWN = 200
 
-#: Where 2026-07-28's ``server/discover`` result names the server (in its ``_meta``).
-SERVER_INFO_KEY = "io.modelcontextprotocol/serverInfo"
-
 _PROTOCOL_HEADER = "MCP-Protocol-Version"
 _SESSION_HEADER = "Mcp-Session-Id"
 
 
-class ServerError(Exception):
-    """The server answered a request with a JSON-RPC error, or not as the transport allows."""
-
-    def __init__(self, words, error=None, status=None):
-        super().__init__(words)
-        #: The ``error`` member of the server's error response, when there was one.
-        self.error = error
-        #: The HTTP status of the answer.
-        self.status = status
-
-    @property
-    def code(self):
-        return self.error.get("code") if isinstance(self.error, dict) else None
-
-
-def sample_arguments(schema):
-    """Arguments for a tool, from its ``inputSchema``: each property's default, else a value of its type."""
-    samples = {"integer": 1, "number": 1, "string": "text", "boolean": False, "array": [],
-               "object": {}, "null": None}
-    properties = schema.get("properties") if isinstance(schema, dict) else None
-    arguments = {}
-    for name, rule in (properties if isinstance(properties, dict) else {}).items():
-        rule = rule if isinstance(rule, dict) else {}
-        if "default" in rule:
-            arguments[name] = rule["default"]
-        elif isinstance(rule.get("enum"), list) and rule["enum"]:
-            arguments[name] = rule["enum"][0]
-        else:
-            kind = rule.get("type")
-            arguments[name] = samples.get(kind[0] if isinstance(kind, list) and kind else kind, "text")
-    return arguments
-
-
-def elicitation_answer(params):
-    """What the client answers an ``elicitation/create``: accept with the schema's defaults, or decline.
-
-    Form mode only; a request of another mode (a URL to open) is declined.
-    """
-    if not isinstance(params, dict) or params.get("mode", "form") != "form":
-        return {"action": "decline"}
-    schema = params.get("requestedSchema")
-    properties = schema.get("properties", {}) if isinstance(schema, dict) else {}
-    required = schema.get("required", []) if isinstance(schema, dict) else []
-    if not isinstance(properties, dict) or not isinstance(required, list):
-        return {"action": "decline"}
-    content = {name: rule["default"] for name, rule in properties.items()
-               if isinstance(rule, dict) and "default" in rule}
-    if any(name not in content for name in required):
-        return {"action": "decline"}
-    return {"action": "accept", "content": content}
-
-
-class Client:
+class Client(ClientBase):
     """One client of one server at ``url``; see the module. Use :func:`connect`, or ``open`` and ``close``."""
 
     def __init__(self, url, revision=HANDSHAKE, timeout=TIMEOUT, on_notification=None, listen=True):
@@ -163,14 +94,6 @@ class Client:
         self._listener = None
 
     # --- the conversation ---------------------------------------------------------------
-
-    @property
-    def server_info(self):
-        """``{"name": ..., "version": ...}`` as the server gave it (``serverInfo``, or 2026-07-28's ``_meta``)."""
-        server = self.server if isinstance(self.server, dict) else {}
-        meta = server.get("_meta") if isinstance(server.get("_meta"), dict) else {}
-        info = server.get("serverInfo", meta.get(SERVER_INFO_KEY))
-        return info if isinstance(info, dict) else {}
 
     def open(self):
         """The handshake (or, at 2026-07-28, ``server/discover``); then the session's GET stream."""
@@ -209,20 +132,6 @@ class Client:
         """Send a notification (the server answers 202 and nothing else)."""
         self._post(create_request(method, self._with_meta(params)), expect_answer=False)
 
-    def list_tools(self):
-        """Every tool the server lists, page after page."""
-        tools, cursor = [], None
-        while True:
-            page = self.request("tools/list", {"cursor": cursor} if cursor else None)
-            tools += page.get("tools", [])
-            cursor = page.get("nextCursor")
-            if not cursor:
-                return tools
-
-    def call_tool(self, name, arguments=None):
-        """The result of ``tools/call`` (a tool that fails still answers, with ``isError``)."""
-        return self.request("tools/call", {"name": name, "arguments": arguments or {}})
-
     def close(self):
         """Stop listening and end the session (a DELETE; a server may answer 405)."""
         self._closing.set()
@@ -242,14 +151,6 @@ class Client:
         self.close()
 
     # --- HTTP --------------------------------------------------------------------------
-
-    def _with_meta(self, params):
-        if self.revision < STATELESS:
-            return params
-        params = dict(params or {})
-        params["_meta"] = {**params.get("_meta", {}), VERSION_KEY: self.revision,
-                           CAPABILITIES_KEY: CAPABILITIES}
-        return params
 
     def _headers(self, headers):
         headers = dict(headers)
@@ -347,17 +248,8 @@ class Client:
         return None
 
     def _answer(self, message):
-        method, params = message["method"], message.get("params")
-        if method == "ping":
-            reply = {"jsonrpc": "2.0", "id": message["id"], "result": {}}
-        elif method == "roots/list":
-            reply = {"jsonrpc": "2.0", "id": message["id"], "result": {"roots": []}}
-        elif method == "elicitation/create":
-            reply = {"jsonrpc": "2.0", "id": message["id"], "result": elicitation_answer(params)}
-        else:
-            reply = error_response(message["id"], METHOD_NOT_FOUND, f"Method not found: {method}")
         try:
-            self._post(reply, expect_answer=False)
+            self._post(reply_to(message), expect_answer=False)
         except ServerError:
             pass  # the server refused the answer: nothing more a client can do for it
 
@@ -421,119 +313,3 @@ def _carry(reader):
 def connect(url, revision=HANDSHAKE, **options):
     """A :class:`Client` of ``url``, not yet open: use it in a ``with`` block, which opens and closes it."""
     return Client(url, revision, **options)
-
-
-# --- the command line -------------------------------------------------------------------
-
-
-def _shown(value):
-    return one_line(value if isinstance(value, str) else json.dumps(value, ensure_ascii=False), SHOWN)
-
-
-def _part_named(part):
-    """A part of a tool's content that the command line does not show, named: its type, and
-    what it is (a MIME type and size, a URI)."""
-    kind = part.get("type")
-    said = [str(kind) if isinstance(kind, str) else "content of no type"]
-    if isinstance(part.get("mimeType"), str):
-        said.append(part["mimeType"])
-    if isinstance(part.get("data"), str):
-        data = part["data"].strip()
-        said.append(f"{len(data) * 3 // 4 - (len(data) - len(data.rstrip('='))):,} bytes")
-    resource = part.get("resource") if isinstance(part.get("resource"), dict) else part
-    if isinstance(resource.get("uri"), str):
-        said.append(resource["uri"])
-    return "[" + ", ".join(_shown(word) for word in said) + ", not shown]"
-
-
-def _result_words(result):
-    content = result.get("content") if isinstance(result.get("content"), list) else []
-    shown = []
-    for part in content:
-        if isinstance(part, dict) and part.get("type") == "text":
-            shown.append(str(part.get("text", "")))
-        elif isinstance(part, dict):
-            shown.append(_part_named(part))
-        else:
-            shown.append("[content that is no object, not shown]")
-    words = " | ".join(shown) if shown else json.dumps(result.get("structuredContent", result))
-    return ("tool error: " if result.get("isError") else "") + _shown(words)
-
-
-def main(argv=None):
-    import argparse
-
-    parser = argparse.ArgumentParser(
-        prog="python -m mcp_lesson.client",
-        description="Talk to an MCP server over Streamable HTTP with the course's own functions.")
-    parser.add_argument("url", help="the server's MCP endpoint, such as http://127.0.0.1:8000/mcp")
-    parser.add_argument("--revision", default=HANDSHAKE, choices=HTTP_REVISIONS,
-                        help=f"the revision to speak (default {HANDSHAKE}; 2026-07-28 is stateless)")
-    parser.add_argument("--call", nargs="+", metavar=("NAME", "ARGUMENTS"),
-                        help="call the tool NAME, with ARGUMENTS as a JSON object")
-    parser.add_argument("--try-tools", action="store_true",
-                        help="call each listed tool once, with arguments made from its input schema "
-                             "(a tool that fails gets a line, and the others are still called)")
-    parser.add_argument("--timeout", type=float, default=TIMEOUT, metavar="SECONDS",
-                        help=f"how long to wait for the server to connect or to send more of an "
-                             f"answer (default {TIMEOUT:g}; a slow tool needs more)")
-    args = parser.parse_args(argv)
-    if not args.timeout > 0:
-        parser.error("--timeout must be more than 0 seconds")
-    arguments = {}
-    if args.call:
-        if len(args.call) > 2:
-            parser.error("--call takes a tool's name and one JSON object of arguments")
-        if len(args.call) == 2:
-            try:
-                arguments = json.loads(args.call[1])
-            except ValueError as exc:
-                parser.error(f"the arguments are not JSON: {exc}")
-            if not isinstance(arguments, dict):
-                parser.error("the arguments must be a JSON object, such as '{\"a\": 1}'")
-    failed = 0
-    try:
-        with connect(args.url, args.revision, timeout=args.timeout) as client:
-            info = client.server_info
-            print(f"server: {_shown(info.get('name', '?'))} {_shown(info.get('version', ''))} "
-                  f"(revision {client.revision})")
-            tools = client.list_tools()
-            print("tools:", ", ".join(_shown(tool.get("name", "?")) for tool in tools) or "none")
-            calls = [(args.call[0], arguments)] if args.call else []
-            if args.try_tools:
-                calls += [(tool["name"], sample_arguments(tool.get("inputSchema"))) for tool in tools]
-            for name, given in calls:
-                try:
-                    words = _result_words(client.call_tool(name, given))
-                except (ServerError, OSError, *_http_errors()) as exc:  # one line, and on to the next
-                    failed += 1
-                    print(f"{parser.prog}: {_shown(name)} failed: {_call_failure(exc, args.timeout)}",
-                          file=sys.stderr)
-                    continue
-                print(f"{_shown(name)}: {words}")
-            for message in client.notifications:
-                print("notification:", _shown(message.get("method")))
-            for note in client.notes:
-                print("note:", _shown(note))
-    except ServerError as exc:
-        print(f"{parser.prog}: {_shown(str(exc))}", file=sys.stderr)
-        return 1
-    except OSError as exc:
-        print(f"{parser.prog}: cannot reach {args.url}: {_shown(str(exc))}", file=sys.stderr)
-        return 1
-    except _http_errors() as exc:  # a clear line, never a traceback
-        print(f"{parser.prog}: {args.url}: {_shown(str(exc)) or type(exc).__name__}", file=sys.stderr)
-        return 1
-    return 1 if failed else 0
-
-
-def _call_failure(exc, timeout):
-    import httpx
-
-    if isinstance(exc, httpx.TimeoutException):
-        return f"no answer within --timeout {timeout:g} s ({type(exc).__name__})"
-    return _shown(str(exc)) or type(exc).__name__
-
-
-if __name__ == "__main__":
-    sys.exit(main())

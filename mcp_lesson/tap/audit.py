@@ -33,6 +33,7 @@ from mcp_lesson.tap._settings import DIRECTIONS, SENDER
 from mcp_lesson.tap.entries import (_answers_an_id, ended_words, _http_of, _is_number, _method, _protocol_version, _quoted, id_key,  # noqa: F401
                       line_of, message_of, refused, scope_of, show_id, unjudged)
 from mcp_lesson.tap.judge import _short
+from mcp_lesson.tap.rules import http_rules, message_rules
 from mcp_lesson.tap.revision import PROBE_REFUSALS, agreed_revision, revisions_by_scope  # noqa: F401
 from mcp_lesson.tap.times import answer_times  # noqa: F401
 
@@ -87,7 +88,10 @@ def audit(conversation, revision="agreed", first_line=1):
     :data:`CANCELLED` for a request never cancelled) and ``batch_answered`` (an
     answer to a member of a batch the revision does not allow). A message
     passed on but not judged is a note (``"severity": "note"``, :data:`NOTES`),
-    never a problem. A request cancelled (``notifications/cancelled``), or left
+    never a problem. The MCP rules of :mod:`.rules`, each citing the page of the
+    revision that states it: ``capability``, ``id_reused`` (after its answer),
+    ``unknown_tool``, ``reserved_code``, ``result_shape``, ``session_status`` and
+    ``origin``. A request cancelled (``notifications/cancelled``), or left
     by a client that went during its answer, is not ``unanswered``, and its
     error gets no ``error_code`` warning.
     """
@@ -96,6 +100,7 @@ def audit(conversation, revision="agreed", first_line=1):
         revision = agreed_revision(conversation)[0]
         per_scope = revisions_by_scope(conversation)
     reading = _Reading(conversation, first_line)
+    reading.revision_of = lambda session: per_scope.get(("session", session), (revision,))[0]
     exchanges = {}  # the HTTP exchange -> the scope its ids count in
     said_revision = {}  # each side's first _meta revision
     for index in in_time_order(conversation):
@@ -109,6 +114,8 @@ def audit(conversation, revision="agreed", first_line=1):
                 reading.ended = entry
             elif entry.get("event") in ("stopping", "signal"):
                 reading.stops.append(entry)
+            elif entry.get("event") == "client_closed" and reading.closed is None:
+                reading.closed = index  # the client's input ended: it can answer nothing sent after
             elif entry.get("event") == "client_gone":
                 # The client left during the answer (the suite reads one event of a stream,
                 # then cancels it): what it asked there is no longer owed, and an answer that
@@ -224,6 +231,8 @@ class _Reading:
         self.ended = None
         self.stops = []  # the tap's "stopping" and "signal" events: who sent the server what
         self.batch_ids = {}  # (scope, direction, id key) -> the index of an invalid batch holding it
+        self.revision_of = lambda session: None  # the revision an HTTP session agreed
+        self.closed = None  # the index of the stdio client's client_closed event
 
     def found(self, index, problem, detail, **extra):
         self.own.append(self._problem(index, problem, detail, **extra))
@@ -272,8 +281,9 @@ class _Reading:
     def problems(self):
         """Lesson 10's audit of each scope, in words, with the tap's own problems."""
         found = list(self.own)
+        flagged_by_scope = {}
         for scope_key, scope in self.scopes.items():
-            flagged = set()
+            flagged = flagged_by_scope.setdefault(scope_key, set())
             named = lesson_audit(scope.text())
             for place, name in named:
                 if name == "unanswered" and not self._forgiven(scope_key, scope.slots[place - 1]):
@@ -281,9 +291,12 @@ class _Reading:
             for place, name in named:
                 problem = self._word(scope_key, scope, place, name)
                 if problem is not None:
-                    flagged.add(place)
+                    if name != "unanswered":  # a request unanswered is still judged by the rules
+                        flagged.add(place)
                     found.append(problem)
             found += self._error_codes(scope_key, scope, flagged)
+        found += message_rules(self, flagged_by_scope)
+        found += http_rules(self, self.revision_of)
         found.sort(key=lambda problem: (problem["line"] is None, problem["line"] or 0))
         return found
 
@@ -348,6 +361,8 @@ class _Reading:
         if name == "unanswered":
             if self._forgiven(scope_key, slot):
                 return None  # cancelled, or its client left: owed nothing
+            if slot.direction == "from_server" and self.closed is not None and slot.index > self.closed:
+                return None  # asked of a client whose input had already ended (stdio): it cannot answer
             why = ""
             if self.ended is not None and slot.direction == "to_server":
                 why = f" (the server {ended_words(self.ended, self.stops)})"

@@ -250,7 +250,9 @@ def _recording_examples():
         said(0.063, "from_server", {"jsonrpc": "2.0", "id": None, "error": {
             "code": -32601, "message": "Method not found"}}),
         said(0.063, "from_server", {"jsonrpc": "2.0", "id": 2, "result": {"tools": [
-            {"name": "echo"}, {"name": "forget"}]}}),
+            {"name": "echo", "inputSchema": {"type": "object", "properties": {"text": {"type": "string"}},
+                                             "required": ["text"]}},
+            {"name": "forget", "inputSchema": {"type": "object", "properties": {}}}]}}),
         said(0.063, "from_server", {"jsonrpc": "2.0", "id": None, "result": {}}),
         said(0.063, "from_server", "[sloppy] calling echo"),
         said(0.063, "from_server", {"jsonrpc": "2.0", "id": 4, "result": {
@@ -272,7 +274,7 @@ def _recording_examples():
         said(0.641, "to_server", ready),
         said(0.642, "to_server", {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}),
         said(0.650, "from_server", {"jsonrpc": "2.0", "id": 2, "result": {
-            "tools": [{"name": "calculator"}]}}),
+            "tools": [{"name": "calculator", "inputSchema": {"type": "object"}}]}}),
     ]
     clean_talk += [
         said(0.651, "to_server", {**calc, "id": 3}),
@@ -301,7 +303,9 @@ def _recording_examples():
         said(0.120, "to_server", {"jsonrpc": "2.0", "id": 1, "method": "tools/list",
                                   "params": {"_meta": meta}}, http=asked("tools/list")),
         said(0.135, "from_server", {"jsonrpc": "2.0", "id": 1, "result": {
-            "tools": [{"name": "calculator"}], "resultType": "complete"}}, http=answered(200)),
+            "tools": [{"name": "calculator", "inputSchema": {"type": "object"}},
+                      {"name": "count", "inputSchema": {"type": "object"}}], "resultType": "complete",
+            "cacheScope": "public", "ttlMs": 0}}, http=answered(200)),
         said(0.140, "to_server", {"jsonrpc": "2.0", "id": 2, "method": "tools/list",
                                   "params": {"_meta": meta}}, http=asked("tools/call")),
         said(0.142, "from_server", {"jsonrpc": "2.0", "id": 2, "error": {

@@ -8,8 +8,9 @@ import pytest
 from http_server import server  # noqa: F401 (fixtures)
 from processes import patience, run_to_end
 
+from mcp_lesson.client.cli import main
 from mcp_lesson.client.http import (
-    HANDSHAKE, Client, ServerError, connect, elicitation_answer, main, sample_arguments,
+    HANDSHAKE, Client, ServerError, connect, elicitation_answer, sample_arguments,
 )
 
 
@@ -73,7 +74,78 @@ def test_the_command_line_lists_and_calls(server, capsys):
     assert main([server.url, "--call", "add", '{"a": 2, "b": 40}']) == 0
     out = capsys.readouterr().out.splitlines()
     assert out == ["server: mcp-lesson-calculator 0.2.0 (revision 2025-11-25)",
-                   "tools: add, calculator, count", "add: 42"]
+                   "tools: add, calculator, count", "resources: none", "prompts: none", "add: 42"]
+
+
+# --- over stdio, and resources and prompts (issue 44, item 7) ------------------------------
+
+CALCULATOR = [sys.executable, "-m", "mcp_lesson.server"]
+#: The SDK's own server with a tool, a resource and a prompt, over stdio.
+SHELF = ("from mcp.server.mcpserver import MCPServer\n"
+         "server = MCPServer('shelf')\n"
+         "@server.tool()\n"
+         "def echo(text: str) -> str:\n"
+         "    return text\n"
+         "@server.resource('note://hello', name='hello', mime_type='text/plain')\n"
+         "def hello() -> str:\n"
+         "    return 'hello'\n"
+         "@server.prompt()\n"
+         "def greet(name: str) -> str:\n"
+         "    return f'Greet {name}'\n"
+         "server.run('stdio')\n")
+
+
+@pytest.mark.parametrize("revision", ["2024-11-05", HANDSHAKE, "2026-07-28"])
+def test_the_same_conversation_over_stdio(revision):
+    from mcp_lesson.client.over_stdio import connect_stdio
+
+    with connect_stdio(CALCULATOR, revision, timeout=patience(30)) as client:
+        assert client.server_info["name"] == "mcp-lesson-calculator" and client.revision == revision
+        assert [tool["name"] for tool in client.list_tools()] == ["add", "calculator"]
+        assert client.call_tool("add", {"a": 2, "b": 40})["structuredContent"] == {"result": 42}
+        assert client.list_resources() == [] and client.list_prompts() == []
+        with pytest.raises(ServerError) as refused:
+            client.call_tool("nope")
+        assert refused.value.code == -32602
+        if revision < "2026-07-28":  # a handshake's log level (2026-07-28 has no logging/setLevel)
+            assert client.request("logging/setLevel", {"level": "debug"}) == {}
+            client.call_tool("add", {"a": 1, "b": 1})
+            assert [m["params"]["data"] for m in client.notifications] == ["add: 1 + 1 = 2"]
+        assert client.notes == []
+        process = client._process.process
+    assert process.poll() is not None  # the server ended with the block
+
+
+def test_the_command_line_over_stdio_lists_tools_resources_and_prompts(tmp_path, capsys):
+    assert main(["--stdio", "--call", "add", '{"a": 2, "b": 40}', "--", *CALCULATOR]) == 0
+    assert capsys.readouterr().out.splitlines() == [
+        "server: mcp-lesson-calculator 0.2.0 (revision 2025-11-25)",
+        "tools: add, calculator", "resources: none", "prompts: none", "add: 42"]
+    shelf = tmp_path / "shelf.py"
+    shelf.write_text(SHELF)
+    assert main(["--stdio", "--timeout", str(patience(30)), "--", sys.executable, str(shelf)]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[1:] == ["tools: echo", "resources: hello (note://hello)", "prompts: greet"]
+
+
+@pytest.mark.parametrize("arguments, words, status", [
+    (["--stdio"], "--stdio needs the server's command after --", 2),
+    (["--stdio", "--", "/nonexistent/server"], "cannot start /nonexistent/server", 1),
+    (["http://127.0.0.1:1/mcp", "--stdio", "--", "true"], "not both", 2),
+    (["--", "true"], "needs --stdio", 2),
+    (["--stdio", "--", "sh", "-c", "read line; echo not json; echo it broke >&2"],
+     "the server ended before it answered", 1),
+])
+def test_stdio_s_bad_input_is_one_line(arguments, words, status):
+    done = run_to_end([sys.executable, "-m", "mcp_lesson.client", *arguments], patience(60))
+    assert done.returncode == status and words in done.stderr and "Traceback" not in done.stderr
+    assert len(done.stderr.strip().splitlines()) <= 2  # argparse's usage line, then its one line
+
+
+def test_a_stdio_server_silent_past_the_timeout_is_one_line():
+    done = run_to_end([sys.executable, "-m", "mcp_lesson.client", "--stdio", "--timeout", "0.5", "--",
+                       "sh", "-c", "sleep 30"], patience(60))
+    assert done.returncode == 1 and "--timeout 0.5" in done.stderr and "Traceback" not in done.stderr
 
 
 @pytest.mark.parametrize("arguments, words", [

@@ -191,3 +191,95 @@ def test_the_probing_client_and_a_real_server(name, tmp_path):
     assert audit(entries) == []
     done = report(recording)
     assert done.returncode == 0 and f"revision: {version}" in done.stdout, done.stdout
+
+
+# --- the report card (issue 44, item 8) ---------------------------------------------------
+
+CARD = ROOT / "mcp_lesson" / "data" / "report_card.json"
+CARD_PAGE = ROOT / "docs" / "report_card.md"
+#: Set to 1 to write the cards and the page's table again, after a server's pin changed.
+STORE = "MCP_LESSON_STORE_CARD"
+
+
+def _pinned(name):
+    """The version of a server the project pins: npm's from the lock, PyPI's installed."""
+    if name.startswith("server-"):
+        lock = json.loads((ROOT / "tools" / "real_servers" / "package-lock.json").read_text())
+        return lock["packages"][f"node_modules/@modelcontextprotocol/{name}"]["version"]
+    from importlib.metadata import version
+
+    return version(name)
+
+
+def test_the_report_card_is_what_the_servers_do(tmp_path):
+    """The course's client takes its first look at each pinned server through the tap; the
+    audit's findings are the stored cards, and docs/report_card.md shows them."""
+    from mcp_lesson.tap.report_card import card, first_look, table
+
+    cards = {}
+    for name in sorted(SERVERS):
+        folder = tmp_path / name
+        folder.mkdir()
+        command, tool, arguments = _server(name, folder)
+        recording = folder / "look.jsonl"
+        steps = first_look(command, recording, tool, arguments, timeout=patience(60))
+        entries = [json.loads(line) for line in recording.read_text().splitlines()]
+        cards[f"{name} {_pinned(name)}"] = card(entries, steps)
+    _compare(cards, CARD, "card", table)
+
+
+def _compare(cards, stored_at, mark, render):
+    """``cards`` against those stored at ``stored_at`` and the page's table between its marks
+    (``<!-- mark -->`` and ``<!-- end of mark -->``); with STORE=1, written there first."""
+    page = CARD_PAGE.read_text(encoding="utf-8")
+    opening, closing = f"<!-- {mark} -->\n", f"<!-- end of {mark} -->"
+    start, end = page.index(opening) + len(opening), page.index(closing)
+    if os.environ.get(STORE) == "1":
+        stored_at.write_text(json.dumps(cards, indent=1) + "\n", encoding="utf-8")
+        page = page[:start] + render(cards) + page[end:]
+        CARD_PAGE.write_text(page, encoding="utf-8")
+        end = page.index(closing)
+    stored = json.loads(stored_at.read_text(encoding="utf-8"))
+    assert cards == stored, f"the servers' cards changed; {STORE}=1 writes them again"
+    assert page[start:end] == render(stored), f"docs/report_card.md's table is not the cards'; {STORE}=1"
+
+
+SUITE_CARD = ROOT / "mcp_lesson" / "data" / "report_card_suite.json"
+
+
+def _own_network():
+    """A network namespace of its own, where the loopback is the only interface (unshare -rn):
+    None, or why there is none here."""
+    if shutil.which("unshare") is None or shutil.which("ip") is None:
+        return "unshare or ip is not installed"
+    done = subprocess.run(["unshare", "-rnpf", "--kill-child", "sh", "-c", "ip link set lo up"],
+                          capture_output=True, text=True)
+    return None if done.returncode == 0 else f"unshare -rn is not allowed here: {done.stderr.strip()[:200]}"
+
+
+def test_the_suite_s_card_of_server_everything(tmp_path):
+    """The conformance suite (HTTP only) on server-everything's Streamable HTTP mode, through
+    the HTTP tap. That mode listens on every interface, so it runs in a network namespace of
+    its own, whose only interface is the loopback (and whose processes all end with it)."""
+    from mcp_lesson.peers import conformance
+    from mcp_lesson.tap.report_card import card, suite_table
+
+    script = _node_script("server-everything")
+    try:
+        conformance.installed()
+    except conformance.Unavailable as exc:
+        _missing(str(exc))
+    _missing(_own_network())
+    rows, recording = tmp_path / "rows.json", tmp_path / "suite.jsonl"
+    done = subprocess.run(
+        ["unshare", "-rnpf", "--kill-child", "sh", "-c", 'ip link set lo up && exec "$@"', "sh",
+         sys.executable, "-m", "mcp_lesson.tap.report_card", "--suite", str(rows), str(recording), "--",
+         "node", script, "streamableHttp"],
+        capture_output=True, text=True, cwd=ROOT, timeout=patience(600))
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
+    generic = [row for row in json.loads(rows.read_text()) if row[0] in conformance.GENERIC]
+    entries = [json.loads(line) for line in recording.read_text().splitlines()]
+    looked = card(entries)
+    cards = {f"server-everything {_pinned('server-everything')}": {
+        "rows": generic, "revision": looked["revision"], "findings": looked["findings"]}}
+    _compare(cards, SUITE_CARD, "suite", suite_table)
