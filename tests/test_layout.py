@@ -188,7 +188,7 @@ def test_the_maintainers_map_names_every_folder():
 
 def test_no_citation_of_a_document_the_repository_lacks():
     """Code, tests and guides explain themselves: none cites the course's contract or an
-    issue by number ("SPEC 15", "issue 28"), which no reader of the repository has."""
+    issue by number, which no reader of the repository has."""
     import re
 
     root = PACKAGE.parent

@@ -43,9 +43,7 @@ from mcp_lesson.core.messages import create_request
 from mcp_lesson.core.transport import HTTP_REVISIONS, STATELESS, http_request_for
 from mcp_lesson.core.classification import classify_json
 from mcp_lesson.shared.sse import SSE
-from mcp_lesson.client.common import (  # noqa: F401  (their old address too)
-    CAPABILITIES, CLIENT_INFO, HANDSHAKE, SERVER_INFO_KEY, TIMEOUT, ClientBase, ServerError,
-    elicitation_answer, reply_to, sample_arguments)
+from mcp_lesson.client.common import CAPABILITIES, CLIENT_INFO, HANDSHAKE, TIMEOUT, ClientBase, ServerError, reply_to
 
 #: The wait before resuming a stream that gave no ``retry``, in milliseconds.
 DEFAULT_RETRY_MS = 1000

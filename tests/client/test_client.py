@@ -9,9 +9,8 @@ from http_server import server  # noqa: F401 (fixtures)
 from processes import patience, run_to_end
 
 from mcp_lesson.client.cli import main
-from mcp_lesson.client.http import (
-    HANDSHAKE, Client, ServerError, connect, elicitation_answer, sample_arguments,
-)
+from mcp_lesson.client.common import HANDSHAKE, ServerError, elicitation_answer, sample_arguments
+from mcp_lesson.client.http import Client, connect
 
 
 @pytest.mark.parametrize("revision", [HANDSHAKE, "2025-06-18", "2026-07-28"])
@@ -77,7 +76,7 @@ def test_the_command_line_lists_and_calls(server, capsys):
                    "tools: add, calculator, count", "resources: none", "prompts: none", "add: 42"]
 
 
-# --- over stdio, and resources and prompts (issue 44, item 7) ------------------------------
+# --- over stdio, and resources and prompts ------------------------------
 
 CALCULATOR = [sys.executable, "-m", "mcp_lesson.server"]
 #: The SDK's own server with a tool, a resource and a prompt, over stdio.

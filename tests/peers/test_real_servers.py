@@ -193,7 +193,7 @@ def test_the_probing_client_and_a_real_server(name, tmp_path):
     assert done.returncode == 0 and f"revision: {version}" in done.stdout, done.stdout
 
 
-# --- the report card (issue 44, item 8) ---------------------------------------------------
+# --- the report card ---------------------------------------------------
 
 CARD = ROOT / "mcp_lesson" / "data" / "report_card.json"
 CARD_PAGE = ROOT / "docs" / "report_card.md"
