@@ -55,6 +55,7 @@ import os
 from pathlib import Path
 import re
 
+from mcp_lesson.exercises import declared
 from mcp_lesson.exercises import lessons
 from mcp_lesson.exercises import registry
 from mcp_lesson.exercises.cells import (  # noqa: F401  (BODY_MAGICS, STUB: at their old address)
@@ -433,7 +434,8 @@ CORE_INIT = '''\
 Do not edit these files: they are the exercise cells of the lesson masters
 that mcp_lesson/exercises/lessons.py marks ``core=True``, written by the same
 exporter that writes a learner's package (one module per lesson, each with the
-imports it needs). Edit the master, run ``make export``,
+imports it needs), and graded.py, the graded exercises the masters declare (their
+points and visible cases, as data). Edit the master, run ``make export``,
 and commit both; tests/exercises/test_core.py fails when they drift apart.
 mcp_lesson.rules.messages and mcp_lesson.rules.classification build on these functions.
 
@@ -454,12 +456,14 @@ from ..protocol.codes import *  # noqa: F401,F403  (every name of mcp_lesson/pro
 
 def export_core(masters, core):
     """Write the core package ``core`` (mcp_lesson/core) from the lesson masters in the
-    folder ``masters``: the same export as a learner's package, with its own ``__init__``."""
+    folder ``masters``: the same export as a learner's package, with its own ``__init__``,
+    and ``graded.py``, the masters' graded exercises as data (:mod:`mcp_lesson.exercises.declared`)."""
     masters, core = Path(masters), Path(core)
     for lesson in CORE_LESSONS:
         [notebook] = sorted(masters.glob(f"{lesson}_*.ipynb"))
         export_notebook(notebook, core, CORE_CODES)
     (core / "__init__.py").write_text(CORE_INIT, encoding="utf-8")
+    declared.write(masters, core / "graded.py")  # the graded exercises, as data (the registry's)
     (core / "_loading.py").unlink(missing_ok=True)  # the core's __init__ imports nothing
     return core
 

@@ -10,6 +10,13 @@ self-checks (:mod:`mcp_lesson.exercises.selfcheck`), the lessons' helpers
 (:mod:`mcp_lesson.exercises.learner_package`, ``tests/implementation.py``) all read this
 table; none keeps a list of its own.
 
+An exercise is declared once, in its lesson's master: the rows written here by hand
+(:data:`WRITTEN`) are those with a richer table than the graded cell's visible cases, and the
+lessons' helpers that do not graduate; every other exported graded function of a master gets a
+row derived from it (:func:`derived`, on mcp_lesson/core/graded.py, which ``make export`` writes
+from the masters): so a new graded function appears here, in the self-check, in graduation and
+in the judge's may-borrow list with no other file edited.
+
 It imports the tables it holds (mcp_lesson/exercises/cases.py, judged as
 tables.py says, compared on the inputs of inputs.py) and the lessons' table
 (mcp_lesson/exercises/lessons.py); :func:`reference` imports the course's version only
@@ -27,6 +34,12 @@ from mcp_lesson.exercises import server_cases as _server
 from mcp_lesson.exercises import traffic_cases as _traffic
 from mcp_lesson.exercises import lessons as _lessons
 from mcp_lesson.exercises import tables as _check
+from mcp_lesson.exercises.hidden_tests import same as _same_value
+
+try:  # the masters' graded exercises, as data (make export writes it)
+    from mcp_lesson.core.graded import EXERCISES as _DECLARED
+except ImportError:  # pragma: no cover - a core exported before graded.py existed
+    _DECLARED = ()
 
 
 class Built(NamedTuple):
@@ -70,12 +83,19 @@ def module_of(lesson):
     return MODULES.get(lesson, f"lesson_{lesson}")
 
 
-#: Every function a lesson builds, in the order the lessons build them.
-BUILT = (
+#: The rows written here by hand: those with a richer table than the graded cell's visible
+#: cases (the shared case table, tables of their own, inputs to agree on) and the lessons'
+#: helpers that do not graduate. Every other graded function of a master is derived from it
+#: (:func:`derived`).
+WRITTEN = (
     Built("is_integer", "02", "messages", "rules.messages.is_integer", None, _agree.SAMPLE_VALUES, False),
     Built("is_valid_id", "02", "messages", "rules.messages.is_valid_id", None, _agree.SAMPLE_VALUES, False),
     Built("create_request", "02", "messages", "rules.messages.create_request",
           _check.builds(_cases.REQUEST_BUILDS)),
+    # Lesson 03's rule helpers, one a rule: the lesson's own steps (as is_integer is lesson 02's).
+    Built("is_object", "03", "classification", "core.classification.is_object", None, _agree.SAMPLE_VALUES, False),
+    *(Built(name, "03", "classification", f"core.classification.{name}", None, _agree.MESSAGES, False)
+      for name in ("has_version", "judge_call", "judge_result", "judge_error")),
     Built("classify", "03", "classification", "rules.classification.classify",
           _check.verdicts(_cases.CASES)),
     Built("classify_json", "03", "classification", "rules.classification.classify_json",
@@ -113,6 +133,74 @@ BUILT = (
     Built("handle_message", "11", "server", "core.server.handle_message",
           _check.judged(_server.SERVER_MESSAGES, _check.same_replies)),
 )
+
+
+class _Visible:
+    """The visible cases of a graded cell (mcp_lesson/core/graded.py), as a table's cases: each
+    call with the value the cell's ``expect`` gives, or the course's own answer to a ``try_it``
+    call (made when first asked for: the course's version is imported then)."""
+
+    def __init__(self, name, reference, calls):
+        self.name, self.reference, self.calls, self._cases = name, reference, calls, None
+
+    def _made(self):
+        if self._cases is None:
+            cases = []
+            for place, (args, kwargs, expected) in enumerate(self.calls, 1):
+                reason = "as the lesson's graded cell shows it"
+                if expected == _AS_THE_COURSE:
+                    if self.reference is None:
+                        continue
+                    module, _, function = self.reference.rpartition(".")
+                    course = getattr(importlib.import_module(f"mcp_lesson.{module}"), function)
+                    try:
+                        expected = course(*args, **kwargs)
+                    except _check.REFUSES:
+                        expected = _check.REFUSES
+                    except Exception:  # noqa: BLE001 - a call the course itself cannot answer
+                        continue
+                    reason = f"the course's {self.name} answers so"
+                cases.append(_cases.Build(f"visible case {place}", tuple(args), dict(kwargs), expected, reason))
+            self._cases = cases
+        return self._cases
+
+    def __len__(self):
+        return len(self._made())
+
+    def __getitem__(self, place):
+        return self._made()[place]
+
+    def __iter__(self):
+        return iter(self._made())
+
+
+_AS_THE_COURSE = "as the course's"
+
+
+def _same_answer(got, want):
+    ok = _same_value(got, want)
+    return ok, "" if ok else "the same value, written the same way"
+
+
+def derived(exercises, written=WRITTEN):
+    """The rows of the graded functions the masters declare (``exercises``, as
+    mcp_lesson/core/graded.py holds them) that no row of ``written`` names: each exported
+    function of a lesson that writes into the package, checked on its graded cell's visible
+    cases, its reference the master's export when the lesson is the course's core."""
+    named = {built.name for built in written}
+    rows = []
+    for name, lesson, exported, _points, calls in exercises:
+        if not exported or name in named or lesson not in MODULES:
+            continue
+        reference = f"core.{module_of(lesson)}.{name}" if lesson in _lessons.CORE else None
+        rows.append(Built(name, lesson, module_of(lesson), reference,
+                          _check.judged(_Visible(name, reference, calls), _same_answer)))
+    return rows
+
+
+#: Every function a lesson builds, in the order the lessons build them: the rows written
+#: here, and those derived from the masters.
+BUILT = tuple(sorted(WRITTEN + tuple(derived(_DECLARED)), key=lambda built: built.lesson))
 
 #: The rows by name.
 BY_NAME = {built.name: built for built in BUILT}

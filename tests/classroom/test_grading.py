@@ -56,6 +56,7 @@ ARTIFACTS = ROOT / "test-artifacts"
 # timeout; scaled on a slower machine (MCP_LESSON_TEST_SLACK).
 TIMEOUT = int(os.environ.get("GRADING_TEST_TIMEOUT", "0")) or round(patience(10))
 
+from mcp_lesson.exercises import declared
 from tools.grading import classroom
 from tools.grading.judged_execute import JudgedExecute
 from tools.grading.grades_csv import COLUMNS
@@ -70,7 +71,7 @@ pytestmark = pytest.mark.timeout(0)
 STEP_LIMITS = {"release": 600, "collect": 300, "autograde": 3600, "feedback": 900, "grades": 300}
 
 LESSONS = ["01_messages", "02_building_requests", "03_classifying", "04_errors", "05_playground",
-           "08_revisions", "09_http", "10_live_traffic", "11_your_own_server"]
+           "06_real_server", "08_revisions", "09_http", "10_live_traffic", "11_your_own_server"]
 MASTERS = [ROOT / "notebooks" / f"{name}.ipynb" for name in LESSONS]
 HIDDEN = "### BEGIN HIDDEN TESTS"
 
@@ -258,6 +259,7 @@ def submissions(release):
         "03_classifying": but("03_classifying", classify_json=LENIENT_JSON),
         "04_errors": but("04_errors", error_response=FALSY_DATA_DROPPED),
         "05_playground": but("05_playground", fixed_stream=SPLITLINES_STREAM),
+        "06_real_server": right["06_real_server"],
         "08_revisions": but("08_revisions", only_one=VALID_EVERYWHERE),
         "09_http": right["09_http"],
         "10_live_traffic": right["10_live_traffic"],
@@ -300,9 +302,8 @@ def submissions(release):
     }
 
 
-MAX = {"01_messages": 5.0, "02_building_requests": 8.0, "03_classifying": 14.0, "04_errors": 8.0,
-       "05_playground": 7.0,
-       "08_revisions": 4.0, "09_http": 10.0, "10_live_traffic": 4.0, "11_your_own_server": 9.0}
+#: Each lesson's points, as its master's graded cells declare them (nbgrader's metadata).
+MAX = declared.points()
 #: The exact score of each student in each lesson.
 SCORES = {
     "complete": dict(MAX),
@@ -312,6 +313,7 @@ SCORES = {
         "03_classifying": 11.0,  # classify_json takes -Infinity (-3)
         "04_errors": 5.0,  # error_response drops falsy data (-3)
         "05_playground": 5.0,  # fixed_stream uses splitlines (-2)
+        "06_real_server": MAX["06_real_server"],  # the solution, untouched
         "08_revisions": 3.0,  # only_one is valid under every revision (-1)
         "09_http": 10.0,  # the solutions, untouched
         "10_live_traffic": 4.0,
@@ -324,6 +326,7 @@ SCORES = {
         "03_classifying": 7.0,  # classify loops (-4), classify_json calls it (-3)
         "04_errors": 8.0,  # the flood is cut and costs nothing
         "05_playground": 0.0,  # no work; a cell's metadata.nbgrader is a string
+        "06_real_server": 0.0,  # not handed in at all (blank in grades-wide.csv)
         "08_revisions": 0.0,  # no 08_revisions.ipynb
         "09_http": 0.0,  # no work: the liars are never asked
         "10_live_traffic": 0.0,  # not handed in at all (blank in grades-wide.csv)

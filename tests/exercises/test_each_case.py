@@ -18,7 +18,6 @@ import pytest
 import implementation
 from mcp_lesson.exercises import agreement
 from mcp_lesson.exercises import registry
-from wrong_version_cases import CASES as FOUND
 from graded_cells import graded_cases, run_cell
 from mcp_lesson.exercises.hidden_tests import hidden_tests
 from mcp_lesson.exercises.selfcheck import run_check
@@ -44,8 +43,6 @@ def _case_name(row, place):
 TABLE = [case for row in GRADUATED for case in _table_cases(row)]
 HIDDEN = [(name, place) for name, graded in GRADED.items()
           for place in range(len(graded.cases) or 1)]
-#: The hidden cases that wrong versions showed missing (tests/wrong_version_cases.py).
-MORE = [(name, place) for name, (_, cases) in FOUND.items() for place in range(len(cases))]
 
 
 def _theirs(name):
@@ -172,18 +169,3 @@ def test_hidden_case(name, place):
     if _run_hidden(name, implementation._course_version(name), place) is not None:
         raise implementation.CourseFault(words)
     raise implementation.Unmet(words)
-
-
-@pytest.mark.parametrize("name, place", MORE, ids=[f"{name}: {FOUND[name][1][place][-1]}" for name, place in MORE])
-def test_more_hidden_case(name, place):
-    _still_the_stub(name)
-    options, cases = FOUND[name]
-    try:
-        hidden_tests(_theirs(name), [cases[place]], **options)
-    except AssertionError as exc:
-        words = _one_line(exc)
-        try:
-            hidden_tests(implementation._course_version(name), [cases[place]], **options)
-        except AssertionError:
-            raise implementation.CourseFault(words) from None
-        raise implementation.Unmet(words) from None

@@ -1,0 +1,223 @@
+"""The graded exercises as the lesson masters declare them: an exercise is declared
+once, in its lesson's master, as a solution cell (nbgrader's ``grade_id``, the function's
+name; ``#| export`` when it goes into the package) and a graded test cell (``grade_id``
+"<name>-tests", its points, its visible cases, then its hidden ones after ``### BEGIN HIDDEN
+TESTS``). Everything else is read from there:
+
+* :func:`points`: each lesson's points (nbgrader's maximum score), and so the course's;
+* :func:`read`: the graded exercises, with the visible cases of each graded cell
+  (:func:`visible_calls`: the ``try_it`` and ``expect`` calls it makes), from which
+  :func:`write` makes mcp_lesson/core/graded.py (``make export``), the data the registry's
+  derived rows are made of (:mod:`mcp_lesson.exercises.registry`), so that the package
+  needs no masters at hand (an installed package, the in-browser site).
+
+It reads notebook files as JSON and runs nothing but the visible part of a graded cell, with
+stand-ins for the functions it grades that only record how they are called.
+"""
+
+import ast
+import json
+import pprint
+from pathlib import Path
+from typing import NamedTuple
+
+from mcp_lesson.exercises import lessons as _lessons
+
+HIDDEN = "### BEGIN HIDDEN TESTS"
+EXPORT = "#| export"
+#: The words every graded cell starts with, and the points they name.
+SAID = "# Graded tests for "
+
+
+class Exercise(NamedTuple):
+    """One graded exercise of a master."""
+
+    #: The solution cell's grade_id: the function the learner writes.
+    name: str
+    #: The lesson ("04") and the master's file name.
+    lesson: str
+    notebook: str
+    #: True when the solution cell is ``#| export`` (it goes into the learner's package).
+    exported: bool
+    #: The functions the solution cell defines (``def``), in order.
+    functions: tuple
+    #: The points of its graded cell ("<name>-tests"), and that cell's code before its hidden
+    #: tests (its visible part).
+    points: float
+    visible: str
+
+
+def masters_folder():
+    """The lesson masters (notebooks/ beside the package, in a checkout), or None."""
+    folder = Path(__file__).resolve().parents[2] / "notebooks"
+    return folder if folder.is_dir() else None
+
+
+def _source(cell):
+    source = cell.get("source", "")
+    return "".join(source) if isinstance(source, list) else source
+
+
+def _grading(cell):
+    grading = cell.get("metadata", {}).get("nbgrader", {})
+    return grading if isinstance(grading, dict) else {}
+
+
+def _cells(folder):
+    """(lesson number, file name, cells) of each master in ``folder``, in the lessons' order."""
+    for lesson in _lessons.LESSONS:
+        path = Path(folder) / lesson.filename
+        if path.exists():
+            yield lesson.number, lesson.filename, json.loads(path.read_text(encoding="utf-8"))["cells"]
+
+
+def _defined(source):
+    try:
+        tree = ast.parse("\n".join(line for line in source.splitlines() if not line.startswith("#|")))
+    except SyntaxError:
+        return ()
+    return tuple(node.name for node in tree.body if isinstance(node, ast.FunctionDef))
+
+
+def read(folder=None):
+    """The graded exercises of the masters in ``folder`` (notebooks/ by default), in the
+    lessons' order: each solution cell that has a graded cell ("<name>-tests")."""
+    folder = folder or masters_folder()
+    found = []
+    for number, filename, cells in _cells(folder) if folder else ():
+        tests = {_grading(cell).get("grade_id"): cell for cell in cells
+                 if cell.get("cell_type") == "code" and _grading(cell).get("grade")}
+        for cell in cells:
+            grading = _grading(cell)
+            name = grading.get("grade_id")
+            if cell.get("cell_type") != "code" or not grading.get("solution") or f"{name}-tests" not in tests:
+                continue
+            test = tests[f"{name}-tests"]
+            source = _source(cell)
+            found.append(Exercise(name, number, filename, source.lstrip().startswith(EXPORT),
+                                  _defined(source), float(_grading(test).get("points", 0)),
+                                  _source(test).split(HIDDEN)[0]))
+    return tuple(found)
+
+
+def points(folder=None):
+    """``{master's name without .ipynb: its points}``: the sum of its graded cells' points,
+    nbgrader's maximum score for the lesson (lessons without graded cells are left out)."""
+    folder = folder or masters_folder()
+    totals = {}
+    for _, filename, cells in _cells(folder) if folder else ():
+        graded = [float(_grading(cell).get("points", 0)) for cell in cells if _grading(cell).get("grade")]
+        if graded:
+            totals[filename[:-len(".ipynb")]] = sum(graded)
+    return totals
+
+
+def said_points(source):
+    """The points a graded cell's first line says it is worth ("# Graded tests for x (2
+    points)"), or None when it says none."""
+    first = source.split("\n", 1)[0]
+    if not first.startswith(SAID) or "(" not in first:
+        return None
+    words = first.rsplit("(", 1)[1].split()
+    try:
+        return float(words[0])
+    except (IndexError, ValueError):
+        return None
+
+
+def graded_cells(folder=None):
+    """(file name, grade_id, points, source) of every graded cell of the masters."""
+    folder = folder or masters_folder()
+    for _, filename, cells in _cells(folder) if folder else ():
+        for cell in cells:
+            if _grading(cell).get("grade"):
+                yield filename, _grading(cell).get("grade_id"), float(_grading(cell).get("points", 0)), _source(cell)
+
+
+# --- the visible cases of a graded cell ----------------------------------------------------
+
+class _Graded:
+    """Stands for a function a graded cell grades, while its visible part is read."""
+
+    def __init__(self, name):
+        self.__name__ = name
+
+    def __call__(self, *args, **kwargs):
+        raise LookupError(f"the visible part of a graded cell calls {self.__name__} itself")
+
+
+#: What a call shown with ``try_it`` expects: the course's answer (no value is written in the cell).
+AS_THE_COURSE = "as the course's"
+
+
+def visible_calls(visible, names):
+    """The calls the visible part of a graded cell makes of the functions ``names``:
+    ``[(name, args, kwargs, expected)]``, ``expected`` the value an ``expect`` table gives,
+    or :data:`AS_THE_COURSE` for a ``try_it`` call. A ``ValueError`` says in one line when the
+    cell cannot be read so (it calls the function itself, or names what it does not define)."""
+    tree = ast.parse(visible)
+    tree.body = [node for node in tree.body
+                 if not (isinstance(node, ast.ImportFrom) and node.module == "mcp_lesson.course")]
+    calls = []
+
+    def try_it(fn, *args, **kwargs):
+        if isinstance(fn, _Graded):
+            calls.append((fn.__name__, args, kwargs, AS_THE_COURSE))
+
+    def expect(fn, table):
+        if isinstance(fn, _Graded):
+            calls.extend((fn.__name__, (arg,), {}, want) for arg, want in table)
+
+    namespace = {"__name__": "__visible__", "try_it": try_it, "expect": expect,
+                 **{name: _Graded(name) for name in names}}
+    try:
+        exec(compile(tree, "<visible part of a graded cell>", "exec"), namespace)  # noqa: S102 - the course's own cell
+    except Exception as exc:  # noqa: BLE001 - said in one line to the maintainer
+        raise ValueError(f"the visible cases of {', '.join(names)} cannot be read: "
+                         f"{type(exc).__name__}: {exc}") from None
+    return calls
+
+
+# --- mcp_lesson/core/graded.py -------------------------------------------------------------
+
+_HEADER = '''\
+"""The graded exercises the lesson masters declare, as data: written by ``make export``
+(mcp_lesson.exercises.declared.write) from the masters; do not edit (edit the master and run
+``make lessons NB=...`` or ``make export``). tests/exercises/test_core.py fails when it drifts.
+
+EXERCISES: each exported exercise's (name, lesson, exported, points, visible calls ``(args, kwargs, expected)``), in the
+lessons' order; ``expected`` is "as the course's" for a call the cell shows with try_it.
+POINTS: each graded lesson's points (nbgrader's maximum score).
+"""
+
+'''
+
+
+def _literal(value):
+    """True when ``value`` is written as a Python literal that reads back as itself (an int of
+    5,000 digits, an object of a class, are not: such a visible case is left out of the data)."""
+    try:
+        text = repr(value)
+        return ast.literal_eval(text) == value and repr(ast.literal_eval(text)) == text
+    except (ValueError, SyntaxError, MemoryError, RecursionError, TypeError):
+        return False
+
+
+def table(folder=None):
+    """What :func:`write` writes: ``(exercises, points)``."""
+    exercises = []
+    for exercise in (exercise for exercise in read(folder) if exercise.exported):
+        calls = visible_calls(exercise.visible, exercise.functions or (exercise.name,))
+        mine = [(args, kwargs, expected) for name, args, kwargs, expected in calls
+                if name == exercise.name and _literal((args, kwargs, expected))]
+        exercises.append((exercise.name, exercise.lesson, exercise.exported, exercise.points, mine))
+    return tuple(exercises), points(folder)
+
+
+def write(masters, target):
+    """Write the masters' declared exercises (:func:`table`) into the module file ``target``."""
+    exercises, totals = table(masters)
+    text = (_HEADER + "EXERCISES = " + pprint.pformat(exercises, width=100, sort_dicts=False) + "\n\n"
+            + "POINTS = " + pprint.pformat(totals, width=100, sort_dicts=False) + "\n")
+    Path(target).write_text(text, encoding="utf-8")
+    return target
