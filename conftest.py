@@ -14,7 +14,7 @@ import pytest
 # child processes read this variable; the pytest process itself is unchanged.
 os.environ.setdefault("PYTHONWARNINGS", "ignore")
 # A lesson's graduate() cell, run by nbval or a learner-copy test, prints one
-# line instead of running this suite inside itself (tests/test_graduation.py
+# line instead of running this suite inside itself (tests/exercises/test_graduation.py
 # graduates the lessons' package; mcp_lesson.exercises.learner_package.NO_NESTED_RUNS).
 os.environ["MCP_LESSON_NO_NESTED_RUNS"] = "1"
 
@@ -34,7 +34,7 @@ FULL_TIER = {"test_browser.py", "test_grading.py", "test_judge_class.py", "test_
              # (their masters run real servers and the SDK's clients live; 11's the suite too)
              "10_live_traffic.ipynb", "11_your_own_server.ipynb",
              # the learner copies that start servers and clients (the SDK's, the course's over
-             # HTTP, the official conformance suite), as tests/test_lessons.py runs them
+             # HTTP, the official conformance suite), as tests/lessons/test_lessons.py runs them
              *(f"test_learner_copy_runs[{name}]" for name in (
                  "06_real_server.ipynb", "07_disagreements.ipynb", "09_http.ipynb",
                  "10_live_traffic.ipynb", "11_your_own_server.ipynb"))}
@@ -51,16 +51,11 @@ def _die_with_the_parent():
     """Ask Linux for a SIGTERM when the process that started this one ends, so
     that `kill` of `make test` (or of the xdist controller) ends the run too,
     and with it the servers its tests started (tests/processes.py)."""
-    if not sys.platform.startswith("linux"):
-        return
-    try:
-        import ctypes
+    from mcp_lesson.shared.processes import die_with_parent
 
-        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM, 0, 0, 0)  # PR_SET_PDEATHSIG
-        if os.getppid() == 1:  # the parent is already gone
-            os.kill(os.getpid(), signal.SIGTERM)
-    except (OSError, AttributeError):
-        pass
+    die_with_parent(signal.SIGTERM)
+    if sys.platform.startswith("linux") and os.getppid() == 1:  # the parent is already gone
+        os.kill(os.getpid(), signal.SIGTERM)
 
 
 def pytest_collection_modifyitems(session, config, items):

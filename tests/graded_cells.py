@@ -1,6 +1,6 @@
 """The hidden cases of the lesson masters' graded cells, read for graduation's tests: each
 graded test cell (nbgrader's grade_id "<function>-tests") declares its hidden cases once,
-and graduation runs them as the grader does (tests/test_each_case.py).
+and graduation runs them as the grader does (tests/exercises/test_each_case.py).
 
 The cells are the course's own code, run here with the course's versions of the functions
 they grade; the visible part of a cell (try_it, expect) prints nothing while they run.

@@ -65,8 +65,8 @@ NOT_RUN = {
     "py -3 ": "Windows (this suite runs on Linux)",
     ".venv\\Scripts\\": "Windows (this suite runs on Linux)",
     "pip config list": "shows the reader's own pip settings",
-    "sudo make hub": "makes system accounts, as root (tests/test_hub.py runs make hub's program)",
-    "python <checkout>/tools/grading/classroom.py": "a hub teacher's terminal (tests/test_hub.py "
+    "sudo make hub": "makes system accounts, as root (tests/classroom/test_hub.py runs make hub's program)",
+    "python <checkout>/tools/grading/classroom.py": "a hub teacher's terminal (tests/classroom/test_hub.py "
                                                    "runs each, as the teacher)",
 }
 #: Variables a make started by a test must not inherit (the suite may run under make).
@@ -339,7 +339,7 @@ PICTURE = re.compile(r"!\[[^\]]*\]\(([^)\s]+)\)")
 @pytest.mark.parametrize("page", PAGES, ids=name_of)
 def test_every_picture_comes_from_a_test(page):
     """Each picture shown is one that a test takes (and UPDATE_SCREENSHOTS=1 refreshes)."""
-    tests = "".join(path.read_text() for path in (ROOT / "tests").glob("*.py")
+    tests = "".join(path.read_text() for path in (ROOT / "tests").rglob("*.py")
                     if path.name != pathlib.Path(__file__).name)
     for target in PICTURE.findall(page.read_text()):
         if re.match(r"https?://", target):  # a badge, not a picture of the course
@@ -461,7 +461,8 @@ def expected_figures():
          "tools/site/build.py")
     give("docs/setup.md", f"runs every lesson but {and_list(local)} in the browser",
          "tools/site/build.py")
-    client = source("mcp_lesson/client/stdio.py") + source("mcp_lesson/shared/stdio_lines.py")
+    client = (source("mcp_lesson/client/stdio.py") + source("mcp_lesson/shared/stdio_lines.py")
+              + source("mcp_lesson/shared/processes.py"))
     assert "select.poll(" in client and "os.killpg(" in client
     give("README.md", f"Lessons {and_list(local)} need Linux, macOS or WSL",
          "the lessons that use mcp_lesson.client.stdio")

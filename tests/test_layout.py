@@ -160,3 +160,27 @@ def test_no_private_name_crosses_a_folder():
 def test_a_module_holds_one_idea(name):
     lines = MODULES[name].read_text(encoding="utf-8").count("\n")
     assert lines <= 650, f"{name} has {lines} lines: split it by idea"
+
+
+TESTS = Path(__file__).resolve().parent
+
+
+def test_the_tests_mirror_the_folders():
+    """Each folder of mcp_lesson has its tests in the folder of tests/ of the same name (the
+    lessons' exported core is tested by exercises/test_core.py, data by what reads it)."""
+    missing = [name for name in sorted(FOLDERS - {"core", "data"})
+               if not sorted((TESTS / name).glob("test_*.py"))]
+    assert not missing, f"no tests/<folder>/ for: {', '.join(missing)}"
+
+
+def test_the_maintainers_map_names_every_folder():
+    """docs/maintaining.md's map of the repository ("What is in here") names each folder
+    of mcp_lesson, and names no module of mcp_lesson that is not there."""
+    guide = (PACKAGE.parent / "docs" / "maintaining.md").read_text(encoding="utf-8")
+    start = guide.index("mcp_lesson/ ")
+    block = guide[start:guide.index("\ntests/", start)]
+    named = {line.split()[0].rstrip("/") for line in block.splitlines()[1:]
+             if line.startswith("  ") and not line.startswith("   ")}
+    assert FOLDERS | {"version.py"} <= named | {"version.py"}, sorted(FOLDERS - named)
+    for name in named:
+        assert (PACKAGE / name).exists(), f"the map names mcp_lesson/{name}, which is not there"

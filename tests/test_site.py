@@ -24,7 +24,7 @@ Without a browser, the site's files are checked too: every wheel of the
 rewritten pyodide-lock.json is there with its sha256, the kernel is told to
 stay in the site, the page carries the notice for a starting kernel, and the
 lessons are the repository's (06 and 07 with their note). The guard itself is
-tried on this Python by tests/test_deep_json.py.
+tried on this Python by tests/protocol/test_deep_json.py.
 
 Nothing may leave the machine. Every request of the site (its pages, their
 workers, where the kernel runs, and its service worker) to anything but

@@ -1,7 +1,7 @@
 """Hidden cases that wrong versions showed missing (tests/wrong_versions.py): a wrong version a
 novice writes passed every case of the lessons' tables and graded cells, so a case is added
 here, hidden, for the rule it breaks. Graduation runs them with the graded cells' hidden cases
-(tests/test_each_case.py); each belongs in its lesson's graded cell (``### BEGIN HIDDEN
+(tests/exercises/test_each_case.py); each belongs in its lesson's graded cell (``### BEGIN HIDDEN
 TESTS``) too, so that the grader holds it, and moves there when that cell is next edited.
 
 ``CASES`` is ``{function: (options, cases)}``: ``cases`` as

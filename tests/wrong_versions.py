@@ -1,6 +1,6 @@
 """Wrong versions a novice writes of each function a lesson builds into the package, at least
 five per function: graduation must fail each one, in words that name the function's call
-(tests/test_wrong_versions.py). Each is Python run in a copy of the namespace of the module of
+(tests/exercises/test_wrong_versions.py). Each is Python run in a copy of the namespace of the module of
 the masters' export that defines the function (so it sees that module's names), where
 ``_right_<name>`` is the right version; the package's public name is then the wrong version
 alone, and the package's other functions still call the right one, so that the wrong

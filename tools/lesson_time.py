@@ -16,12 +16,16 @@ asks of its reader, counted in the master notebook:
   lines the learner copy leaves the learner to write; comments and blank lines
   not counted).
 
-The rates were set once, on the one measurement the course has: a learner
-alone took about 4.5 hours for lessons 00 to 08 as they were at commit 5a1b35c
-(about 55 minutes for 03 and 65 for 04); with these rates those nine lessons
-add up to 270 minutes. Lesson by lesson the estimate is rougher (it says 67 for
-that 03 and 43 for that 04: 04's extra time went to graduation reports that
-have since been fixed), so it is a budget to stay under, not a forecast.
+The rates were set on what learners measured. First, a learner alone took about
+4.5 hours for lessons 00 to 08 as they were at commit 5a1b35c. Then (issue 43)
+two learners who worked through every lesson, with novice mistakes on purpose,
+estimated 235-255 minutes for lessons 00-05 and 335-450 for 06-11, where the
+rates of the time (2 minutes an exercise, 0.6 a line written, 20 lines read a
+minute) gave 193 and 316: they took longest where a lesson is dense, over the
+exercises and the code to read (04: about 45 minutes against 30; 09: 100-140
+against 89). The rates below give 00-05 about 245 minutes and 06-11 about 375.
+Lesson by lesson the estimate stays rough, so it is a budget to stay under, not
+a forecast.
 
 A lesson too long for one sitting may say where to stop: a text cell that
 starts with :data:`STOP` ends a sitting, and each sitting is held to the limit
@@ -37,9 +41,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 
 WORDS_A_MINUTE = 120
-LINES_READ_A_MINUTE = 20
-MINUTES_AN_EXERCISE = 2.0
-MINUTES_A_LINE = 0.6
+LINES_READ_A_MINUTE = 14
+MINUTES_AN_EXERCISE = 3.0
+MINUTES_A_LINE = 0.75
 #: The most a sitting may take, in minutes: what the start page promises.
 SITTING = 30
 #: A text cell that starts with this ends a sitting (the next one starts after it).

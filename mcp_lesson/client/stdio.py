@@ -62,6 +62,7 @@ import uuid
 from mcp_lesson.rules.classification import classify, parse
 from mcp_lesson.rules.messages import is_valid_id
 from mcp_lesson.shared.process_tree import server_tree
+from mcp_lesson.shared.processes import signal_group
 from mcp_lesson.shared.stdio_lines import (  # noqa: F401  (the lines' names, at their old address too)
     BoundedLog, json_line, POLL_SECONDS, ready, KEEP_CHARS, KEEP_LINES, RecentLines, reply_id,
     same_id, ServerError, STDERR_HEAD_BYTES, STDERR_TAIL_BYTES, wire_text,
@@ -287,10 +288,7 @@ class StdioServer:
                     return self._reap(process)
                 if not group_signalled or sig == signal.SIGKILL:
                     group_signalled = True
-                    try:
-                        os.killpg(pgid, sig)
-                    except (ProcessLookupError, PermissionError):
-                        pass
+                    signal_group(pgid, sig)
                 for pid in pids - signalled:
                     try:
                         os.kill(pid, sig)

@@ -45,7 +45,8 @@ from typing import NamedTuple
 from mcp_lesson.rules import classification
 from mcp_lesson.rules import messages
 from mcp_lesson.rules import explanation
-from mcp_lesson.exercises.calling import NOT_YET, cut_apart, exception_text, python_text, safe_equal
+from mcp_lesson.protocol.values import python_type
+from mcp_lesson.exercises.calling import NOT_YET, cut_apart, exception_text, python_text, safe_equal, same_json
 from mcp_lesson.exercises import lessons as _lessons
 from mcp_lesson.exercises import registry
 from mcp_lesson.shared.recording import mermaid_text, sequence_diagram  # noqa: F401  (lesson 10 uses both)
@@ -345,14 +346,6 @@ def _plural(count, word):
 _ARTICLE = {"request": "a request", "notification": "a notification", "response": "a response"}
 
 
-def _a_type(value):
-    """'a tuple', 'an int', 'None': what a value is, in words."""
-    if value is None:
-        return "None"
-    name = type(value).__name__
-    return f"{'an' if name[:1] in 'aeiou' else 'a'} {name}"
-
-
 def _is_pair(label):
     """True for a whole verdict given as a label: a 2-tuple or 2-list starting with a str."""
     return type(label) in (tuple, list) and len(label) == 2 and type(label[0]) is str
@@ -389,7 +382,7 @@ def quiz(fn, messages_to_label):
     want = [classification.classify(m)[0] for m in messages_to_label]
     if not isinstance(labels, list):
         print(f"{name}: return a list of kinds, one string per message, each "
-              f"'request', 'notification', 'response' or 'invalid' (this is {_a_type(labels)})")
+              f"'request', 'notification', 'response' or 'invalid' (this is {python_type(labels)})")
         return
     if len(labels) != len(want):
         print(f"{name}: {_plural(len(want), 'message')} but {_plural(len(labels), 'label')}; "
@@ -471,16 +464,9 @@ def _unlike(msg, asked, where=""):
             found = _unlike(have, want, f"{path}.")
             if found:
                 return found
-        elif not _same_json(have, want):
+        elif not same_json(have, want):
             return f"its {path} should be {python_text(want, 60)}, not {python_text(have, 60)}"
     return None
-
-
-def _same_json(a, b):
-    try:
-        return json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True)
-    except Exception:  # not JSON: never the value asked for
-        return False
 
 
 def aim(fn, rule, asked=None):
@@ -538,7 +524,7 @@ def rough_is_request(msg):
     return rough_kind(msg) == ("request", None)
 
 
-# Lesson 10's helpers (course_traffic.py), where the lesson imports them from.
+# Lesson 10's helpers (live_traffic.py), where the lesson imports them from.
 from mcp_lesson.course.live_traffic import (  # noqa: E402,F401
     ARROWS, RECORDINGS, SENDERS, audit_of, comparable, play_script, read_recording,
     show_audit, show_diagram, show_recording, store_recordings, stored_recording,

@@ -19,11 +19,9 @@ import sys
 
 from mcp_lesson.exercises.calling import NOT_YET, exception_text, one_line, python_text
 from mcp_lesson.exercises.agreement import outcome as _outcome
-from mcp_lesson.shared.recording import sequence_diagram
+from mcp_lesson.shared.recording import SENDERS, sequence_diagram
 
 
-#: Who sends the lines of each direction of a recording.
-SENDERS = {"to_server": "client", "from_server": "server"}
 #: The arrow of each direction, as lesson 06 printed them.
 ARROWS = {"to_server": "->", "from_server": "<-"}
 #: The stored recordings lesson 10 falls back on where it cannot record (the browser, a

@@ -301,7 +301,7 @@ def store_results(path=None):
     path = Path(path) if path else Path(__file__).resolve().parents[1] / "data" / STORED
     document = {"about": "what lesson 11's clients and the conformance suite got from python -m "
                          "mcp_lesson.server.own; written by mcp_lesson.course.your_own_server.store_results, "
-                         "checked by tests/test_own_server.py",
+                         "checked by tests/server/test_own_server.py",
                 "results": results([sys.executable, "-m", "mcp_lesson.server.own"])}
     path.write_text(json.dumps(document, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
 

@@ -129,6 +129,15 @@ def same_message(got, expected):
         return False
 
 
+def same_json(a, b):
+    """Equal as JSON whatever the order of an object's keys (1, 1.0 and true stay apart);
+    False for what is not JSON, never raises."""
+    try:
+        return json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True)
+    except Exception:  # noqa: BLE001 - a learner's odd value (a key that is no str, an object)
+        return False
+
+
 def safe_equal(a, b):
     """``a == b`` as a plain bool, False when ``==`` raises or returns something odd."""
     try:

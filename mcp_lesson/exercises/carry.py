@@ -107,7 +107,8 @@ def graduation_command(package, extra=()):
     # The package itself is only ever imported in the judge's sandbox, and no
     # conftest.py but the course's is loaded: none beside the package, none in
     # a folder above the course (--confcutdir), whatever the current folder.
-    return [sys.executable, "-m", "pytest", *(str(folder / name) for name in GRADUATION_FILES),
+    files = [str(path) for name in GRADUATION_FILES for path in sorted(folder.rglob(name))]
+    return [sys.executable, "-m", "pytest", *files,
             # One word, "--graduate=DIR": pytest reads its command line before it
             # knows this option, and would take a separate DIR for a test folder
             # and load the conftest.py files in it and above it.

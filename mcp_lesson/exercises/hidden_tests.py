@@ -96,7 +96,7 @@ def hidden_tests(function, cases, *, spread=False, unchanged=False, compare=same
 
 # --- the graded cells' cases, for graduation -------------------------------------------------
 #
-# Graduation (tests/test_each_case.py) runs, for every function a lesson builds into the
+# Graduation (tests/exercises/test_each_case.py) runs, for every function a lesson builds into the
 # package, the same hidden cases as the grader: it reads them from the graded test cells of
 # the lesson masters (nbgrader's grade_id "<function>-tests"), where they are declared once.
 # A cell whose hidden tests go through :func:`hidden_tests` gives its cases one by one; a cell

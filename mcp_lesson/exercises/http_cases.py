@@ -13,7 +13,7 @@ from mcp_lesson.exercises.cases import Build, _INIT, _INV, _PARSE, _m
 # figure comes from the specification's transports pages
 # (docs/specification/<revision>/basic/transports.mdx up to 2025-11-25,
 # docs/specification/2026-07-28/basic/transports/streamable-http.mdx) and agrees with
-# what the SDK's server answers (tests/test_http_server.py).
+# what the SDK's server answers (tests/server/test_http_server.py).
 
 #: What a function of lesson 09 must do when it refuses its arguments: raise one of these.
 REFUSES = (ValueError, TypeError)

@@ -68,7 +68,7 @@ ENVIRONMENT = "MCP_LESSON_MY_PACKAGE"
 #: Set (to anything) by the course's own test runs, `make lessons` and
 #: grading: a lesson's ``graduate()`` cell then says what it would do instead
 #: of running the course's tests inside a notebook that is itself under test
-#: (tests/test_graduation.py graduates the lessons' package once, for all).
+#: (tests/exercises/test_graduation.py graduates the lessons' package once, for all).
 #: ``make graduate`` ignores it.
 NO_NESTED_RUNS = "MCP_LESSON_NO_NESTED_RUNS"
 
@@ -437,7 +437,7 @@ Do not edit these files: they are the exercise cells of the lesson masters
 that mcp_lesson/exercises/lessons.py marks ``core=True``, written by the same
 exporter that writes a learner's package (one module per lesson, each with the
 imports it needs). Edit the master, run ``make export``,
-and commit both; tests/test_core.py fails when they drift apart.
+and commit both; tests/exercises/test_core.py fails when they drift apart.
 mcp_lesson.rules.messages and mcp_lesson.rules.classification build on these functions.
 
 May import: :mod:`mcp_lesson.protocol` (its codes) only.

@@ -89,7 +89,7 @@ BUILT = (
     # master's export, mcp_lesson/core/revisions.py; mcp_lesson.classify knows more revisions).
     Built("classify_at", "08", "revisions", "core.revisions.classify_at", None, _agree.REVISION_MESSAGES),
     # Lesson 09, the HTTP transport: the course's versions are the master's export
-    # (mcp_lesson/core/transport.py). Graduation: tests/test_each_case.py, as for every function a lesson builds.
+    # (mcp_lesson/core/transport.py). Graduation: tests/exercises/test_each_case.py, as for every function a lesson builds.
     Built("http_request_for", "09", "transport", "core.transport.http_request_for",
           _check.judged(_http.HTTP_REQUESTS, _check.same_post)),
     Built("check_headers", "09", "transport", "core.transport.check_headers",

@@ -12,7 +12,7 @@ The registry's rows hold these tables; :mod:`mcp_lesson.exercises.selfcheck` run
 import json
 from typing import List, NamedTuple
 
-from mcp_lesson.exercises.calling import (PrintedOutput, call_safely, exception_text, is_verdict, not_json_at,
+from mcp_lesson.exercises.calling import (PrintedOutput, call_safely, same_json, exception_text, is_verdict, not_json_at,
                     python_text, same_message, same_verdict, shown, shown_apart)
 from mcp_lesson.exercises.http_cases import REFUSES
 from mcp_lesson.protocol.values import python_value
@@ -322,14 +322,6 @@ def same_problems(got, want):
 
 # --- lesson 11: your own server ----------------------------------------------------------
 
-def _same_json(got, want):
-    """Equal as JSON, whatever the order of an object's keys: 1, 1.0 and true stay apart; never raises."""
-    try:
-        return json.dumps(got, sort_keys=True) == json.dumps(want, sort_keys=True)
-    except Exception:  # noqa: BLE001 - a learner's odd value (a key that is no str, an object)
-        return False
-
-
 def _texts_blank(result):
     """A failed tool's result with its words blanked: any words will do, in one or more text pieces."""
     content = result.get("content")
@@ -352,10 +344,10 @@ def same_tool_result(got, want):
             return False, "the tool cannot do this call: its result says isError: True"
         if _texts_blank(got) is got:
             return False, "say why in text content"
-        return (_same_json(_texts_blank(got), _texts_blank(want)), "")
+        return (same_json(_texts_blank(got), _texts_blank(want)), "")
     if got.get("isError") is True:
         return False, "this call works: isError is False"
-    return (_same_json(got, want), "")
+    return (same_json(got, want), "")
 
 
 def same_reply(got, want):
@@ -367,18 +359,18 @@ def same_reply(got, want):
         error = got.get("error")
         if not isinstance(error, dict) or "result" in got:
             return False, "an error response is owed here, not a result"
-        if not _same_json(error.get("code"), want["error"]["code"]):
+        if not same_json(error.get("code"), want["error"]["code"]):
             return False, f"yours has code {python_text(error.get('code'), 20)}"
         if not isinstance(error.get("message"), str):
             return False, "an error's message is a str"
-        if not _same_json({**got, "error": {**error, "message": ""}}, {**want, "error": {**want["error"], "message": ""}}):
+        if not same_json({**got, "error": {**error, "message": ""}}, {**want, "error": {**want["error"], "message": ""}}):
             return False, "the code is right; look at the id and the data"
         return True, ""
     result, wanted = got.get("result"), want.get("result")
     if isinstance(wanted, dict) and wanted.get("isError") is True and isinstance(result, dict):
         ok, hint = same_tool_result(result, wanted)
-        return (ok and _same_json({**got, "result": None}, {**want, "result": None}), hint)
-    return (_same_json(got, want), "")
+        return (ok and same_json({**got, "result": None}, {**want, "result": None}), hint)
+    return (same_json(got, want), "")
 
 
 def same_replies(got, want):
@@ -388,7 +380,7 @@ def same_replies(got, want):
     replies, session = got
     if type(replies) is not list:
         return False, "the replies are a list (empty when nothing is owed)"
-    if not _same_json(session, want[1]):
+    if not same_json(session, want[1]):
         return False, f"the session after is {python_text(want[1], 30)}"
     if len(replies) != len(want[0]):
         return False, f"{len(want[0])} repl{'y' if len(want[0]) == 1 else 'ies'}"

@@ -221,6 +221,6 @@ def store_rows(results, path=None):
     path = Path(path) if path else Path(__file__).resolve().parents[1] / "data" / STORED
     document = {"suite": SUITE_VERSION, "node": NODE_VERSION,
                 "about": "the official conformance suite's verdicts on python -m mcp_lesson.server --http; "
-                         "written by mcp_lesson.peers.conformance.store_rows, checked by tests/test_conformance.py",
+                         "written by mcp_lesson.peers.conformance.store_rows, checked by tests/peers/test_conformance.py",
                 "rows": [list(row) for row in table(results)]}
     path.write_text(json.dumps(document, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")

@@ -15,14 +15,14 @@ SDK outcome                          kind
 ``ValidationError`` (or any error)   ``"invalid"``
 ===================================  ================
 
-Lesson 07 and ``tests/test_peers.py`` compare the two on the shared case table.
+Lesson 07 and ``tests/peers/test_peers.py`` compare the two on the shared case table.
 Importing this module does not import the SDK; the first verdict does.
 
 Two more peers' views live here:
 
 * **the TypeScript SDK** (``@modelcontextprotocol/sdk``): its verdicts on the
   case tables are stored data (:func:`ts_data`, :func:`compare_three`), made
-  by ``tests/test_ts_peer.py`` with Node.js, so a learner needs no Node;
+  by ``tests/peers/test_ts_peer.py`` with Node.js, so a learner needs no Node;
 * **the SDK's stdio transport at the limits of its JSON parser**: valid
   requests a server built with the SDK never answers (:data:`PARSER_LIMITS`),
   and :func:`lines_after`, which shows that silence without waiting for a
@@ -210,7 +210,7 @@ def loose_rule(message, sdk_kind):
 # --- the TypeScript SDK, as stored data -------------------------------------
 
 #: The stored verdicts of the TypeScript SDK, in ``mcp_lesson/data/``. Made by
-#: ``.venv/bin/python tests/test_ts_peer.py --dump > mcp_lesson/data/ts_sdk_verdicts.json``
+#: ``.venv/bin/python tests/peers/test_ts_peer.py --dump > mcp_lesson/data/ts_sdk_verdicts.json``
 #: (the file records its command and the versions it was made with).
 TS_DATA = "ts_sdk_verdicts.json"
 

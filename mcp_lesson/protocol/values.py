@@ -62,6 +62,14 @@ _SHORT = reprlib.Repr()
 _SHORT.maxstring, _SHORT.maxother, _SHORT.maxlevel = 40, 40, 2
 
 
+def python_type(value):
+    """A Python value's type in words: "a tuple", "an int", "None"."""
+    if value is None:
+        return "None"
+    name = type(value).__name__
+    return f"{'an' if name[:1].lower() in 'aeiou' else 'a'} {name}"
+
+
 def python_value(value):
     """Name a Python argument for an error message: "a bool: True", "None"...
 
@@ -70,10 +78,8 @@ def python_value(value):
     """
     if value is None:
         return "None"
-    name = type(value).__name__
-    article = "an" if name[:1].lower() in "aeiou" else "a"
     try:
         shown = _SHORT.repr(value)
     except Exception:  # an int too long to print, a hostile __repr__...
-        shown = f"<{name}>"
-    return f"{article} {name}: {shown}"
+        shown = f"<{type(value).__name__}>"
+    return f"{python_type(value)}: {shown}"

@@ -45,7 +45,7 @@ on). In the same way :func:`reply_for` is lesson 04's. :func:`explain`, which
 no lesson builds, walks the rules in the order above with :func:`rule_of`
 (whose id and integer tests are lesson 02's ``is_valid_id`` and
 ``is_integer``) and names the one that decides; :data:`RULES` maps each name
-to its verdict and its words, and a property test (tests/test_properties.py)
+to its verdict and its words, and a property test (tests/rules/test_properties.py)
 holds ``RULES[rule_of(msg)].verdict`` to ``classify(msg)`` on every input and
 revision.
 

@@ -27,7 +27,9 @@ from mcp_lesson.core.transport import NAME_OF
 SAFE = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 _./,()")
 #: The most messages a diagram draws (the rest are counted in a note).
 DIAGRAM_ARROWS = 200
+#: The two directions of a recorded line, and who sends the lines of each.
 DIRECTIONS = ("to_server", "from_server")
+SENDERS = {"to_server": "client", "from_server": "server"}
 _ARROWS = {"request": "->>", "notification": "-)", "response": "-->>", "bad": "-x",
            "bad-answer": "--x"}
 

@@ -26,6 +26,5 @@ TERM_WAIT = 1.0
 #: only notes it: waking a thread from a handler could deadlock on a lock).
 LOOK = 0.05
 
-DIRECTIONS = ("to_server", "from_server")
-#: Who sends in each direction, for plain words.
-SENDER = {"to_server": "client", "from_server": "server"}
+#: The directions of a recording, and who sends each (for plain words): the recording's own.
+from mcp_lesson.shared.recording import DIRECTIONS, SENDERS as SENDER  # noqa: E402,F401

@@ -20,7 +20,7 @@ from mcp_lesson.widgets.classifier import verdict
 HEADERS_LIMIT = 65_536
 HEADER_LINES = 200
 #: The course's server (the SDK's, mcp 2.3.0) refuses a body longer than this with 413
-#: before reading it (tests/test_http_server.py pins it).
+#: before reading it (tests/server/test_http_server.py pins it).
 SDK_BODY_LIMIT = 4 * 1024 * 1024
 
 #: The names of the JSON-RPC errors of 2026-07-28's HTTP transport, beside the reserved ones.

@@ -24,7 +24,7 @@ STUDENT_BYTES = 32 * 1024**2
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 from mcp_lesson.exercises.calling import one_line  # noqa: E402
-from mcp_lesson.shared.processes import die_with_parent  # noqa: E402
+from mcp_lesson.shared.processes import die_with_parent, signal_group  # noqa: E402
 
 
 def _with_our_bin(env):
@@ -103,11 +103,11 @@ def nbgrader(course, *args, log_name=None, limit=None):
         output, _ = run.communicate(timeout=limit)
         code = run.returncode
     except subprocess.TimeoutExpired:
-        os.killpg(run.pid, signal.SIGKILL)
+        signal_group(run.pid, signal.SIGKILL)
         output, _ = run.communicate()
         code = None
     except BaseException:  # Ctrl-C, SIGTERM (main): nbgrader runs in its own session, so end it here
-        os.killpg(run.pid, signal.SIGKILL)
+        signal_group(run.pid, signal.SIGKILL)
         run.wait()
         raise
     if log_name:

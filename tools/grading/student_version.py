@@ -16,7 +16,7 @@ nothing in the notebook itself:
   release, so a graded lesson must have none.
 
 So the learner copies (tools/make_learner.py) and the release are made one
-way; tests/test_grading.py checks that a released notebook and its learner
+way; tests/classroom/test_grading.py checks that a released notebook and its learner
 copy hold the same cells.
 """
 

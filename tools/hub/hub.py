@@ -117,7 +117,7 @@ def problems(settings):
 
 
 def login_page(settings):
-    return f"http://127.0.0.1:{settings.port}/hub/login"
+    return f"{settings.hub_url}/hub/login"
 
 
 def wait_for_login(settings, process, limit=180):

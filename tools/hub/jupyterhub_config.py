@@ -20,7 +20,7 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
-from tools.hub.settings import Settings  # noqa: E402
+from tools.hub.settings import PERSON_MEMORY, PERSON_TASKS, Settings  # noqa: E402
 
 hub = Settings.from_environment()
 c = get_config()  # noqa: F821  (given by JupyterHub's config loader)
@@ -29,6 +29,13 @@ c = get_config()  # noqa: F821  (given by JupyterHub's config loader)
 # The login page and every user's server behind the proxy, on this machine only. A real
 # server puts HTTPS in front (or sets c.JupyterHub.ssl_cert and ssl_key).
 c.JupyterHub.bind_url = f"http://127.0.0.1:{hub.port}"
+# Each person's server on an origin of its own: NAME.localhost:PORT, the hub on
+# localhost:PORT. Without it every server is a path of one origin, and a page a student's
+# server serves (their own ~/.jupyter settings can add one) runs as the hub's origin in the
+# teacher's browser: it reads the teacher's files and opens a terminal as the teacher.
+# Keep, with your own name: a real server uses a wildcard DNS name (*.hub.example.org)
+# and a wildcard certificate; browsers take every *.localhost name to this machine.
+c.JupyterHub.subdomain_host = hub.hub_url
 c.JupyterHub.hub_ip = "127.0.0.1"
 c.JupyterHub.hub_port = hub.hub_port
 c.ConfigurableHTTPProxy.api_url = f"http://127.0.0.1:{hub.proxy_api_port}"
@@ -51,7 +58,13 @@ c.Authenticator.delete_invalid_users = True
 
 # --- How each person's JupyterLab runs: keep. ------------------------------------------
 # Each person's server runs as their own system account, from the users' environment.
-c.JupyterHub.spawner_class = "localprocess"
+# LocalProcessSpawner's way, within limits of each person's own (tools/hub/spawner.py): the
+# server and all it starts in a memory and a pids cgroup of that person's, killed with the
+# server. Keep where the machine gives cgroups; containers (Kubernetes) set the same limits
+# per person's container.
+c.JupyterHub.spawner_class = "tools.hub.spawner.PersonSpawner"
+c.Spawner.mem_limit = PERSON_MEMORY  # a student's; the teacher's is larger (give_role)
+c.PersonSpawner.processes = PERSON_TASKS
 c.Spawner.cmd = [str(hub.env / "bin" / "jupyterhub-singleuser")]
 c.Spawner.default_url = "/lab"
 c.Spawner.notebook_dir = "~"
@@ -60,8 +73,9 @@ c.Spawner.http_timeout = 120
 
 
 def give_role(spawner):
-    """Each person's server gets their role's Jupyter settings (tools/hub/roles)."""
+    """Each person's server gets their role's Jupyter settings (tools/hub/roles) and limits."""
     spawner.environment.update(hub.environment_for(spawner.user.name))
+    spawner.mem_limit, spawner.processes = hub.limits_for(spawner.user.name)
 
 
 c.Spawner.pre_spawn_hook = give_role

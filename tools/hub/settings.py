@@ -13,6 +13,14 @@ ROOT = HERE.parents[1]
 ROLES = HERE / "roles"
 PROXY = HERE / "node_modules" / ".bin" / "configurable-http-proxy"
 
+#: What each student's server and all it starts may use at once (tools/hub/spawner.py):
+#: memory in bytes, and tasks (processes and threads: JupyterLab takes about 30, a kernel
+#: about 10). The teacher's server grades the class (formgrader's Autograde runs the judge
+#: from it): it gets TEACHER_SHARE times as much.
+PERSON_MEMORY = 2 * 1024**3
+PERSON_TASKS = 256
+TEACHER_SHARE = 4
+
 #: The environment variable of each setting.
 NAMES = {"state": "MCP_LESSON_HUB_STATE", "env": "MCP_LESSON_HUB_ENV", "port": "MCP_LESSON_HUB_PORT",
          "teacher": "MCP_LESSON_HUB_TEACHER", "students_file": "MCP_LESSON_HUB_STUDENTS",
@@ -57,11 +65,29 @@ class Settings:
     def proxy_api_port(self):
         return self.port + 2
 
+    # Where people reach the class: the hub on localhost, each person's server on a host
+    # of its own, NAME.localhost (JupyterHub's subdomain_host; browsers take every
+    # *.localhost name to this machine), so that no page one person's server serves shares
+    # an origin with another's server or with the hub.
+    @property
+    def hub_url(self):
+        return f"http://localhost:{self.port}"
+
+    def server_url(self, name):
+        """The address of ``name``'s server (a name that is a valid host label already, as
+        the test's are: JupyterHub encodes others)."""
+        return f"http://{name}.localhost:{self.port}/user/{name}"
+
     def students(self):
         return read_students(self.students_file)
 
     def role_of(self, name):
         return "teacher" if name == self.teacher else "student"
+
+    def limits_for(self, name):
+        """(memory in bytes, tasks) that ``name``'s server and all it starts may use."""
+        share = TEACHER_SHARE if self.role_of(name) == "teacher" else 1
+        return PERSON_MEMORY * share, PERSON_TASKS * share
 
     def environment_for(self, name):
         """The environment of ``name``'s Jupyter server: the users' Python first on PATH,

@@ -153,7 +153,7 @@ def note():
         line = ("bubblewrap is not available here, so learner code runs in a fallback: its own "
                 "folder, session and limits, but it can read what you can "
                 "(install Debian's bubblewrap for the sandbox)")
-    missing = _Cgroup.missing()
+    missing = Cgroup.missing()
     if missing:
         line += (f"; no {' or '.join(missing)} cgroup can be made here, so "
                  + " and ".join({"memory": "memory is limited per process",
@@ -165,7 +165,7 @@ def note():
 _CONTROLLERS = ("pids", "memory")
 
 
-class _Cgroup:
+class Cgroup:
     """The cgroups (v1 or v2) of one sandbox: ``pids`` and ``memory``, each made
     when the machine lets us; :meth:`end` kills what is left in them."""
 
@@ -366,7 +366,7 @@ class Sandbox:
             raise self.failed
         if self.process is not None and self.process.poll() is None:
             return
-        self.cgroup = _Cgroup(self.limits)
+        self.cgroup = Cgroup(self.limits)
         if self.stderr is not None:
             self.stderr.close()
         self.stderr = tempfile.TemporaryFile()

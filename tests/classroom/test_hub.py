@@ -1,0 +1,588 @@
+"""A class on a real JupyterHub (`make hub`, tools/hub; SPEC 16), end to end in Chromium.
+
+One run of the class, in steps that share the hub (a module fixture) and run in order:
+the hub starts as `make hub` starts it (tools/hub/hub.py), with a teacher and three
+students of the test's own (names with a prefix of this run, all removed after, whatever
+happens); the teacher releases lesson 03 into nbgrader's exchange; each student logs in
+through the hub's login page, opens the Assignments tab, fetches, types a solution into
+the notebook (one right, one half, one nothing), saves and submits; a fourth hands in,
+from the command line, a notebook that borrows the teacher's solutions; the teacher
+collects, grades with formgrader's autograde (the button's own request) and with `make
+autograde`'s command, which must agree, and releases feedback; each student fetches
+feedback and sees the score in the page; grades.csv holds the scores. The times of the
+steps go to test-artifacts/hub-times.txt, screenshots beside them.
+
+Needs root (system accounts), Chromium, the proxy (make venv) and the system's Python;
+where one is missing the module is skipped with one line saying which (in CI: fails).
+"""
+
+import contextlib
+import csv
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from chromium import CHROMIUM_ARGS, chromium_or_skip, free_port, listening, missing
+from processes import live_processes, patience, wait_for
+
+ROOT = Path(__file__).resolve().parents[2]
+ARTIFACTS = ROOT / "test-artifacts"
+MASTER = ROOT / "notebooks" / "03_classifying.ipynb"
+LESSON = "03_classifying"
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+from tools.hub import accounts, environment  # noqa: E402
+from tools.hub.settings import PROXY, Settings  # noqa: E402
+
+PREFIX = f"mcp{os.getpid() % 100000}"
+TEACHER = f"{PREFIX}t"
+STUDENTS = {"right": f"{PREFIX}a", "half": f"{PREFIX}b", "nothing": f"{PREFIX}c"}
+BORROWER = f"{PREFIX}d"
+#: The grade cells the half student solves (1 + 1 + 2 + 1 points of the lesson's 14).
+HALF = ("is_object", "has_version", "judge_call", "judge_result")
+EXPECTED = {STUDENTS["right"]: 14.0, STUDENTS["half"]: 5.0, STUDENTS["nothing"]: 0.0, BORROWER: 0.0}
+#: A solution cell that takes the teacher's solutions: it finds the lesson's source (with
+#: its solutions) and runs every solution cell of it. Run by plain nbgrader, as the
+#: teacher, it scores full marks; in the judge's sandbox there is no teacher's folder.
+BORROWING = '''\
+import glob, json
+for _path in glob.glob("/home/*/course/source/03_classifying/03_classifying.ipynb"):
+    for _cell in json.load(open(_path))["cells"]:
+        if _cell.get("metadata", {}).get("nbgrader", {}).get("solution"):
+            exec("".join(_cell["source"]), globals())
+'''
+
+
+def nbgrader_of(cell):
+    return cell.get("metadata", {}).get("nbgrader", {})
+
+
+def typed(master_source):
+    """A solution cell as the student types it: the master's, without nbgrader's markers."""
+    return "\n".join(line for line in master_source.split("\n")
+                     if "### BEGIN SOLUTION" not in line and "### END SOLUTION" not in line)
+
+
+def solution_cells(which):
+    """[(cell index, text to type)] for a student: all solutions, the half, or none."""
+    cells = nbformat.read(str(MASTER), as_version=4).cells
+    wanted = {"right": None, "half": HALF, "nothing": ()}[which]
+    return [(index, typed(cell.source)) for index, cell in enumerate(cells)
+            if nbgrader_of(cell).get("solution")
+            and (wanted is None or nbgrader_of(cell)["grade_id"] in wanted)]
+
+
+class Times:
+    """The steps' times, written to test-artifacts/hub-times.txt as they end."""
+
+    def __init__(self):
+        ARTIFACTS.mkdir(exist_ok=True)
+        self.path = ARTIFACTS / "hub-times.txt"
+        self.path.write_text("# tests/classroom/test_hub.py: seconds per step of a class on JupyterHub\n")
+
+    @contextlib.contextmanager
+    def step(self, name):
+        began, failed = time.monotonic(), " (failed)"
+        try:
+            yield
+            failed = ""
+        finally:
+            with open(self.path, "a") as out:
+                out.write(f"{name}: {time.monotonic() - began:.1f} s{failed}\n")
+
+
+def as_user(settings, name, command, check=True, limit=600):
+    """Run a shell ``command`` as ``name`` in their home, with their server's environment
+    (a terminal of their JupyterLab has the same)."""
+    home = accounts.home_of(name)
+    env = dict(settings.environment_for(name), HOME=str(home), USER=name, LOGNAME=name,
+               LANG="C.UTF-8")
+    run = subprocess.run(["runuser", "-u", name, "--", "env", "-i",
+                          *(f"{key}={value}" for key, value in env.items()), "bash", "-c", command],
+                         cwd=home, capture_output=True, text=True, timeout=patience(limit))
+    if check:
+        assert run.returncode == 0, f"{command!r} as {name}: {run.stdout[-3000:]}{run.stderr[-3000:]}"
+    return run
+
+
+@pytest.fixture(scope="module")
+def hub():
+    """The class's hub, up; on the way out: the hub stopped, the accounts and files removed."""
+    if os.geteuid() != 0:
+        pytest.skip("the JupyterHub class needs root, to make its system accounts "
+                    "(run the full tier as root, as CI does)")
+    chromium = chromium_or_skip("the JupyterHub class")
+    if not PROXY.exists():
+        missing(f"JupyterHub's proxy is not installed ({PROXY}): make venv installs it with npm")
+    if not Path(environment.SYSTEM_PYTHON).exists():
+        missing(f"{environment.SYSTEM_PYTHON} is missing: the users' environment is made from it")
+    times = Times()
+    folder = Path(tempfile.mkdtemp(prefix=f"{PREFIX}-hub-", dir="/tmp"))
+    folder.chmod(0o755)  # the exchange inside it is every account's
+    (folder / "students.txt").write_text("".join(f"{name}\n" for name in [*STUDENTS.values(), BORROWER]))
+    port = free_port()
+    while any(listening(port + step) for step in (1, 2)):
+        port = free_port()
+    settings = Settings(state=folder / "state", port=port, teacher=TEACHER,
+                        students_file=folder / "students.txt", exchange=folder / "exchange")
+    process = None
+    try:
+        with times.step("the users' environment (made once, then kept)"):
+            environment.build(settings.env)
+        with times.step("make hub to its login page (accounts, exchange, JupyterHub)"):
+            process = subprocess.Popen(
+                [sys.executable, str(ROOT / "tools" / "hub" / "hub.py"), "--port", str(port),
+                 "--teacher", TEACHER, "--students", str(settings.students_file),
+                 "--exchange", str(settings.exchange), "--state", str(settings.state)],
+                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True)
+            line = _line_with(process, "is up", settings.state / "jupyterhub.log")
+            assert f"log in at {settings.hub_url}/hub/login" in line, line
+        from playwright.sync_api import sync_playwright
+
+        with sync_playwright() as playwright:
+            browser = playwright.chromium.launch(executable_path=chromium, args=CHROMIUM_ARGS)
+            yield Class(settings, browser, times, accounts.read_passwords(settings.state / "passwords.txt"))
+            browser.close()
+    finally:
+        if process is not None and process.poll() is None:
+            os.killpg(process.pid, 2)  # Ctrl-C, as a teacher stops make hub
+            try:
+                process.wait(patience(60))
+            except subprocess.TimeoutExpired:
+                os.killpg(process.pid, 9)
+                process.wait()
+        names = [TEACHER, *STUDENTS.values(), BORROWER]
+        # Ctrl-C stopped every person's server and the proxy (a zombie has stopped: it
+        # waits only for a parent that may be gone to collect its exit status) ...
+        running = []
+
+        def ended():
+            running[:] = _running(names, settings)
+            return not running
+
+        with contextlib.suppress(AssertionError):  # what is still running is reported below
+            wait_for(ended, "every process of the class to end", limit=30, every=0.5)
+        accounts.remove_accounts(names)
+        shutil.rmtree(folder, ignore_errors=True)
+        # ... and nothing of the class is left: no account of this run, no folder.
+        left = [name for name in names if accounts.exists(name)]
+        assert not left and not running and not folder.exists(), (left, running)
+
+
+def _running(names, settings):
+    """The live processes (zombies left out) of the class's accounts and of its proxy,
+    a line each as ``pgrep -a`` gives them."""
+    found = [subprocess.run(["pgrep", "-a", *what], capture_output=True, text=True).stdout
+             for what in [*(["-u", name] for name in names if accounts.exists(name)),
+                          ["-f", f"api-port {settings.proxy_api_port}"]]]
+    live = {process.pid for process in live_processes()}
+    return [line for line in "".join(found).splitlines() if int(line.split()[0]) in live]
+
+
+def _line_with(process, text, log, limit=300):
+    """Read the hub's output until a line holds ``text``; fail with the output (and the end
+    of JupyterHub's ``log``) if it ends."""
+    import selectors
+
+    seen = []
+    with selectors.DefaultSelector() as selector:
+        selector.register(process.stdout, selectors.EVENT_READ)
+        deadline = time.monotonic() + patience(limit)
+        while time.monotonic() < deadline:
+            if selector.select(timeout=1):
+                line = process.stdout.readline()
+                if not line:
+                    break
+                seen.append(line)
+                if text in line:
+                    return line
+    logged = log.read_text(errors="replace")[-6000:] if log.exists() else "(no log)"
+    pytest.fail("make hub did not start:\n" + "".join(seen[-40:]) + "\nJupyterHub's log ends:\n" + logged)
+
+
+class Class:
+    """The running class: its settings, a browser, the steps' times, the passwords."""
+
+    def __init__(self, settings, browser, times, passwords):
+        self.settings, self.browser, self.times, self.passwords = settings, browser, times, passwords
+        self.base = settings.hub_url
+
+    def log_in(self, name):
+        """A page of ``name``'s JupyterLab, logged in through the hub's own login page."""
+        page = self.browser.new_context(viewport={"width": 1280, "height": 900}).new_page()
+        page.set_default_timeout(patience(60) * 1000)
+        page.goto(self.base + "/hub/login")
+        page.fill("#username_input", name)
+        page.fill("#password_input", self.passwords[name])
+        page.click("#login_submit")
+        page.wait_for_selector(".jp-LabShell", timeout=patience(180) * 1000)
+        return page
+
+    def course(self):
+        return accounts.home_of(TEACHER) / "course"
+
+
+def assignments_tab(page):
+    """Open nbgrader's Assignments tab (its menu item) and wait for its lists."""
+    page.get_by_text("Nbgrader", exact=True).click()
+    page.get_by_text("Assignment List", exact=True).click()
+    page.wait_for_selector("#released_assignments_list_loading[hidden]", state="attached")
+    page.wait_for_selector("#fetched_assignments_list_loading[hidden]", state="attached")
+
+
+#: What a page's own fetch of a URL answers (the browser resolves NAME.localhost; the test's
+#: own HTTP client, Playwright's, does not).
+FETCH_STATUS = "async (url) => (await fetch(url)).status"
+FETCH_JSON = "async (url) => (await fetch(url)).json()"
+
+
+def status_of(page, url):
+    return page.evaluate(FETCH_STATUS, url)
+
+
+def poll(condition, what, limit=120):
+    deadline = time.monotonic() + patience(limit)
+    while time.monotonic() < deadline:
+        value = condition()
+        if value:
+            return value
+        time.sleep(0.2)
+    pytest.fail(f"waited {patience(limit):.0f} s for {what}")
+
+
+def shot(page, name):
+    page.screenshot(path=str(ARTIFACTS / name))
+
+
+# --- the class, step by step ------------------------------------------------------------
+
+def test_a_student_has_the_assignments_tab_and_nothing_of_the_teachers(hub):
+    with hub.times.step("a student logs in to JupyterLab"):
+        page = hub.log_in(STUDENTS["nothing"])
+    page.get_by_text("Nbgrader", exact=True).click()
+    items = page.locator("#jp-mainmenu-nbgrader .lm-Menu-itemLabel").all_inner_texts()
+    assert [item for item in items if item.strip()] == ["Assignment List"]
+    page.keyboard.press("Escape")
+    base = hub.settings.server_url(STUDENTS["nothing"])
+    assert status_of(page, f"{base}/formgrader") == 404
+    page.context.close()
+
+
+def test_the_teacher_releases_lesson_03(hub):
+    with hub.times.step("the teacher releases lesson 03 (classroom release, nbgrader release_assignment)"):
+        as_user(hub.settings, TEACHER, f"python {ROOT}/tools/grading/classroom.py --course ~/course "
+                f"release {LESSON} && cd ~/course && nbgrader release_assignment {LESSON}")
+    outbound = hub.settings.exchange / "mcp_lesson" / "outbound" / LESSON
+    assert (outbound / f"{LESSON}.ipynb").is_file()
+
+
+@pytest.mark.parametrize("which", ["right", "half", "nothing"])
+def test_each_student_fetches_works_and_submits_in_the_browser(hub, which):
+    name = STUDENTS[which]
+    with hub.times.step(f"{which} student: log in, fetch, type, save, submit"):
+        page = hub.log_in(name)
+        assignments_tab(page)
+        page.locator("#released_assignments_list").get_by_role("button", name="Fetch").click()
+        page.locator("#fetched_assignments_list").get_by_role("button", name="Submit").wait_for()
+        if which == "right":
+            shot(page, "hub-assignments-tab.png")
+        notebook = accounts.home_of(name) / LESSON / f"{LESSON}.ipynb"
+        assert notebook.is_file()
+        cells = solution_cells(which)
+        if cells:
+            page.goto(f"{hub.settings.server_url(name)}/lab/tree/{LESSON}/{LESSON}.ipynb")
+            page.wait_for_selector(".jp-Notebook .jp-Cell")
+            for index, text in cells:
+                cell = page.locator(".jp-Notebook .jp-Cell").nth(index)
+                cell.scroll_into_view_if_needed()
+                cell.locator(".cm-content").click()
+                page.keyboard.press("Control+A")
+                page.keyboard.insert_text(text)
+            page.keyboard.press("Escape")
+            page.keyboard.press("Control+S")
+            last = cells[-1][1]
+            poll(lambda: last in "".join(nbformat.read(str(notebook), as_version=4).cells[cells[-1][0]].source),
+                 "the notebook saved with the student's work")
+            assignments_tab(page)
+        page.locator("#fetched_assignments_list").get_by_role("button", name="Submit").click()
+        page.locator("#submitted_assignments_list .list_item").first.wait_for()
+    saved = nbformat.read(str(notebook), as_version=4)
+    for index, text in cells:
+        assert saved.cells[index].source == text
+    page.context.close()
+
+
+def test_a_fourth_hands_in_a_notebook_that_borrows_the_teachers_solutions(hub):
+    with hub.times.step("a student borrows the teacher's solutions (command line)"):
+        as_user(hub.settings, BORROWER, f"nbgrader fetch_assignment {LESSON}")
+        notebook = accounts.home_of(BORROWER) / LESSON / f"{LESSON}.ipynb"
+        nb = nbformat.read(str(notebook), as_version=4)
+        for cell in nb.cells:
+            if nbgrader_of(cell).get("solution"):
+                cell.source = BORROWING
+        nbformat.write(nb, str(notebook))
+        as_user(hub.settings, BORROWER, f"nbgrader submit {LESSON}")
+
+
+def scores(course):
+    """{student: score} of lesson 03 in the gradebook."""
+    from nbgrader.api import Gradebook
+
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gradebook:
+        return {s.student.id: s.score for s in gradebook.assignment_submissions(LESSON)}
+
+
+def test_formgrader_autograde_uses_the_judge_as_make_autograde_does(hub):
+    with hub.times.step("the teacher collects (nbgrader collect, the exchange)"):
+        collected = as_user(hub.settings, TEACHER, f"cd ~/course && nbgrader collect {LESSON}")
+    for name in EXPECTED:
+        assert (hub.course() / "submitted" / name / LESSON / f"{LESSON}.ipynb").is_file(), collected.stderr
+    with hub.times.step("formgrader's autograde, one request per student (the button's)"):
+        page = hub.log_in(TEACHER)
+        page.goto(f"{hub.settings.server_url(TEACHER)}/formgrader")
+        page.wait_for_selector("text=Manage Assignments")
+        shot(page, "hub-formgrader.png")
+        for name in EXPECTED:
+            reply = page.evaluate("""async (url) => {
+                const xsrf = document.cookie.split('; ').find(c => c.startsWith('_xsrf='));
+                const answer = await fetch(url, {method: 'POST', headers:
+                    {'X-XSRFToken': xsrf ? decodeURIComponent(xsrf.slice(6)) : ''}});
+                return [answer.status, await answer.text()];
+            }""", f"{hub.settings.server_url(TEACHER)}/formgrader/api/submission/{LESSON}/{name}/autograde")
+            assert reply[0] == 200 and json.loads(reply[1]).get("success"), reply
+        page.context.close()
+    by_formgrader = scores(hub.course())
+    assert by_formgrader == EXPECTED
+    with hub.times.step("make autograde's command (classroom autograde)"):
+        as_user(hub.settings, TEACHER, f"python {ROOT}/tools/grading/classroom.py --course ~/course "
+                f"autograde {LESSON}")
+    assert scores(hub.course()) == by_formgrader
+
+
+def test_feedback_reaches_each_student_in_the_browser(hub):
+    with hub.times.step("feedback (classroom feedback, nbgrader release_feedback)"):
+        as_user(hub.settings, TEACHER, f"python {ROOT}/tools/grading/classroom.py --course ~/course "
+                f"feedback {LESSON} && cd ~/course && nbgrader release_feedback {LESSON}")
+    for which, name in STUDENTS.items():
+        with hub.times.step(f"{which} student fetches feedback and reads it"):
+            page = hub.log_in(name)
+            assignments_tab(page)
+            submitted = page.locator("#submitted_assignments_list")
+            submitted.get_by_role("button", name="Fetch Feedback").click()
+            found = poll(lambda: sorted((accounts.home_of(name) / LESSON / "feedback").glob(f"*/{LESSON}.html")),
+                         "the feedback page in the student's folder")
+            relative = found[-1].relative_to(accounts.home_of(name))
+            page.goto(f"{hub.settings.server_url(name)}/files/{relative}")
+            score = f"Score: {EXPECTED[name]} / 14.0"
+            page.wait_for_selector(f"text={score}")
+            if which == "half":
+                shot(page, "hub-feedback.png")
+            page.context.close()
+
+
+def test_grades_csv_has_the_class_scores(hub):
+    with hub.times.step("grades.csv (classroom grades)"):
+        as_user(hub.settings, TEACHER, f"python {ROOT}/tools/grading/classroom.py --course ~/course grades")
+    with open(hub.course() / "grades.csv", newline="") as handle:
+        rows = [row for row in csv.DictReader(handle) if row["assignment"] == LESSON]
+    assert {row["student"]: float(row["score"]) for row in rows} == EXPECTED
+
+
+# --- what stays each person's own ----------------------------------------------------------
+
+def test_a_student_reads_no_other_students_work_nor_the_teachers(hub):
+    other = STUDENTS["right"]
+    inbound = hub.settings.exchange / "mcp_lesson" / "inbound"
+    outbound = hub.settings.exchange / "mcp_lesson" / "outbound" / LESSON
+    probe = as_user(hub.settings, STUDENTS["nothing"], f"""
+        ls {inbound} 2>/dev/null && echo LISTED-INBOUND
+        ls {accounts.home_of(other)} 2>/dev/null && echo READ-A-HOME
+        ls {accounts.home_of(TEACHER)}/course 2>/dev/null && echo READ-THE-COURSE
+        touch {outbound}/x 2>/dev/null && echo CHANGED-A-RELEASE
+        rm -f {outbound}/{LESSON}.ipynb 2>/dev/null; test -f {outbound}/{LESSON}.ipynb || echo REMOVED-A-RELEASE
+        mv {hub.settings.exchange}/mcp_lesson {hub.settings.exchange}/x 2>/dev/null && echo RENAMED-THE-COURSE
+        true""", check=False)
+    assert probe.stdout.strip() == "", probe.stdout
+
+
+def test_a_submission_over_the_limit_is_refused_with_a_clear_line(hub):
+    name = STUDENTS["nothing"]
+    run = as_user(hub.settings, name, f"head -c 40000000 /dev/zero > ~/{LESSON}/big.bin && "
+                  f"nbgrader submit {LESSON}; rm -f ~/{LESSON}/big.bin", check=False)
+    assert "Directory size is too big" in run.stdout + run.stderr
+
+
+def test_a_forged_submission_counts_as_its_owners(hub, tmp_path):
+    """A folder in inbound/ named after another student is taken as its owner's, and a link
+    in it is never followed."""
+    name, victim = STUDENTS["nothing"], STUDENTS["right"]
+    inbound = hub.settings.exchange / "mcp_lesson" / "inbound"
+    forged = f"{victim}+{LESSON}+2000-01-01 00:00:00.000000 UTC+forged"
+    as_user(hub.settings, name, f"mkdir '{inbound}/{forged}' && ln -s "
+            f"{accounts.home_of(TEACHER)}/course/source/{LESSON}/{LESSON}.ipynb '{inbound}/{forged}/{LESSON}.ipynb'")
+    run = as_user(hub.settings, TEACHER, f"cd ~/course && nbgrader collect --update {LESSON}")
+    assert f"owned by {name}" in run.stdout + run.stderr
+    taken = hub.course() / "submitted" / name / LESSON
+    assert not (taken / f"{LESSON}.ipynb").exists()
+    assert "a symbolic link: collect takes regular files only" in run.stdout + run.stderr
+
+
+def test_a_named_pipe_in_a_submission_is_refused_with_a_clear_line(hub):
+    name = STUDENTS["nothing"]
+    run = as_user(hub.settings, name, f"mkfifo ~/{LESSON}/pipe && nbgrader submit {LESSON}; "
+                  f"code=$?; rm -f ~/{LESSON}/pipe; exit $code", check=False)
+    assert run.returncode != 0 and "is a named pipe" in run.stdout + run.stderr, run.stdout + run.stderr
+
+
+def test_the_last_submission_before_the_deadline_counts(hub):
+    """A submission made after the due date does not replace the last one before it: the
+    times are those of each submission's last change, which the student cannot set back."""
+    import datetime
+
+    name = STUDENTS["half"]
+    notebook = f"~/{LESSON}/{LESSON}.ipynb"
+    due = datetime.datetime.now(datetime.timezone.utc) + datetime.timedelta(seconds=patience(5))
+    as_user(hub.settings, TEACHER, f"cd ~/course && nbgrader db assignment add {LESSON} "
+            f"--duedate='{due:%Y-%m-%d %H:%M:%S} UTC'")
+    as_user(hub.settings, name, f"nbgrader submit {LESSON}")
+    poll(lambda: datetime.datetime.now(datetime.timezone.utc) > due + datetime.timedelta(seconds=1),
+         "the due date to pass")
+    as_user(hub.settings, name, f"python -c \"import os, nbformat as n; p = os.path.expanduser('{notebook}'); "
+            f"nb = n.read(p, 4); nb.cells[-1].source += '# late'; n.write(nb, p)\" && nbgrader submit {LESSON}")
+    as_user(hub.settings, TEACHER, f"cd ~/course && nbgrader collect --update {LESSON}")
+    taken = hub.course() / "submitted" / name / LESSON
+    stamped = datetime.datetime.strptime((taken / "timestamp.txt").read_text(), "%Y-%m-%d %H:%M:%S.%f UTC")
+    assert stamped <= due.replace(tzinfo=None)
+    assert "# late" not in (taken / f"{LESSON}.ipynb").read_text()
+
+
+# --- a page of a student's own server, opened by the teacher (issue 40, item 2) -----------
+
+#: The red team's service, in the student's ~/.jupyter: a page of their own server, served
+#: with no login and no Content-Security-Policy (their own Jupyter settings load it).
+RED_TEAM_SERVICE = '''\
+from pathlib import Path
+
+from tornado import web
+
+PAGE = Path(__file__).with_suffix(".html").read_text()
+
+
+class Page(web.RequestHandler):
+    def get(self):
+        self.set_header("Content-Type", "text/html")
+        self.write(PAGE)
+
+
+default_handlers = [(r"/red-team", Page)]
+'''
+RED_TEAM_SETTINGS = '''\
+import os
+import sys
+
+sys.path.insert(0, os.path.expanduser("~/.jupyter"))
+c = get_config()
+c.ServerApp.extra_services = ["red_team"]
+'''
+#: The page: on a click, for each origin the teacher's server might answer on, it opens
+#: the teacher's JupyterLab in a window and takes the teacher's _xsrf cookie from it
+#: (possible only on the page's own origin), then with it reads a file of the teacher's, opens a terminal and
+#: writes a file as the teacher. What it got goes to window.results; window.done says it
+#: has finished.
+RED_TEAM_PAGE = '''\
+<!doctype html><title>my notes</title><body><button>Open my notes</button><script>
+const teacher = %(teacher)s, origins = %(origins)s, patience = %(patience)d;
+window.results = {};
+function within(promise) {
+  return Promise.race([promise, new Promise((_, no) => setTimeout(() => no(new Error("no answer")), patience))]);
+}
+async function attempt(name, run) {
+  try { results[name] = await within(run()); } catch (error) { results[name] = "refused: " + error; }
+}
+function window_of(url) {  // (JupyterHub's servers refuse to be framed: a window, then)
+  const opened = window.open(url);
+  return new Promise((done) => {
+    const check = setInterval(() => {
+      try {
+        if (opened.document.readyState === "complete" && opened.location.href !== "about:blank") {
+          clearInterval(check);
+          done(opened);
+        }
+      } catch (error) { clearInterval(check); done(opened); }  // another origin's: try, and fail
+    }, 100);
+  });
+}
+document.querySelector("button").onclick = async () => {
+  for (const origin of origins) {
+    const server = origin + "/user/" + teacher;
+    let xsrf = "";
+    await attempt("xsrf " + server, async () => {
+      const opened = await window_of(server + "/lab");
+      const cookie = opened.document.cookie.split("; ").find(c => c.startsWith("_xsrf=")) || "";
+      xsrf = decodeURIComponent(cookie.slice(6));
+      opened.close();
+      return xsrf ? "taken" : "none";
+    });
+    const headers = {"X-XSRFToken": xsrf, "Content-Type": "application/json"};
+    await attempt("read " + server, async () => {
+      const answer = await fetch(server + "/api/contents/secret.txt?content=1", {credentials: "include", headers});
+      return answer.status + " " + await answer.text();
+    });
+    await attempt("terminal " + server, async () => {
+      const answer = await fetch(server + "/api/terminals", {method: "POST", credentials: "include", headers});
+      return answer.status + " " + await answer.text();
+    });
+    await attempt("write " + server, async () => {
+      const answer = await fetch(server + "/api/contents/pwned.txt", {method: "PUT", credentials: "include", headers,
+          body: JSON.stringify({type: "file", format: "text", content: "pwned"})});
+      return answer.status + " " + await answer.text();
+    });
+  }
+  window.done = true;
+};
+</script></body>
+'''
+
+
+def test_a_page_of_a_students_server_reads_nothing_of_the_teachers_and_starts_no_terminal(hub):
+    """The red team's attack: the teacher, logged in, opens a page the student's own server
+    serves. Each person's server has an origin of its own (NAME.localhost), so the page
+    reads none of the teacher's files, and starts no terminal and writes no file as them."""
+    import secrets
+
+    student, port = BORROWER, hub.settings.port
+    secret = secrets.token_hex(16)
+    as_user(hub.settings, TEACHER, f"echo {secret} > ~/secret.txt")
+    settings_folder = accounts.home_of(student) / ".jupyter"
+    settings_folder.mkdir(exist_ok=True)
+    origins = ["", f"http://{TEACHER}.localhost:{port}", f"http://localhost:{port}", f"http://127.0.0.1:{port}"]
+    for name, text in {"jupyter_server_config.py": RED_TEAM_SETTINGS, "red_team.py": RED_TEAM_SERVICE,
+                       "red_team.html": RED_TEAM_PAGE % {"teacher": json.dumps(TEACHER),
+                                                         "origins": json.dumps(origins),
+                                                         "patience": patience(20) * 1000}}.items():
+        (settings_folder / name).write_text(text)
+    shutil.chown(settings_folder, student, student)
+    for path in settings_folder.iterdir():
+        shutil.chown(path, student, student)
+    hub.log_in(student).context.close()  # the student's server, with their own settings
+    teacher = hub.log_in(TEACHER)  # the teacher's JupyterLab, open
+    terminals = f"{hub.settings.server_url(TEACHER)}/api/terminals"
+    terminals_before = teacher.evaluate(FETCH_JSON, terminals)
+    page = teacher.context.new_page()  # the student's link, opened beside it
+    page.goto(f"{hub.settings.server_url(student)}/red-team")
+    page.click("button")  # the one click the red team needed
+    page.wait_for_function("window.done === true", timeout=patience(300) * 1000)
+    results = page.evaluate("window.results")
+    assert len(results) == 4 * len(origins)  # the page ran every attempt
+    assert secret not in json.dumps(results), results
+    assert teacher.evaluate(FETCH_JSON, terminals) == terminals_before, results
+    assert not (accounts.home_of(TEACHER) / "pwned.txt").exists(), results
+    teacher.context.close()

@@ -1,0 +1,1 @@
+"""Tests of mcp_lesson/course/: what the lessons' cells call."""

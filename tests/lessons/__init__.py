@@ -1,0 +1,1 @@
+"""The lessons themselves: the masters' table, the learner copies, their feedback pages."""

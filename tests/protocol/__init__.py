@@ -1,0 +1,1 @@
+"""Tests of mcp_lesson/protocol/."""
