@@ -205,7 +205,7 @@ def test_formgraders_own_exporter_runs_the_cleaner(tmp_path, monkeypatch):
 def test_formgraders_page_runs_only_scripts_with_its_own_nonce(tmp_path, monkeypatch):
     """formgrader (started as in the test above) renders the course's copy of its page: a policy
     first, no inline handler, every script with the page's nonce, and each page a nonce of its
-    own (tests/test_formgrade_csp.py opens such a page in Chromium)."""
+    own (tests/classroom/test_formgrade_csp.py opens such a page in Chromium)."""
     import html
     import re
 

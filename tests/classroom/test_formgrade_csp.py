@@ -22,7 +22,7 @@ nbgrader = pytest.importorskip("nbgrader")
 from nbconvert.exporters import HTMLExporter  # noqa: E402
 from traitlets.config import Config  # noqa: E402
 
-from test_sanitize import TEMPLATES, hostile_notebook, resources_for  # noqa: E402
+from classroom.test_sanitize import TEMPLATES, hostile_notebook, resources_for  # noqa: E402
 from tools.grading.student_version import course_config  # noqa: E402
 
 STATIC = os.path.join(os.path.dirname(TEMPLATES), "static")
