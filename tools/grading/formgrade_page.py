@@ -28,13 +28,15 @@ MATHJAX = "https://cdnjs.cloudflare.com/ajax/libs/mathjax/2.7.7/"
 MATHJAX_FOLDER = "https://cdnjs.cloudflare.com/ajax/libs/mathjax/"
 
 
-def grading_policy(nonce):
-    """The Content-Security-Policy of one grading page whose scripts carry ``nonce``."""
+def grading_policy(nonce, mathjax=True):
+    """The Content-Security-Policy of one of formgrader's pages whose scripts carry ``nonce``
+    (with MathJax's CDN folder, for the grading page)."""
+    cdn = f" {MATHJAX_FOLDER}" if mathjax else ""
     return "; ".join([
         "default-src 'self'",
-        f"script-src 'nonce-{nonce}' {MATHJAX_FOLDER}",
-        f"style-src 'self' 'unsafe-inline' {MATHJAX_FOLDER}",
-        f"font-src 'self' data: {MATHJAX_FOLDER}",
+        f"script-src 'nonce-{nonce}'{cdn}",
+        f"style-src 'self' 'unsafe-inline'{cdn}",
+        f"font-src 'self' data:{cdn}",
         "img-src 'self' data:",
         "connect-src 'self'",
         "object-src 'none'",
