@@ -27,7 +27,8 @@ What is set here, and why:
   pages also carry a Content-Security-Policy that runs no script (``FeedbackHTML``), and
   formgrader's grading page is the course's copy of its template (templates/formgrade), whose
   own scripts carry a nonce made for that page and whose policy runs no other script
-  (formgrade_page.py);
+  (formgrade_page.py); formgrader's list pages, which these settings cannot reach, are the
+  server extension formgrader_pages.py's (enabled for the hub's teacher);
 * ``nbgrader export`` writes the course's grades.csv (grades_csv.py);
 * ``nbgrader collect`` from the exchange (a class on JupyterHub, formgrader's button too)
   is exchange.py's: the owner, the time and the files the system vouches for, and the
