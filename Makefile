@@ -11,7 +11,7 @@ STAMP  := $(VENV)/.installed
 # The conformance suite's install (see its rule below).
 CONFORMANCE := tools/conformance/node_modules/.installed
 # The TypeScript SDK (its schemas for lesson 07's peer, its client for lesson 11), pinned by
-# tools/ts_peer/package-lock.json; the stamp is the digest tests/test_ts_peer.py checks.
+# tools/ts_peer/package-lock.json; the stamp is the digest tests/peers/test_ts_peer.py checks.
 TS_PEER := tools/ts_peer/node_modules/.mcp_lesson_installed
 # Real MCP servers from the npm registry (server-everything), pinned by
 # tools/real_servers/package-lock.json, for the tap's tests of real traffic (full tier).
@@ -99,7 +99,7 @@ $(CONFORMANCE): tools/conformance/package.json tools/conformance/package-lock.js
 	$(call npm_ci,tools/conformance,the conformance suite,,touch $@)
 
 # The TypeScript SDK; its stamp is the digest of the package files, which
-# tests/test_ts_peer.py checks.
+# tests/peers/test_ts_peer.py checks.
 $(TS_PEER): tools/ts_peer/package.json tools/ts_peer/package-lock.json
 	$(call npm_ci,tools/ts_peer,the TypeScript SDK,--ignore-scripts,cat tools/ts_peer/package.json tools/ts_peer/package-lock.json | sha256sum | cut -d' ' -f1 | tr -d '\n' > $@)
 
@@ -176,7 +176,7 @@ lessons: $(STAMP)
 # The package's core, mcp_lesson/core/: the exercise cells of the masters that
 # mcp_lesson/exercises/lessons.py marks core=True,
 # exported as a learner's package is. Commit it with the masters it comes from;
-# tests/test_core.py fails when the two drift apart.
+# tests/exercises/test_core.py fails when the two drift apart.
 export: $(STAMP)
 	$(BIN)/python -c "from mcp_lesson.exercises.learner_package import export_core; print('exported', export_core('notebooks', 'mcp_lesson/core'))"
 

@@ -75,7 +75,7 @@ import atexit  # noqa: E402
 import shutil  # noqa: E402
 import tempfile  # noqa: E402
 
-from mcp_lesson.course import LESSONS  # noqa: E402
+from mcp_lesson.exercises.lessons import FILES as LESSONS  # noqa: E402
 from mcp_lesson.exercises.learner_package import ENVIRONMENT, export_notebook, package_dir  # noqa: E402
 
 _PACKAGES = Path(tempfile.mkdtemp(prefix="mcp-lesson-packages-"))

@@ -8,7 +8,7 @@ solutions, with every third student leaving one exercise as released and
 every fifth leaving a whole lesson out), collects it and autogrades it with
 the course's own steps (tools/grading/classroom.py, as `make autograde`
 runs them). Prints the time of each step, the time per student, and the
-class's total against the goal (SPEC 12 / issue 19: under 8 minutes for 30
+class's total against the goal (under 8 minutes for 30
 students on the course's 2-core machine).
 """
 

@@ -1,4 +1,4 @@
-"""The tap's speed (issue 21): what it adds to a conversation, and how fast it records, in one run.
+"""The tap's speed: what it adds to a conversation, and how fast it records, in one run.
 
     .venv/bin/python benchmarks/bench_tap.py            # --pings 1000 --lines 100000 --rounds 5
 
@@ -14,11 +14,11 @@
    added, or under 100 us a message (a round trip is two messages).
 2. The same over Streamable HTTP: the server over HTTP, directly, through a TCP relay
    that passes bytes on and reads no HTTP (one more hop: the floor), through a bare
-   uvicorn+httpx proxy (nothing recorded; what the tap was built on until issue 44), and
+   uvicorn+httpx proxy (nothing recorded; what the tap was built on until this round), and
    through ``python -m mcp_lesson.tap --record --http``. Two kinds of answer, side by
    side: the SDK's sessions, whose answers are streamed (``text/event-stream``), and a
    stateless 2026-07-28 ``tools/list`` answered with plain ``application/json`` and a
-   length (the answer a missing ``TCP_NODELAY`` delays by some 40 ms). Issue 44's goal:
+   length (the answer a missing ``TCP_NODELAY`` delays by some 40 ms). The goal:
    through the tap within 1.25x of the relay on both kinds, and within 1.5x of direct.
 3. A flood. A server that has 100,000 lines ready (a mix of MCP messages)
    sends them as fast as its client reads, once the client says "go". Timed
@@ -51,7 +51,7 @@ SERVER = [PY, "-m", "mcp_lesson.server"]
 TARGET_ADDED = 0.10  # at most 10% added to a round trip...
 TARGET_MESSAGE_US = 100.0  # ...or at most 100 us a message
 TARGET_FLOOD = 0.5  # the tap's lines a second, as a share of json.loads's
-TARGET_HTTP_RATIO = 1.5  # over HTTP, issue 44: a round trip within 1.5x of direct...
+TARGET_HTTP_RATIO = 1.5  # over HTTP, a round trip within 1.5x of direct...
 TARGET_RELAY_RATIO = 1.25  # ...and within 1.25x of a bare TCP relay (one more hop, no HTTP)
 
 

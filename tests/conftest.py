@@ -24,7 +24,7 @@ settings.register_profile(
 )
 settings.load_profile("course")
 
-from mcp_lesson.exercises.learner_package import BUILT
+from mcp_lesson.exercises.registry import GRADUATED
 from mcp_lesson.exercises.carry import GRADUATION_FILES  # noqa: E402  (what graduation runs)
 SHOWN_FAILURES = 5
 
@@ -221,7 +221,7 @@ def pytest_runtest_makereport(item, call):
             report.course_fault = isinstance(leaves[0], implementation.CourseFault)
             report.in_words = _failure_in_words(leaves[0])
     report.lesson = implementation.lesson_of(names)
-    report.functions = sorted(names & set(BUILT))
+    report.functions = sorted(names & set(GRADUATED))
     return report
 
 
@@ -255,7 +255,7 @@ def _lessons_said(lessons):
 
 def _by_lesson(passed, failed):
     """{lesson: {"passed", "failed", "unwritten": {name: count}}} in the lessons' order."""
-    lessons = {lesson: {"passed": 0, "failed": 0, "unwritten": {}} for lesson in sorted(set(BUILT.values()))}
+    lessons = {lesson: {"passed": 0, "failed": 0, "unwritten": {}} for lesson in sorted(set(GRADUATED.values()))}
     for report in passed + failed:
         lesson = getattr(report, "lesson", None)
         if lesson is None:
@@ -272,7 +272,7 @@ def _by_lesson(passed, failed):
 
 def _lesson_line(lesson, counts):
     """ "lesson 03 (classify, classify_json): passed 150/150" or "...: not written yet" """
-    builds = _names([name for name, at in BUILT.items() if at == lesson])
+    builds = _names([name for name, at in GRADUATED.items() if at == lesson])
     written = counts["passed"] + counts["failed"]
     todo = counts["unwritten"]
     head = f"lesson {lesson} ({builds})"

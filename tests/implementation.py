@@ -27,7 +27,7 @@ from types import SimpleNamespace
 from processes import patience
 
 import mcp_lesson
-from mcp_lesson.exercises.learner_package import BUILT
+from mcp_lesson.exercises.registry import GRADUATED
 
 #: None, or the folder of the package being graduated.
 GRADUATING = None
@@ -274,7 +274,7 @@ def not_written(name):
 
 def lesson_of(names):
     """The latest lesson that builds one of ``names`` (functions the lessons build), or None."""
-    lessons = [BUILT[name] for name in names if name in BUILT]
+    lessons = [GRADUATED[name] for name in names if name in GRADUATED]
     return max(lessons) if lessons else None
 
 
@@ -363,12 +363,12 @@ def _limit():
 
 def _functions(submission, names):
     found = {}
-    for name in BUILT:
+    for name in GRADUATED:
         if submission is None:
             found[name] = _stand_in(name, "could not be read: your package did not import")
             continue
         found[name] = _recorded(name, submission.function(name)) if name in names else _stand_in(
-            name, f"is not in your package yet (lesson {BUILT[name]} builds it)")
+            name, f"is not in your package yet (lesson {GRADUATED[name]} builds it)")
     return found
 
 
@@ -396,7 +396,7 @@ def use(folder):
         SUBMISSION.close()
         SUBMISSION = None
     if folder is None:
-        chosen = {name: _course_version(name) for name in BUILT}
+        chosen = {name: _course_version(name) for name in GRADUATED}
     else:
         SUBMISSION, names, PROBLEM = load_package(folder)
         UNREADABLE = SUBMISSION is None

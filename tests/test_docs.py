@@ -562,7 +562,7 @@ def test_the_figure_is_the_codes(page, phrase, origin):
 
 
 #: A paragraph that says when its figures were measured ("measured on 2026-12-01"):
-#: its figures are a record of one run, not pinned (SPEC 15: behaviour, not wording).
+#: its figures are a record of one run, not pinned (behaviour, not wording).
 MEASURED = re.compile(r"\bmeasured\s+on\s+\d{4}-\d{2}-\d{2}\b")
 
 

@@ -184,3 +184,24 @@ def test_the_maintainers_map_names_every_folder():
     assert FOLDERS | {"version.py"} <= named | {"version.py"}, sorted(FOLDERS - named)
     for name in named:
         assert (PACKAGE / name).exists(), f"the map names mcp_lesson/{name}, which is not there"
+
+
+def test_no_citation_of_a_document_the_repository_lacks():
+    """Code, tests and guides explain themselves: none cites the course's contract or an
+    issue by number ("SPEC 15", "issue 28"), which no reader of the repository has."""
+    import re
+
+    root = PACKAGE.parent
+    cited = re.compile(r"\bSPEC \d|\b[Ii]ssues? #?\d")
+    found = []
+    for folder in ("mcp_lesson", "tools", "tests", "docs", "benchmarks"):
+        for path in sorted((root / folder).rglob("*")):
+            if path.suffix not in {".py", ".md", ".sh", ".j2"} or "node_modules" in path.parts:
+                continue
+            for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+                if cited.search(line) and path != Path(__file__).resolve():
+                    found.append(f"{path.relative_to(root)}:{number}: {line.strip()[:80]}")
+    for name in ("README.md", "Makefile", "conftest.py"):
+        text = (root / name).read_text(encoding="utf-8")
+        found += [f"{name}: {line.strip()[:80]}" for line in text.splitlines() if cited.search(line)]
+    assert not found, "\n".join(found)

@@ -528,7 +528,7 @@ def test_the_playground_classifies_and_injects_nothing(offline_browser, site_url
         page.close()
 
 
-#: Issue 27: opening a lesson (the start page; one with the site's note on top) and starting
+#: opening a lesson (the start page; one with the site's note on top) and starting
 #: its kernel changes nothing a Save would keep. Each is checked on a page another test
 #: opens anyway (a kernel start costs half a minute): the start page in its run-all test,
 #: lesson 06 in the notice's test below.
@@ -544,7 +544,7 @@ def test_the_page_says_python_is_starting_until_it_is_ready(offline_browser, sit
     """JupyterLab's status bar only reads "Unknown" while Pyodide starts, which can
     take a minute: the site's page says in words that Python is starting, and
     stops saying it once the kernel is idle. The lesson, its kernel started, is
-    as it was (issue 27: nothing a Save would keep has changed)."""
+    as it was (nothing a Save would keep has changed)."""
     from playwright.sync_api import expect
 
     path = OPENED_UNMODIFIED[1]

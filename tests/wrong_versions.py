@@ -8,7 +8,7 @@ versions of different functions can graduate together, in one run, without one's
 being taken for another's.
 
 Many are the right version with one rule forgotten (what a novice who gets most of it right
-writes); others are written out, as the two learners of issue 42 wrote them.
+writes); others are written out, as two learners wrote them.
 """
 
 #: {function: [(the mistake, in words, the source that replaces it)]}

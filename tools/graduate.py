@@ -22,7 +22,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-from mcp_lesson.course import LESSONS  # noqa: E402
+from mcp_lesson.exercises.lessons import FILES as LESSONS  # noqa: E402
 from mcp_lesson.exercises.learner_package import NO_NESTED_RUNS, PACKAGE, export_notebook
 from mcp_lesson.exercises.carry import graduate  # noqa: E402
 

@@ -17,7 +17,7 @@ asks of its reader, counted in the master notebook:
   not counted).
 
 The rates were set on what learners measured. First, a learner alone took about
-4.5 hours for lessons 00 to 08 as they were at commit 5a1b35c. Then (issue 43)
+4.5 hours for lessons 00 to 08 as they were at commit 5a1b35c. Then
 two learners who worked through every lesson, with novice mistakes on purpose,
 estimated 235-255 minutes for lessons 00-05 and 335-450 for 06-11, where the
 rates of the time (2 minutes an exercise, 0.6 a line written, 20 lines read a
@@ -110,7 +110,7 @@ def estimate(path):
 
 
 def lessons():
-    from mcp_lesson.course import LESSONS
+    from mcp_lesson.exercises.lessons import FILES as LESSONS
 
     return [ROOT / "notebooks" / name for name in LESSONS]
 

@@ -4,7 +4,7 @@
     python tools/make_learner.py --check  # exit 1 if a copy is missing or stale
     python tools/make_learner.py --force  # also overwrite copies somebody changed
 
-Every lesson master (the list ``mcp_lesson.course.LESSONS``) holds its
+Every lesson master (the list ``mcp_lesson.exercises.lessons.FILES``) holds its
 solutions between nbgrader's solution comment lines inside function bodies.
 The learner copy is the student version nbgrader's ``generate_assignment``
 makes of it, the same one ``make release`` hands a class: the pipeline is
@@ -49,7 +49,7 @@ import nbformat
 ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:  # run as a script: the checkout's packages come first
     sys.path.insert(0, str(ROOT))
-from mcp_lesson.course import LESSONS  # noqa: E402  (the checkout's, not an installed one)
+from mcp_lesson.exercises.lessons import FILES as LESSONS  # noqa: E402  (the checkout's, not an installed one)
 from tools.grading.student_version import student_notebook  # noqa: E402  (nbgrader's generate_assignment steps)
 
 MASTERS = ROOT / "notebooks"

@@ -29,7 +29,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 from mcp_lesson.exercises import registry  # noqa: E402
-from mcp_lesson.course import LESSONS  # noqa: E402
+from mcp_lesson.exercises.lessons import FILES as LESSONS  # noqa: E402
 from mcp_lesson.exercises.learner_package import PACKAGE, export_notebook  # noqa: E402
 
 

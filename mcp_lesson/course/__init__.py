@@ -59,13 +59,14 @@ from mcp_lesson.exercises.agreement import agrees  # noqa: F401  (lesson helpers
 from mcp_lesson.exercises.agreement import inputs_for as _inputs_for, outcome as _outcome
 from mcp_lesson.exercises.agreement import reference_for as _reference_for, same_outcome as _same
 
-#: The lessons, in order: the course knows them by this list, never by a name
-#: pattern, so a learner's own ``08_my_notes.ipynb`` is never taken for a lesson.
-#: The lessons, in order: their file names (mcp_lesson/exercises/lessons.py holds the one table).
-LESSONS = _lessons.FILES
+#: (The lessons, in order, are the file names of mcp_lesson/exercises/lessons.py's one table,
+#: ``FILES``: the course knows them by that list, never by a name pattern, so a learner's
+#: own ``08_my_notes.ipynb`` is never taken for a lesson.)
 
 
-class Lesson(NamedTuple):
+class Heading(NamedTuple):
+    """A lesson as the contents list shows it: its number, its file and its title."""
+
     number: int
     filename: str
     title: str
@@ -75,7 +76,7 @@ def _notebook_folder(folder):
     if folder is not None:
         return Path(folder)
     here = Path.cwd()
-    if (here / LESSONS[0]).exists():
+    if (here / _lessons.FILES[0]).exists():
         return here
     return Path(__file__).resolve().parents[2] / "notebooks"
 
@@ -98,8 +99,8 @@ def title_of(path):
     return Path(path).stem.replace("_", " ")
 
 
-def lessons(folder=None, names=LESSONS):
-    """The lessons of :data:`LESSONS` present in ``folder``, in order.
+def headings(folder=None, names=_lessons.FILES):
+    """The lessons of ``names`` (the course's, by default) present in ``folder``, in order.
 
     ``folder`` defaults to the current directory when it holds lessons (a
     notebook runs in its own folder), else the course's ``notebooks/``.
@@ -109,14 +110,14 @@ def lessons(folder=None, names=LESSONS):
     for name in names:
         path = folder / name
         if path.exists():
-            found.append(Lesson(int(name[:2]), name, title_of(path)))
+            found.append(Heading(int(name[:2]), name, title_of(path)))
     return found
 
 
-def contents(folder=None, names=LESSONS):
+def contents(folder=None, names=_lessons.FILES):
     """The table of contents as Markdown: one linked line per lesson."""
     lines = []
-    for lesson in lessons(folder, names):
+    for lesson in headings(folder, names):
         title = lesson.title if lesson.title[:1].isdigit() else f"{lesson.number:02d} · {lesson.title}"
         lines.append(f"- [{title}]({lesson.filename})")
     return "\n".join(lines) if lines else "(no lessons found)"

@@ -135,7 +135,7 @@ def is_stub(code):
 #: The error codes the lessons' cells take from the course (``from mcp_lesson import
 #: PARSE_ERROR``): the exporter writes them into the package's own ``codes.py`` and the
 #: cells' import as ``from .codes import PARSE_ERROR``, so nothing in the package
-#: imports mcp_lesson (SPEC 15: the learner's package stands alone).
+#: imports mcp_lesson (the learner's package stands alone).
 CODES = "codes"
 _NAMES = r"[A-Za-z_][A-Za-z0-9_]*(?:\s*,\s*[A-Za-z_][A-Za-z0-9_]*)*"
 #: ``from mcp_lesson import A, B`` on one line, or ``(A, B, ...)`` over several.

@@ -72,9 +72,6 @@ ENVIRONMENT = "MCP_LESSON_MY_PACKAGE"
 #: ``make graduate`` ignores it.
 NO_NESTED_RUNS = "MCP_LESSON_NO_NESTED_RUNS"
 
-#: What graduation asks of a package: each public function a lesson builds,
-#: with its lesson (read from :mod:`mcp_lesson.exercises.registry`, like everything else).
-BUILT = registry.GRADUATED
 
 #: A cell id as nbformat allows it: 1 to 64 letters, digits, "-" and "_".
 _CELL_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")

@@ -1,4 +1,4 @@
-"""The lessons, said once (SPEC 15): their numbers, files, the learner's module each
+"""The lessons, said once: their numbers, files, the learner's module each
 writes, whether its exercise cells are the course's own core, and why the browser
 cannot run it, where it cannot.
 

@@ -8,7 +8,7 @@ comes with it. ``make venv`` installs both into ``tools/conformance/node_modules
 from the committed lock file; nothing is downloaded when the suite runs, and it
 talks to loopback addresses only.
 
-What the suite does (SPEC 17; 0.1.16):
+What the suite does (0.1.16):
 
 * ``conformance server --url URL`` plays a client against a Streamable HTTP
   server, scenario after scenario, and writes each scenario's *checks*
@@ -38,7 +38,7 @@ FOLDER = Path(__file__).resolve().parents[2] / "tools" / "conformance"
 NODE = FOLDER / "node_modules" / "node" / "bin" / "node"
 CLI = FOLDER / "node_modules" / "@modelcontextprotocol" / "conformance" / "dist" / "index.js"
 
-#: The server scenarios any server should pass (SPEC 17). server-sse-polling's own tool
+#: The server scenarios any server should pass. server-sse-polling's own tool
 #: call needs the suite's ``test_reconnection``; its checks of the priming event and the
 #: retry field are generic, and :data:`SSE_POLLING_GENERIC` names them.
 GENERIC = ("server-initialize", "ping", "tools-list", "resources-list", "prompts-list",

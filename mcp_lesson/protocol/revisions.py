@@ -1,6 +1,6 @@
 """The MCP revisions whose message layer the course knows, and what each changes:
 one table (:data:`SWITCHES`), read by classify, explain, the replies, the tap and the
-widgets (SPEC 15).
+widgets.
 """
 
 from typing import NamedTuple

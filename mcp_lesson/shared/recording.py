@@ -1,6 +1,6 @@
 """A recording of a conversation (the tap's JSON Lines), ordered and drawn.
 
-One home (SPEC 15) for what lesson 10, the tap's report and the playground's
+One home for what lesson 10, the tap's report and the playground's
 recording view do with a recording once it is read:
 
 * :func:`time_order` and :func:`in_time_order`: the entries in the order things

@@ -1,4 +1,4 @@
-"""What one entry of a recording is (SPEC 14): its message or why it has none, its id as a
+"""What one entry of a recording is: its message or why it has none, its id as a
 key, the HTTP exchange and session it belongs to, and its line in the file. The audit, the
 revision and the answer times read entries through these, and nothing else."""
 

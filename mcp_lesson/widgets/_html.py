@@ -1,7 +1,7 @@
 """What every tool of the playground shows with: escaped HTML, badges, tables, previews.
 
 An ``ipywidgets.HTML`` value is rendered as markup, unsanitized, so everything that
-comes from a pasted text goes through :func:`escape` before it goes in (SPEC 5).
+comes from a pasted text goes through :func:`escape` before it goes in.
 """
 
 import html

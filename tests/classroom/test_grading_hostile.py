@@ -1,4 +1,4 @@
-"""A hostile student's worst case costs that student only (issue 40, SPEC 19), on small
+"""A hostile student's worst case costs that student only, on small
 folders and nbgrader's own output, without a whole nbgrader day (tests/classroom/test_grading.py runs
 one): collect past odd trees and files, honest times, and autograde's lines under the right
 name whatever a cell's id says."""

@@ -1,4 +1,4 @@
-"""A class on a real JupyterHub (`make hub`, tools/hub; SPEC 16), end to end in Chromium.
+"""A class on a real JupyterHub (`make hub`, tools/hub), end to end in Chromium.
 
 One run of the class, in steps that share the hub (a module fixture) and run in order:
 the hub starts as `make hub` starts it (tools/hub/hub.py), with a teacher and three
@@ -464,7 +464,7 @@ def test_the_last_submission_before_the_deadline_counts(hub):
     assert "# late" not in (taken / f"{LESSON}.ipynb").read_text()
 
 
-# --- a page of a student's own server, opened by the teacher (issue 40, item 2) -----------
+# --- a page of a student's own server, opened by the teacher -----------
 
 #: The red team's service, in the student's ~/.jupyter: a page of their own server, served
 #: with no login and no Content-Security-Policy (their own Jupyter settings load it).

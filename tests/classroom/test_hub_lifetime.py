@@ -1,4 +1,4 @@
-"""`make hub` and its hub end together, however `make hub` ends (tools/hub/hub.py; issue 45).
+"""`make hub` and its hub end together, however `make hub` ends (tools/hub/hub.py).
 
 Each run starts `make hub` as a teacher does (its own process group, as a terminal gives
 it), logs a student in through the hub's login page so that a person's server runs, then

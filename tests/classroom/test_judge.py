@@ -1,5 +1,5 @@
 """The judge (tools/judge): the wire format, the sandbox's walls and limits, the
-stand-in mcp_lesson, and the learner's functions seen from outside (SPEC 12).
+stand-in mcp_lesson, and the learner's functions seen from outside.
 
 Each test starts real workers in the real sandbox (bubblewrap where it runs, the
 fallback otherwise, and the fallback on purpose in one test), a few tenths of
@@ -207,7 +207,7 @@ BORROWERS = {  # lesson: the function it grades, written on the course's own ans
 
 @pytest.mark.parametrize("lesson", sorted(BORROWERS))
 def test_a_lesson_borrows_only_what_earlier_lessons_built(cells, lesson):
-    """Issue 26: a function graded in a lesson may not be the course's answer under
+    """A function graded in a lesson may not be the course's answer under
     another name (classify_at, reply_for_json, classify with a revision, rule_of)."""
     learner = cells(BORROWERS[lesson], lesson=lesson)
     name = BORROWERS[lesson].split("def ")[1].split("(")[0]
@@ -229,7 +229,7 @@ def test_a_borrowed_function_raises_as_the_course_s_does(cells):
 
 @pytest.mark.full  # waits out the judge's time limit
 def test_a_course_call_costs_the_learner_s_time(cells):
-    """Issue 26: the course's functions run on the learner's time: a loop of them
+    """The course's functions run on the learner's time: a loop of them
     ends that call at the learner's time limit, and the judge goes on."""
     learner = cells("from mcp_lesson import classify_json\n"
                     "def slow():\n    return [classify_json('[' * 10 + '1' + ']' * 10) for _ in range(10**9)]\n"
@@ -261,7 +261,7 @@ def test_the_course_host_ends_a_call_that_runs_past_its_deadline():
 
 @pytest.mark.full  # waits out the judge's time limit
 def test_a_worker_that_does_not_read_is_ended(cells):
-    """Issue 26: a cell that writes a course request onto the judge's channel and then
+    """A cell that writes a course request onto the judge's channel and then
     sleeps leaves the judge a reply to write that nobody reads: the call ends at its
     time limit, not never."""
     hang = ("import json, os, time\n"

@@ -1,4 +1,4 @@
-"""A hostile class, graded end to end: every attack of issue 19's table (SPEC 12).
+"""A hostile class, graded end to end: every attack of a red team's table.
 
 Real nbgrader commands, the real sandbox, no mocks. One course directory, lesson
 03 (14 points), one student per attack, and honest students beside them. Each
@@ -36,7 +36,7 @@ GRADING = ROOT / "tools" / "grading"
 LESSON = "03_classifying"
 MASTER = ROOT / "notebooks" / f"{LESSON}.ipynb"
 FULL = 14.0
-#: The other lessons of the class (issue 26: borrowed answers in 04 and 08).
+#: The other lessons of the class (borrowed answers in 04 and 08).
 OTHERS = ("04_errors", "08_revisions")
 MARKER = f"left-behind-{os.getpid()}"
 SCRIPT = '<script>document.title = "pwned"</script>'
@@ -156,7 +156,7 @@ if os.fork() == 0:
         "x_borrows_classify": (handed_in(release, {
             "classify": "def classify(msg):\n    from mcp_lesson import classify as theirs\n"
                         "    return theirs(msg)\n"}, first="", last=None), {}, 0.0),
-        # Issue 26's red team, who had read the judge's code.
+        # A red team, who had read the judge's code.
         "x_borrows_answers": (handed_in(release, {**right, **BORROWED_03}), {},
                               FULL - points(LESSON, "classify-tests", "classify_json-tests")),
         "x_hangs_the_judge": (handed_in(release, right, last=HANG), {}, FULL),
@@ -338,7 +338,7 @@ def test_a_name_that_is_not_a_student_id_is_not_collected(graded):
 
 
 def test_nothing_a_student_wrote_reaches_the_teacher_raw(graded):
-    """Issue 26: terminal escapes, direction marks and forged log lines stay quoted."""
+    """Terminal escapes, direction marks and forged log lines stay quoted."""
     said = graded["autograde"]
     assert not any(char in said for char in "\x1b\x07\u202e"), said
     assert "esc: 14/14" in said  # shown, escaped
@@ -401,7 +401,7 @@ def test_collect_stamps_the_time_itself(graded):
 
 @pytest.mark.parametrize("how", [signal.SIGTERM, signal.SIGKILL], ids=["SIGTERM", "SIGKILL"])
 def test_a_stopped_autograde_leaves_nothing_running(graded, tmp_path, how):
-    """Issue 26: autograde ended from outside (a signal, or killed) takes nbgrader and
+    """Autograde ended from outside (a signal, or killed) takes nbgrader and
     every sandbox with it, whatever a submission is doing."""
     course = tmp_path / "classroom"
     shutil.copytree(graded["course"], course, symlinks=True)

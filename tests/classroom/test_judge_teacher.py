@@ -1,4 +1,4 @@
-"""The judge on a teacher's own account (issue 40, item 4; SPEC 12 and 19).
+"""The judge on a teacher's own account.
 
 ``RLIMIT_NPROC`` counts every task of a user: set on the account of a teacher
 who is not root, with a terminal and a kernel open, it failed every sandbox,
@@ -107,7 +107,7 @@ with Submission() as learner:
 
 @pytest.mark.parametrize("kind", ["bwrap", "fallback"])
 def test_a_teachers_own_processes_do_not_stop_the_sandbox(teacher, kind):
-    """Issue 40 (4): as the teacher, with 20 processes of theirs running, a sandbox
+    """As the teacher, with 20 processes of theirs running, a sandbox
     starts, answers, and still stops the 40 processes its code tries to start
     (bubblewrap: counted in its own user namespace; the fallback: the teacher's
     count when it started plus its own)."""
@@ -145,7 +145,7 @@ def failing_bwrap(tmp_path, monkeypatch):
 
 
 def test_a_sandbox_that_cannot_start_is_the_runs_error(failing_bwrap):
-    """Issue 40 (4): a sandbox that does not start raises NotStarted (one line, naming
+    """A sandbox that does not start raises NotStarted (one line, naming
     the course), which a test's own ``except Exception`` cannot take for an answer;
     nothing is retried into a verdict."""
     learner = Submission(call_limit=patience(5))
@@ -164,7 +164,7 @@ def test_a_sandbox_that_cannot_start_is_the_runs_error(failing_bwrap):
 
 
 def test_graduation_with_a_sandbox_that_cannot_start_is_the_runs_error(failing_bwrap, tmp_path):
-    """Issue 40 (4): make graduate's command with a sandbox that cannot start: one line
+    """Make graduate's command with a sandbox that cannot start: one line
     naming the course's judge, exit status not 0, and no verdict on the package."""
     package = tmp_path / "my_mcp"
     package.mkdir()
@@ -178,7 +178,7 @@ def test_graduation_with_a_sandbox_that_cannot_start_is_the_runs_error(failing_b
 
 
 def test_a_limit_the_sandbox_cannot_start_under_is_the_runs_error():
-    """Issue 40 (4): a limit of the course's that Python cannot even start under (4 MB of
+    """A limit of the course's that Python cannot even start under (4 MB of
     memory) is NotStarted, not a crash of the learner's."""
     learner = Submission(call_limit=patience(5), limits=sandbox.Limits(memory=4 * 2**20))
     try:

@@ -1,4 +1,4 @@
-"""The class graded on a teacher's own account (issue 40, item 4; SPEC 12 and 19): the full tier.
+"""The class graded on a teacher's own account: the full tier.
 
 One course, lesson 03, one honest student (14/14 deserved), graded three ways:
 
@@ -135,7 +135,7 @@ def teachers_course(course, teacher):
 
 
 def test_a_teacher_with_a_terminal_and_a_kernel_open_grades_the_class(teachers_course):
-    """Issue 40 (4): make autograde's command, run by a teacher who is not root with 20
+    """Make autograde's command, run by a teacher who is not root with 20
     processes of their own: the honest student's 14/14, nothing blamed on them."""
     course, as_teacher = teachers_course
     run = as_teacher(CLASSROOM, "--course", course, "autograde", LESSON, "--timeout", round(patience(10)))
@@ -146,7 +146,7 @@ def test_a_teacher_with_a_terminal_and_a_kernel_open_grades_the_class(teachers_c
 
 
 def test_formgraders_button_for_a_teacher_with_a_terminal_open(teachers_course):
-    """Issue 40 (4): formgrader's Autograde button (in the teacher's own server, as the
+    """Formgrader's Autograde button (in the teacher's own server, as the
     teacher), with 20 processes of theirs running: success, and the honest 14/14."""
     course, as_teacher = teachers_course
     run = as_teacher("-c", BUTTON, course, LESSON, STUDENT, cwd=course)
@@ -157,7 +157,7 @@ def test_formgraders_button_for_a_teacher_with_a_terminal_open(teachers_course):
 
 
 def test_a_sandbox_that_cannot_start_fails_the_run_and_scores_no_one(course, failing_bwrap):  # noqa: F811
-    """Issue 40 (4): make autograde's command with a sandbox that cannot start: exit
+    """Make autograde's command with a sandbox that cannot start: exit
     status not 0, one line naming the course's judge, no score for the student."""
     run = step(course, "autograde", LESSON, "--timeout", str(round(patience(10))), check=False,
                env=dict(os.environ))
@@ -173,7 +173,7 @@ def test_a_sandbox_that_cannot_start_fails_the_run_and_scores_no_one(course, fai
 
 def test_formgraders_button_with_a_sandbox_that_cannot_start_scores_no_one(course,
                                                                           failing_bwrap):  # noqa: F811
-    """Issue 40 (4): formgrader's Autograde button with a sandbox that cannot start
+    """Formgrader's Autograde button with a sandbox that cannot start
     reports a failure naming the course's judge, and records no score."""
     run = run_to_end([sys.executable, "-c", BUTTON, str(course), LESSON, STUDENT], 900, cwd=str(course),
                      env=dict(os.environ, PYTHONPATH=str(ROOT)))

@@ -1,4 +1,4 @@
-"""No script or markup of a submission in anyone's browser (tools/grading/sanitize.py, SPEC 19):
+"""No script or markup of a submission in anyone's browser (tools/grading/sanitize.py):
 formgrader's manual grading page and a feedback page, rendered by nbgrader's own templates
 under the course's nbgrader settings (as formgrader and ``nbgrader generate_feedback`` make
 their exporters), from a submission carrying script in a markdown cell, a raw cell and its

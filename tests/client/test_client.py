@@ -184,7 +184,7 @@ def test_an_invalid_message_on_a_stream_is_noted_and_passed_over():
 
 
 def test_try_tools_gives_a_line_to_each_tool_that_fails_and_names_what_it_does_not_show(capsys):
-    """Issue 44: --try-tools stopped at the first failure without naming the tool, and an
+    """--try-tools stopped at the first failure without naming the tool, and an
     image in a result was dropped without a word."""
     tools = [{"name": name, "inputSchema": {"type": "object"}} for name in ("broken", "picture", "plain")]
 

@@ -7,6 +7,7 @@ import pytest
 import mcp_lesson
 import mcp_lesson.exercises.carry
 from mcp_lesson import course
+from mcp_lesson.exercises.lessons import FILES
 
 
 def test_lessons_are_read_from_the_files(tmp_path):
@@ -16,7 +17,7 @@ def test_lessons_are_read_from_the_files(tmp_path):
         (tmp_path / name).write_text(json.dumps({"cells": [cell]}))
     (tmp_path / "02_broken.ipynb").write_text("{not json")
     names = ("00_start.ipynb", "01_next.ipynb", "02_broken.ipynb", "03_missing.ipynb")
-    assert [lesson.filename for lesson in course.lessons(tmp_path, names)] == [
+    assert [lesson.filename for lesson in course.headings(tmp_path, names)] == [
         "00_start.ipynb", "01_next.ipynb", "02_broken.ipynb"]
     assert course.contents(tmp_path, names).splitlines() == [
         "- [00 · Start](00_start.ipynb)",
@@ -26,9 +27,9 @@ def test_lessons_are_read_from_the_files(tmp_path):
 
 
 def test_the_course_contents_list_every_lesson():
-    names = [lesson.filename for lesson in course.lessons()]
-    assert names == list(course.LESSONS)
-    assert [lesson.number for lesson in course.lessons()] == list(range(len(names)))
+    names = [lesson.filename for lesson in course.headings()]
+    assert names == list(FILES)
+    assert [lesson.number for lesson in course.headings()] == list(range(len(names)))
 
 
 def test_a_call_names_a_standard_library_function_with_its_module(capsys):

@@ -1,4 +1,4 @@
-"""What the lessons' checks tell a learner who got something wrong (issue 43, item 4): the
+"""What the lessons' checks tell a learner who got something wrong: the
 exception's words and not only its type (lesson 08's check_at), values never cut inside a
 number (agree), a function that returned None told so (aim), no list of every table when a
 function the check does not know scores nothing (check), a self-check run before its

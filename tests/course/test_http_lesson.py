@@ -1,5 +1,5 @@
 """Lesson 09's four functions (mcp_lesson/core/transport.py, the master's export) against
-the real server, rule by rule of SPEC 13, and against the SDK's own header codec.
+the real server, rule by rule of the specification's transports page, and against the SDK's own header codec.
 
 The case tables (mcp_lesson.exercises.cases: HTTP_REQUESTS, HEADER_CHECKS, SSE_STREAMS,
 HTTP_ANSWERS) say what the functions must answer; tests/exercises/test_selfcheck.py-style checks
@@ -204,7 +204,7 @@ def _modern(method, params=None, request_id=1, meta=META):
 
 
 def test_http_verdict_reads_what_the_real_server_answers(server, http, session):
-    """Each kind of answer of SPEC 13, from the real server, in the lesson's words."""
+    """Each kind of answer of the transports page, from the real server, in the lesson's words."""
     def post(msg, revision=MODERN, extra=None, **kwargs):
         sent = _as_sent(http_request_for(msg, revision), extra)
         sent.update(kwargs)

@@ -31,6 +31,7 @@ from processes import patience
 from mcp_lesson import audit as core_audit
 from mcp_lesson import classify_json, tap
 from mcp_lesson import course
+from mcp_lesson.exercises.lessons import FILES
 from mcp_lesson.exercises import registry
 from mcp_lesson.exercises.traffic_cases import CONVERSATIONS
 from mcp_lesson.exercises.selfcheck import run_check
@@ -133,7 +134,7 @@ def test_the_two_audits_agree_on_any_conversation(lines):
     conversation = [{"direction": direction, "text": text} for direction, text in lines]
     mine = core_audit(conversation)
     assert mine == sorted(mine) and all(type(place) is int for place, _ in mine)
-    # One audit (SPEC 15): the tap's is lesson 10's, each problem at the same place.
+    # One audit: the tap's is lesson 10's, each problem at the same place.
     assert unmatched(mine, tap_problems(conversation)) == ([], [])
 
 
@@ -172,7 +173,7 @@ def test_mermaid_text_keeps_plain_words_and_cuts_long_ones():
 
 
 def test_lesson_10_and_the_recording_view_draw_the_same_diagram(tmp_path):
-    """SPEC 15: one diagram writer, one escaping rule, hostile labels included: the
+    """One diagram writer, one escaping rule, hostile labels included: the
     playground's view of a recording and lesson 10's diagram of the same file."""
     from mcp_lesson.widgets import RecordingView
 
@@ -243,7 +244,7 @@ def test_the_self_check_says_what_is_wrong_in_words():
 # --- the lesson without the SDK, and in the grading sandbox --------------------------------------
 
 def _run(nb, folder):
-    from lessons.test_lessons import run_all
+    from notebook_runs import run_all
 
     return run_all(nb, folder)
 
@@ -257,7 +258,7 @@ def test_without_the_sdk_the_lesson_shows_the_stored_recordings(tmp_path, monkey
     live run's, read from the stored recordings."""
     from mcp_lesson.exercises.learner_package import ENVIRONMENT, export_notebook
 
-    for lesson in course.LESSONS:  # a learner who did every lesson before this one
+    for lesson in FILES:  # a learner who did every lesson before this one
         export_notebook(MASTER.parent / lesson, tmp_path / "my_mcp")
     monkeypatch.setenv(ENVIRONMENT, str(tmp_path / "my_mcp"))
     master = nbformat.read(str(MASTER), as_version=4)

@@ -1,5 +1,5 @@
 """Target practice checks the message the exercise asks for, not only the rule that catches it
-(issue 43, item 6): each master's aim cell says "hit!" for its solution and no hit for a message
+: each master's aim cell says "hit!" for its solution and no hit for a message
 the same rule catches with other content; and lesson 05's hidden tests of fixed_server refuse a
 server that drops the Invalid Request owed to an invalid message without an id.
 """

@@ -1,5 +1,5 @@
 """mcp_lesson.core: the lessons' exercise cells, exported from the masters, are the
-package's own code (SPEC 11). The committed export must be what `make export`
+package's own code. The committed export must be what `make export`
 writes from the masters now, and the package must use it."""
 
 from pathlib import Path

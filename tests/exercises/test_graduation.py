@@ -24,7 +24,7 @@ from pathlib import Path
 import pytest
 from processes import run_to_end
 
-from mcp_lesson.course import LESSONS
+from mcp_lesson.exercises.lessons import FILES as LESSONS
 from mcp_lesson.exercises.learner_package import PACKAGE, export_notebook
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -231,7 +231,7 @@ def test_honest_type_errors_in_other_words_graduate(masters_package, tmp_path):
     assert code == 0 and passed == total and total >= 30, output[-3000:]
 
 
-#: A TypeError of the learner's own, whose text comes from its __str__ (issue 26).
+#: A TypeError of the learner's own, whose text comes from its __str__.
 OWN_TYPE_ERROR = '''
     _right_create_request = create_request
 
@@ -268,7 +268,7 @@ def test_an_exception_s_text_is_read_as_python_prints_it(masters_package, tmp_pa
 
 
 def test_a_link_out_of_the_package_fails_in_one_line_and_shows_nothing(masters_package, tmp_path):
-    """Issue 26: nothing outside the package folder enters the sandbox, never through a link."""
+    """Nothing outside the package folder enters the sandbox, never through a link."""
     secret = tmp_path / "secret.txt"
     secret.write_text("the teacher's secret: 8f1c2e\n", encoding="utf-8")
     package = copy_of(masters_package, tmp_path)
@@ -407,7 +407,7 @@ def test_a_package_that_cannot_be_imported_is_reported_as_such(masters_package, 
     assert "not written yet" not in output
 
 
-# --- graduation is judged: the package runs in the sandbox, never in pytest (SPEC 12) ----
+# --- graduation is judged: the package runs in the sandbox, never in pytest ----
 
 def graduate_with(package, *pytest_args, limit="5", cwd=ROOT):
     command = [sys.executable, str(ROOT / "tools" / "graduate.py"), str(package),
@@ -477,7 +477,7 @@ def test_a_path_with_spaces_graduates(masters_package, tmp_path):
 
 
 def test_the_released_stub_copy_run_again_keeps_the_learner_s_work(masters_package, tmp_path, monkeypatch):
-    """Issue 27: a learner solved the lessons, then ran the lesson's own copy from the
+    """A learner solved the lessons, then ran the lesson's own copy from the
     course (its cells still raise NotImplementedError) top to bottom, as nbclient runs
     it (no cell ids: each cell is known by what it defines). Their package keeps every
     passing function: graduation still passes everything."""

@@ -143,7 +143,7 @@ STUBBED = ("#| export\ndef is_integer(value):\n    # YOUR CODE HERE\n"
 
 
 def test_the_released_stub_run_again_never_replaces_the_learner_s_work(kernel, tmp_path):
-    """Issue 27: the learner solved the cell (in a copy of their own, same cell id),
+    """The learner solved the cell (in a copy of their own, same cell id),
     then ran the lesson's untouched copy: the package keeps the solution, and the
     cell says so in one line."""
     package = tmp_path / "my_mcp"
@@ -160,7 +160,7 @@ def test_the_released_stub_run_again_never_replaces_the_learner_s_work(kernel, t
 
 
 def test_an_edit_that_does_not_run_says_the_package_keeps_the_earlier_version(kernel, tmp_path):
-    """Issue 27: a SyntaxError in an edited cell is said in the cell's output."""
+    """A SyntaxError in an edited cell is said in the cell's output."""
     package = tmp_path / "my_mcp"
     kernel.start(package, "02")
     assert kernel.run(SOLVED, cell_id="c02-30") == ("", [])
@@ -361,7 +361,7 @@ def test_an_init_file_in_latin_1_is_written_again(tmp_path):
 # --- a real package: one module per topic, each importable on its own ---------------------
 
 def _masters_package(tmp_path):
-    from mcp_lesson.course import LESSONS
+    from mcp_lesson.exercises.lessons import FILES as LESSONS
 
     package = tmp_path / "my_mcp"
     for name in LESSONS:
@@ -399,7 +399,7 @@ def test_the_package_has_one_module_per_topic_each_importable_on_its_own(tmp_pat
 
 
 def test_the_package_stands_alone_without_the_course(tmp_path):
-    """SPEC 15: nothing in my_mcp imports mcp_lesson. A copy of the package in a folder of
+    """Nothing in my_mcp imports mcp_lesson. A copy of the package in a folder of
     its own, in a Python that cannot import the course (no site-packages), imports and
     classifies; its error codes are its own codes.py."""
     import shutil
@@ -429,7 +429,7 @@ def test_the_package_stands_alone_without_the_course(tmp_path):
 
 
 def test_the_package_s_init_is_short_and_plain(tmp_path):
-    """SPEC 15: the learner's __init__ is a few plain statements (the import machinery is
+    """The learner's __init__ is a few plain statements (the import machinery is
     _loading.py's, a module of its own): its docstring, one import, the modules, PROBLEMS."""
     import ast
 

@@ -1,6 +1,6 @@
 """Graduation fails every wrong version a novice writes (tests/wrong_versions.py), in words that
 name the call of the wrong function: at least five wrong versions of every function a lesson
-builds into the package (SPEC 21: the judges are themselves tested).
+builds into the package (the judges are themselves tested).
 
 For cost, the wrong versions graduate in batches, one graduation per batch: the k-th wrong
 version of every function at once. Each is planted as the package's public name only (the

@@ -1,4 +1,4 @@
-"""A correct submission's feedback page shows no error (issue 43, item 5): the master, which is
+"""A correct submission's feedback page shows no error: the master, which is
 a fully correct submission, has each of its own cells (all but the graded tests) run in the
 judge's sandbox as grading runs them (tools/grading/judged_execute.py), and none stops with an
 error. Lesson 05's cell that shows the learner's own classify in the checker called IPython's

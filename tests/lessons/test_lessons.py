@@ -16,11 +16,12 @@ outputs. These tests check what nbval cannot:
 
 import json
 import re
-import threading
 from pathlib import Path
 
 import nbformat
 import pytest
+
+from notebook_runs import run_all
 
 ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOKS = ROOT / "notebooks"
@@ -95,54 +96,6 @@ def test_the_spot_check_sees_solutions():
 
 
 # --- (c) learner copies run top to bottom ------------------------------------------
-
-
-def run_all(nb, folder):
-    """Run every cell of ``nb`` (errors kept as outputs), the way *Run All* does.
-
-    The notebook runs in a worker thread, so that Ctrl-C reaches this thread as
-    a plain KeyboardInterrupt: the kernel is killed and the interrupt goes on
-    to stop the whole test run (inside nbclient's event loop it would only
-    fail this one test, and the suite would run on).
-    """
-    from nbclient import NotebookClient
-
-    from traitlets.config import Config
-
-    client = NotebookClient(nb, timeout=120, kernel_name="python3", allow_errors=True,
-                            config=Config({"KernelManager": {"transport_encryption": "auto"}}),
-                            resources={"metadata": {"path": str(folder)}})
-    failure = []
-
-    def work():
-        try:
-            client.execute()
-        except BaseException as exc:  # noqa: BLE001 - handed to the main thread
-            failure.append(exc)
-
-    worker = threading.Thread(target=work, name="run-notebook", daemon=True)
-    worker.start()
-    try:
-        while worker.is_alive():
-            worker.join(0.2)
-    except KeyboardInterrupt:
-        manager = getattr(client, "km", None)
-        process = getattr(getattr(manager, "provisioner", None), "process", None)
-        if process is not None:
-            process.kill()
-        worker.join(60)  # nbclient sees the kernel gone, and ends
-        if not worker.is_alive():
-            # The kernel is dead and nbclient is done with it. Its exit-time clean-up, left
-            # registered when the interrupt cut the run short, would tear down pyzmq's context
-            # a second time as Python exits, which can hang the exit or abort it in libzmq
-            # (seen once in the full tier: the run never ended after its KeyboardInterrupt).
-            import atexit
-
-            atexit.unregister(client._cleanup_kernel)
-        raise
-    if failure:
-        raise failure[0]
-    return nb
 
 
 # (The learner copies that start servers are in the full tier: conftest.py's FULL_TIER.)
@@ -351,7 +304,7 @@ def test_lessons_are_known_by_the_list(tmp_path):
 
     for name in ["00_start_here.ipynb", "08_my_notes.ipynb", "99_extra.ipynb"]:
         nbformat.write(make_learner.learner_copy(MASTERS[0]), str(tmp_path / name))
-    assert [lesson.filename for lesson in course.lessons(tmp_path)] == ["00_start_here.ipynb"]
+    assert [lesson.filename for lesson in course.headings(tmp_path)] == ["00_start_here.ipynb"]
     assert "08_my_notes" not in course.contents(tmp_path)
     assert [m.name for m in make_learner.masters(tmp_path)] == ["00_start_here.ipynb"]
 
@@ -359,7 +312,7 @@ def test_lessons_are_known_by_the_list(tmp_path):
 CTRL_C_SUITE = '''
 import sys, pathlib, nbformat
 sys.path.insert(0, {tests!r})
-from lessons.test_lessons import run_all
+from notebook_runs import run_all
 
 def test_a_long_notebook():
     nb = nbformat.v4.new_notebook(cells=[

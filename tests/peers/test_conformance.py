@@ -1,4 +1,4 @@
-"""The official MCP conformance suite (SPEC 17), pinned, against the course's server and client.
+"""The official MCP conformance suite, pinned, against the course's server and client.
 
 Full tier. The suite and its Node 22 are installed by ``make venv`` (npm ci in
 tools/conformance); nothing is downloaded here. Every server scenario runs

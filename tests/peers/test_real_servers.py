@@ -1,5 +1,5 @@
 """Real MCP servers from the package registries through the tap, with the official SDK's two
-clients: the tap's report on real traffic has no false problem (issue 30's yardstick).
+clients: the tap's report on real traffic has no false problem.
 
 The servers, pinned and installed by ``make venv``:
 

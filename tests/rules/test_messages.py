@@ -177,7 +177,7 @@ def test_show_value_cuts_long_text():
 
 
 def test_a_huge_integer_is_described_with_its_exact_count_of_digits():
-    """Issue 27: an id of 4,301 nines is "a 4,301-digit integer" (the count was one too many)."""
+    """An id of 4,301 nines is "a 4,301-digit integer" (the count was one too many)."""
     import sys
 
     from mcp_lesson.protocol.values import digit_count, show_value

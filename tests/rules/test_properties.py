@@ -75,7 +75,7 @@ def oracle(m):
 
 @given(any_value)
 def test_classify_and_reply_for_never_raise_on_any_value(value):
-    """SPEC 1: classify never raises, whatever it is given; graduation checks it too."""
+    """Classify never raises, whatever it is given; graduation checks it too."""
     assert classify(value) in VERDICTS
     reply = reply_for(value)  # str and bytes are wire text: they may not parse
     assert reply is None or reply["error"]["code"] in (-32600, -32700)

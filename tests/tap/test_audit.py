@@ -354,7 +354,7 @@ def test_an_error_code_the_spec_names_otherwise_is_a_warning(tmp_path):
 def test_a_version_header_other_than_the_agreed_one_is_a_warning_and_none_a_problem(tmp_path, http_server):
     """A real session through the HTTP tap whose client sends 2025-03-26 after agreeing on
     2025-11-25 (as the conformance suite does in server-sse-polling): a SHOULD, a warning;
-    then no header at all: a MUST of 2025-06-18 and later, a problem (issue 44)."""
+    then no header at all: a MUST of 2025-06-18 and later, a problem."""
     from http_server import open_session
 
     tap = HttpTapped(tmp_path, http_server.url)
@@ -375,7 +375,7 @@ def test_a_version_header_other_than_the_agreed_one_is_a_warning_and_none_a_prob
 def test_a_cancelled_calls_error_is_no_unknown_tool():
     """The SDKs answer a cancelled request with -32800 (LSP's "request cancelled"): no warning
     about the code an unknown tool gets, when the client cancelled; a warning that names the
-    cancel code, when it did not (issue 44)."""
+    cancel code, when it did not."""
     call = request(1, "tools/call", name="slow")
     cancelled = {"jsonrpc": "2.0", "error": {"code": -32800, "message": "Request cancelled"}}
     talk = [up(call, t=0.0),
@@ -389,7 +389,7 @@ def test_a_cancelled_calls_error_is_no_unknown_tool():
 
 def test_answers_to_a_batch_the_revision_does_not_allow_are_no_ids_never_sent():
     """Under 2025-06-18 a batch is invalid; a server that answers its members one by one
-    answered ids the client did send (in the batch): a warning, not unknown_id (issue 44)."""
+    answered ids the client did send (in the batch): a warning, not unknown_id."""
     hello = request(0, "initialize", protocolVersion="2025-06-18", capabilities={},
                     clientInfo={"name": "a", "version": "1"})
     agreed = {"jsonrpc": "2.0", "id": 0, "result": {"protocolVersion": "2025-06-18", "capabilities": {},

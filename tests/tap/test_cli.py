@@ -38,7 +38,7 @@ def test_http_usage_errors(arguments, words):
 
 
 def test_the_grace_after_a_side_ends_is_an_option_whose_default_a_slow_server_survives():
-    """Issue 44: with a fixed 5 s, a server still starting when its piped input ended was
+    """With a fixed 5 s, a server still starting when its piped input ended was
     stopped before it answered. --grace sets it; the default waits long enough."""
     from mcp_lesson.tap.cli import _arguments
 

@@ -1,5 +1,5 @@
 """The HTTP tap (mcp_lesson/tap/http.py), in front of the course's server over
-Streamable HTTP: what passes, what is recorded, and each attack of issue 30 (a body its
+Streamable HTTP: what passes, what is recorded, and each attack a red team made (a body its
 client did not finish, huge lengths, HTTP/1.0, an answer that breaks off, a thousand
 requests at once, a client that leaves).
 """
@@ -355,7 +355,7 @@ def _sockets_of(pid):
 
 def test_every_connection_of_the_http_tap_has_tcp_nodelay(tmp_path, http_server):
     """Without TCP_NODELAY an answer written in two parts waits for the client's delayed ACK
-    (some 40 ms): the tap's accepted and outgoing sockets must have it (issue 44)."""
+    (some 40 ms): the tap's accepted and outgoing sockets must have it."""
     import http.client
     import socket
     import urllib.parse

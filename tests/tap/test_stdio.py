@@ -221,7 +221,7 @@ def test_a_line_over_max_line_passes_on_whole_and_is_recorded_in_part(tmp_path):
 
 @pytest.mark.parametrize("id_last", [False, True])
 def test_an_answer_too_long_to_judge_is_no_problem_and_answers_its_request(tmp_path, id_last):
-    # Issue 44: an answer past --max-line (16 MiB by default) was stdout pollution and its
+    # An answer past --max-line (16 MiB by default) was stdout pollution and its
     # request "never answered". It is a note now, with its size, and it answers its request
     # (its id read from its first bytes, or its last, where the TypeScript SDK writes it).
     long = server(f"""
@@ -382,7 +382,7 @@ def test_a_command_that_cannot_start(tmp_path):
 
 
 def test_the_report_says_which_signal_ended_the_server_and_who_sent_it(tmp_path):
-    """Issue 44: "exited with status 143" did not say that the tap sent the SIGTERM, nor why."""
+    """"exited with status 143" did not say that the tap sent the SIGTERM, nor why."""
     from mcp_lesson.tap.entries import ended_words
 
     stubborn = server("""

@@ -267,7 +267,7 @@ def test_the_diagram_follows_the_times_not_the_file_order():
 
 
 def test_recording_view_shows_the_rest_when_one_entry_breaks_and_escapes_controls():
-    """Issue 27: one bad entry (a t of 5,000 digits) does not blank the view; ESC, BEL and
+    """One bad entry (a t of 5,000 digits) does not blank the view; ESC, BEL and
     U+202E are shown as escapes; the diagram is drawn as a picture beside its text."""
     good = entry_line("to_server", {"jsonrpc": "2.0", "id": 1, "method": "ping"}, 0.1)
     huge = ('{"t": ' + "9" * 5000 + ', "direction": "from_server", "kind": "response", '

@@ -1,1 +1,1 @@
-"""A class of the course on a real JupyterHub, on one machine (`make hub`; SPEC 16)."""
+"""A class of the course on a real JupyterHub, on one machine (`make hub`)."""
