@@ -39,7 +39,7 @@ def functions(path):
 
 def test_each_protection_claimed_names_its_test():
     protected = claims("Protected")
-    assert len(protected) >= 12, "the guide holds a claim for each of issue 40's attacks"
+    assert len(protected) >= 12, "the guide holds a claim for each of the red team's twelve attacks"
     bare = [item.split("*")[1] for item in protected if not NAMED.search(item)]
     assert bare == [], f"claims with no test named: {bare}"
     assert claims("Not protected"), "the guide says what the class is not protected against"

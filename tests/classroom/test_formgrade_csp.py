@@ -1,5 +1,5 @@
 """formgrader's manual grading page runs its own scripts and no other, even with the cleaner
-bypassed (tools/grading/formgrade_page.py, SPEC 19): the page of a submission carrying script,
+bypassed (tools/grading/formgrade_page.py): the page of a submission carrying script,
 rendered as formgrader renders it under the course's settings but with the cleaner taken out,
 and more script injected into the rendered page, is served on loopback beside formgrader's own
 static files and opened in Chromium. Nothing injected runs (inline script, an ``onerror``

@@ -1,5 +1,5 @@
 """formgrader's list pages (assignments, submissions, students) write what their address says
-as text and run only their own scripts (tools/grading/formgrader_pages.py, SPEC 19).
+as text and run only their own scripts (tools/grading/formgrader_pages.py).
 
 nbgrader renders them without autoescape: the assignment's name from the address went into a
 ``<script>`` of the page as it was, so a link to ``manage_submissions/";...;"`` ran script as the

@@ -1,4 +1,4 @@
-"""formgrader's manual grading page runs its own scripts and no other (SPEC 19): a second wall
+"""formgrader's manual grading page runs its own scripts and no other: a second wall
 behind the cleaner (sanitize.py), for a submission the cleaner might one day miss.
 
 formgrader renders a submission with an ``HTMLExporter`` and nbgrader's ``formgrade`` template,

@@ -1,5 +1,5 @@
 """formgrader's other pages (the lists of assignments, submissions and students) run their own
-scripts and no other, and write what their address says as text (SPEC 19).
+scripts and no other, and write what their address says as text.
 
 nbgrader 0.9.6 renders those pages with a Jinja environment of its own, made without
 autoescape, from a template folder its settings cannot change: the assignment's and notebook's
