@@ -119,11 +119,11 @@ def exporter(template, tmp_path):
             if step is not GetGrades:
                 made.register_preprocessor(step, enabled=True)
         return made
-    extra = Config()  # formgrader.py's build_extra_config
-    extra.HTMLExporter.template_name = template
-    extra.HTMLExporter.extra_template_basedirs = [TEMPLATES]
-    config.merge(extra)
-    return HTMLExporter(config=config)
+    made = Config()  # formgrader.py's build_extra_config, under the settings' files (as NbGrader loads them)
+    made.HTMLExporter.template_name = template
+    made.HTMLExporter.extra_template_basedirs = [TEMPLATES]
+    made.merge(config)
+    return HTMLExporter(config=made)
 
 
 def resources_for(template):
@@ -200,3 +200,37 @@ def test_formgraders_own_exporter_runs_the_cleaner(tmp_path, monkeypatch):
     honest, _ = made.from_notebook_node(honest_notebook(), resources=resources_for("formgrade"))
     page, _ = made.from_notebook_node(hostile_notebook(), resources=resources_for("formgrade"))
     assert [item for item in active(page).found if item not in active(honest).found] == []
+
+
+def test_formgraders_page_runs_only_scripts_with_its_own_nonce(tmp_path, monkeypatch):
+    """formgrader (started as in the test above) renders the course's copy of its page: a policy
+    first, no inline handler, every script with the page's nonce, and each page a nonce of its
+    own (tests/classroom/test_formgrade_csp.py opens such a page in Chromium)."""
+    import html
+    import re
+
+    from nbgrader.server_extensions.formgrader.formgrader import FormgradeExtension
+
+    from tools.grading.course_dir import prepare
+
+    monkeypatch.chdir(prepare(tmp_path / "course"))
+    extension = FormgradeExtension()
+    extension.initialize([])
+    made = HTMLExporter(config=extension.config)
+    nonces = []
+    for notebook in (honest_notebook(), hostile_notebook()):
+        page, _ = made.from_notebook_node(notebook, resources=resources_for("formgrade"))
+        head = page[:page.index("</head>")]
+        policy = re.search(r'<meta[^>]*Content-Security-Policy[^>]*>', head).group(0)
+        assert head.index(policy) < head.index("<script")
+        rules = dict((part.split(None, 1) + [""])[:2] for part in html.unescape(policy).split('content="')[1]
+                     .split('"')[0].split(";") if part.strip())
+        nonce = re.search(r"'nonce-([^']+)'", rules["script-src"]).group(1)
+        assert "'unsafe-inline'" not in rules["script-src"] and "'unsafe-eval'" not in rules["script-src"]
+        assert "'self'" not in rules["script-src"] and "'strict-dynamic'" not in rules["script-src"]
+        assert rules["object-src"] == "'none'" and rules["base-uri"] == "'none'"
+        scripts = re.findall(r"<script\b[^>]*>", page)
+        assert scripts and all(f'nonce="{nonce}"' in tag for tag in scripts), scripts
+        assert not [item for item in active(page).found if item[0] == "handler"]
+        nonces.append(nonce)
+    assert nonces[0] != nonces[1] and len(nonces[0]) >= 16

@@ -145,10 +145,10 @@ def graded_masters(folder=NOTEBOOKS):
 
     if str(ROOT) not in sys.path:
         sys.path.insert(0, str(ROOT))
-    from mcp_lesson.exercises.lessons import FILES as LESSONS
+    from mcp_lesson.exercises.lessons import FILES
 
     found = []
-    for name in LESSONS:
+    for name in FILES:
         path = Path(folder) / name
         if path.exists() and has_tests(nbformat.read(str(path), as_version=4)):
             found.append(path)

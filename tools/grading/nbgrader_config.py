@@ -24,7 +24,11 @@ What is set here, and why:
   feedback pages, any HTMLExporter run under these settings) is cleaned first
   by the course's one cleaner, ``CourseSanitizer`` (sanitize.py): no script or
   markup from a submission runs in a teacher's or student's browser; feedback
-  pages also carry a Content-Security-Policy that runs no script (``FeedbackHTML``);
+  pages also carry a Content-Security-Policy that runs no script (``FeedbackHTML``), and
+  formgrader's grading page is the course's copy of its template (templates/formgrade), whose
+  own scripts carry a nonce made for that page and whose policy runs no other script
+  (formgrade_page.py); formgrader's list pages, which these settings cannot reach, are the
+  server extension formgrader_pages.py's (enabled for the hub's teacher);
 * ``nbgrader export`` writes the course's grades.csv (grades_csv.py);
 * ``nbgrader collect`` from the exchange (a class on JupyterHub, formgrader's button too)
   is exchange.py's: the owner, the time and the files the system vouches for, and the
@@ -47,6 +51,7 @@ from nbgrader.preprocessors import (  # noqa: E402
 from judged_execute import JudgedExecute  # noqa: E402
 from grades_csv import GradesCsv  # noqa: E402
 from tools.grading.exchange import CourseExchangeCollect  # noqa: E402
+from tools.grading.formgrade_page import TEMPLATES, PageNonce  # noqa: E402
 from tools.grading.sanitize import CourseSanitizer, FeedbackHTML  # noqa: E402
 
 c = get_config()  # noqa: F821  (given by the config loader)
@@ -67,8 +72,15 @@ c.JudgedExecute.max_output_chars = 100_000
 c.GenerateFeedback.preprocessors = [GetGrades, CSSHTMLHeaderPreprocessor, ClearHiddenTests]
 # Nothing of a submission rendered as markup: every HTML exporter (formgrader's page, the
 # feedback pages) runs the course's cleaner before its template sees the notebook.
-c.HTMLExporter.preprocessors = [CourseSanitizer]
+c.HTMLExporter.preprocessors = [CourseSanitizer, PageNonce]
 c.HTMLExporter.sanitize_html = True
+# formgrader's page from the course's copy of its template (a nonce on each of its own scripts,
+# a policy against any other); the feedback template stays nbgrader's. (formgrader and
+# generate_feedback name nbgrader's folder only when the settings name none.)
+import nbgrader  # noqa: E402
+
+c.HTMLExporter.extra_template_basedirs = [
+    TEMPLATES, os.path.join(os.path.dirname(nbgrader.__file__), "server_extensions", "formgrader", "templates")]
 c.GenerateFeedback.exporter_class = FeedbackHTML
 c.LimitOutput.max_lines = 1000
 c.LimitOutput.max_traceback = 100

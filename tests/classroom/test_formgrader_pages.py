@@ -1,0 +1,128 @@
+"""formgrader's list pages (assignments, submissions, students) write what their address says
+as text and run only their own scripts (tools/grading/formgrader_pages.py).
+
+nbgrader renders them without autoescape: the assignment's name from the address went into a
+``<script>`` of the page as it was, so a link to ``manage_submissions/";...;"`` ran script as the
+teacher who followed it. The fast tests render nbgrader's own templates through the course's
+environment; the last one starts a real Jupyter server with the teacher's settings of a class
+on JupyterHub (tools/hub/roles/teacher and common) and opens such a link in Chromium."""
+
+import os
+import re
+import sys
+import urllib.parse
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from chromium import AS_ROOT, CHROMIUM_ARGS, chromium_or_skip, free_port
+from processes import start_guarded, wait_for
+
+nbgrader = pytest.importorskip("nbgrader")
+from nbgrader.server_extensions.formgrader import handlers  # noqa: E402
+
+from classroom.test_sanitize import active  # noqa: E402
+from tools.grading import formgrader_pages  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[2]
+ROLES = ROOT / "tools" / "hub" / "roles"
+ATTACK = '";window.ran=1;"<img src=x onerror="window.ran=2">'
+PAGES = sorted(name for name in os.listdir(handlers.template_path)
+               if name.endswith(".tpl") and name != "formgrade_404.tpl")  # (that one is broken in nbgrader)
+VALUES = dict(base_url="/user/teacher", assignment_id=ATTACK, notebook_id=ATTACK, student_id=ATTACK,
+              course_dir="/c", url_prefix="c", error_code=500, windows=False)
+
+
+def unguarded(name):
+    """The page as nbgrader itself renders it."""
+    from jinja2 import Environment, FileSystemLoader
+
+    return Environment(loader=FileSystemLoader([handlers.template_path])).get_template(name).render(**VALUES)
+
+
+def test_nbgraders_own_pages_put_the_address_into_a_script():
+    """The attack is real: without the course's environment, the name runs as script."""
+    assert 'var assignment_id = "";window.ran=1;"' in unguarded("manage_submissions.tpl")
+
+
+@pytest.mark.parametrize("name", PAGES)
+def test_each_list_page_shows_the_address_as_text_and_runs_only_its_own_scripts(name):
+    env = formgrader_pages.environment(handlers.template_path)
+    first, second = (env.get_template(name).render(**VALUES) for _ in range(2))
+    head = first[:first.lower().index("</head>")]
+    policy = re.search(r'<meta http-equiv="Content-Security-Policy" content="([^"]*)">', head)
+    assert policy and head.index(policy.group(0)) < head.find("<script")
+    nonce = re.search(r"script-src 'nonce-([^' ]+)'", policy.group(1)).group(1)
+    assert "'unsafe-inline'" not in policy.group(1).split("script-src")[1].split(";")[0]
+    scripts = re.findall(r"<script\b[^>]*>", first)
+    assert scripts and all(f'nonce="{nonce}"' in tag for tag in scripts), scripts
+    assert not [item for item in active(first).found if item[0] == "handler"]  # the page's own neither
+    assert "window.ran=1;\"" not in first and "<img src=x" not in first  # the address, as text
+    assert nonce not in second  # a nonce per page
+
+
+def served(course, port, token):
+    env = dict(os.environ, PYTHONPATH=str(ROOT), MCP_LESSON_COURSE=str(course),
+               MCP_LESSON_EXCHANGE=str(course.parent / "exchange"),
+               JUPYTER_CONFIG_PATH=os.pathsep.join([str(ROLES / "teacher"), str(ROLES / "common")]),
+               JUPYTER_CONFIG_DIR=str(course.parent / "jupyter"), JUPYTER_DATA_DIR=str(course.parent / "data"),
+               JUPYTER_RUNTIME_DIR=str(course.parent / "runtime"))
+    command = [sys.executable, "-m", "jupyter", "server", "--no-browser", "--ServerApp.ip=127.0.0.1",
+               f"--ServerApp.port={port}", "--ServerApp.port_retries=0", f"--IdentityProvider.token={token}",
+               f"--ServerApp.root_dir={course.parent}"] + (["--allow-root"] if AS_ROOT else [])
+    log = open(course.parent / "server.log", "w")
+    return start_guarded(command, cwd=course, env=env, stdout=log, stderr=log), log
+
+
+def answers(url):
+    try:
+        with urllib.request.urlopen(url, timeout=2) as response:
+            return response.status == 200
+    except OSError:
+        return False
+
+
+@pytest.mark.full
+def test_a_link_to_formgrader_with_script_in_its_address_runs_nothing(tmp_path):
+    """formgrader in a Jupyter server with the teacher's settings of a class on JupyterHub: the
+    page a hostile link opens shows the name as text and runs none of it; the page's own
+    script works (the list of assignments, from formgrader's API, and its Add button)."""
+    chromium = chromium_or_skip("formgrader's pages' Chromium check")
+    from playwright.sync_api import sync_playwright
+
+    from tools.grading.course_dir import prepare
+
+    course = prepare(tmp_path / "course")
+    (tmp_path / "exchange").mkdir()
+    port, token = free_port(), "course-test-token"
+    server, log = served(course, port, token)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        wait_for(lambda: answers(f"{base}/api/status?token={token}") or server.poll() is not None, "the Jupyter server", limit=90)
+        assert server.poll() is None, (tmp_path / "server.log").read_text()[-3000:]
+        hostile = f"{base}/formgrader/manage_submissions/{urllib.parse.quote(ATTACK, safe='')}?token={token}"
+        with urllib.request.urlopen(hostile, timeout=30) as response:
+            page = response.read().decode()
+        assert "Content-Security-Policy" in page and "window.ran=1;\"" not in page, page[:2000]
+        with sync_playwright() as playwright:
+            browser = playwright.chromium.launch(executable_path=chromium, args=CHROMIUM_ARGS)
+            try:
+                tab = browser.new_page()
+                tab.route("**/*", lambda route: route.continue_() if route.request.url.startswith(base)
+                          else route.abort())
+                tab.goto(hostile)
+                wait_for(lambda: tab.evaluate("document.readyState === 'complete' && !!window.jQuery"),
+                         "the submissions page", limit=30)
+                assert tab.evaluate("window.ran") is None
+                assert ATTACK in tab.locator("ol.breadcrumb").inner_text()  # the name, shown as text
+                tab.goto(f"{base}/formgrader/manage_assignments?token={token}")
+                wait_for(lambda: tab.evaluate("!!document.querySelector('[data-course-click]')"),
+                         "the assignments page", limit=30)
+                tab.click("a[data-course-click]")  # Add new assignment...
+                wait_for(lambda: tab.locator(".modal").first.is_visible(), "the Add new assignment dialog", limit=30)
+            finally:
+                browser.close()
+    finally:
+        server.end()
+        log.close()
