@@ -6,7 +6,8 @@ error. Lesson 05's cell that shows the learner's own classify in the checker cal
 session (c01-13) was labelled by the course's classify, which the judge refuses before lesson
 03: its kinds are now written in the cell, and held here to classify's.
 
-Not yet here: lesson 08's demonstrations ask for by_revision and explain.
+Lesson 08's demonstrations ask for the course's by_revision and explain, which the judge does
+not serve: grading shows those cells of the lesson as a line saying so, never as an error.
 """
 
 from pathlib import Path
@@ -55,3 +56,29 @@ def test_lesson_01_s_session_has_the_kinds_classify_gives():
     exec(session_cell.split("for sender")[0], namespace)
     assert [kind for _, kind, _ in namespace["session"]] == [
         mcp_lesson.classify(message)[0] for _, _, message in namespace["session"]]
+
+
+def test_a_lesson_s_demonstration_of_the_course_s_functions_is_a_line_not_an_error(tmp_path):
+    """Lesson 08, graded as a fully correct submission (its master): no cell of the lesson's
+    own shows an error on the feedback page; those that show the course's functions say so."""
+    import logging
+
+    from tools.grading import judged_execute
+
+    notebook = nbformat.read(NOTEBOOKS / "08_revisions.ipynb", as_version=4)
+    released = {cell.source for cell in notebook.cells if cell.cell_type == "code"}
+    step = judged_execute.JudgedExecute(records=str(tmp_path))
+    step.log = logging.getLogger("judged-execute-test")
+    original = judged_execute.release_sources
+    judged_execute.release_sources = lambda *args, **kwargs: released
+    try:
+        step.preprocess(notebook, {"nbgrader": {"student": "s", "notebook": "08_revisions",
+                                                "assignment": "08_revisions"}})
+    finally:
+        judged_execute.release_sources = original
+    errors = [(cell.id, out.ename) for cell in notebook.cells if cell.cell_type == "code"
+              and not _is_test(cell) for out in cell.outputs if out.output_type == "error"]
+    assert errors == []
+    said = [cell.id for cell in notebook.cells if cell.cell_type == "code"
+            for out in cell.outputs if out.output_type == "stream" and "grading does not run" in out.text]
+    assert said

@@ -282,14 +282,7 @@ class JudgedExecute(NbGraderPreprocessor):
         """True for a refusal of the course's (a function this lesson may not borrow)
         met inside the lesson's own given code, a check helper of an unchanged cell
         (lesson 08's exactly_one asks for by_revision): the lesson's, not the student's."""
-        file = str(error.get("cell") or "")
-        if error.get("type") != "LookupError" or not (file.startswith("<cell ") and file.endswith(">")):
-            return False
-        try:
-            cell = self.nb.cells[int(file[6:-1]) - 1]
-        except (ValueError, IndexError):
-            return False
-        return cell.source in self._release_sources and not cell.metadata.get("nbgrader", {}).get("solution")
+        return error.get("type") == "LookupError" and self._given_code(error)
 
     # --- the student's cells, in the sandbox ---------------------------------------------
 
@@ -313,9 +306,36 @@ class JudgedExecute(NbGraderPreprocessor):
                 self._error(cell, "CellTimeoutError", words)
                 self._incident(index, words)
                 return
+            if self._shown_not_run(cell, error):
+                return
             line = f" (line {error['line']})" if error.get("line") else ""
             self._error(cell, error.get("type", "Exception"), f"{error.get('text', '')}{line}")
             self._errors.append((index, error, bool(cell.metadata.get("nbgrader", {}).get("solution"))))
+
+    def _shown_not_run(self, cell, error):
+        """An error raised in the lesson's own code as released (a demonstration of the course's
+        functions that the judge does not serve: lesson 08 shows ``by_revision``, ``explain``,
+        ``classify`` under a revision): the cell's feedback says so in a line, not as an error
+        the learner never made. An error raised in the learner's own code is shown as it is.
+        True when said."""
+        if not self._given_code(error):
+            return False
+        self._stream(cell, f"{GUARD_LINE}this cell uses the lesson's own demonstration code, which needs "
+                           "the course's functions that grading does not run: its output is in the "
+                           "lesson (" + quoted(f"{error.get('type')}: {error.get('text', '')}", 100) + ")\n")
+        return True
+
+    def _given_code(self, error):
+        """True when ``error`` was raised in a cell of the lesson as released (not a solution
+        cell, and unchanged)."""
+        file = str(error.get("cell") or "")
+        if not (file.startswith("<cell ") and file.endswith(">")):
+            return False
+        try:
+            cell = self.nb.cells[int(file[6:-1]) - 1]
+        except (ValueError, IndexError):
+            return False
+        return cell.source in self._release_sources and not cell.metadata.get("nbgrader", {}).get("solution")
 
     # --- a test of the release, here --------------------------------------------------
 
