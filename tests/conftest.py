@@ -25,7 +25,7 @@ settings.register_profile(
 settings.load_profile("course")
 
 from mcp_lesson.exercises.registry import GRADUATED
-from mcp_lesson.exercises.carry import GRADUATION_FILES  # noqa: E402  (what graduation runs)
+from mcp_lesson.exercises.graduation import GRADUATION_FILES  # noqa: E402  (what graduation runs)
 SHOWN_FAILURES = 5
 
 

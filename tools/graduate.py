@@ -24,7 +24,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 from mcp_lesson.exercises.lessons import FILES as LESSONS  # noqa: E402
 from mcp_lesson.exercises.learner_package import NO_NESTED_RUNS, PACKAGE, export_notebook
-from mcp_lesson.exercises.carry import graduate  # noqa: E402
+from mcp_lesson.exercises.graduation import graduate  # noqa: E402
 
 
 def judge_fails_to_start():

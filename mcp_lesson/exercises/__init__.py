@@ -5,7 +5,7 @@ compared with the course's version by :mod:`.agreement`, on :mod:`.inputs`), a
 lesson's hidden tests (:mod:`.hidden_tests`), calling a learner's function safely
 (:mod:`.calling`), and the learner's own package: a cell as the package gets it
 (:mod:`.cells`), the exporter (:mod:`.learner_package`), and later lessons'
-carry-forward and graduation (:mod:`.carry`).
+carry-forward (:mod:`.carry`) and graduation (:mod:`.graduation`).
 
 May import: :mod:`mcp_lesson.protocol`, :mod:`mcp_lesson.core`, :mod:`mcp_lesson.rules`,
 :mod:`mcp_lesson.shared`.

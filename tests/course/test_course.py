@@ -5,7 +5,7 @@ import json
 import pytest
 
 import mcp_lesson
-import mcp_lesson.exercises.carry
+import mcp_lesson.exercises.graduation
 from mcp_lesson import course
 from mcp_lesson.exercises.lessons import FILES
 
@@ -325,5 +325,5 @@ def test_a_graduate_cell_under_a_test_run_only_says_so(monkeypatch, capsys):
 
     monkeypatch.setattr(subprocess, "run", no_nested_run)
     monkeypatch.setenv(learner_package.NO_NESTED_RUNS, "1")
-    assert mcp_lesson.exercises.carry.graduate() is None
+    assert mcp_lesson.exercises.graduation.graduate() is None
     assert "only says so" in capsys.readouterr().out
