@@ -234,3 +234,14 @@ def test_formgraders_page_runs_only_scripts_with_its_own_nonce(tmp_path, monkeyp
         assert not [item for item in active(page).found if item[0] == "handler"]
         nonces.append(nonce)
     assert nonces[0] != nonces[1] and len(nonces[0]) >= 16
+
+
+def test_a_lessons_folded_answer_stays_folded_not_shown_as_tags():
+    """The lessons fold their answers in ``<details><summary>``: the cleaner keeps both (they
+    run nothing), where it showed them as text on every feedback page."""
+    from tools.grading.sanitize import markdown_as_clean_html
+
+    html = markdown_as_clean_html("**Think.** Why?\n\n<details><summary>An answer</summary>\n\n"
+                                  "Because.\n\n</details>\n")
+    assert "<details>" in html and "<summary>An answer</summary>" in html
+    assert "&lt;details&gt;" not in html and "&lt;summary&gt;" not in html

@@ -40,11 +40,12 @@ from nbconvert.filters.markdown_mistune import markdown2html_mistune
 from nbconvert.preprocessors import Preprocessor
 from traitlets import Bool
 
-#: The tags a cleaned cell may hold: text, lists, tables, code, quotes, rules, images.
+#: The tags a cleaned cell may hold: text, lists, tables, code, quotes, rules, images, and the
+#: folded answers the lessons write (``<details><summary>``).
 TAGS = frozenset({
-    "a", "abbr", "b", "blockquote", "br", "code", "del", "div", "em", "h1", "h2", "h3", "h4",
+    "a", "abbr", "b", "blockquote", "br", "code", "del", "details", "div", "em", "h1", "h2", "h3", "h4",
     "h5", "h6", "hr", "i", "img", "kbd", "li", "ol", "p", "pre", "s", "span", "strong", "sub",
-    "sup", "table", "tbody", "td", "th", "thead", "tr", "ul",
+    "summary", "sup", "table", "tbody", "td", "th", "thead", "tr", "ul",
 })
 SAFE_IMAGE = re.compile(r"data:image/(?:png|jpeg|gif);base64,[A-Za-z0-9+/=\s]*\Z")
 SAFE_LINK = re.compile(r"(?:https?://|mailto:)[^\s\"'<>`]*\Z", re.IGNORECASE)
