@@ -33,7 +33,7 @@ ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 from mcp_lesson.shared import process_tree  # noqa: E402
-from mcp_lesson.shared.processes import die_with_parent  # noqa: E402
+from mcp_lesson.shared.processes import die_with_parent, signal_group  # noqa: E402
 from tools.hub import accounts, environment  # noqa: E402
 from tools.hub.settings import HERE, NAMES, PROXY, Settings  # noqa: E402
 
@@ -191,11 +191,11 @@ def stop(process, settings, limit=60):
     if process is None:
         return
     if process.poll() is None:
-        os.killpg(process.pid, signal.SIGINT)
+        signal_group(process.pid, signal.SIGINT)
         try:
             process.wait(limit)
         except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)
+            signal_group(process.pid, signal.SIGKILL)
             process.wait()
     for pid in hub_processes(settings.port):
         with contextlib.suppress(OSError):
