@@ -97,6 +97,21 @@ class ClientBase:
     revision = HANDSHAKE
     server = None
 
+    def _first_look(self, known):
+        """The handshake (the 2025-11-25 generation: ``initialize``, the revision the server
+        agreed, one of ``known``, then ``notifications/initialized``), or at 2026-07-28
+        ``server/discover``."""
+        if self.revision >= STATELESS:
+            self.server = self.request("server/discover")
+            return
+        self.server = self.request("initialize", {
+            "protocolVersion": self.revision, "capabilities": CAPABILITIES, "clientInfo": CLIENT_INFO})
+        agreed = self.server.get("protocolVersion") if isinstance(self.server, dict) else None
+        if agreed not in known or agreed >= STATELESS:
+            raise ServerError(f"the server agreed to revision {agreed!r}, which this client does not speak")
+        self.revision = agreed
+        self.notify("notifications/initialized")
+
     @property
     def server_info(self):
         """``{"name": ..., "version": ...}`` as the server gave it (``serverInfo``, or 2026-07-28's ``_meta``)."""

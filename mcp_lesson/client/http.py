@@ -43,7 +43,7 @@ from mcp_lesson.core.messages import create_request
 from mcp_lesson.core.transport import HTTP_REVISIONS, STATELESS, http_request_for
 from mcp_lesson.core.classification import classify_json
 from mcp_lesson.shared.sse import SSE
-from mcp_lesson.client.common import CAPABILITIES, CLIENT_INFO, HANDSHAKE, TIMEOUT, ClientBase, ServerError, reply_to
+from mcp_lesson.client.common import HANDSHAKE, TIMEOUT, ClientBase, ServerError, reply_to
 
 #: The wait before resuming a stream that gave no ``retry``, in milliseconds.
 DEFAULT_RETRY_MS = 1000
@@ -95,16 +95,9 @@ class Client(ClientBase):
 
     def open(self):
         """The handshake (or, at 2026-07-28, ``server/discover``); then the session's GET stream."""
+        self._first_look(HTTP_REVISIONS)
         if self.revision >= STATELESS:
-            self.server = self.request("server/discover")
             return self
-        self.server = self.request("initialize", {
-            "protocolVersion": self.revision, "capabilities": CAPABILITIES, "clientInfo": CLIENT_INFO})
-        agreed = self.server.get("protocolVersion") if isinstance(self.server, dict) else None
-        if agreed not in HTTP_REVISIONS or agreed >= STATELESS:
-            raise ServerError(f"the server agreed to revision {agreed!r}, which this client does not speak")
-        self.revision = agreed
-        self.notify("notifications/initialized")
         if self._listen:
             self._listener = threading.Thread(target=self._listen_for_requests, daemon=True,
                                               name="mcp_lesson.client.http GET stream")

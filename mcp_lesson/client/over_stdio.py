@@ -15,10 +15,9 @@ import time
 from mcp_lesson.exercises.calling import one_line
 from mcp_lesson.core.classification import classify_json
 from mcp_lesson.core.messages import create_request
-from mcp_lesson.core.transport import STATELESS
 from mcp_lesson.protocol.revisions import REVISIONS
 from mcp_lesson.shared.stdio_lines import ServerError as LineError
-from mcp_lesson.client.common import CAPABILITIES, CLIENT_INFO, HANDSHAKE, TIMEOUT, ClientBase, ServerError, reply_to
+from mcp_lesson.client.common import HANDSHAKE, TIMEOUT, ClientBase, ServerError, reply_to
 from mcp_lesson.client.stdio import StdioServer
 
 #: Most characters of a server's line kept in a note.
@@ -50,16 +49,7 @@ class StdioClient(ClientBase):
             self._process.start()
         except OSError as exc:
             raise ServerError(f"cannot start {self.command[0]}: {exc.strerror or exc}") from None
-        if self.revision >= STATELESS:
-            self.server = self.request("server/discover")
-            return self
-        self.server = self.request("initialize", {
-            "protocolVersion": self.revision, "capabilities": CAPABILITIES, "clientInfo": CLIENT_INFO})
-        agreed = self.server.get("protocolVersion") if isinstance(self.server, dict) else None
-        if agreed not in REVISIONS or agreed >= STATELESS:
-            raise ServerError(f"the server agreed to revision {agreed!r}, which this client does not speak")
-        self.revision = agreed
-        self.notify("notifications/initialized")
+        self._first_look(REVISIONS)
         return self
 
     def request(self, method, params=None):
