@@ -2,11 +2,17 @@
 the flags that keep it off the network, a free port, and the rule that a
 missing browser skips locally and fails in CI."""
 
+import contextlib
 import os
+import secrets
 import shutil
 import socket
+import subprocess
+import threading
 
 import pytest
+
+from processes import patience
 
 AS_ROOT = hasattr(os, "geteuid") and os.geteuid() == 0
 
@@ -70,3 +76,36 @@ def listening(port):
         return True
     except OSError:
         return False
+
+
+@contextlib.contextmanager
+def launched(playwright, path, more_args=(), limit=60):
+    """A Chromium of its own (``path``, with :data:`CHROMIUM_ARGS` and ``more_args``), closed
+    on the way out.
+
+    Chromium now and then never answers Playwright's close (of a context or of the
+    browser) on a loaded machine, which would hang the test until pytest's time limit: so
+    the browser carries a mark of its own on its command line, and when closing it takes
+    more than ``limit`` seconds (scaled by the tests' patience), its processes are killed by
+    that mark, which ends the close. What a test checked has been checked by then."""
+    mark = f"mcp-lesson-browser={secrets.token_hex(8)}"
+    browser = playwright.chromium.launch(executable_path=path, args=[*CHROMIUM_ARGS, *more_args, f"--{mark}"])  # (a
+    # switch Chromium does not know, and ignores)
+    try:
+        yield browser
+    finally:
+        closed = threading.Event()
+
+        def guard():
+            if not closed.wait(patience(limit)):
+                subprocess.run(["pkill", "-KILL", "-f", mark], check=False)
+
+        threading.Thread(target=guard, daemon=True).start()
+        try:
+            with contextlib.suppress(Exception):  # (the error of a close the guard ended)
+                for context in browser.contexts:
+                    for page in context.pages:
+                        page.close()
+                browser.close()
+        finally:
+            closed.set()

@@ -43,7 +43,7 @@ from pathlib import Path
 
 import pytest
 
-from chromium import CHROMIUM_ARGS, chromium_or_skip, free_port, listening, missing
+from chromium import chromium_or_skip, free_port, launched, listening, missing
 from processes import descendants, live_processes, patience, start_guarded, wait_for
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -175,10 +175,8 @@ def browser():
     chromium = chromium_or_skip()
     from playwright.sync_api import sync_playwright
 
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=chromium, args=CHROMIUM_ARGS)
+    with sync_playwright() as playwright, launched(playwright, chromium) as browser:
         yield browser
-        browser.close()
 
 
 def _installed_axe():

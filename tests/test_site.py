@@ -58,7 +58,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from chromium import CHROMIUM_ARGS, chromium_or_skip, free_port, listening, missing
+from chromium import chromium_or_skip, free_port, launched, listening, missing
 from processes import patience, start_guarded
 from tools.site import build as site_build
 from tools.site import serve as site_serve
@@ -355,17 +355,13 @@ def offline_browser(chromium):
     from playwright.sync_api import sync_playwright
 
     trap = Trap()
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(
-            executable_path=chromium,
-            args=CHROMIUM_ARGS + [f"--proxy-server=http://127.0.0.1:{trap.port}"],
-        )
+    with sync_playwright() as playwright, launched(
+            playwright, chromium, [f"--proxy-server=http://127.0.0.1:{trap.port}"]) as browser:
         offline = OfflineBrowser(browser)
         try:
             yield offline
         finally:
             offline.close()
-            browser.close()
             trap.close()
     ARTIFACTS.mkdir(exist_ok=True)
     (ARTIFACTS / "site-offline.txt").write_text(

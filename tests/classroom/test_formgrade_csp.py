@@ -15,7 +15,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from chromium import CHROMIUM_ARGS, chromium_or_skip
+from chromium import chromium_or_skip, launched
 from processes import patience, wait_for
 
 nbgrader = pytest.importorskip("nbgrader")
@@ -118,43 +118,39 @@ def test_injected_script_runs_nothing_and_formgraders_own_buttons_work(served):
     chromium = chromium_or_skip("the grading page's Chromium check")
     from playwright.sync_api import sync_playwright
 
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=chromium, args=CHROMIUM_ARGS)
-        try:
-            context = browser.new_context()
-            context.set_default_timeout(patience(30) * 1000)
-            context.route("**/*", lambda route: route.continue_() if route.request.url.startswith(served)
-                          else route.abort())
-            context.add_init_script(VIOLATIONS)
+    with sync_playwright() as playwright, launched(playwright, chromium) as browser:
+        context = browser.new_context()
+        context.set_default_timeout(patience(30) * 1000)
+        context.route("**/*", lambda route: route.continue_() if route.request.url.startswith(served)
+                      else route.abort())
+        context.add_init_script(VIOLATIONS)
 
-            page = context.new_page()
-            page.goto(f"{served}/unguarded")
-            wait_for(lambda: page.evaluate("document.readyState === 'complete'"), "the page without its policy",
-                     limit=30)
-            page.click("#bad-link")
-            # Without its policy the page runs what was injected: the attack is real.
-            assert {"inline", "onerror", "self-file", "link"} <= set(page.evaluate("window.ran || []"))
+        page = context.new_page()
+        page.goto(f"{served}/unguarded")
+        wait_for(lambda: page.evaluate("document.readyState === 'complete'"), "the page without its policy",
+                 limit=30)
+        page.click("#bad-link")
+        # Without its policy the page runs what was injected: the attack is real.
+        assert {"inline", "onerror", "self-file", "link"} <= set(page.evaluate("window.ran || []"))
 
-            page = context.new_page()
-            page.goto(f"{served}/guarded")
-            # formgrader's own scripts ran: jQuery, bootstrap's tooltips on the name's eye. (Polled
-            # from outside the page: waiting inside it would evaluate a string, which the policy forbids.)
-            wait_for(lambda: page.evaluate(OWN_SCRIPTS_RAN),
-                     "formgrader's scripts ran on the grading page", limit=30)
-            page.click("#bad-link")
-            assert page.evaluate("window.ran") is None
-            assert page.title() != "pwned"
-            # The eye (an onclick in nbgrader's page) shows and hides the student's name.
-            assert not page.locator("a.name-shown").is_visible()
-            page.click("span.glyphicon.name-hidden")
-            assert page.locator("a.name-shown").is_visible()
-            page.click("span.glyphicon.name-shown")
-            assert page.locator("a.name-hidden").is_visible() and not page.locator("a.name-shown").is_visible()
-            violations = page.evaluate("window.violations")
-            # Blocked: the injected script, handlers and file; never one of formgrader's own files.
-            assert any(v["blocked"] == "inline" for v in violations), violations
-            assert any(v["blocked"].endswith("/files/student.js") for v in violations), violations
-            assert not [v for v in violations if "/formgrader/static/" in v["blocked"]], violations
-            assert page.evaluate("window.ran") is None
-        finally:
-            browser.close()
+        page = context.new_page()
+        page.goto(f"{served}/guarded")
+        # formgrader's own scripts ran: jQuery, bootstrap's tooltips on the name's eye. (Polled
+        # from outside the page: waiting inside it would evaluate a string, which the policy forbids.)
+        wait_for(lambda: page.evaluate(OWN_SCRIPTS_RAN),
+                 "formgrader's scripts ran on the grading page", limit=30)
+        page.click("#bad-link")
+        assert page.evaluate("window.ran") is None
+        assert page.title() != "pwned"
+        # The eye (an onclick in nbgrader's page) shows and hides the student's name.
+        assert not page.locator("a.name-shown").is_visible()
+        page.click("span.glyphicon.name-hidden")
+        assert page.locator("a.name-shown").is_visible()
+        page.click("span.glyphicon.name-shown")
+        assert page.locator("a.name-hidden").is_visible() and not page.locator("a.name-shown").is_visible()
+        violations = page.evaluate("window.violations")
+        # Blocked: the injected script, handlers and file; never one of formgrader's own files.
+        assert any(v["blocked"] == "inline" for v in violations), violations
+        assert any(v["blocked"].endswith("/files/student.js") for v in violations), violations
+        assert not [v for v in violations if "/formgrader/static/" in v["blocked"]], violations
+        assert page.evaluate("window.ran") is None

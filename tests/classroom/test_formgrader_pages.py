@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from chromium import AS_ROOT, CHROMIUM_ARGS, chromium_or_skip, free_port
+from chromium import AS_ROOT, chromium_or_skip, free_port, launched
 from processes import start_guarded, wait_for
 
 nbgrader = pytest.importorskip("nbgrader")
@@ -105,24 +105,20 @@ def test_a_link_to_formgrader_with_script_in_its_address_runs_nothing(tmp_path):
         with urllib.request.urlopen(hostile, timeout=30) as response:
             page = response.read().decode()
         assert "Content-Security-Policy" in page and "window.ran=1;\"" not in page, page[:2000]
-        with sync_playwright() as playwright:
-            browser = playwright.chromium.launch(executable_path=chromium, args=CHROMIUM_ARGS)
-            try:
-                tab = browser.new_page()
-                tab.route("**/*", lambda route: route.continue_() if route.request.url.startswith(base)
-                          else route.abort())
-                tab.goto(hostile)
-                wait_for(lambda: tab.evaluate("document.readyState === 'complete' && !!window.jQuery"),
-                         "the submissions page", limit=30)
-                assert tab.evaluate("window.ran") is None
-                assert ATTACK in tab.locator("ol.breadcrumb").inner_text()  # the name, shown as text
-                tab.goto(f"{base}/formgrader/manage_assignments?token={token}")
-                wait_for(lambda: tab.evaluate("!!document.querySelector('[data-course-click]')"),
-                         "the assignments page", limit=30)
-                tab.click("a[data-course-click]")  # Add new assignment...
-                wait_for(lambda: tab.locator(".modal").first.is_visible(), "the Add new assignment dialog", limit=30)
-            finally:
-                browser.close()
+        with sync_playwright() as playwright, launched(playwright, chromium) as browser:
+            tab = browser.new_page()
+            tab.route("**/*", lambda route: route.continue_() if route.request.url.startswith(base)
+                      else route.abort())
+            tab.goto(hostile)
+            wait_for(lambda: tab.evaluate("document.readyState === 'complete' && !!window.jQuery"),
+                     "the submissions page", limit=30)
+            assert tab.evaluate("window.ran") is None
+            assert ATTACK in tab.locator("ol.breadcrumb").inner_text()  # the name, shown as text
+            tab.goto(f"{base}/formgrader/manage_assignments?token={token}")
+            wait_for(lambda: tab.evaluate("!!document.querySelector('[data-course-click]')"),
+                     "the assignments page", limit=30)
+            tab.click("a[data-course-click]")  # Add new assignment...
+            wait_for(lambda: tab.locator(".modal").first.is_visible(), "the Add new assignment dialog", limit=30)
     finally:
         server.end()
         log.close()

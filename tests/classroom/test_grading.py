@@ -46,7 +46,7 @@ import nbformat
 import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_raw_cell
 
-from chromium import CHROMIUM_ARGS, find_chromium, missing
+from chromium import find_chromium, launched, missing
 from processes import patience, run_to_end
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -558,46 +558,42 @@ def test_a_feedback_page_shows_the_failing_case_in_plain_words(day):
     except ImportError:
         missing("Python Playwright is not installed (make venv)")
     outside = []
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=chromium, args=CHROMIUM_ARGS)
-        try:
-            page = browser.new_page(viewport={"width": 1100, "height": 1040})
+    with sync_playwright() as playwright, launched(playwright, chromium) as browser:
+        page = browser.new_page(viewport={"width": 1100, "height": 1040})
 
-            def only_local(route):
-                if route.request.url.startswith("file://"):
-                    route.continue_()
-                else:  # the page's MathJax comes from a CDN: never fetched here
-                    outside.append(route.request.url)
-                    route.abort()
+        def only_local(route):
+            if route.request.url.startswith("file://"):
+                route.continue_()
+            else:  # the page's MathJax comes from a CDN: never fetched here
+                outside.append(route.request.url)
+                route.abort()
 
-            page.route("**/*", only_local)
-            page.goto(page_file.as_uri())
-            text = page.inner_text("body")
-            from nbgrader.api import Gradebook
+        page.route("**/*", only_local)
+        page.goto(page_file.as_uri())
+        text = page.inner_text("body")
+        from nbgrader.api import Gradebook
 
-            score, most = EXPECTED["partial", "03_classifying"]
-            assert f"03_classifying (Score: {score} / {most})" in text
-            with Gradebook(f"sqlite:///{day.course / 'gradebook.db'}") as gb:
-                cell = gb.find_grade("classify_json-tests", "03_classifying", "03_classifying", "partial")
-                cell_score, cell_most = cell.score, cell.max_score
-            assert cell_score == 0 < cell_most  # the partial student's one mistake in lesson 03
-            assert "classify_json-tests" in text and f"Score: {cell_score} / {cell_most}" in text
-            assert "AssertionError" in text
-            failing = page.get_by_text(FAILING_CASE).last
-            assert failing.is_visible()
-            line = failing.inner_text()
-            assert "gave ('request', None),\n  but it should be ('invalid', -32700)" in line
-            # the picture: the failing test cell, from its score to the case in words
-            page.get_by_text("Grade cell: classify_json-tests").first.evaluate(
-                "element => element.scrollIntoView({block: 'start'})")
-            page.evaluate("window.scrollBy(0, -16)")
-            ARTIFACTS.mkdir(exist_ok=True)
-            shot = ARTIFACTS / "feedback.png"
-            page.screenshot(path=str(shot))
-            if os.environ.get("UPDATE_SCREENSHOTS") == "1":
-                shutil.copyfile(shot, ROOT / "docs" / "feedback.png")
-        finally:
-            browser.close()
+        score, most = EXPECTED["partial", "03_classifying"]
+        assert f"03_classifying (Score: {score} / {most})" in text
+        with Gradebook(f"sqlite:///{day.course / 'gradebook.db'}") as gb:
+            cell = gb.find_grade("classify_json-tests", "03_classifying", "03_classifying", "partial")
+            cell_score, cell_most = cell.score, cell.max_score
+        assert cell_score == 0 < cell_most  # the partial student's one mistake in lesson 03
+        assert "classify_json-tests" in text and f"Score: {cell_score} / {cell_most}" in text
+        assert "AssertionError" in text
+        failing = page.get_by_text(FAILING_CASE).last
+        assert failing.is_visible()
+        line = failing.inner_text()
+        assert "gave ('request', None),\n  but it should be ('invalid', -32700)" in line
+        # the picture: the failing test cell, from its score to the case in words
+        page.get_by_text("Grade cell: classify_json-tests").first.evaluate(
+            "element => element.scrollIntoView({block: 'start'})")
+        page.evaluate("window.scrollBy(0, -16)")
+        ARTIFACTS.mkdir(exist_ok=True)
+        shot = ARTIFACTS / "feedback.png"
+        page.screenshot(path=str(shot))
+        if os.environ.get("UPDATE_SCREENSHOTS") == "1":
+            shutil.copyfile(shot, ROOT / "docs" / "feedback.png")
     assert all("mathjax" in url.lower() for url in outside), outside
 
 
@@ -628,17 +624,13 @@ def test_a_submissions_script_runs_in_no_page(day):
     from playwright.sync_api import sync_playwright
 
     page_file = day.course / "feedback" / "hostile" / "09_http" / "09_http.html"
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=chromium, args=CHROMIUM_ARGS)
-        try:
-            page = browser.new_page()
-            page.route("**/*", lambda route: route.continue_() if route.request.url.startswith("file://")
-                       else route.abort())
-            page.goto(page_file.as_uri())
-            assert page.get_by_text("My notes").first.is_visible()
-            assert page.evaluate("window.pwned === undefined && document.title !== 'pwned'")
-        finally:
-            browser.close()
+    with sync_playwright() as playwright, launched(playwright, chromium) as browser:
+        page = browser.new_page()
+        page.route("**/*", lambda route: route.continue_() if route.request.url.startswith("file://")
+                   else route.abort())
+        page.goto(page_file.as_uri())
+        assert page.get_by_text("My notes").first.is_visible()
+        assert page.evaluate("window.pwned === undefined && document.title !== 'pwned'")
 
 
 # --- collect, on a small folder (no nbgrader run) ---------------------------------------------

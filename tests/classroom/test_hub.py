@@ -30,7 +30,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from chromium import CHROMIUM_ARGS, chromium_or_skip, free_port, listening, missing
+from chromium import chromium_or_skip, free_port, launched, listening, missing
 from processes import live_processes, patience, wait_for
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -147,10 +147,9 @@ def hub():
             assert f"log in at {settings.hub_url}/hub/login" in line, line
         from playwright.sync_api import sync_playwright
 
-        with sync_playwright() as playwright:
-            browser = playwright.chromium.launch(executable_path=chromium, args=CHROMIUM_ARGS)
-            yield Class(settings, browser, times, accounts.read_passwords(settings.state / "passwords.txt"))
-            browser.close()
+        with sync_playwright() as playwright, launched(playwright, chromium) as browser:
+            yield Class(settings, browser, times, accounts.read_passwords(settings.state / "passwords.txt"),
+                        lambda: launched(playwright, chromium))
     finally:
         if process is not None and process.poll() is None:
             os.killpg(process.pid, 2)  # Ctrl-C, as a teacher stops make hub
@@ -209,15 +208,18 @@ def _line_with(process, text, log, limit=300):
 
 
 class Class:
-    """The running class: its settings, a browser, the steps' times, the passwords."""
+    """The running class: its settings, a browser, the steps' times, the passwords, and
+    ``another_browser()`` (a context manager) for a test that needs a browser of its own."""
 
-    def __init__(self, settings, browser, times, passwords):
+    def __init__(self, settings, browser, times, passwords, another_browser):
         self.settings, self.browser, self.times, self.passwords = settings, browser, times, passwords
+        self.another_browser = another_browser
         self.base = settings.hub_url
 
-    def log_in(self, name):
-        """A page of ``name``'s JupyterLab, logged in through the hub's own login page."""
-        page = self.browser.new_context(viewport={"width": 1280, "height": 900}).new_page()
+    def log_in(self, name, browser=None):
+        """A page of ``name``'s JupyterLab (in ``browser``, or the class's), logged in
+        through the hub's own login page."""
+        page = (browser or self.browser).new_context(viewport={"width": 1280, "height": 900}).new_page()
         page.set_default_timeout(patience(60) * 1000)
         page.goto(self.base + "/hub/login")
         page.fill("#username_input", name)
@@ -526,10 +528,11 @@ document.querySelector("button").onclick = async () => {
     let xsrf = "";
     await attempt("xsrf " + server, async () => {
       const opened = await window_of(server + "/lab");
-      const cookie = opened.document.cookie.split("; ").find(c => c.startsWith("_xsrf=")) || "";
-      xsrf = decodeURIComponent(cookie.slice(6));
-      opened.close();
-      return xsrf ? "taken" : "none";
+      try {
+        const cookie = opened.document.cookie.split("; ").find(c => c.startsWith("_xsrf=")) || "";
+        xsrf = decodeURIComponent(cookie.slice(6));
+        return xsrf ? "taken" : "none";
+      } finally { opened.close(); }  // (another origin's window too: the page opened it)
     });
     const headers = {"X-XSRFToken": xsrf, "Content-Type": "application/json"};
     await attempt("read " + server, async () => {
@@ -573,16 +576,16 @@ def test_a_page_of_a_students_server_reads_nothing_of_the_teachers_and_starts_no
     for path in settings_folder.iterdir():
         shutil.chown(path, student, student)
     hub.log_in(student).context.close()  # the student's server, with their own settings
-    teacher = hub.log_in(TEACHER)  # the teacher's JupyterLab, open
-    terminals = f"{hub.settings.server_url(TEACHER)}/api/terminals"
-    terminals_before = teacher.evaluate(FETCH_JSON, terminals)
-    page = teacher.context.new_page()  # the student's link, opened beside it
-    page.goto(f"{hub.settings.server_url(student)}/red-team")
-    page.click("button")  # the one click the red team needed
-    page.wait_for_function("window.done === true", timeout=patience(300) * 1000)
-    results = page.evaluate("window.results")
-    assert len(results) == 4 * len(origins)  # the page ran every attempt
-    assert secret not in json.dumps(results), results
-    assert teacher.evaluate(FETCH_JSON, terminals) == terminals_before, results
-    assert not (accounts.home_of(TEACHER) / "pwned.txt").exists(), results
-    teacher.context.close()
+    with hub.another_browser() as browser:  # (the page opens windows: a browser of its own)
+        teacher = hub.log_in(TEACHER, browser)  # the teacher's JupyterLab, open
+        terminals = f"{hub.settings.server_url(TEACHER)}/api/terminals"
+        terminals_before = teacher.evaluate(FETCH_JSON, terminals)
+        page = teacher.context.new_page()  # the student's link, opened beside it
+        page.goto(f"{hub.settings.server_url(student)}/red-team")
+        page.click("button")  # the one click the red team needed
+        page.wait_for_function("window.done === true", timeout=patience(300) * 1000)
+        results = page.evaluate("window.results")
+        assert len(results) == 4 * len(origins)  # the page ran every attempt
+        assert secret not in json.dumps(results), results
+        assert teacher.evaluate(FETCH_JSON, terminals) == terminals_before, results
+        assert not (accounts.home_of(TEACHER) / "pwned.txt").exists(), results
