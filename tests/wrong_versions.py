@@ -13,6 +13,42 @@ writes); others are written out, as two learners wrote them.
 
 #: {function: [(the mistake, in words, the source that replaces it)]}
 WRONG = {
+    "rough_kind": [
+        ("looks at the id's value, not the key (the id 0 makes a notification)", '''
+def rough_kind(msg):
+    if isinstance(msg, dict) and "method" in msg:
+        return ("request", None) if msg.get("id") else ("notification", None)
+    return _right_rough_kind(msg)
+'''),
+        ("never checks for a dict (a string holding the word method is a message)", '''
+def rough_kind(msg):
+    if isinstance(msg, (str, list)) and "method" in msg:
+        return ("notification", None)
+    return _right_rough_kind(msg)
+'''),
+        ("a response only with a result (an error is invalid)", '''
+def rough_kind(msg):
+    if isinstance(msg, dict) and "method" not in msg and "result" not in msg:
+        return INVALID
+    return _right_rough_kind(msg)
+'''),
+        ("looks for a result before a method", '''
+def rough_kind(msg):
+    if isinstance(msg, dict) and ("result" in msg or "error" in msg):
+        return ("response", None)
+    return _right_rough_kind(msg)
+'''),
+        ("calls anything else a request, not invalid", '''
+def rough_kind(msg):
+    kind = _right_rough_kind(msg)
+    return ("request", None) if isinstance(msg, dict) and kind == INVALID else kind
+'''),
+        ("the code of an invalid message as a string", '''
+def rough_kind(msg):
+    kind = _right_rough_kind(msg)
+    return ("invalid", "-32600") if kind == INVALID else kind
+'''),
+    ],
     "create_request": [
         ("keeps the id None as an id", '''
 def create_request(method, params=None, request_id=None):

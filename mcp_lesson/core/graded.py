@@ -7,7 +7,16 @@ lessons' order; ``expected`` is "as the course's" for a call the cell shows with
 POINTS: each graded lesson's points (nbgrader's maximum score).
 """
 
-EXERCISES = (('is_valid_id', '02', True, 2.0, [(('',), {}, True), ((-1,), {}, True), ((False,), {}, False)]),
+EXERCISES = (('rough_kind',
+  '01',
+  True,
+  2.0,
+  [(({'jsonrpc': '2.0', 'id': 9, 'method': 'resources/list'},), {}, ('request', None)),
+   (({'jsonrpc': '2.0', 'id': 9, 'error': {'code': -32601, 'message': 'Method not found'}},),
+    {},
+    ('response', None)),
+   (('tools/list',), {}, ('invalid', -32600))]),
+ ('is_valid_id', '02', True, 2.0, [(('',), {}, True), ((-1,), {}, True), ((False,), {}, False)]),
  ('create_request',
   '02',
   True,

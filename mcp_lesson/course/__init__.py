@@ -21,8 +21,8 @@ notebook with a traceback.
 * :func:`aim`: target practice, "write a message that this rule catches"
   (:func:`broken_rules` lists every rule a message breaks, not only the first);
 * :func:`quiz`: label some messages by hand and compare with ``classify``;
-* :func:`rough_kind` / :func:`rough_is_request`: the course's own copy of lesson
-  01's key-sniffing sorter, the reference its bug hunt compares with;
+* :func:`rough_kind` / :func:`rough_is_request`: lesson 01's key-sniffing sorter (the
+  master's export, mcp_lesson/core/kinds.py), the reference its bug hunt compares with;
 * lesson 10's recordings of live traffic: :func:`read_recording`,
   :func:`stored_recording`, :func:`show_recording` (a table),
   :func:`sequence_diagram` / :func:`show_diagram` (Mermaid, drawn from the
@@ -42,8 +42,8 @@ import sys
 from pathlib import Path
 from typing import NamedTuple
 
+from mcp_lesson.core.kinds import rough_kind  # (lesson 01's export, its bug hunt's reference)
 from mcp_lesson.rules import classification
-from mcp_lesson.rules import messages
 from mcp_lesson.rules import explanation
 from mcp_lesson.protocol.values import python_type
 from mcp_lesson.exercises.calling import NOT_YET, cut_apart, exception_text, python_text, safe_equal, same_json
@@ -505,20 +505,7 @@ def aim(fn, rule, asked=None):
             print(f"  It does break '{_short(rule)}' too, but '{_short(got)}' catches it first.")
 
 
-# --- lesson 01's first sorter, the course's copy -------------------------------------
-
-def rough_kind(msg):
-    """Lesson 01's key-sniffing sorter, written once by the course: a verdict from
-    which keys a parsed value has, whatever their values. (Not ``classify``: it is
-    the reference for lesson 01's bug hunt, which is about keys, not values.)"""
-    if not isinstance(msg, dict):
-        return ("invalid", messages.INVALID_REQUEST)
-    if "method" in msg:
-        return ("request", None) if "id" in msg else ("notification", None)
-    if "result" in msg or "error" in msg:
-        return ("response", None)
-    return ("invalid", messages.INVALID_REQUEST)
-
+# --- lesson 01's first sorter --------------------------------------------------------
 
 def rough_is_request(msg):
     """True when the course's :func:`rough_kind` calls ``msg`` a request."""

@@ -31,7 +31,7 @@ class Lesson(NamedTuple):
 
 LESSONS = (
     Lesson("00", "00_start_here.ipynb"),
-    Lesson("01", "01_messages.ipynb"),
+    Lesson("01", "01_messages.ipynb", "kinds", core=True),
     Lesson("02", "02_building_requests.ipynb", "messages", core=True),
     Lesson("03", "03_classifying.ipynb", "classification", core=True),
     Lesson("04", "04_errors.ipynb", "errors", core=True),

@@ -62,16 +62,11 @@ def _likelier(fn, name):
             f"check({name}, target=\"{best[1].target}\")")
 
 
-#: Functions the lessons hold to classify's table on purpose, with no note when nothing passes:
-#: lesson 01's rough sorter, which the check scores against classify's verdicts.
-ON_CLASSIFY_S_TABLE = frozenset({"rough_kind"})
-
-
 def check(fn, target=None, show=3):
     """Print how ``fn`` does on the case table, e.g. ``classify: 55/55 cases pass``.
 
-    The report names ``fn`` itself, so ``check(rough_kind)`` (checked against
-    the classify table) prints ``rough_kind: 29/55 cases pass``.
+    The report names ``fn`` itself, so ``check(rough_kind, target="classify")`` (held to
+    classify's verdicts) prints ``rough_kind: 29/55 cases pass``.
     """
     if not callable(fn):
         print(f"check() needs the function you wrote, got {python_value(fn)}")
@@ -81,7 +76,7 @@ def check(fn, target=None, show=3):
     if name.isidentifier() and name != report.target:
         report = report._replace(target=name)
     print(report.text(show))
-    if (target is None and name not in CHECKED and name not in ON_CLASSIFY_S_TABLE and report.passed == 0
+    if (target is None and name not in CHECKED and report.passed == 0
             and not report.not_implemented):
         print(f"  (check knows no function called {name}, so it held it to classify's verdicts; "
               + _likelier(fn, name) + ")")
