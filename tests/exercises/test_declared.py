@@ -61,31 +61,96 @@ def test_the_committed_declaration_is_what_the_masters_declare():
     assert (graded.EXERCISES, graded.POINTS) == (exercises, points), "run `make export`"
 
 
-def test_a_graded_function_no_row_names_is_derived_with_its_visible_cases():
+def _declared_as(which, **changed):
+    [entry] = [entry for entry in graded.EXERCISES if entry[0] == which]
+    return tuple(declared.Declared(*entry)._replace(**changed))
+
+
+def test_no_row_is_typed_by_hand():
+    """Every row of the registry is derived from the masters' declarations: the registry
+    holds no row of its own, and deriving the committed declaration gives BUILT exactly."""
+    assert not hasattr(registry, "WRITTEN")
+    def seen(rows):  # a table's judge is a function made each time: its cases say which table it is
+        return [row._replace(table=row.table and row.table.cases) for row in rows]
+
+    assert seen(registry.BUILT) == seen(sorted(registry.derived(graded.EXERCISES), key=lambda row: row.lesson))
+    assert {row.name for row in registry.BUILT} == {entry[0] for entry in graded.EXERCISES}
+
+
+def test_a_row_of_the_shared_case_table_is_found_by_the_function_s_name():
+    """A function with a row in a case module's CHECKS is checked on that table, judged as the
+    row says; a function with none is checked on its graded cell's visible cases."""
+    [row] = registry.derived([_declared_as("classify")])
+    assert row.table.cases is registry.SHARED["classify"][1] and len(row.table.cases) > 10
+    assert row.graduates and row.agree_on is None
+    [other] = registry.derived([_declared_as("classify", name="classify_again", parameters=("message",))])
+    assert other.table.cases is not row.table.cases and len(other.table.cases) == len(_declared_as("classify")[-1])
+    with pytest.raises(ValueError, match="judges its cases by 'same_nothing'"):
+        from mcp_lesson.exercises.tables import shared
+        shared("same_nothing", [])
+
+
+def test_the_inputs_to_agree_on_are_found_by_the_parameters_names():
+    [row] = registry.derived([_declared_as("reply_for_json")])
+    assert row.table is None and row.agree_on is _agree_inputs().TEXTS
+    [row] = registry.derived([_declared_as("reply_for_json", parameters=("line",))])
+    assert row.table is not None and row.agree_on is None  # no shared inputs for a line: its visible cases
+
+
+def test_a_step_of_another_function_does_not_graduate_and_says_so_in_its_graded_cell():
+    """Lesson 02's is_integer and is_valid_id, and lesson 03's rule helpers, are steps of
+    create_request and classify: their graded cells say so, and graduation judges them through
+    those. Every step names a graduating function of its own lesson."""
+    steps = {row.name for row in registry.BUILT if not row.graduates}
+    assert steps == {"is_integer", "is_valid_id", "is_object", "has_version", "judge_call", "judge_result", "judge_error"}
+    for entry in map(lambda e: declared.Declared(*e), graded.EXERCISES):
+        if entry.step_of:
+            assert registry.BY_NAME[entry.step_of].graduates
+            assert registry.lesson_of(entry.step_of) == entry.lesson
+    assert declared.step_of("# Graded tests for x, a step of classify (1 point). Locked.") == "classify"
+    assert declared.step_of("# Graded tests for x and y, steps of create_request (2 points).") == "create_request"
+    assert declared.step_of("# Graded tests for classify (4 points).") is None
+    [row] = registry.derived([_declared_as("is_object", step_of=None)])
+    assert row.graduates
+
+
+def test_the_course_s_reference_is_the_rules_version_or_the_master_s_export():
+    assert registry.course_reference("classify", "03") == "rules.classification.classify"
+    assert registry.course_reference("create_request", "02") == "core.messages.create_request"  # rules passes it on
+    assert registry.course_reference("audit", "10") == "core.traffic.audit"
+    assert registry.course_reference("is_reply_to", "06") is None  # lesson 06's cells are not the core
+
+
+def test_a_graded_function_no_shared_table_names_is_derived_with_its_visible_cases():
     """A master's new exported function (here a copy of lesson 04's reply_for under another
-    name) gets a row: its lesson's module, the core's reference, and a self-check table of its
-    graded cell's visible cases that the course's version passes and a wrong one fails."""
-    [reply_for] = [e for e in graded.EXERCISES if e[0] == "reply_for"]
-    rows = registry.derived([("reply_for", *reply_for[1:])], written=())
-    [row] = rows
-    assert (row.name, row.lesson, row.module, row.reference) == ("reply_for", "04", "errors", "core.errors.reply_for")
-    assert row.graduates and len(row.table.cases) == len(reply_for[4])
+    name, with other parameters) gets a row: its lesson's module, the core's reference, and a
+    self-check table of its graded cell's visible cases that the course's version passes and a
+    wrong one fails."""
+    entry = _declared_as("reply_for", parameters=("message",))
+    [row] = registry.derived([entry])
+    assert (row.name, row.lesson, row.module, row.reference) == ("reply_for", "04", "errors", "rules.classification.reply_for")
+    assert row.graduates and len(row.table.cases) == len(entry[-1])
     assert all(r.ok for r in row.table.rows(registry.reference("reply_for"), _printed()))
     assert not any(r.ok for r in row.table.rows(lambda msg: {"wrong": True}, _printed()))
-    # rows written by hand (richer tables) are kept, and a function not exported gets none
-    assert registry.derived([("reply_for", *reply_for[1:])]) == []
-    assert registry.derived([("x", "04", False, 1.0, [])], written=()) == []
+    # a lesson that writes nothing into the package gets no row
+    assert registry.derived([_declared_as("reply_for", lesson="05")]) == []
 
 
 def test_a_derived_row_is_checked_and_borrowed_like_any_other(monkeypatch):
-    [reply_for] = [e for e in graded.EXERCISES if e[0] == "reply_for"]
-    [row] = registry.derived([("reply_for", *reply_for[1:])], written=())
+    entry = _declared_as("reply_for", parameters=("message",))
+    [row] = registry.derived([entry])
     row = row._replace(name="reply_again")
     monkeypatch.setitem(registry.BY_NAME, "reply_again", row)
     monkeypatch.setattr(registry, "BUILT", registry.BUILT + (row,))
     monkeypatch.setattr("mcp_lesson.exercises.selfcheck.CHECKED", registry.CHECKED + ("reply_again",))
     report = run_check(registry.reference("reply_for"), "reply_again")
-    assert report.all_pass and report.total == len(reply_for[4])
+    assert report.all_pass and report.total == len(entry[-1])
+
+
+def _agree_inputs():
+    from mcp_lesson.exercises import inputs
+
+    return inputs
 
 
 def _printed():
