@@ -54,6 +54,9 @@ class Exercise(NamedTuple):
     parameters: dict = {}
     #: The function it is a step of, as the graded cell's first line says (:data:`STEP`), or None.
     step_of: str = None
+    #: "name(parameters)" of each function of the solution cell the learner writes (its body
+    #: holds the solution: the learner copy has a stub there), in order.
+    written: tuple = ()
 
 
 class Declared(NamedTuple):
@@ -108,6 +111,18 @@ def _defined(source):
             for node in tree.body if isinstance(node, ast.FunctionDef)}
 
 
+def _written(source):
+    """"name(parameters)" of each function of a solution cell whose body holds its solution."""
+    lines = [line for line in source.splitlines() if not line.startswith("#|")]
+    try:
+        tree = ast.parse("\n".join(lines))
+    except SyntaxError:
+        return ()
+    return tuple(f"{node.name}({ast.unparse(node.args)})" for node in tree.body
+                 if isinstance(node, ast.FunctionDef)
+                 and any("### BEGIN SOLUTION" in line for line in lines[node.lineno - 1:node.end_lineno]))
+
+
 def step_of(source):
     """The function a graded cell's first line says its exercise is a step of, or None."""
     found = STEP.search(source.split("\n", 1)[0])
@@ -132,7 +147,8 @@ def read(folder=None):
             defined = _defined(source)
             found.append(Exercise(name, number, filename, source.lstrip().startswith(EXPORT),
                                   tuple(defined), float(_grading(test).get("points", 0)),
-                                  _source(test).split(HIDDEN)[0], defined, step_of(_source(test))))
+                                  _source(test).split(HIDDEN)[0], defined, step_of(_source(test)),
+                                  _written(source)))
     return tuple(found)
 
 

@@ -12,6 +12,7 @@ import pytest
 from mcp_lesson.core import graded
 from mcp_lesson.exercises import declared, lessons, registry
 from mcp_lesson.exercises.selfcheck import run_check
+from tools import make_learner
 
 ROOT = Path(__file__).resolve().parents[2]
 MASTERS = ROOT / "notebooks"
@@ -159,11 +160,54 @@ def _printed():
     return PrintedOutput()
 
 
-def test_the_start_page_names_every_exported_graded_function_in_its_lesson_s_row():
-    nb = json.loads((MASTERS / "00_start_here.ipynb").read_text(encoding="utf-8"))
-    text = "\n".join("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "markdown")
-    rows = {m.group(1): m.group(2) for m in re.finditer(r"^\| \[(\d\d) [^\]]*\]\([^)]*\) \|(.*)\|$", text, re.M)}
-    assert rows, "the start page's table of what you write is not found"
-    missing = [f"{exercise.name} (lesson {exercise.lesson})" for exercise in declared.read(MASTERS)
-               if exercise.exported and f"`{exercise.name}" not in rows.get(exercise.lesson, "")]
-    assert not missing, "the start page's 'what you write' does not name: " + ", ".join(missing)
+def _start_page_table(folder):
+    nb = json.loads((Path(folder) / "00_start_here.ipynb").read_text(encoding="utf-8"))
+    [cell] = [cell for cell in nb["cells"] if cell.get("id") == make_learner.WHAT_YOU_WRITE_ID]
+    return "".join(cell["source"])
+
+
+def _rows(table):
+    return {m.group(1): (m.group(2), m.group(3))
+            for m in re.finditer(r"^\| \[(\d\d) [^\]]*\]\([^)]*\) \| (.*) \| (.*) \|$", table, re.M)}
+
+
+def test_the_start_page_s_what_you_write_is_made_from_the_masters():
+    """The start page's table is what make_learner writes from the masters' declarations
+    (`make lessons`, `make learner`), and `make learner --check` (stale) says when it is not."""
+    table = _start_page_table(MASTERS)
+    assert table == make_learner.what_you_write(MASTERS), "run `make learner`"
+    assert not make_learner.start_page_is_stale(MASTERS)
+    rows = _rows(table)
+    for exercise in declared.read(MASTERS):  # every function the learner writes, in its lesson's row
+        for function in exercise.written:
+            assert f"`{function}`" in rows[exercise.lesson][0], (exercise.lesson, function)
+    for notebook, points in declared.points(MASTERS).items():  # and each lesson's points
+        assert rows[notebook[:2]][1] == f"{points:g}"
+
+
+def test_a_new_exercise_reaches_the_start_page_s_table_when_the_learner_copies_are_made(tmp_path):
+    """A graded exercise added to a master is in the table (and so in its learner copy) after
+    make_learner runs, and not before: the table is stale until then."""
+    masters, learner = tmp_path / "masters", tmp_path / "learner"
+    masters.mkdir()
+    for name in ("00_start_here.ipynb", "04_errors.ipynb"):
+        (masters / name).write_text((MASTERS / name).read_text(encoding="utf-8"), encoding="utf-8")
+    nb = json.loads((masters / "04_errors.ipynb").read_text(encoding="utf-8"))
+    solution = next(c for c in nb["cells"] if c["metadata"].get("nbgrader", {}).get("grade_id") == "reply_for")
+    tests = next(c for c in nb["cells"] if c["metadata"].get("nbgrader", {}).get("grade_id") == "reply_for-tests")
+    new_solution = json.loads(json.dumps(solution)) | {"id": "c04-new"}
+    new_solution["source"] = "#| export\ndef reply_twice(msg):\n    ### BEGIN SOLUTION\n    return None\n    ### END SOLUTION\n"
+    new_solution["metadata"]["nbgrader"]["grade_id"] = "reply_twice"
+    new_tests = json.loads(json.dumps(tests)) | {"id": "t04-new"}
+    new_tests["source"] = "# Graded tests for reply_twice (5 points).\ntry_it(reply_twice, 1)\n"
+    new_tests["metadata"]["nbgrader"].update(grade_id="reply_twice-tests", points=5)
+    nb["cells"] += [new_solution, new_tests]
+    (masters / "04_errors.ipynb").write_text(json.dumps(nb), encoding="utf-8")
+
+    assert make_learner.start_page_is_stale(masters)
+    assert "../00_start_here.ipynb (its table of what you write)" in make_learner.stale(learner, masters)
+    make_learner.write_all(learner, master_folder=masters)
+    assert not make_learner.start_page_is_stale(masters)
+    row = _rows(_start_page_table(masters))["04"]
+    assert "`reply_twice(msg)`" in row[0] and row[1] == f"{graded.POINTS['04_errors'] + 5:g}"
+    assert "`reply_twice(msg)`" in _start_page_table(learner)  # the learner copy has it too
