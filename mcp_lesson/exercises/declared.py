@@ -164,6 +164,21 @@ def points(folder=None):
     return totals
 
 
+def lesson_points(notebook, exercises=None, folder=None):
+    """The points of the master ``notebook`` (its file name without .ipynb): all its graded
+    cells' (nbgrader's maximum score, as :func:`points` gives it), or only those of the
+    exercises named in ``exercises`` (their graded cells, "<name>-tests"). A ``KeyError`` names
+    an exercise the master does not grade."""
+    cells = {grade_id: worth for filename, grade_id, worth, _ in graded_cells(folder)
+             if filename == f"{notebook}.ipynb"}
+    if exercises is None:
+        return sum(cells.values())
+    missing = [name for name in exercises if f"{name}-tests" not in cells]
+    if missing:
+        raise KeyError(f"{notebook} grades no exercise called {', '.join(missing)}")
+    return sum(cells[f"{name}-tests"] for name in exercises)
+
+
 def said_points(source):
     """The points a graded cell's first line says it is worth ("# Graded tests for x (2
     points)"), or None when it says none."""

@@ -211,3 +211,16 @@ def test_a_new_exercise_reaches_the_start_page_s_table_when_the_learner_copies_a
     row = _rows(_start_page_table(masters))["04"]
     assert "`reply_twice(msg)`" in row[0] and row[1] == f"{graded.POINTS['04_errors'] + 5:g}"
     assert "`reply_twice(msg)`" in _start_page_table(learner)  # the learner copy has it too
+
+
+def test_a_lesson_s_points_and_some_exercises_points_are_read_from_the_masters():
+    """What the classroom tests expect (full marks, less the exercises a student gets wrong) is
+    lesson_points, nbgrader's metadata: never a figure typed in a test."""
+    for notebook, total in declared.points(MASTERS).items():
+        assert declared.lesson_points(notebook, folder=MASTERS) == total
+    by_cell = {grade_id: worth for name, grade_id, worth, _ in CELLS if name == "03_classifying.ipynb"}
+    assert declared.lesson_points("03_classifying", ("classify", "is_object"), MASTERS) == (
+        by_cell["classify-tests"] + by_cell["is_object-tests"])
+    assert declared.lesson_points("03_classifying", (), MASTERS) == 0
+    with pytest.raises(KeyError, match="grades no exercise called create_request"):
+        declared.lesson_points("03_classifying", ("create_request",), MASTERS)
