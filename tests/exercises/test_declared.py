@@ -91,6 +91,14 @@ def test_a_row_of_the_shared_case_table_is_found_by_the_function_s_name():
         shared("same_nothing", [])
 
 
+def test_every_row_of_the_shared_case_table_names_a_function_a_master_declares():
+    """A case module's CHECKS naming a function no master grades (a typo, a renamed exercise)
+    would check nothing: each names a declared function, whose row holds that table."""
+    for name, (how, cases) in registry.SHARED.items():
+        assert name in registry.BY_NAME, f"{name} has a row in a case table's CHECKS, but no master grades it"
+        assert registry.BY_NAME[name].table.cases is cases
+
+
 def test_the_inputs_to_agree_on_are_found_by_the_parameters_names():
     [row] = registry.derived([_declared_as("reply_for_json")])
     assert row.table is None and row.agree_on is _agree_inputs().TEXTS
