@@ -36,6 +36,11 @@ The fingerprint covers each cell's type, source, outputs and attachments, the
 things a learner writes; opening and saving a copy without changing a cell
 keeps it. Metadata that JupyterLab rewrites on save (cell collapse state, the
 kernel's language version) is not part of it.
+
+First, it writes the start page's "what you write" table again in the master
+(notebooks/00_start_here.ipynb, the Markdown cell ``WHAT_YOU_WRITE_ID``) from the masters'
+graded exercises (:func:`what_you_write`), so the table and its learner copy follow the lessons;
+``--check`` reports it when it is out of date.
 """
 
 import argparse
@@ -66,6 +71,70 @@ copy, the new version is written beside it as `{updated}`."""
 WITH_EXERCISES = ("The function bodies marked `# YOUR CODE HERE` are yours to write; "
                   "each self-check tells you how far you are.")
 WITHOUT_EXERCISES = "This lesson has no function for you to write; run it and read along."
+
+
+START = "00_start_here.ipynb"
+#: The start page's cell that :func:`what_you_write` writes (nothing else of the page is touched).
+WHAT_YOU_WRITE_ID = "c00-what-you-write"
+
+
+def _listed(names):
+    names = [f"`{name}`" for name in names]
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def what_you_write(master_folder=MASTERS):
+    """The start page's "what you write" table (Markdown), made from the masters in
+    ``master_folder``: for each lesson after the start page, its title (linked), the functions
+    its graded exercises have the learner write (those that go into the learner's package
+    first, with the package's module), and its points (nbgrader's, the graded cells' summed)."""
+    from mcp_lesson.course import title_of
+    from mcp_lesson.exercises import declared, lessons
+
+    exercises = declared.read(master_folder)
+    points = declared.points(master_folder)
+    lines = ["| lesson | what you write | points |", "|---|---|---|"]
+    for lesson in lessons.LESSONS:
+        path = Path(master_folder) / lesson.filename
+        if lesson.filename == START or not path.exists():
+            continue
+        mine = [exercise for exercise in exercises if exercise.lesson == lesson.number]
+        package = [function for exercise in mine if exercise.exported for function in exercise.written]
+        others = [function for exercise in mine if not exercise.exported for function in exercise.written]
+        what = []
+        if package:
+            what.append(f"{_listed(package)}, into your package (`my_mcp.{lesson.module}`)")
+        if others:
+            what.append(_listed(others))
+        worth = points.get(path.stem)
+        lines.append(f"| [{title_of(path)}]({lesson.filename}) | "
+                     f"{'; then '.join(what) or 'nothing to write: run it and read along'} | "
+                     f"{f'{worth:g}' if worth else '-'} |")
+    return "\n".join(lines)
+
+
+def start_page_is_stale(master_folder=MASTERS):
+    """True when the start page's "what you write" cell is not what :func:`what_you_write`
+    makes (False for a folder whose start page has no such cell)."""
+    path = Path(master_folder) / START
+    if not path.exists():
+        return False
+    cells = [cell for cell in nbformat.read(str(path), as_version=4).cells if cell.get("id") == WHAT_YOU_WRITE_ID]
+    return bool(cells) and cells[0].source != what_you_write(master_folder)
+
+
+def write_start_page(master_folder=MASTERS):
+    """Write the start page's "what you write" cell again in the master when it is out of date;
+    True when it wrote it."""
+    if not start_page_is_stale(master_folder):
+        return False
+    path = Path(master_folder) / START
+    nb = nbformat.read(str(path), as_version=4)
+    for cell in nb.cells:
+        if cell.get("id") == WHAT_YOU_WRITE_ID:
+            cell.source = what_you_write(master_folder)
+    nbformat.write(nb, str(path))
+    return True
 
 
 def masters(folder=MASTERS):
@@ -178,6 +247,8 @@ def write_all(folder=LEARNER, force=False, master_folder=MASTERS):
     Returns the names written. Prints one line for every copy it kept, every
     new version it put beside a changed copy, and every file it removed.
     """
+    if write_start_page(master_folder):
+        print(f"wrote the start page's table of what you write again: {_shown(Path(master_folder) / START)}")
     target = Folder(folder)
     target.path.mkdir(parents=True, exist_ok=True)
     written = []
@@ -240,6 +311,8 @@ def stale(folder=LEARNER, master_folder=MASTERS):
         if target.read(master.name) != text or target.record.get(master.name) != fingerprint(text):
             wrong.append(master.name)
     wrong += sorted(name for name in target.record if name not in wanted)
+    if start_page_is_stale(master_folder):
+        wrong.insert(0, f"../{START} (its table of what you write)")
     return wrong
 
 
@@ -253,7 +326,8 @@ def main(argv=None):
     if args.check:
         wrong = stale()
         for name in wrong:
-            print(f"out of date: notebooks/learner/{name} (run `make learner`)")
+            where = name.removeprefix("../") if name.startswith("../") else f"learner/{name}"
+            print(f"out of date: notebooks/{where} (run `make learner`)")
         if not wrong:
             print(f"{len(masters())} learner copies are up to date")
         return 1 if wrong else 0

@@ -365,3 +365,14 @@ REPLY_MATCHES = [
     _match("cut-off line", '{"jsonrpc":"2.0","id":1,"res', 1, False,
            "text that is not JSON answers nothing (and must not raise)"),
 ]
+
+#: The rows of the shared case table: each function a table of this module checks, by its name,
+#: with how its cases are judged (``tables.shared`` reads the words) and the cases. The registry
+#: finds a graded function's table here by the function's name (mcp_lesson/exercises/registry.py).
+CHECKS = {
+    "create_request": ("builds", REQUEST_BUILDS),
+    "classify": ("verdicts", CASES),
+    "classify_json": ("verdicts of texts", TEXT_CASES + NOT_TEXT_CASES),
+    "error_response": ("builds", ERROR_BUILDS),
+    "is_reply_to": ("builds", REPLY_MATCHES),
+}

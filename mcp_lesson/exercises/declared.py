@@ -18,6 +18,7 @@ stand-ins for the functions it grades that only record how they are called.
 import ast
 import json
 import pprint
+import re
 from pathlib import Path
 from typing import NamedTuple
 
@@ -27,6 +28,10 @@ HIDDEN = "### BEGIN HIDDEN TESTS"
 EXPORT = "#| export"
 #: The words every graded cell starts with, and the points they name.
 SAID = "# Graded tests for "
+#: What the first line of a graded cell says of a lesson's step: "# Graded tests for is_object, a
+#: step of classify (1 point)" (or "..., steps of create_request (2 points)" for two): a function
+#: the lesson builds on the way to another, which graduation judges through that one.
+STEP = re.compile(r", (?:a step|steps) of (\w+) \(")
 
 
 class Exercise(NamedTuple):
@@ -45,6 +50,31 @@ class Exercise(NamedTuple):
     #: tests (its visible part).
     points: float
     visible: str
+    #: The names of each defined function's parameters, by function.
+    parameters: dict = {}
+    #: The function it is a step of, as the graded cell's first line says (:data:`STEP`), or None.
+    step_of: str = None
+    #: "name(parameters)" of each function of the solution cell the learner writes (its body
+    #: holds the solution: the learner copy has a stub there), in order.
+    written: tuple = ()
+
+
+class Declared(NamedTuple):
+    """One function of the package, as mcp_lesson/core/graded.py holds it (:func:`table`): a
+    function an exported solution cell defines and its graded cell's visible part checks."""
+
+    name: str
+    lesson: str
+    #: The exercise (the solution cell's grade_id) whose graded cell checks it.
+    exercise: str
+    #: That cell's points, for the exercise's own function (0 for another function of its cell).
+    points: float
+    #: Its parameters' names, as the master writes them.
+    parameters: tuple
+    #: The function it is a step of (:data:`STEP`), or None.
+    step_of: str
+    #: The visible calls of it: ``(args, kwargs, expected)`` (:func:`visible_calls`).
+    calls: list
 
 
 def masters_folder():
@@ -72,11 +102,31 @@ def _cells(folder):
 
 
 def _defined(source):
+    """``{name: its parameters' names}`` of each function ``source`` defines, in order."""
     try:
         tree = ast.parse("\n".join(line for line in source.splitlines() if not line.startswith("#|")))
     except SyntaxError:
+        return {}
+    return {node.name: tuple(arg.arg for arg in node.args.posonlyargs + node.args.args + node.args.kwonlyargs)
+            for node in tree.body if isinstance(node, ast.FunctionDef)}
+
+
+def _written(source):
+    """"name(parameters)" of each function of a solution cell whose body holds its solution."""
+    lines = [line for line in source.splitlines() if not line.startswith("#|")]
+    try:
+        tree = ast.parse("\n".join(lines))
+    except SyntaxError:
         return ()
-    return tuple(node.name for node in tree.body if isinstance(node, ast.FunctionDef))
+    return tuple(f"{node.name}({ast.unparse(node.args)})" for node in tree.body
+                 if isinstance(node, ast.FunctionDef)
+                 and any("### BEGIN SOLUTION" in line for line in lines[node.lineno - 1:node.end_lineno]))
+
+
+def step_of(source):
+    """The function a graded cell's first line says its exercise is a step of, or None."""
+    found = STEP.search(source.split("\n", 1)[0])
+    return found.group(1) if found else None
 
 
 def read(folder=None):
@@ -94,9 +144,11 @@ def read(folder=None):
                 continue
             test = tests[f"{name}-tests"]
             source = _source(cell)
+            defined = _defined(source)
             found.append(Exercise(name, number, filename, source.lstrip().startswith(EXPORT),
-                                  _defined(source), float(_grading(test).get("points", 0)),
-                                  _source(test).split(HIDDEN)[0]))
+                                  tuple(defined), float(_grading(test).get("points", 0)),
+                                  _source(test).split(HIDDEN)[0], defined, step_of(_source(test)),
+                                  _written(source)))
     return tuple(found)
 
 
@@ -110,6 +162,21 @@ def points(folder=None):
         if graded:
             totals[filename[:-len(".ipynb")]] = sum(graded)
     return totals
+
+
+def lesson_points(notebook, exercises=None, folder=None):
+    """The points of the master ``notebook`` (its file name without .ipynb): all its graded
+    cells' (nbgrader's maximum score, as :func:`points` gives it), or only those of the
+    exercises named in ``exercises`` (their graded cells, "<name>-tests"). A ``KeyError`` names
+    an exercise the master does not grade."""
+    cells = {grade_id: worth for filename, grade_id, worth, _ in graded_cells(folder)
+             if filename == f"{notebook}.ipynb"}
+    if exercises is None:
+        return sum(cells.values())
+    missing = [name for name in exercises if f"{name}-tests" not in cells]
+    if missing:
+        raise KeyError(f"{notebook} grades no exercise called {', '.join(missing)}")
+    return sum(cells[f"{name}-tests"] for name in exercises)
 
 
 def said_points(source):
@@ -185,8 +252,10 @@ _HEADER = '''\
 (mcp_lesson.exercises.declared.write) from the masters; do not edit (edit the master and run
 ``make lessons NB=...`` or ``make export``). tests/exercises/test_core.py fails when it drifts.
 
-EXERCISES: each exported exercise's (name, lesson, exported, points, visible calls ``(args, kwargs, expected)``), in the
-lessons' order; ``expected`` is "as the course's" for a call the cell shows with try_it.
+EXERCISES: each function of the package the masters' exported graded exercises declare, in the lessons'
+order, as mcp_lesson.exercises.declared.Declared: (name, lesson, exercise, points, parameters,
+step_of, visible calls ``(args, kwargs, expected)``); ``expected`` is "as the course's" for a call
+the cell shows with try_it.
 POINTS: each graded lesson's points (nbgrader's maximum score).
 """
 
@@ -204,13 +273,22 @@ def _literal(value):
 
 
 def table(folder=None):
-    """What :func:`write` writes: ``(exercises, points)``."""
+    """What :func:`write` writes: ``(exercises, points)``, ``exercises`` a :class:`Declared` (as a
+    plain tuple) for each function an exported solution cell defines that its graded cell checks:
+    the exercise's own, and any other its visible part calls (lesson 02's is_integer, beside
+    is_valid_id)."""
     exercises = []
     for exercise in (exercise for exercise in read(folder) if exercise.exported):
-        calls = visible_calls(exercise.visible, exercise.functions or (exercise.name,))
-        mine = [(args, kwargs, expected) for name, args, kwargs, expected in calls
-                if name == exercise.name and _literal((args, kwargs, expected))]
-        exercises.append((exercise.name, exercise.lesson, exercise.exported, exercise.points, mine))
+        names = exercise.functions or (exercise.name,)
+        calls = visible_calls(exercise.visible, names)
+        for name in names:
+            mine = [(args, kwargs, expected) for called, args, kwargs, expected in calls
+                    if called == name and _literal((args, kwargs, expected))]
+            if name != exercise.name and not any(called == name for called, *_ in calls):
+                continue  # a function of the cell its graded cell does not check (a helper of its own)
+            exercises.append(tuple(Declared(
+                name, exercise.lesson, exercise.name, exercise.points if name == exercise.name else 0.0,
+                exercise.parameters.get(name, ()), exercise.step_of, mine)))
     return tuple(exercises), points(folder)
 
 

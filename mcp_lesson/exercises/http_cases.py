@@ -301,3 +301,12 @@ HTTP_ANSWERS = [
     _answer("a JSON answer that is not JSON", 200, _JSON_TYPE, '{"jsonrpc": "2.0", "id": 1, "res',
             "answer: invalid -32700", "each message is judged as it arrived"),
 ]
+
+#: The rows of the shared case table for lesson 09 (as cases.py's CHECKS): the function each
+#: table checks, and the comparison of mcp_lesson/exercises/tables.py that judges its answers.
+CHECKS = {
+    "http_request_for": ("same_post", HTTP_REQUESTS),
+    "check_headers": ("same_refusal", HEADER_CHECKS),
+    "read_sse": ("same_events", SSE_STREAMS),
+    "http_verdict": ("same_words", HTTP_ANSWERS),
+}

@@ -36,3 +36,13 @@ REVISION_MESSAGES = Inputs("revision messages", lambda: (
     [((case.message, case.revision), {}) for case in REVISION_CASES if case.revision != "2025-03-26"]
     + [((case.message, revision), {}) for revision in (None, REVISIONS[-1])
        for case in CASES]))
+
+#: What a function with no table of its own (no row of the shared case table) is compared with
+#: the course's on, found by its parameters' names as its master writes them: one plain value (a
+#: lesson's small helpers), a parsed message, a text, or a message and a revision (lesson 08).
+BY_PARAMETERS = {
+    ("value",): SAMPLE_VALUES,
+    ("msg",): MESSAGES,
+    ("text",): TEXTS,
+    ("msg", "revision"): REVISION_MESSAGES,
+}

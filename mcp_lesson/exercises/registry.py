@@ -10,17 +10,18 @@ self-checks (:mod:`mcp_lesson.exercises.selfcheck`), the lessons' helpers
 (:mod:`mcp_lesson.exercises.learner_package`, ``tests/implementation.py``) all read this
 table; none keeps a list of its own.
 
-An exercise is declared once, in its lesson's master: the rows written here by hand
-(:data:`WRITTEN`) are those with a richer table than the graded cell's visible cases, and the
-lessons' helpers that do not graduate; every other exported graded function of a master gets a
-row derived from it (:func:`derived`, on mcp_lesson/core/graded.py, which ``make export`` writes
-from the masters): so a new graded function appears here, in the self-check, in graduation and
-in the judge's may-borrow list with no other file edited.
+An exercise is declared once, in its lesson's master, and every row here is derived from it
+(:func:`derived`, on mcp_lesson/core/graded.py, which ``make export`` writes from the masters):
+no row is typed by hand. What a master does not say is found by the function's name (its row of
+the shared case table, :data:`SHARED`) or its parameters' names (the shared inputs it agrees on);
+so a new graded function appears here, in the self-check, in graduation and in the judge's
+may-borrow list with no other file edited.
 
-It imports the tables it holds (mcp_lesson/exercises/cases.py, judged as
-tables.py says, compared on the inputs of inputs.py) and the lessons' table
-(mcp_lesson/exercises/lessons.py); :func:`reference` imports the course's version only
-when asked. selfcheck.py and agreement.py, which run those tables, import this module.
+It imports the tables it holds (the case modules' CHECKS, judged as tables.py says, compared
+on the inputs of inputs.py), the lessons' table (mcp_lesson/exercises/lessons.py) and the
+modules of mcp_lesson/rules/ (where the course's richer versions are); :func:`reference`
+imports a course's version only when asked. selfcheck.py and agreement.py, which run those
+tables, import this module.
 """
 
 import importlib
@@ -32,6 +33,7 @@ from mcp_lesson.exercises import cases as _cases
 from mcp_lesson.exercises import http_cases as _http
 from mcp_lesson.exercises import server_cases as _server
 from mcp_lesson.exercises import traffic_cases as _traffic
+from mcp_lesson.exercises import declared as _declared
 from mcp_lesson.exercises import lessons as _lessons
 from mcp_lesson.exercises import tables as _check
 from mcp_lesson.exercises.hidden_tests import same as _same_value
@@ -40,6 +42,8 @@ try:  # the masters' graded exercises, as data (make export writes it)
     from mcp_lesson.core.graded import EXERCISES as _DECLARED
 except ImportError:  # pragma: no cover - a core exported before graded.py existed
     _DECLARED = ()
+if any(len(entry) != len(_declared.Declared._fields) for entry in _DECLARED):  # pragma: no cover
+    _DECLARED = ()  # written by an older make export: the package still imports, so make export can run again
 
 
 class Built(NamedTuple):
@@ -81,58 +85,6 @@ MODULES = _lessons.MODULES
 def module_of(lesson):
     """The module (file name without .py) lesson ``lesson`` exports into."""
     return MODULES.get(lesson, f"lesson_{lesson}")
-
-
-#: The rows written here by hand: those with a richer table than the graded cell's visible
-#: cases (the shared case table, tables of their own, inputs to agree on) and the lessons'
-#: helpers that do not graduate. Every other graded function of a master is derived from it
-#: (:func:`derived`).
-WRITTEN = (
-    Built("is_integer", "02", "messages", "rules.messages.is_integer", None, _agree.SAMPLE_VALUES, False),
-    Built("is_valid_id", "02", "messages", "rules.messages.is_valid_id", None, _agree.SAMPLE_VALUES, False),
-    Built("create_request", "02", "messages", "rules.messages.create_request",
-          _check.builds(_cases.REQUEST_BUILDS)),
-    # Lesson 03's rule helpers, one a rule: the lesson's own steps (as is_integer is lesson 02's).
-    Built("is_object", "03", "classification", "core.classification.is_object", None, _agree.SAMPLE_VALUES, False),
-    *(Built(name, "03", "classification", f"core.classification.{name}", None, _agree.MESSAGES, False)
-      for name in ("has_version", "judge_call", "judge_result", "judge_error")),
-    Built("classify", "03", "classification", "rules.classification.classify",
-          _check.verdicts(_cases.CASES)),
-    Built("classify_json", "03", "classification", "rules.classification.classify_json",
-          _check.verdicts(_cases.TEXT_CASES + _cases.NOT_TEXT_CASES, as_text=True)),
-    Built("error_response", "04", "errors", "rules.messages.error_response",
-          _check.builds(_cases.ERROR_BUILDS)),
-    Built("reply_for", "04", "errors", "rules.classification.reply_for", None, _agree.MESSAGES),
-    Built("reply_for_json", "04", "errors", "rules.classification.reply_for_json", None, _agree.TEXTS),
-    Built("is_reply_to", "06", "conversation", None, _check.builds(_cases.REPLY_MATCHES)),
-    # Lesson 08: the error response's optional id, by revision (the course's version is the
-    # master's export, mcp_lesson/core/revisions.py; mcp_lesson.classify knows more revisions).
-    Built("classify_at", "08", "revisions", "core.revisions.classify_at", None, _agree.REVISION_MESSAGES),
-    # Lesson 09, the HTTP transport: the course's versions are the master's export
-    # (mcp_lesson/core/transport.py). Graduation: tests/exercises/test_each_case.py, as for every function a lesson builds.
-    Built("http_request_for", "09", "transport", "core.transport.http_request_for",
-          _check.judged(_http.HTTP_REQUESTS, _check.same_post)),
-    Built("check_headers", "09", "transport", "core.transport.check_headers",
-          _check.judged(_http.HEADER_CHECKS, _check.same_refusal)),
-    Built("read_sse", "09", "transport", "core.transport.read_sse",
-          _check.judged(_http.SSE_STREAMS, _check.same_events)),
-    Built("http_verdict", "09", "transport", "core.transport.http_verdict",
-          _check.judged(_http.HTTP_ANSWERS, _check.same_words)),
-    # Lesson 10, live traffic: the audit of a recorded conversation (mcp_lesson/core/traffic.py
-    # is the master's export), which the tap's --report runs on each session
-    # (mcp_lesson.tap.audit puts it in words, under the revision agreed).
-    Built("audit", "10", "traffic", "core.traffic.audit",
-          _check.judged(_traffic.CONVERSATIONS, _check.same_problems)),
-    # Lesson 11, your own server: its tools, its table of methods, and one message in with its
-    # replies out (mcp_lesson/core/server.py is the master's export; python -m
-    # mcp_lesson.server.own runs it).
-    Built("call_tool", "11", "server", "core.server.call_tool",
-          _check.judged(_server.TOOL_CALLS, _check.same_tool_result)),
-    Built("answer_request", "11", "server", "core.server.answer_request",
-          _check.judged(_server.SERVER_REQUESTS, _check.same_reply)),
-    Built("handle_message", "11", "server", "core.server.handle_message",
-          _check.judged(_server.SERVER_MESSAGES, _check.same_replies)),
-)
 
 
 class _Visible:
@@ -182,25 +134,66 @@ def _same_answer(got, want):
     return ok, "" if ok else "the same value, written the same way"
 
 
-def derived(exercises, written=WRITTEN):
-    """The rows of the graded functions the masters declare (``exercises``, as
-    mcp_lesson/core/graded.py holds them) that no row of ``written`` names: each exported
-    function of a lesson that writes into the package, checked on its graded cell's visible
-    cases, its reference the master's export when the lesson is the course's core."""
-    named = {built.name for built in written}
+def _rules():
+    """The modules of mcp_lesson/rules/ (the course's richer versions of the lessons' functions)."""
+    import pkgutil
+
+    from mcp_lesson import rules
+
+    return [importlib.import_module(f"mcp_lesson.rules.{found.name}")
+            for found in pkgutil.iter_modules(rules.__path__)]
+
+
+def course_reference(name, lesson):
+    """Where the course's own version of ``name`` is (a row's ``reference``): the function of that
+    name a module of mcp_lesson/rules/ has, as the module that defines it (a rule's richer version,
+    or the lesson's export it passes on), else the master's export in mcp_lesson/core/ when the
+    lesson's cells are the core; else None."""
+    for module in _rules():
+        function = getattr(module, name, None)
+        if callable(function) and getattr(function, "__name__", "") == name:
+            return f"{function.__module__.removeprefix('mcp_lesson.')}.{name}"
+    return f"core.{module_of(lesson)}.{name}" if lesson in _lessons.CORE else None
+
+
+#: The rows of the shared case table, by the function each checks: ``(how, cases)`` (the case
+#: modules' CHECKS; :func:`mcp_lesson.exercises.tables.shared` makes the table).
+SHARED = {**_cases.CHECKS, **_http.CHECKS, **_traffic.CHECKS, **_server.CHECKS}
+
+
+def derived(exercises):
+    """A row for each function the masters declare (``exercises``, as mcp_lesson/core/graded.py
+    holds them, :class:`mcp_lesson.exercises.declared.Declared`) in a lesson that writes into
+    the package. Nothing of a row is typed by hand:
+
+    * its module is its lesson's (lessons.py), its reference :func:`course_reference`;
+    * it is checked on its row of the shared case table when it has one (:data:`SHARED`, found
+      by its name); else, when the course has a version of it and its parameters are those of
+      a shared input (inputs.py's BY_PARAMETERS), by agreeing with the course's on those; else
+      on its graded cell's visible cases;
+    * it graduates unless its graded cell says it is a step of another function (declared.STEP:
+      lesson 02's is_integer and is_valid_id, lesson 03's rule helpers), which graduation judges
+      through that one."""
     rows = []
-    for name, lesson, exported, _points, calls in exercises:
-        if not exported or name in named or lesson not in MODULES:
+    for entry in exercises:
+        declared = _declared.Declared(*entry)
+        if declared.lesson not in MODULES:
             continue
-        reference = f"core.{module_of(lesson)}.{name}" if lesson in _lessons.CORE else None
-        rows.append(Built(name, lesson, module_of(lesson), reference,
-                          _check.judged(_Visible(name, reference, calls), _same_answer)))
+        name, lesson = declared.name, declared.lesson
+        reference = course_reference(name, lesson)
+        table, agree_on = None, None
+        if name in SHARED:
+            table = _check.shared(*SHARED[name])
+        elif reference is not None and tuple(declared.parameters) in _agree.BY_PARAMETERS:
+            agree_on = _agree.BY_PARAMETERS[tuple(declared.parameters)]
+        else:
+            table = _check.judged(_Visible(name, reference, declared.calls), _same_answer)
+        rows.append(Built(name, lesson, module_of(lesson), reference, table, agree_on, declared.step_of is None))
     return rows
 
 
-#: Every function a lesson builds, in the order the lessons build them: the rows written
-#: here, and those derived from the masters.
-BUILT = tuple(sorted(WRITTEN + tuple(derived(_DECLARED)), key=lambda built: built.lesson))
+#: Every function a lesson builds, in the order the lessons build them, each derived from its master.
+BUILT = tuple(sorted(derived(_DECLARED), key=lambda built: built.lesson))
 
 #: The rows by name.
 BY_NAME = {built.name: built for built in BUILT}

@@ -27,11 +27,9 @@ def _target_of(fn, target):
 def run_check(fn, target=None):
     """Check ``fn`` against the case table and return a :class:`CheckReport`.
 
-    ``target`` says what ``fn`` is meant to be ("classify", "classify_json",
-    "create_request", "error_response", lesson 06's "is_reply_to", one of lesson
-    09's "http_request_for", "check_headers", "read_sse", "http_verdict", lesson
-    10's "audit", or lesson 11's "call_tool", "answer_request", "handle_message"); by default
-    it is read from the function's name, falling back to "classify".
+    ``target`` says what ``fn`` is meant to be: the name of a function a lesson builds
+    that has a table (:data:`mcp_lesson.exercises.registry.CHECKED`, derived from the
+    masters); by default it is read from the function's name, falling back to "classify".
     """
     if not callable(fn):
         raise TypeError(f"run_check() needs a function, got {python_value(fn)}")

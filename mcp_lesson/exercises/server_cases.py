@@ -206,3 +206,10 @@ SERVER_MESSAGES = [
     _message("bytes", _hello("2025-11-25").encode(), None, ([_initialized(1, "2025-11-25")], "2025-11-25"),
              "a line read from a pipe is bytes"),
 ]
+
+#: The rows of the shared case table for lesson 11 (as cases.py's CHECKS).
+CHECKS = {
+    "call_tool": ("same_tool_result", TOOL_CALLS),
+    "answer_request": ("same_reply", SERVER_REQUESTS),
+    "handle_message": ("same_replies", SERVER_MESSAGES),
+}

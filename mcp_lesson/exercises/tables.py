@@ -426,3 +426,18 @@ def builds(cases):
 def judged(cases, same):
     """A table of calls whose answers ``same(got, want)`` compares (or that must be refused)."""
     return Table(cases, lambda fn, cases, printed: _judged_rows(fn, cases, printed, same), _build_call)
+
+
+def shared(how, cases):
+    """The table of a row of the shared case table (a case module's ``CHECKS``): ``how`` says
+    how its cases are judged, "verdicts" (of messages), "verdicts of texts", "builds", or the
+    name of one of this module's ``same_*`` comparisons. A ``ValueError`` for any other word."""
+    if how in ("verdicts", "verdicts of texts"):
+        return verdicts(cases, as_text=how == "verdicts of texts")
+    if how == "builds":
+        return builds(cases)
+    same = globals().get(how) if how.startswith("same_") else None
+    if not callable(same):
+        raise ValueError(f"no table judges its cases by {how!r}: say verdicts, verdicts of texts, builds "
+                         "or a same_* comparison of mcp_lesson/exercises/tables.py")
+    return judged(cases, same)

@@ -112,3 +112,6 @@ CONVERSATIONS = [
                    _down(_m(id=1, result={"content": []}))],
                   [], "each side numbers its own requests: the two ids 1 are apart"),
 ]
+
+#: The row of the shared case table for lesson 10 (as cases.py's CHECKS).
+CHECKS = {"audit": ("same_problems", CONVERSATIONS)}

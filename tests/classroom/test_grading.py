@@ -304,27 +304,32 @@ def submissions(release):
 
 #: Each lesson's points, as its master's graded cells declare them (nbgrader's metadata).
 MAX = declared.points()
-#: The exact score of each student in each lesson.
+#: The exact score of each student in each lesson: full marks, less the points of the
+#: exercises whose graded cells fail (declared.lesson_points reads them from the masters).
+LOST = declared.lesson_points
 SCORES = {
     "complete": dict(MAX),
     "partial": {
-        "01_messages": 4.0,  # fixed_sender_waits tests truth, not presence (-1)
-        "02_building_requests": 5.0,  # create_request refuses nothing (-3)
-        "03_classifying": 11.0,  # classify_json takes -Infinity (-3)
-        "04_errors": 5.0,  # error_response drops falsy data (-3)
-        "05_playground": 5.0,  # fixed_stream uses splitlines (-2)
+        "01_messages": MAX["01_messages"] - LOST("01_messages", ("fixed_sender_waits",)),  # tests truth, not presence
+        "02_building_requests": MAX["02_building_requests"] - LOST("02_building_requests", ("create_request",)),
+        # (create_request refuses nothing)
+        "03_classifying": MAX["03_classifying"] - LOST("03_classifying", ("classify_json",)),  # takes -Infinity
+        "04_errors": MAX["04_errors"] - LOST("04_errors", ("error_response",)),  # drops falsy data
+        "05_playground": MAX["05_playground"] - LOST("05_playground", ("fixed_stream",)),  # uses splitlines
         "06_real_server": MAX["06_real_server"],  # the solution, untouched
-        "08_revisions": 3.0,  # only_one is valid under every revision (-1)
-        "09_http": 10.0,  # the solutions, untouched
-        "10_live_traffic": 4.0,
-        "11_your_own_server": 7.0,  # call_tool adds bools (-2)
+        "08_revisions": MAX["08_revisions"] - LOST("08_revisions", ("only_one",)),  # valid under every revision
+        "09_http": MAX["09_http"],  # the solutions, untouched
+        "10_live_traffic": MAX["10_live_traffic"],
+        "11_your_own_server": MAX["11_your_own_server"] - LOST("11_your_own_server", ("call_tool",)),  # adds bools
     },
     "hostile": {
-        "01_messages": 3.0,  # rough_kind is never defined (-2); the broken import costs nothing graded
-        "02_building_requests": 5.0,  # create_request wrong, its edited test restored (-3); the
-                                      # deleted test cell is put back, and passes
-        "03_classifying": 7.0,  # classify loops (-4), classify_json calls it (-3)
-        "04_errors": 8.0,  # the flood is cut and costs nothing
+        # rough_kind is never defined; the broken import costs nothing graded
+        "01_messages": MAX["01_messages"] - LOST("01_messages", ("rough_kind",)),
+        # create_request wrong, its edited test restored; the deleted test cell is put back, and passes
+        "02_building_requests": MAX["02_building_requests"] - LOST("02_building_requests", ("create_request",)),
+        # classify loops, classify_json calls it
+        "03_classifying": MAX["03_classifying"] - LOST("03_classifying", ("classify", "classify_json")),
+        "04_errors": MAX["04_errors"],  # the flood is cut and costs nothing
         "05_playground": 0.0,  # no work; a cell's metadata.nbgrader is a string
         "06_real_server": 0.0,  # not handed in at all (blank in grades-wide.csv)
         "08_revisions": 0.0,  # no 08_revisions.ipynb
@@ -508,7 +513,7 @@ def test_each_hostile_act_has_a_clear_line(day):
     # collect takes the released notebooks only, so the copy under another name stays behind
     assert "0 points: no 08_revisions.ipynb in the submission" in said["08_revisions"]
     # a string for a cell's nbgrader metadata costs its own notebook, graded with the others
-    assert said["05_playground"].startswith("hostile: 0/7 points"), said["05_playground"]
+    assert said["05_playground"].startswith(f"hostile: 0/{MAX['05_playground']:g} points"), said["05_playground"]
     assert ("hostile 08_revisions: collected; missing 08_revisions.ipynb; not part of the "
             "assignment: 08_revisions-Copy1.ipynb") in day.outputs["collect"]
     for student in ("complete", "partial"):

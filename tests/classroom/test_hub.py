@@ -41,14 +41,18 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 from tools.hub import accounts, environment  # noqa: E402
 from tools.hub.settings import PROXY, Settings  # noqa: E402
+from mcp_lesson.exercises import declared  # noqa: E402
 
 PREFIX = f"mcp{os.getpid() % 100000}"
 TEACHER = f"{PREFIX}t"
 STUDENTS = {"right": f"{PREFIX}a", "half": f"{PREFIX}b", "nothing": f"{PREFIX}c"}
 BORROWER = f"{PREFIX}d"
-#: The grade cells the half student solves (1 + 1 + 2 + 1 points of the lesson's 14).
+#: The grade cells the half student solves: lesson 03's rule helpers, whose points (and the
+#: lesson's) are the master's nbgrader metadata (declared.lesson_points).
 HALF = ("is_object", "has_version", "judge_call", "judge_result")
-EXPECTED = {STUDENTS["right"]: 14.0, STUDENTS["half"]: 5.0, STUDENTS["nothing"]: 0.0, BORROWER: 0.0}
+FULL = declared.lesson_points(LESSON)
+EXPECTED = {STUDENTS["right"]: FULL, STUDENTS["half"]: declared.lesson_points(LESSON, HALF),
+            STUDENTS["nothing"]: 0.0, BORROWER: 0.0}
 #: A solution cell that takes the teacher's solutions: it finds the lesson's source (with
 #: its solutions) and runs every solution cell of it. Run by plain nbgrader, as the
 #: teacher, it scores full marks; in the judge's sandbox there is no teacher's folder.
@@ -383,7 +387,7 @@ def test_feedback_reaches_each_student_in_the_browser(hub):
                          "the feedback page in the student's folder")
             relative = found[-1].relative_to(accounts.home_of(name))
             page.goto(f"{hub.settings.server_url(name)}/files/{relative}")
-            score = f"Score: {EXPECTED[name]} / 14.0"
+            score = f"Score: {EXPECTED[name]} / {FULL}"
             page.wait_for_selector(f"text={score}")
             if which == "half":
                 shot(page, "hub-feedback.png")

@@ -1,11 +1,12 @@
 """A hostile class, graded end to end: every attack of a red team's table.
 
 Real nbgrader commands, the real sandbox, no mocks. One course directory, lesson
-03 (14 points), one student per attack, and honest students beside them. Each
+03 (all its points, as its master's nbgrader metadata gives them), one student per
+attack, and honest students beside them. Each
 attack is written the way a student would write it, with the real paths of
 this course directory. Then:
 
-* the honest students keep their exact scores (14/14), the victim of the
+* the honest students keep their exact scores (full marks), the victim of the
   gradebook attack included;
 * every attacker gets what the work deserves (0: none of them did any);
 * the gradebook's test cells, the course's nbgrader_config.py and the masters
@@ -29,13 +30,15 @@ import nbformat
 import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell
 
+from mcp_lesson.exercises import declared
 from processes import descendants, live_processes, patience, run_to_end, wait_for
 
 ROOT = Path(__file__).resolve().parents[2]
 GRADING = ROOT / "tools" / "grading"
 LESSON = "03_classifying"
 MASTER = ROOT / "notebooks" / f"{LESSON}.ipynb"
-FULL = 14.0
+#: The lesson's points: its graded cells' (mcp_lesson.exercises.declared reads the masters).
+FULL = declared.lesson_points(LESSON)
 #: The other lessons of the class (borrowed answers in 04 and 08).
 OTHERS = ("04_errors", "08_revisions")
 MARKER = f"left-behind-{os.getpid()}"
@@ -53,13 +56,6 @@ def solutions(lesson=LESSON):
     return {nbgrader_info(cell)["grade_id"]: cell.source
             for cell in nbformat.read(str(master), as_version=4).cells
             if nbgrader_info(cell).get("solution")}
-
-
-def points(lesson, *grade_ids):
-    """The points of the test cells named, in the master."""
-    master = ROOT / "notebooks" / f"{lesson}.ipynb"
-    return float(sum(nbgrader_info(cell).get("points", 0) for cell in nbformat.read(str(master), as_version=4).cells
-                     if nbgrader_info(cell).get("grade_id") in grade_ids))
 
 
 def handed_in(release, sources=None, first=None, last=None, markdown=None, rename=None):
@@ -158,7 +154,7 @@ if os.fork() == 0:
                         "    return theirs(msg)\n"}, first="", last=None), {}, 0.0),
         # A red team, who had read the judge's code.
         "x_borrows_answers": (handed_in(release, {**right, **BORROWED_03}), {},
-                              FULL - points(LESSON, "classify-tests", "classify_json-tests")),
+                              FULL - declared.lesson_points(LESSON, ("classify", "classify_json"))),
         "x_hangs_the_judge": (handed_in(release, right, last=HANG), {}, FULL),
         "x_forges_the_log": (handed_in(release, right, last=FORGE), {}, FULL),
         "aaron": (handed_in(release, right), {}, FULL),
@@ -195,18 +191,17 @@ def other_lessons(course):
             ("04_errors", {"reply_for": "#| export\nimport json\nimport mcp_lesson\n\n"
                                         "def reply_for(msg):\n"
                                         "    return mcp_lesson.reply_for_json(json.dumps(msg))\n"},
-             ("reply_for-tests", "reply_for_json-tests")),  # their reply_for_json calls it
+             ("reply_for", "reply_for_json")),  # their reply_for_json calls it
             ("08_revisions", {"classify_at": "#| export\nimport mcp_lesson\n\n"
                                              "def classify_at(msg, revision):\n"
                                              "    return mcp_lesson.classify(msg, revision=revision)\n"},
-             ("classify_at-tests",))):
+             ("classify_at",))):
         release = nbformat.read(str(course / "release" / lesson / f"{lesson}.ipynb"), as_version=4)
         right = solutions(lesson)
-        full = points(lesson, *(nbgrader_info(c)["grade_id"] for c in release.cells
-                                if nbgrader_info(c).get("grade")))
+        full = declared.lesson_points(lesson)
         found[("honest", lesson)] = (handed_in(release, right), full)
         found[("x_borrows_answers", lesson)] = (handed_in(release, {**right, **borrowed}),
-                                                full - points(lesson, *lost))
+                                                full - declared.lesson_points(lesson, lost))
     return found
 #: A course request written straight onto the judge's channel, and then a sleep.
 HANG = ("import json, os, time\n"

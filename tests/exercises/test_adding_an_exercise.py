@@ -1,8 +1,8 @@
 """Adding a graded exercise is one place: on a copy of the course, lesson 04
 gets ``is_reserved_code(code)`` the way docs/maintaining.md's "Adding a graded exercise" says
-(the master's solution cell and graded cell, the start page's row, then ``make lessons
-NB=...``'s commands), and the self-check, the grader's points, graduation's cases, the judge's
-may-borrow list and the learner copy all have it, with no other file edited by hand.
+(the master's solution cell and graded cell, then ``make lessons NB=...``'s commands), and the
+self-check, the grader's points, graduation's cases, the judge's may-borrow list, the start
+page's table and the learner copy all have it, with one file edited by hand: the master.
 
 Full tier: it copies the course and runs a lesson in a kernel and graduation in a pytest of
 the copy's own (a minute or more on a busy machine)."""
@@ -68,7 +68,7 @@ def snapshot(root):
 
 
 def add_the_exercise(copy):
-    """The guide's steps 1 to 3: the two cells in the master, the name on the start page."""
+    """The guide's steps 1 and 2: the two cells in the master (the one file edited by hand)."""
     master = copy / "notebooks" / "04_errors.ipynb"
     nb = nbformat.read(master, as_version=4)
     after = next(i for i, cell in enumerate(nb.cells)
@@ -84,17 +84,11 @@ def add_the_exercise(copy):
             "schema_version": 3, "solution": False, "task": False}}),
     ]
     nbformat.write(nb, master)
-    start = copy / "notebooks" / "00_start_here.ipynb"
-    page = nbformat.read(start, as_version=4)
-    cell = next(cell for cell in page.cells if "`reply_for` and `reply_for_json`:" in cell.source)
-    cell.source = cell.source.replace("`reply_for` and `reply_for_json`:",
-                                      "`reply_for`, `reply_for_json` and `is_reserved_code`:", 1)
-    nbformat.write(page, start)
-    return {"notebooks/04_errors.ipynb", "notebooks/00_start_here.ipynb"}
+    return {"notebooks/04_errors.ipynb"}
 
 
 def make_lessons(copy, nb, env):
-    """Step 4, ``make lessons NB=...``: the commands of the Makefile's lessons recipe (and of the
+    """Step 3, ``make lessons NB=...``: the commands of the Makefile's lessons recipe (and of the
     export it ends with), run in the copy with this test's Python (make itself would check
     .venv, which the copy shares with the checkout)."""
     makefile = (copy / "Makefile").read_text(encoding="utf-8")
@@ -139,14 +133,21 @@ def test_the_guide_s_new_exercise_is_picked_up_everywhere(tmp_path):
     before = snapshot(copy)
 
     by_hand = add_the_exercise(copy)
+    assert len(by_hand) == 1  # the files touched by hand: the master alone
     make_lessons(copy, "notebooks/04_errors.ipynb", env)
 
-    # no other file was edited by hand: what changed besides the two is what the tools write
+    # no other file was edited by hand: what changed besides the master is what the tools write
     after = snapshot(copy)
     changed = {name for name in set(before) | set(after) if before.get(name) != after.get(name)}
-    generated = {"notebooks/learner/04_errors.ipynb", "notebooks/learner/00_start_here.ipynb",
-                 "notebooks/learner/.written.json", "mcp_lesson/core/errors.py", "mcp_lesson/core/graded.py"}
+    generated = {"notebooks/00_start_here.ipynb", "notebooks/learner/04_errors.ipynb",
+                 "notebooks/learner/00_start_here.ipynb", "notebooks/learner/.written.json",
+                 "mcp_lesson/core/errors.py", "mcp_lesson/core/graded.py"}
     assert by_hand <= changed and changed - by_hand <= generated, sorted(changed)
+    for page in ("notebooks/00_start_here.ipynb", "notebooks/learner/00_start_here.ipynb"):
+        start = nbformat.read(copy / page, as_version=4)
+        [table] = [cell.source for cell in start.cells if cell.get("id") == "c00-what-you-write"]
+        [row] = [line for line in table.splitlines() if line.startswith("| [04 ")]
+        assert "`is_reserved_code(code)`" in row and f"| {before_points['04_errors'] + POINTS:g} |" in row, row
 
     found = in_the_copy(copy, env, """
 import json, sys
