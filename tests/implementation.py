@@ -314,7 +314,7 @@ def load_package(folder):
     init = folder / "__init__.py"
     if not init.is_file():
         return None, [], (f"no package at {folder}: a package is a folder with an __init__.py "
-                          "(run the cells marked #| export in lessons 02 to 04 to make yours)")
+                          "(run the cells marked #| export in lessons 01 to 04 to make yours)")
     lib = Path(tempfile.mkdtemp(prefix="graduate-lib-"))
     stand_in.write(lib)
     files = Path(tempfile.mkdtemp(prefix="graduate-files-"))

@@ -58,7 +58,7 @@ def graduate(package=None, quiet=True, extra=()):
     package = Path(package) if package else package_dir()
     if not (package / "__init__.py").exists():
         print(f"There is no package at {package} yet: run the cells marked {MARKER} "
-              "in lessons 02 to 04 first.")
+              "in lessons 01 to 04 first.")
         return False
     if tests_folder() is None:
         print("The course's tests are not here (they come with a checkout of the course): "

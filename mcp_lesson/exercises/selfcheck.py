@@ -74,7 +74,7 @@ def check(fn, target=None, show=3):
     if name.isidentifier() and name != report.target:
         report = report._replace(target=name)
     print(report.text(show))
-    if (target is None and name not in CHECKED and report.passed == 0
+    if (target is None and name not in BY_NAME and report.passed == 0
             and not report.not_implemented):
         print(f"  (check knows no function called {name}, so it held it to classify's verdicts; "
               + _likelier(fn, name) + ")")

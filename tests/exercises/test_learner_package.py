@@ -378,13 +378,13 @@ def test_the_package_has_one_module_per_topic_each_importable_on_its_own(tmp_pat
 
     package = _masters_package(tmp_path)
     modules = sorted(path.name for path in package.glob("*.py"))
-    assert modules == sorted(["__init__.py", "_loading.py", "codes.py", "messages.py", "classification.py",
+    assert modules == sorted(["__init__.py", "_loading.py", "codes.py", "kinds.py", "messages.py", "classification.py",
                               "errors.py", "conversation.py", "revisions.py", "transport.py", "traffic.py", "server.py"])
     errors = (package / "errors.py").read_text(encoding="utf-8")
     assert "from .classification import classify, classify_json" in errors  # explicit, found from use
     for path in package.glob("*.py"):
         assert "#| export" not in path.read_text(encoding="utf-8"), path.name
-    for module in ("messages", "classification", "errors", "conversation", "revisions", "transport",
+    for module in ("kinds", "messages", "classification", "errors", "conversation", "revisions", "transport",
                    "traffic", "server"):
         # each on its own, in a fresh Python, as a learner would import it
         done = subprocess.run([sys.executable, "-c", f"import my_mcp.{module} as m; print(m.__all__)"],
