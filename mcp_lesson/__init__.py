@@ -6,36 +6,27 @@ The finished form of what the course's notebooks build step by step::
     >>> classify(create_request("tools/list", request_id=1))
     ('request', None)
 
-Modules, one idea each:
+A folder per concern, each lower one knowing nothing of those above it (each folder's
+docstring says what it holds and what it may import; tests/test_layout.py holds the order):
 
-* ``codes``: the reserved error codes and their messages;
-* ``messages``: the builders (``create_request``, ``success_response``,
-  ``error_response``);
-* ``core``: the lessons' own exercise cells, exported from the masters (``make
-  export``): ``messages`` and ``classification`` build on them, and lesson 09's
-  functions of the HTTP transport (``http_request_for``, ``check_headers``,
-  ``read_sse``, ``http_verdict``) and lesson 10's ``audit`` of a recorded
-  conversation are theirs as they are;
-* ``registry``: what each lesson builds, and where;
-* ``classification``: ``classify``, ``classify_json``, ``explain`` and the
-  replies a strict server sends (``reply_for``, ``reply_for_json``), under the
-  course's rules or any MCP revision's (``REVISIONS``);
-* ``cases``: the shared case table every test, lesson and widget reads;
-* ``selfcheck``: ``check(fn)``, the learner's self-check;
-* ``course``: helpers for the lesson notebooks (contents, try_it, self_check);
-* ``widgets``: the playground's Classifier, Quiz and Checker (ipywidgets);
-* ``server``: the capstone's calculator MCP server (official ``mcp`` SDK), over
-  stdio or Streamable HTTP;
-* ``stdio_client``: a line-based client for it, with read timeouts;
-* ``http_client``: ``HttpServer``, the same server over HTTP, started and stopped;
-* ``tap``: the tap, which records live traffic and reports on it
-  (``python -m mcp_lesson.tap``; its own ``audit`` says more than lesson 10's);
-* ``peers``: the SDK's own verdict on a message, beside ours.
+* ``protocol/``: the protocol's facts as data (reserved codes, revisions) and the one strict
+  JSON reader;
+* ``core/``: the lessons' exported code, generated from the masters by ``make export``
+  (never edited);
+* ``rules/``: the message rules as the package gives them (builders, ``classify``,
+  ``explain``), built on the core;
+* ``shared/``: what the course's programs share (processes, event streams, lines, recordings);
+* ``exercises/``: the course's checking of a learner (the lessons' table, the exercises the
+  masters declare, case tables, the self-check, the learner's package, graduation);
+* ``server/``, ``client/``, ``peers/``: the MCP programs the lessons run (the course's
+  servers, its clients, the official SDKs and conformance suite beside them);
+* ``tap/``: the tap, which records and judges live traffic (``python -m mcp_lesson.tap``);
+* ``widgets/``: the playground's widgets (ipywidgets);
+* ``course/``: the helpers the lesson notebooks import.
 
-The root holds what a learner or a teacher uses, and imports only modules
-that need nothing but the standard library. Everything else is
-reached through its module (``mcp_lesson.exercises.cases.TEXT_CASES``,
-``mcp_lesson.exercises.selfcheck.run_check``, ``mcp_lesson.rules.classification.parse``...).
+The root holds what a learner or a teacher uses: the builders and the verdicts, the codes,
+lesson 09's and 10's functions, the case table and the self-check (the last two imported
+when first used, so that a program that needs only ``mcp_lesson.version`` stays quick).
 """
 
 import sys as _sys
@@ -54,7 +45,6 @@ from mcp_lesson.protocol.codes import (
     UNSUPPORTED_PROTOCOL_VERSION,
     VERSION_KEY,
 )
-from mcp_lesson.exercises.cases import CASES  # noqa: E402
 from mcp_lesson.rules.classification import (
     REVISIONS,
     classify,
@@ -75,7 +65,6 @@ from mcp_lesson.core.transport import (  # noqa: E402  (lesson 09's export, as i
     read_sse,
 )
 from mcp_lesson.core.traffic import audit  # noqa: E402  (lesson 10's export, as it is)
-from mcp_lesson.exercises.selfcheck import check
 
 if _sys.platform == "emscripten":  # the browser's Python: see mcp_lesson/protocol/deep_json.py
     from mcp_lesson.protocol.deep_json import install as _install_deep_json_guard
@@ -120,3 +109,15 @@ __all__ = [
     "CASES",
     "check",
 ]
+
+
+def __getattr__(name):
+    """The case table and the self-check, imported when first asked for."""
+    if name == "CASES":
+        from mcp_lesson.exercises.cases import CASES as value
+    elif name == "check":
+        from mcp_lesson.exercises.selfcheck import check as value
+    else:
+        raise AttributeError(f"module 'mcp_lesson' has no attribute {name!r}")
+    globals()[name] = value
+    return value
