@@ -482,10 +482,8 @@ def expected_figures():
 
     # Grading (the masters' nbgrader metadata, tools/grading).
     graded = {m.stem: graded_cells(m) for m in masters() if graded_cells(m)}
-    total = sum(sum(cells.values()) for cells in graded.values())
     give("docs/teaching.md", f"Lessons {and_list([g[:2] for g in graded])} are graded",
          "the masters' nbgrader metadata")
-    give("docs/teaching.md", f"worth some points, {total} in all", "the masters' points")
     give("docs/teaching.md",
          "named after its notebook: " + and_list([f"`{g}`" for g in graded]).replace(" and ", ", ") + ".",
          "the graded masters")

@@ -16,6 +16,7 @@ package's), it says so in one line and exits 2, and nothing is graded.
 
 import argparse
 import os
+import shutil
 import sys
 import tempfile
 from pathlib import Path
@@ -50,13 +51,21 @@ def main(argv=None):
                         help="after --: more pytest arguments (say, -k bool)")
     args = parser.parse_args(argv)
     os.environ.pop(NO_NESTED_RUNS, None)  # asked for by name: always a real graduation
-    package = Path(args.package)
-    if args.export:
-        package = Path(tempfile.mkdtemp(prefix="graduate-")) / PACKAGE
+    if not args.export:
+        return _graduate(Path(args.package), args)
+    folder = Path(tempfile.mkdtemp(prefix="graduate-"))
+    try:  # (the exported package is this run's alone: removed after it)
+        package = folder / PACKAGE
         for name in LESSONS:
             if (Path(args.export) / name).exists():
                 export_notebook(Path(args.export) / name, package)
-        print(f"exported the lessons of {args.export} into {package}")
+        print(f"exported the lessons of {args.export} into a package of this run's")
+        return _graduate(package, args)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def _graduate(package, args):
     failed = judge_fails_to_start()
     if failed:  # the run's error: no test would be the package's fault
         print(f"graduation did not run: {failed}")

@@ -313,7 +313,9 @@ def check_mine(name, show=3):
             print(f"{name}: not in your package {PACKAGE}, because {file} could not run "
                   f"({str(error)[:100]}); fix that lesson's #| export cell and run it again")
         elif package is None:
-            print(f"{name}: you have no package {PACKAGE} yet ({where})")
+            first = min(registry.MODULES)
+            starts = f"lesson {first} starts it; " if lesson != first else ""
+            print(f"{name}: you have no package {PACKAGE} yet ({starts}{where})")
         else:
             print(f"{name}: not in your package {PACKAGE} yet ({where})")
         return

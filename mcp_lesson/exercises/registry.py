@@ -95,6 +95,13 @@ class _Visible:
     def __init__(self, name, reference, calls):
         self.name, self.reference, self.calls, self._cases = name, reference, calls, None
 
+    def __eq__(self, other):  # (the same graded cell's cases: two derivations of one row agree)
+        if not isinstance(other, _Visible):
+            return NotImplemented
+        return (self.name, self.reference, self.calls) == (other.name, other.reference, other.calls)
+
+    __hash__ = None
+
     def _made(self):
         if self._cases is None:
             cases = []

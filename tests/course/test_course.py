@@ -182,11 +182,13 @@ def my_package(tmp_path, monkeypatch):
 
 
 def test_check_mine_without_a_package(capsys, my_package):
+    course.check_mine("rough_kind")
     course.check_mine("classify")
     course.check_mine("reply_for")
     assert capsys.readouterr().out.splitlines() == [
-        "classify: you have no package my_mcp yet (lesson 03 writes it)",
-        "reply_for: you have no package my_mcp yet (lesson 04 writes it)",
+        "rough_kind: you have no package my_mcp yet (lesson 01 writes it)",
+        "classify: you have no package my_mcp yet (lesson 01 starts it; lesson 03 writes it)",
+        "reply_for: you have no package my_mcp yet (lesson 01 starts it; lesson 04 writes it)",
     ]
 
 
