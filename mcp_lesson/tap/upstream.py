@@ -49,6 +49,28 @@ class Answer:
                 return value
         return None
 
+    async def whole(self, limit):
+        """The whole body of an answer with a length of at most ``limit`` bytes (most JSON
+        answers), read at once (a server often writes the head and the body apart), else
+        None; then :meth:`chunks` need not be read. None too when the answer breaks off:
+        :meth:`chunks` gives what came, then says so."""
+        kind, length = self._framing
+        if kind != "length" or length > limit:
+            return None
+        if len(self._rest) < length:
+            rest = bytearray(self._rest)
+            try:
+                while len(rest) < length:
+                    rest += await self._more()
+            except (OSError, UpstreamError):
+                return None
+            finally:
+                self._rest = bytes(rest)
+        if len(self._rest) > length:  # more than the answer: no HTTP server sends that
+            self._reusable = False
+        self._done = True
+        return self._rest[:length] if len(self._rest) > length else self._rest
+
     async def _more(self):
         data = await self._connection[0].read(CHUNK)
         if not data:
@@ -197,9 +219,10 @@ class Upstream:
             writer.close()
         return None
 
-    async def request(self, method, target, headers, body):
+    async def request(self, method, target, headers, body, sent=None):
         """Send one request (``headers``: text pairs, as uvicorn read them; ``body``: bytes or
-        None) and read its answer's head; returns an :class:`Answer`."""
+        None) and read its answer's head; returns an :class:`Answer`. ``sent``, if given, is
+        called once the request has been written (the tap records it while the server works)."""
         head = [f"{method} {target} HTTP/1.1\r\n"]
         head += [f"{name}: {value}\r\n" for name, value in headers]
         if body is not None:
@@ -213,6 +236,9 @@ class Upstream:
             heard = b""
             try:
                 writer.write(data)
+                if sent is not None:
+                    sent, told = None, sent
+                    told()
                 while True:
                     while (end := heard.find(b"\r\n\r\n")) < 0:
                         if len(heard) > MAX_HEAD:
