@@ -158,16 +158,19 @@ class HttpTap:
         if scope.get("query_string"):
             path += "?" + _text(scope["query_string"])
         pairs = [(_text(name), _text(value)) for name, value in scope["headers"]]
-        asked = {"method": scope["method"], "path": path,
-                 "headers": _recorded_headers(pairs, REQUEST_HEADERS), "exchange": exchange}
         body, why = await self._read_body(receive)
         # The ticket is taken once the body is whole: a body still arriving (or one that
         # never ends) holds back nothing recorded after it.
         ticket, when = self.recorder.ticket()
+
+        def asked():
+            return {"method": scope["method"], "path": path,
+                    "headers": _recorded_headers(pairs, REQUEST_HEADERS), "exchange": exchange}
+
         if why is not None:  # never passed on: the client did not finish, or sent too much
             status, words = why
             self.recorder.write(ticket, self._event(when, "client_gone" if status is None else "tap_error",
-                                                    detail=words, **asked))
+                                                    detail=words, **asked()))
             if status is not None:
                 await _plain_answer(send, status, f"{PROG}: {words}")
             return
@@ -177,8 +180,8 @@ class HttpTap:
             nonlocal recorded
             if not recorded:
                 recorded = True
-                self.recorder.write(ticket, self._entry("to_server", body, when, http=asked) if body
-                                    else self._event(when, "http_request", **asked))
+                self.recorder.write(ticket, self._entry("to_server", body, when, http=asked()) if body
+                                    else self._event(when, "http_request", **asked()))
 
         headers = [(name, value) for name, value in pairs if name.lower() not in HOP_BY_HOP]
         if not any(name.lower() == "host" for name, _ in headers):  # an HTTP/1.0 client's
@@ -478,7 +481,8 @@ def serve_http(to, path, port=0, judge=None, max_line=MAX_LINE, append=False, an
 
     config = uvicorn.Config(tap, http=protocol(), log_level="critical", lifespan="on", backlog=BACKLOG,
                             timeout_graceful_shutdown=SHUTDOWN_WAIT, access_log=False,
-                            server_header=False, date_header=False)  # the server's own pass on
+                            server_header=False, date_header=False,  # the server's own pass on
+                            proxy_headers=False)  # a client's X-Forwarded-For is passed on, not taken
     server = Server(config)
     recorder.event("start", wall=round(time.time(), 6), transport="http", listen=url, to=to,
                    judge=judge.name, tap=__version__)
