@@ -1,6 +1,7 @@
 """The tap's speed: what it adds to a conversation, and how fast it records, in one run.
 
     .venv/bin/python benchmarks/bench_tap.py            # --pings 1000 --lines 100000 --rounds 5
+    .venv/bin/python benchmarks/bench_tap.py --parts json --pings 500   # the JSON answers alone
 
 1. Round trips over stdio. The official SDK's client (``mcp.ClientSession``)
    talks to the course's calculator server three times at once: directly,
@@ -14,12 +15,16 @@
    added, or under 100 us a message (a round trip is two messages).
 2. The same over Streamable HTTP: the server over HTTP, directly, through a TCP relay
    that passes bytes on and reads no HTTP (one more hop: the floor), through a bare
-   uvicorn+httpx proxy (nothing recorded; what the tap was built on until this round), and
-   through ``python -m mcp_lesson.tap --record --http``. Two kinds of answer, side by
-   side: the SDK's sessions, whose answers are streamed (``text/event-stream``), and a
-   stateless 2026-07-28 ``tools/list`` answered with plain ``application/json`` and a
-   length (the answer a missing ``TCP_NODELAY`` delays by some 40 ms). The goal:
-   through the tap within 1.25x of the relay on both kinds, and within 1.5x of direct.
+   uvicorn+httpx proxy (nothing recorded; what the tap was built on once), and through
+   ``python -m mcp_lesson.tap --record --http``. Both kinds of answer, in one run: the SDK's
+   sessions of 2025-11-25 (``ping``, ``tools/call``), whose answers are streamed
+   (``text/event-stream``), and its stateless sessions of 2026-07-28 (``server/discover``,
+   then ``tools/list`` and ``tools/call``), each answered with plain ``application/json``
+   and a length (the answer a missing ``TCP_NODELAY`` delays by some 40 ms); then the same
+   JSON requests from ``http.client``, the leanest client, where the hops are the most of
+   a round trip (``--parts json`` runs this part alone), with the CPU time a request of
+   each process in the middle. The goal: through the tap within 1.25x of the relay on
+   every kind, and within 1.5x of direct.
 3. A flood. A server that has 100,000 lines ready (a mix of MCP messages)
    sends them as fast as its client reads, once the client says "go". Timed
    from "go" until the tap has exited (every line passed on and recorded), and
