@@ -207,20 +207,47 @@ class HttpTap:
             answer.close()
 
     async def _pass_whole(self, scope, send, answer, exchange):
-        """Pass on an answer whose whole body came with its head (plain, uncompressed JSON,
-        most often), head and body in one write, and record it after; False for any other."""
+        """Pass on an answer with a length of at most :data:`WHOLE` bytes, not compressed and
+        not a stream (plain JSON, most often): its body read whole, head and body in one write,
+        and recorded after; False for any other answer (and one that breaks off)."""
         kind, coding = answer.header("content-type") or "", answer.header("content-encoding")
         length = answer.header("content-length")
         if length is None or "text/event-stream" in kind or (coding and coding.strip().lower() != "identity"):
             return False
-        body = await answer.whole(WHOLE)
+        import asyncio
+
+        cork, main, gone = scope.get(CORK), asyncio.current_task(), False
+
+        def lost():  # the client leaving ends the answer at once, recorded when it happens
+            nonlocal gone
+            gone = True
+            self._record("client_gone", detail="the client went away during the answer",
+                         path=scope["path"], exchange=exchange)
+            main.cancel()
+
+        if cork is not None:  # a callback, not a task watching: a task costs a share of a request
+            if cork.is_closing():  # gone already
+                self._record("client_gone", detail="the client went away during the answer",
+                             path=scope["path"], exchange=exchange)
+                return True
+            cork.lost = lost
+        try:
+            body = await answer.whole(WHOLE)
+        except asyncio.CancelledError:
+            if not gone:  # not the client leaving: the tap is stopping
+                raise
+            if hasattr(main, "uncancel"):
+                main.uncancel()
+            return True
+        finally:
+            if cork is not None:
+                cork.lost = None
         if body is None:
             return False
         headers = [(name.encode("latin-1"), value.encode("latin-1")) for name, value in answer.headers
                    if name not in HOP_BY_HOP]
         headers.append((b"content-length", length.encode("latin-1")))
         ticket, when = self.recorder.ticket()
-        cork = scope.get(CORK)
         try:
             if cork is not None:
                 cork.hold()

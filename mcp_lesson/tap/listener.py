@@ -11,7 +11,7 @@ on top of uvicorn's protocol (:func:`protocol`):
   answer's head and each part of its body with writes of their own, and a ``send`` on
   loopback costs a few hundred microseconds of the kernel's time. The tap finds the cork
   in its request's scope (:data:`CORK`) and holds the head of an answer with a length
-  until its body is there.
+  until its body is there; the cork's ``lost``, when set, is called as the client leaves.
 """
 
 import socket
@@ -29,6 +29,7 @@ class Corked:
     def __init__(self, transport):
         self._transport = transport
         self._held = None  # a list while held
+        self.lost = None  # called when the connection is lost, if set
 
     def hold(self):
         if self._held is None:
@@ -99,6 +100,12 @@ def protocol():
     class TapProtocol(HttpToolsProtocol):
         def connection_made(self, transport):
             super().connection_made(Corked(transport))
+
+        def connection_lost(self, exc):
+            lost = self.transport.lost
+            super().connection_lost(exc)
+            if lost is not None:
+                lost()
 
         def on_message_begin(self):
             super().on_message_begin()
