@@ -506,7 +506,8 @@ def _print_found(what, found, transport):
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--pings", type=int, default=1000, help="requests of each kind, each side")
-    parser.add_argument("--block", type=int, default=50, help="requests a turn")
+    parser.add_argument("--block", type=int, default=20,
+                        help="requests a turn (small turns: the noise of a shared machine falls on every side alike)")
     parser.add_argument("--lines", type=int, default=100_000, help="lines in the flood")
     parser.add_argument("--rounds", type=int, default=5, help="flood rounds")
     parser.add_argument("--parts", default="stdio,http,json,flood",
