@@ -5,10 +5,11 @@ machines (its pool, anyio's cancel scopes, its header models), five times what u
 costs on the client's side; a request through the tap took 1.9x a bare TCP relay's time.
 h11 in its place still cost some 300 us a request. This is only what a proxy needs, on
 what uvicorn has already read and checked on the client's side (the method, target and
-headers passed on are h11's, from uvicorn): a request is written in one write (head and
-body); its answer's head is read whole (at most :data:`MAX_HEAD` bytes), and its body
-framed as RFC 9112 section 6 says (no body for HEAD, 1xx, 204 and 304; chunked; a
-Content-Length; else until the server closes), handed on as it arrives (transfer coding
+headers passed on are the ones its parser, httptools, accepted): a request is written in
+one write (head and body); its answer's head is read whole (at most :data:`MAX_HEAD`
+bytes), and its body framed as RFC 9112 section 6 says (no body for HEAD, 1xx, 204 and
+304; chunked; a Content-Length; else until the server closes), handed on as it arrives, or
+read whole first when it is short and has a length (:meth:`Answer.whole`) (transfer coding
 removed, content coding kept: the bytes as they travelled). The connection is kept for
 the next request when the answer was read whole, its length was known and neither side
 said ``Connection: close``.
