@@ -1,6 +1,7 @@
 """The tap's speed: what it adds to a conversation, and how fast it records, in one run.
 
     .venv/bin/python benchmarks/bench_tap.py            # --pings 1000 --lines 100000 --rounds 5
+    .venv/bin/python benchmarks/bench_tap.py --parts json --pings 500   # the JSON answers alone
 
 1. Round trips over stdio. The official SDK's client (``mcp.ClientSession``)
    talks to the course's calculator server three times at once: directly,
@@ -14,12 +15,16 @@
    added, or under 100 us a message (a round trip is two messages).
 2. The same over Streamable HTTP: the server over HTTP, directly, through a TCP relay
    that passes bytes on and reads no HTTP (one more hop: the floor), through a bare
-   uvicorn+httpx proxy (nothing recorded; what the tap was built on until this round), and
-   through ``python -m mcp_lesson.tap --record --http``. Two kinds of answer, side by
-   side: the SDK's sessions, whose answers are streamed (``text/event-stream``), and a
-   stateless 2026-07-28 ``tools/list`` answered with plain ``application/json`` and a
-   length (the answer a missing ``TCP_NODELAY`` delays by some 40 ms). The goal:
-   through the tap within 1.25x of the relay on both kinds, and within 1.5x of direct.
+   uvicorn+httpx proxy (nothing recorded; what the tap was built on once), and through
+   ``python -m mcp_lesson.tap --record --http``. Both kinds of answer, in one run: the SDK's
+   sessions of 2025-11-25 (``ping``, ``tools/call``), whose answers are streamed
+   (``text/event-stream``), and its stateless sessions of 2026-07-28 (``server/discover``,
+   then ``tools/list`` and ``tools/call``), each answered with plain ``application/json``
+   and a length (the answer a missing ``TCP_NODELAY`` delays by some 40 ms); then the same
+   JSON requests from ``http.client``, the leanest client, where the hops are the most of
+   a round trip (``--parts json`` runs this part alone), with the CPU time a request of
+   each process in the middle. The goal: through the tap within 1.25x of the relay on
+   every kind, and within 1.5x of direct.
 3. A flood. A server that has 100,000 lines ready (a mix of MCP messages)
    sends them as fast as its client reads, once the client says "go". Timed
    from "go" until the tap has exited (every line passed on and recorded), and
@@ -175,75 +180,110 @@ def _http_tap(recording, to, command=None):
 
 
 async def _http_sessions(stack, recording):
-    """Sessions over Streamable HTTP (2025-11-25): direct, through a TCP relay, through a bare
-    proxy, and through the HTTP tap."""
+    """Sessions over Streamable HTTP, direct, through a TCP relay, through a bare proxy and
+    through the HTTP tap, twice: the SDK's sessions of 2025-11-25 (an ``initialize``
+    handshake; answers streamed), and its stateless sessions of 2026-07-28
+    (``server/discover``; each answer plain JSON with a length)."""
     from mcp import ClientSession
     from mcp.client.streamable_http import streamable_http_client
 
     from mcp_lesson.server.running import HttpServer
 
     server = stack.enter_context(HttpServer())
-    tap, url = _http_tap(recording, server.url)
-    stack.callback(lambda: (tap.terminate(), tap.wait(30)))
-    bare, bare_url = _http_tap(None, server.url, [PY, "-c", BARE_HTTP, server.url])
-    stack.callback(lambda: (bare.terminate(), bare.wait(30)))
-    relay, relay_url = _http_tap(None, server.url, [PY, "-c", RELAY, server.url])
-    stack.callback(lambda: (relay.terminate(), relay.wait(30)))
-    sessions = {}
-    for name, address in (("direct", server.url), ("relay", relay_url), ("bare", bare_url), ("tap", url)):
-        read, write = await stack.enter_async_context(streamable_http_client(address))
-        sessions[name] = await stack.enter_async_context(ClientSession(read, write))
-        await sessions[name].initialize()
-    return sessions
+    addresses = {"direct": server.url}
+    for name, command in (("relay", [PY, "-c", RELAY, server.url]), ("bare", [PY, "-c", BARE_HTTP, server.url]),
+                          ("tap", None)):
+        proc, addresses[name] = _http_tap(recording, server.url, command)
+        stack.callback(lambda proc=proc: (proc.terminate(), proc.wait(30)))
+    streamed, stateless = {}, {}
+    for name, address in addresses.items():
+        for sessions, start in ((streamed, "initialize"), (stateless, "discover")):
+            read, write = await stack.enter_async_context(streamable_http_client(address))
+            sessions[name] = await stack.enter_async_context(ClientSession(read, write))
+            await getattr(sessions[name], start)()
+    return streamed, stateless
+
+
+async def _timed_turns(sessions, request, pings, block):
+    """Each session's median time a request, the sessions taking turns a block at a time."""
+    for session in sessions.values():  # warm up each
+        for _ in range(block):
+            await request(session)
+    times = {name: [] for name in sessions}
+    rounds = max(1, pings // block)
+    for round_ in range(rounds):
+        order = list(sessions) if round_ % 2 == 0 else list(reversed(sessions))
+        for name in order:
+            gc.collect()
+            start = time.perf_counter()
+            for _ in range(block):
+                await request(sessions[name])
+            times[name].append((time.perf_counter() - start) / block)
+    found = {name: statistics.median(each) for name, each in times.items()}
+    found["count"] = rounds * block
+    return found
 
 
 async def _round_trips(pings, block, recording, transport):
     from contextlib import AsyncExitStack
 
+    async def ping(session):
+        await session.send_ping()
+
+    async def call(session):
+        await session.call_tool("calculator", {"expression": "2 + 2"})
+
+    async def listing(session):
+        await session.list_tools()
+
     async with AsyncExitStack() as stack:
-        opener = _stdio_sessions if transport == "stdio" else _http_sessions
-        sessions = await opener(stack, recording)
-
-        async def ping(session):
-            await session.send_ping()
-
-        async def call(session):
-            await session.call_tool("calculator", {"expression": "2 + 2"})
-
         results = {}
+        if transport == "stdio":
+            sessions = await _stdio_sessions(stack, recording)
+            for what, request in (("ping", ping), ("tools/call", call)):
+                results[what] = await _timed_turns(sessions, request, pings, block)
+            return results
+        streamed, stateless = await _http_sessions(stack, recording)
         for what, request in (("ping", ping), ("tools/call", call)):
-            for session in sessions.values():  # warm up both
-                for _ in range(block):
-                    await request(session)
-            times = {name: [] for name in sessions}
-            rounds = max(1, pings // block)
-            for round_ in range(rounds):
-                order = list(sessions) if round_ % 2 == 0 else list(reversed(sessions))
-                for name in order:
-                    gc.collect()
-                    start = time.perf_counter()
-                    for _ in range(block):
-                        await request(sessions[name])
-                    times[name].append((time.perf_counter() - start) / block)
-            results[what] = {name: statistics.median(found) for name, found in times.items()}
-            results[what]["count"] = rounds * block
+            results[f"{what}, streamed (2025-11-25)"] = await _timed_turns(streamed, request, pings, block)
+        for what, request in (("tools/list", listing), ("tools/call", call)):
+            results[f"{what}, JSON (2026-07-28)"] = await _timed_turns(stateless, request, pings, block)
     return results
 
 
-#: A stateless 2026-07-28 ``tools/list``: the server answers it with plain ``application/json``
-#: and a length, the answer the SDK's own sessions (whose answers are streamed) never get.
-JSON_LISTING = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"_meta": {
-    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-    "io.modelcontextprotocol/clientCapabilities": {},
-    "io.modelcontextprotocol/clientInfo": {"name": "bench-tap", "version": "1.0"}}}}).encode()
-JSON_HEADERS = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json",
-                "MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/list"}
+def _stamped(method, params=None):
+    """A stateless 2026-07-28 request, stamped as the SDK's client stamps it: the server
+    answers it with plain ``application/json`` and a length."""
+    meta = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {},
+            "io.modelcontextprotocol/clientInfo": {"name": "bench-tap", "version": "1.0"}}
+    body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": method,
+                       "params": {**(params or {}), "_meta": meta}}).encode()
+    headers = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json",
+               "MCP-Protocol-Version": "2026-07-28", "Mcp-Method": method}
+    if params and "name" in params:
+        headers["Mcp-Name"] = params["name"]
+    return body, headers
+
+
+JSON_LISTING, JSON_HEADERS = _stamped("tools/list")
+JSON_REQUESTS = {"tools/list": (JSON_LISTING, JSON_HEADERS),
+                 "tools/call": _stamped("tools/call", {"name": "calculator",
+                                                       "arguments": {"expression": "2 + 2"}})}
+
+
+def _cpu_seconds(pid):
+    """A process's CPU time so far (user and system), in seconds."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def json_round_trips(pings, block):
-    """Stateless ``tools/list`` round trips answered with plain JSON, one kept connection
-    (``http.client``) to each side: direct, the TCP relay, the bare proxy, the tap; the
-    sides take turns a block at a time. Medians of each block's time a request."""
+    """Stateless ``tools/list`` and ``tools/call`` round trips answered with plain JSON,
+    one kept connection (``http.client``, the leanest client: the most of a round trip is
+    the hops') to each side: direct, the TCP relay, the bare proxy, the tap; the sides take
+    turns a block at a time. Medians of each block's time a request, and the CPU time a
+    request of each proxy's process (``"cpu"``; from /proc, where there is one)."""
     import http.client
     import urllib.parse
     from contextlib import ExitStack
@@ -253,10 +293,11 @@ def json_round_trips(pings, block):
     with tempfile.TemporaryDirectory() as folder, ExitStack() as stack:
         recording = Path(folder) / "json.jsonl"
         server = stack.enter_context(HttpServer())
-        addresses = {"direct": server.url}
+        addresses, pids = {"direct": server.url}, {}
         for name, command in (("relay", [PY, "-c", RELAY, server.url]),
                               ("bare", [PY, "-c", BARE_HTTP, server.url]), ("tap", None)):
             proc, addresses[name] = _http_tap(recording, server.url, command)
+            pids[name] = proc.pid
             stack.callback(lambda proc=proc: (proc.terminate(), proc.wait(30)))
         connections = {}
         for name, address in addresses.items():
@@ -264,37 +305,42 @@ def json_round_trips(pings, block):
             connections[name] = (http.client.HTTPConnection(parts.hostname, parts.port), parts.path)
             stack.callback(connections[name][0].close)
 
-        def ask(name):
+        def ask(name, body, headers):
             connection, path = connections[name]
             try:
-                connection.request("POST", path, JSON_LISTING, JSON_HEADERS)
+                connection.request("POST", path, body, headers)
                 answer = connection.getresponse()
             except (BrokenPipeError, ConnectionResetError, http.client.RemoteDisconnected):
                 # a kept connection left idle past the server's keep-alive (5 s) while the other
                 # sides took their turns on a busy machine: http.client connects again
                 connection.close()
-                connection.request("POST", path, JSON_LISTING, JSON_HEADERS)
+                connection.request("POST", path, body, headers)
                 answer = connection.getresponse()
-            body = answer.read()
+            got = answer.read()
             assert answer.status == 200 and answer.getheader("content-type") == "application/json", \
-                (name, answer.status, body[:200])
+                (name, answer.status, got[:200])
 
-        for name in connections:  # warm up
-            for _ in range(block):
-                ask(name)
-        times = {name: [] for name in connections}
-        rounds = max(1, pings // block)
-        for round_ in range(rounds):
-            order = list(connections) if round_ % 2 == 0 else list(reversed(connections))
-            for name in order:
-                gc.collect()
-                start = time.perf_counter()
+        results = {}
+        for what, (body, headers) in JSON_REQUESTS.items():
+            for name in connections:  # warm up
                 for _ in range(block):
-                    ask(name)
-                times[name].append((time.perf_counter() - start) / block)
-        results = {name: statistics.median(found) for name, found in times.items()}
-        results["count"] = rounds * block
-    return {"tools/list, JSON": results}
+                    ask(name, body, headers)
+            times = {name: [] for name in connections}
+            rounds = max(1, pings // block)
+            cpu = {name: _cpu_seconds(pid) for name, pid in pids.items()}
+            for round_ in range(rounds):
+                order = list(connections) if round_ % 2 == 0 else list(reversed(connections))
+                for name in order:
+                    gc.collect()
+                    start = time.perf_counter()
+                    for _ in range(block):
+                        ask(name, body, headers)
+                    times[name].append((time.perf_counter() - start) / block)
+            found = {name: statistics.median(each) for name, each in times.items()}
+            found["count"] = rounds * block
+            found["cpu"] = {name: (_cpu_seconds(pid) - cpu[name]) / (rounds * block) for name, pid in pids.items()}
+            results[f"{what}, JSON (2026-07-28), http.client"] = found
+    return results
 
 
 def round_trips(pings, block, transport="stdio"):
@@ -445,36 +491,52 @@ def _print_found(what, found, transport):
         print(f"    goal < {TARGET_ADDED:.0%} added or < {TARGET_MESSAGE_US:.0f} us a message: "
               f"{'met' if met else 'NOT met'}")
         return
+    if "cpu" in found:
+        print("    CPU time a request of the process in the middle: " + ", ".join(
+            f"{name} {seconds * 1e6:.0f} us" for name, seconds in found["cpu"].items()))
     to_relay, to_direct = tapped / (found["relay"] * 1e6), tapped / direct
+    met = to_relay <= TARGET_RELAY_RATIO and to_direct <= TARGET_HTTP_RATIO
     print(f"    the tap / the relay {to_relay:.2f}x (goal <= {TARGET_RELAY_RATIO}: "
           f"{'met' if to_relay <= TARGET_RELAY_RATIO else 'NOT met'}); the tap / direct "
           f"{to_direct:.2f}x (goal <= {TARGET_HTTP_RATIO}: "
           f"{'met' if to_direct <= TARGET_HTTP_RATIO else 'NOT met'})")
+    return met
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--pings", type=int, default=1000, help="requests of each kind, each side")
-    parser.add_argument("--block", type=int, default=50, help="requests a turn")
+    parser.add_argument("--block", type=int, default=20,
+                        help="requests a turn (small turns: the noise of a shared machine falls on every side alike)")
     parser.add_argument("--lines", type=int, default=100_000, help="lines in the flood")
     parser.add_argument("--rounds", type=int, default=5, help="flood rounds")
+    parser.add_argument("--parts", default="stdio,http,json,flood",
+                        help="which parts, of stdio,http,json,flood (json: the http.client part of 2 alone)")
     args = parser.parse_args(argv)
+    parts = set(args.parts.split(","))
 
     import importlib.metadata as md
 
     print(f"python {sys.version.split()[0]}, mcp {md.version('mcp')}, {os.cpu_count()} cores; "
           "medians of interleaved rounds")
     for number, transport in ((1, "stdio"), (2, "http")):
-        results, recorded = round_trips(args.pings, args.block, transport)
-        over = "over stdio" if transport == "stdio" else "over Streamable HTTP (2025-11-25)"
-        print(f"{number}. round trips, the SDK's ClientSession to the course's server {over} "
-              f"({recorded:,} entries recorded through the tap)")
-        if transport == "http":
-            print("  its answers are streamed (text/event-stream); then plain JSON answers "
-                  "(application/json, a length), one kept http.client connection to each side")
-            results.update(json_round_trips(args.pings, args.block))
-        for what, found in results.items():
-            _print_found(what, found, transport)
+        results, recorded = ({}, 0) if transport not in parts else round_trips(args.pings, args.block, transport)
+        if transport == "stdio" and results:
+            print(f"1. round trips, the SDK's ClientSession to the course's server over stdio "
+                  f"({recorded:,} entries recorded through the tap)")
+        elif transport == "http" and (results or "json" in parts):
+            print(f"2. round trips over Streamable HTTP to the course's server, direct, through a TCP relay, "
+                  f"a uvicorn+httpx proxy and the tap ({recorded:,} entries recorded through the tap): the SDK's "
+                  f"ClientSession, its answers streamed (text/event-stream, 2025-11-25) and plain JSON "
+                  f"(application/json, a length: stateless 2026-07-28); then the same JSON requests from "
+                  f"http.client, one kept connection to each side")
+            if "json" in parts:
+                results.update(json_round_trips(args.pings, args.block))
+        verdicts = [_print_found(what, found, transport) for what, found in results.items()]
+        if transport == "http" and verdicts:
+            print(f"  the goal on every kind of answer, in this run: {'met' if all(verdicts) else 'NOT met'}")
+    if "flood" not in parts:
+        return
     rates, size = flood(args.lines, args.rounds)
     share = rates["tap"] / rates["json.loads"]
     print(f"3. a flood of {args.lines:,} lines ({size / 1e6:.1f} MB) from a server")

@@ -486,7 +486,10 @@ def serve_http(port=HTTP_PORT, announce=None):
     app = build_server(count=True).streamable_http_app(
         streamable_http_path=HTTP_PATH, host=HTTP_HOST,
         event_store=resumption.install(), retry_interval=resumption.RETRY_MS)
-    config = uvicorn.Config(app, host=HTTP_HOST, port=port, log_level="warning",
+    # h11 and asyncio by name: uvicorn would take httptools and uvloop, which the tap brings,
+    # and httptools chunks its answers to HTTP/1.0 clients (which have no chunked coding);
+    # these are what the course's figures are of.
+    config = uvicorn.Config(app, host=HTTP_HOST, port=port, log_level="warning", http="h11", loop="asyncio",
                             timeout_graceful_shutdown=HTTP_SHUTDOWN_WAIT)
     try:
         _Announcing(config).run()

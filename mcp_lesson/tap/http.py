@@ -1,27 +1,30 @@
 """The HTTP tap: a reverse proxy on 127.0.0.1 in front of a Streamable HTTP server,
 recording each message of each POST, GET and event stream (:func:`serve_http`).
 
-uvicorn listens (HTTP parsing, chunked bodies, keep-alive, HTTP/1.0 and header limits
-are its), and :mod:`.upstream` passes each request on and streams its answer back, over
-kept connections, with h11. Every connection has ``TCP_NODELAY`` (:func:`listen`), and an
-answer with a length leaves with its head in one write (:class:`_Corked`): without them
-a request through the tap took some 40 ms more than without it. The tap's own part is
-what it records, and three rules: a request body its client did not finish is never passed
-on; a server that cannot be reached, or whose answer breaks off, is a 502 (or a cut
-answer) and a ``tap_error``; and no request body is held past :data:`MAX_BODY`.
+uvicorn listens (HTTP parsing with httptools, chunked bodies, keep-alive, HTTP/1.0 and
+header limits are its; :mod:`.listener` adds the tap's own touches), and :mod:`.upstream`
+passes each request on and streams its answer back, over kept connections. Every
+connection has ``TCP_NODELAY``, and an answer with a length leaves with its head in one
+write: without them a request through the tap took some 40 ms more than without it. On
+a request's way the tap does only what passing it on needs: the request is judged and
+recorded once it is on its way to the server (while the server works), and an answer
+once it has left for the client. The tap's own part is what it records, and three rules:
+a request body its client did not finish is never passed on; a server that cannot be
+reached, or whose answer breaks off, is a 502 (or a cut answer) and a ``tap_error``; and
+no request body is held past :data:`MAX_BODY`.
 """
 
 import base64
 import itertools
 import json
 import signal
-import socket
 import time
 
 from mcp_lesson.version import __version__
 from mcp_lesson.shared.sse import SSE
 from mcp_lesson.tap._settings import MAX_LINE, MAX_WAITING, PROG, TAIL
 from mcp_lesson.tap.judge import CourseJudge, _short
+from mcp_lesson.tap.listener import BACKLOG, CORK, listen, protocol
 from mcp_lesson.tap.stdio import Recorder, _is_stdout, _peak_memory, _say, judged, truncated
 
 
@@ -41,8 +44,9 @@ KEEP_ALIVE = 2.0
 #: The longest request body the tap takes (it holds a body whole before passing it on):
 #: the longest line a recording keeps whole. A longer one gets 413 from the tap.
 MAX_BODY = MAX_LINE
-#: Connections waiting to be accepted (uvicorn's own default).
-BACKLOG = 2048
+#: The longest answer with a length the tap reads whole before passing it on: past that, an
+#: answer passes on as it arrives.
+WHOLE = 1 << 20
 #: Seconds that stopping the tap waits for open answers (event streams) before it cuts them.
 SHUTDOWN_WAIT = 2
 
@@ -154,21 +158,31 @@ class HttpTap:
         if scope.get("query_string"):
             path += "?" + _text(scope["query_string"])
         pairs = [(_text(name), _text(value)) for name, value in scope["headers"]]
-        asked = {"method": scope["method"], "path": path,
-                 "headers": _recorded_headers(pairs, REQUEST_HEADERS), "exchange": exchange}
         body, why = await self._read_body(receive)
         # The ticket is taken once the body is whole: a body still arriving (or one that
         # never ends) holds back nothing recorded after it.
         ticket, when = self.recorder.ticket()
+
+        def asked():
+            return {"method": scope["method"], "path": path,
+                    "headers": _recorded_headers(pairs, REQUEST_HEADERS), "exchange": exchange}
+
         if why is not None:  # never passed on: the client did not finish, or sent too much
             status, words = why
             self.recorder.write(ticket, self._event(when, "client_gone" if status is None else "tap_error",
-                                                    detail=words, **asked))
+                                                    detail=words, **asked()))
             if status is not None:
                 await _plain_answer(send, status, f"{PROG}: {words}")
             return
-        self.recorder.write(ticket, self._entry("to_server", body, when, http=asked) if body
-                            else self._event(when, "http_request", **asked))
+        recorded = False
+
+        def record():  # once the request is on its way: the tap judges it while the server works
+            nonlocal recorded
+            if not recorded:
+                recorded = True
+                self.recorder.write(ticket, self._entry("to_server", body, when, http=asked()) if body
+                                    else self._event(when, "http_request", **asked()))
+
         headers = [(name, value) for name, value in pairs if name.lower() not in HOP_BY_HOP]
         if not any(name.lower() == "host" for name, _ in headers):  # an HTTP/1.0 client's
             headers.append(("host", self._target.netloc))
@@ -177,16 +191,78 @@ class HttpTap:
         try:
             answer = await self._client.request(
                 scope["method"], path, headers,
-                body if body or scope["method"] in ("POST", "PUT", "PATCH") else None)
+                body if body or scope["method"] in ("POST", "PUT", "PATCH") else None, record)
         except UpstreamError as exc:
+            record()
             words = f"cannot reach {self.to}: {exc}"
             self._record("tap_error", detail=words, exchange=exchange)
             await _plain_answer(send, 502, f"{PROG}: {words}")
             return
+        finally:
+            record()
         try:
-            await self._pass_answer(scope, receive, send, answer, exchange)
+            if not await self._pass_whole(scope, send, answer, exchange):
+                await self._pass_answer(scope, receive, send, answer, exchange)
         finally:
             answer.close()
+
+    async def _pass_whole(self, scope, send, answer, exchange):
+        """Pass on an answer with a length of at most :data:`WHOLE` bytes, not compressed and
+        not a stream (plain JSON, most often): its body read whole, head and body in one write,
+        and recorded after; False for any other answer (and one that breaks off)."""
+        kind, coding = answer.header("content-type") or "", answer.header("content-encoding")
+        length = answer.header("content-length")
+        if length is None or "text/event-stream" in kind or (coding and coding.strip().lower() != "identity"):
+            return False
+        import asyncio
+
+        cork, main, gone = scope.get(CORK), asyncio.current_task(), False
+
+        def lost():  # the client leaving ends the answer at once, recorded when it happens
+            nonlocal gone
+            gone = True
+            self._record("client_gone", detail="the client went away during the answer",
+                         path=scope["path"], exchange=exchange)
+            main.cancel()
+
+        if cork is not None:  # a callback, not a task watching: a task costs a share of a request
+            if cork.is_closing():  # gone already
+                self._record("client_gone", detail="the client went away during the answer",
+                             path=scope["path"], exchange=exchange)
+                return True
+            cork.lost = lost
+        try:
+            body = await answer.whole(WHOLE)
+        except asyncio.CancelledError:
+            if not gone:  # not the client leaving: the tap is stopping
+                raise
+            if hasattr(main, "uncancel"):
+                main.uncancel()
+            return True
+        finally:
+            if cork is not None:
+                cork.lost = None
+        if body is None:
+            return False
+        headers = [(name.encode("latin-1"), value.encode("latin-1")) for name, value in answer.headers
+                   if name not in HOP_BY_HOP]
+        headers.append((b"content-length", length.encode("latin-1")))
+        ticket, when = self.recorder.ticket()
+        try:
+            if cork is not None:
+                cork.hold()
+            try:
+                await send({"type": "http.response.start", "status": answer.status, "headers": headers})
+                await send({"type": "http.response.body", "body": body, "more_body": False})
+            finally:
+                if cork is not None:
+                    cork.flush()
+        finally:
+            said = {"status": answer.status, "headers": _recorded_headers(answer.headers), "exchange": exchange}
+            tail = body[-TAIL:] if len(body) > self.max_line + 1 else b""
+            self.recorder.write(ticket, self._entry("from_server", body, when, len(body), tail, http=said) if body
+                                else self._event(when, "http_response", **said))
+        return True
 
     async def _read_body(self, receive):
         """``(body, None)``, or ``(None, (status, words))``: status None when the client went away."""
@@ -255,9 +331,18 @@ class HttpTap:
                     ticket, when = self.recorder.ticket()
                     try:
                         if start is not None:  # an answer with a length: its head goes with its body
-                            await send(start)
-                            start = None
-                        await send({"type": "http.response.body", "body": chunk, "more_body": True})
+                            cork = scope.get(CORK)
+                            if cork is not None:
+                                cork.hold()
+                            try:
+                                await send(start)
+                                start = None
+                                await send({"type": "http.response.body", "body": chunk, "more_body": True})
+                            finally:
+                                if cork is not None:
+                                    cork.flush()
+                        else:
+                            await send({"type": "http.response.body", "body": chunk, "more_body": True})
                     except BaseException:  # its turn is given up, so that later entries are not held
                         self.recorder.write(ticket, "")
                         raise
@@ -287,22 +372,24 @@ class HttpTap:
             if cut is not None:  # the client's answer breaks off too: the connection is closed
                 self.recorder.write(ticket, self._event(when, "tap_error", detail=cut, exchange=exchange))
                 raise _Cut
-            if events is not None:
-                self.recorder.write(ticket, self._undecoded(when, size, said, decoder) if decoder and decoder.failed
-                                    else "")
-            elif not size:
-                self.recorder.write(ticket, "" if stream else self._event(when, "http_response", **said))
-            elif decoder is None:
-                self.recorder.write(ticket, self._entry("from_server", bytes(body), when, size, tail, http=said))
-            elif decoder.failed:
-                self.recorder.write(ticket, self._undecoded(when, size, said, decoder, body))
-            else:
-                travelled = ({"travelled": base64.b64encode(body).decode("ascii")} if size <= self.max_line
-                             else {"travelled_size": size})
-                self.recorder.write(ticket, self._entry("from_server", bytes(plain), when, plain_size, tail,
-                                                        http=said, **coded, **travelled))
             finished = True
-            await send({"type": "http.response.body", "body": b"", "more_body": False})
+            try:  # the answer's end leaves before its entry is made
+                await send({"type": "http.response.body", "body": b"", "more_body": False})
+            finally:
+                if events is not None:
+                    self.recorder.write(ticket, self._undecoded(when, size, said, decoder) if decoder and decoder.failed
+                                        else "")
+                elif not size:
+                    self.recorder.write(ticket, "" if stream else self._event(when, "http_response", **said))
+                elif decoder is None:
+                    self.recorder.write(ticket, self._entry("from_server", bytes(body), when, size, tail, http=said))
+                elif decoder.failed:
+                    self.recorder.write(ticket, self._undecoded(when, size, said, decoder, body))
+                else:
+                    travelled = ({"travelled": base64.b64encode(body).decode("ascii")} if size <= self.max_line
+                                 else {"travelled_size": size})
+                    self.recorder.write(ticket, self._entry("from_server", bytes(plain), when, plain_size, tail,
+                                                            http=said, **coded, **travelled))
         except asyncio.CancelledError:
             if not gone:  # not the client leaving: the tap is stopping
                 raise
@@ -377,94 +464,6 @@ async def _plain_answer(send, status, words):
     await send({"type": "http.response.body", "body": data, "more_body": False})
 
 
-class _Corked:
-    """A connection's transport whose writes made in one turn of the event loop go out as one.
-
-    uvicorn writes an answer's head and each part of its body with a write of its own; the
-    tap sends the head of an answer with a length together with its first part, so the two
-    leave in one ``send`` (one packet, where it fits): on the course's machines a ``send``
-    on loopback costs a few hundred microseconds of the kernel's time.
-    """
-
-    def __init__(self, transport):
-        self._transport = transport
-        self._held = []
-        self._loop = None
-
-    def write(self, data):
-        if not data:
-            return
-        if not self._held:
-            if self._loop is None:
-                import asyncio
-
-                self._loop = asyncio.get_running_loop()
-            self._loop.call_soon(self._flush)
-        self._held.append(bytes(data))
-
-    def writelines(self, pieces):
-        for piece in pieces:
-            self.write(piece)
-
-    def _flush(self):
-        held, self._held = self._held, []
-        if held and not self._transport.is_closing():
-            self._transport.write(held[0] if len(held) == 1 else b"".join(held))
-
-    def get_write_buffer_size(self):
-        return self._transport.get_write_buffer_size() + sum(map(len, self._held))
-
-    def close(self):
-        self._flush()
-        self._transport.close()
-
-    def write_eof(self):
-        self._flush()
-        self._transport.write_eof()
-
-    def abort(self):
-        self._held = []
-        self._transport.abort()
-
-    def __getattr__(self, name):
-        return getattr(self._transport, name)
-
-
-def _protocol():
-    """uvicorn's HTTP/1.1 protocol (h11), each connection's writes through :class:`_Corked`."""
-    from uvicorn.protocols.http.h11_impl import H11Protocol
-
-    class CorkedH11(H11Protocol):
-        def connection_made(self, transport):
-            super().connection_made(_Corked(transport))
-
-    return CorkedH11
-
-
-def listen(port):
-    """The tap's listening socket on 127.0.0.1:``port``, each connection it accepts with
-    ``TCP_NODELAY``.
-
-    asyncio sets ``TCP_NODELAY`` on a connection only when its socket's ``proto`` is
-    ``IPPROTO_TCP`` (a socket made with ``proto`` 0 is left as it is); without it, an answer
-    written in two parts (its head, then its body) waits for the client's delayed ACK,
-    some 40 ms on Linux. So the socket says its protocol, and the option is set on it too
-    (Linux passes it on to the connections accepted).
-    """
-    import socket
-
-    listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
-    try:
-        listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        listener.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        listener.bind(("127.0.0.1", port))
-        listener.listen(BACKLOG)
-    except OSError:
-        listener.close()
-        raise
-    return listener
-
-
 def serve_http(to, path, port=0, judge=None, max_line=MAX_LINE, append=False, announce=None):
     """The HTTP tap: listen on 127.0.0.1:``port`` (0: a free one), pass everything on to ``to``,
     record to ``path``, until SIGINT, SIGTERM or SIGHUP; returns the exit status (0 when stopped so).
@@ -507,9 +506,15 @@ def serve_http(to, path, port=0, judge=None, max_line=MAX_LINE, append=False, an
             if self.started:
                 (announce or (lambda address: _say(f"listening on {address} (passing on to {to})")))(url)
 
-    config = uvicorn.Config(tap, http=_protocol(), log_level="critical", lifespan="on", backlog=BACKLOG,
+    import importlib.util
+
+    # uvloop's event loop where it is installed (pyproject pins it): a turn of asyncio's own
+    # loop, and its transports, cost the tap some 100-200 us of CPU a request more.
+    loop = "uvloop" if importlib.util.find_spec("uvloop") else "asyncio"
+    config = uvicorn.Config(tap, http=protocol(), loop=loop, log_level="critical", lifespan="on", backlog=BACKLOG,
                             timeout_graceful_shutdown=SHUTDOWN_WAIT, access_log=False,
-                            server_header=False, date_header=False)  # the server's own pass on
+                            server_header=False, date_header=False,  # the server's own pass on
+                            proxy_headers=False)  # a client's X-Forwarded-For is passed on, not taken
     server = Server(config)
     recorder.event("start", wall=round(time.time(), 6), transport="http", listen=url, to=to,
                    judge=judge.name, tap=__version__)

@@ -5,10 +5,11 @@ machines (its pool, anyio's cancel scopes, its header models), five times what u
 costs on the client's side; a request through the tap took 1.9x a bare TCP relay's time.
 h11 in its place still cost some 300 us a request. This is only what a proxy needs, on
 what uvicorn has already read and checked on the client's side (the method, target and
-headers passed on are h11's, from uvicorn): a request is written in one write (head and
-body); its answer's head is read whole (at most :data:`MAX_HEAD` bytes), and its body
-framed as RFC 9112 section 6 says (no body for HEAD, 1xx, 204 and 304; chunked; a
-Content-Length; else until the server closes), handed on as it arrives (transfer coding
+headers passed on are the ones its parser, httptools, accepted): a request is written in
+one write (head and body); its answer's head is read whole (at most :data:`MAX_HEAD`
+bytes), and its body framed as RFC 9112 section 6 says (no body for HEAD, 1xx, 204 and
+304; chunked; a Content-Length; else until the server closes), handed on as it arrives, or
+read whole first when it is short and has a length (:meth:`Answer.whole`) (transfer coding
 removed, content coding kept: the bytes as they travelled). The connection is kept for
 the next request when the answer was read whole, its length was known and neither side
 said ``Connection: close``.
@@ -48,6 +49,28 @@ class Answer:
             if key == name:
                 return value
         return None
+
+    async def whole(self, limit):
+        """The whole body of an answer with a length of at most ``limit`` bytes (most JSON
+        answers), read at once (a server often writes the head and the body apart), else
+        None; then :meth:`chunks` need not be read. None too when the answer breaks off:
+        :meth:`chunks` gives what came, then says so."""
+        kind, length = self._framing
+        if kind != "length" or length > limit:
+            return None
+        if len(self._rest) < length:
+            rest = bytearray(self._rest)
+            try:
+                while len(rest) < length:
+                    rest += await self._more()
+            except (OSError, UpstreamError):
+                return None
+            finally:
+                self._rest = bytes(rest)
+        if len(self._rest) > length:  # more than the answer: no HTTP server sends that
+            self._reusable = False
+        self._done = True
+        return self._rest[:length] if len(self._rest) > length else self._rest
 
     async def _more(self):
         data = await self._connection[0].read(CHUNK)
@@ -197,9 +220,10 @@ class Upstream:
             writer.close()
         return None
 
-    async def request(self, method, target, headers, body):
+    async def request(self, method, target, headers, body, sent=None):
         """Send one request (``headers``: text pairs, as uvicorn read them; ``body``: bytes or
-        None) and read its answer's head; returns an :class:`Answer`."""
+        None) and read its answer's head; returns an :class:`Answer`. ``sent``, if given, is
+        called once the request has been written (the tap records it while the server works)."""
         head = [f"{method} {target} HTTP/1.1\r\n"]
         head += [f"{name}: {value}\r\n" for name, value in headers]
         if body is not None:
@@ -213,6 +237,9 @@ class Upstream:
             heard = b""
             try:
                 writer.write(data)
+                if sent is not None:
+                    sent, told = None, sent
+                    told()
                 while True:
                     while (end := heard.find(b"\r\n\r\n")) < 0:
                         if len(heard) > MAX_HEAD:

@@ -318,6 +318,46 @@ def test_a_client_that_leaves_during_the_answer_is_owed_nothing_there(tmp_path):
     assert audit(entries) == []
 
 
+def test_a_client_that_leaves_before_a_json_answer_is_whole_is_owed_nothing_there(tmp_path):
+    """The same for an answer with a length, which the tap reads whole before passing it on:
+    the client leaves after the server has sent the head, before the body."""
+    import socket
+    import threading
+
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(8)
+    headed, go_on = threading.Event(), threading.Event()
+
+    def serve():
+        conn, _ = listener.accept()
+        conn.recv(65536)
+        answer = b'{"jsonrpc":"2.0","id":7,"result":{}}'
+        conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n"
+                     % len(answer))
+        headed.set()
+        go_on.wait(patience(30))
+        try:
+            conn.sendall(answer)
+        except OSError:
+            pass
+        conn.close()
+
+    threading.Thread(target=serve, daemon=True).start()
+    tap = HttpTapped(tmp_path, f"http://127.0.0.1:{listener.getsockname()[1]}/mcp")
+    sock = _raw(tap.url, b"POST /mcp HTTP/1.1\r\nContent-Type: application/json\r\nContent-Length: 40\r\n\r\n"
+                b'{"jsonrpc":"2.0","id":7,"method":"ping"}', keep_open=True)
+    assert headed.wait(patience(30))
+    sock.close()
+    wait_for(lambda: '"client_gone"' in tap.recording.read_text(), "the tap to see the client gone")
+    go_on.set()  # the body comes only now, for a client that is gone
+    entries = tap.stop()
+    listener.close()
+    assert [e["exchange"] for e in entries if e.get("event") == "client_gone"] == [1]
+    assert not [e for e in entries if e.get("direction") == "from_server"]
+    assert audit(entries) == []
+
+
 def _sockets_of(pid):
     """Copies of the TCP sockets process ``pid`` holds (pidfd_getfd, Linux 5.6 and later), or
     None where the system does not allow it."""
