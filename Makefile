@@ -155,11 +155,12 @@ test-all: $(STAMP) $(CONFORMANCE) $(TS_PEER) $(REAL_SERVERS) $(HUB_PROXY)
 bench: $(STAMP)
 	$(BIN)/python benchmarks/bench.py $(ARGS)
 
-# The tap's cost (SDK round trips direct and through it; a flood of lines), and a
-# class of 30 synthetic students graded, sandbox and all (a few minutes).
+# The tap's cost: round trips direct, through a bare relay and through the tap, side by
+# side (stdio; HTTP with streamed and JSON answers), and a flood of lines.
 bench-tap: $(STAMP)
 	$(BIN)/python benchmarks/bench_tap.py $(ARGS)
 
+# A class of 30 synthetic students graded, sandbox and all (a few minutes).
 bench-grading: $(STAMP)
 	$(BIN)/python benchmarks/bench_grading.py $(ARGS)
 
