@@ -14,9 +14,17 @@ mutmut 2.5.1 (pinned in pyproject.toml's test extras): the last mutmut that runs
 its test (--runner) and mutates the files in place; mutmut 3 runs pytest in its own process
 and learns which tests reach a function from inside it, which cannot see into the judge's
 sandbox, where graduation runs the package.
+
+Only what graduation judges is mutated: the graduated functions of a module and, one after
+another, every top-level function, class and value they name (:func:`judged_lines`). The
+rest of a module (lesson 11's I/O around its message handling, which the lesson gives and
+no grader judges) gets mutmut's ``# pragma: no mutate`` in the copy, so a mutant there is
+never counted as a survivor of the judge.
 """
 
 import argparse
+import ast
+import io
 import re
 import shlex
 import shutil
@@ -24,6 +32,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import tokenize
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -54,12 +63,61 @@ def _counts(folder):
     return total - failures - errors, failures, errors, ids
 
 
+def _defines(node):
+    """The names a top-level statement defines."""
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return [node.name]
+    if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+        return [name.id for target in targets for name in ast.walk(target) if isinstance(name, ast.Name)]
+    if isinstance(node, (ast.Import, ast.ImportFrom)):
+        return [(alias.asname or alias.name).split(".")[0] for alias in node.names]
+    return []
+
+
+def judged_lines(source, names):
+    """The line numbers (from 1) of the top-level statements of ``source`` that graduation reaches
+    from the functions ``names``: those functions, and whatever top-level name they use, in turn."""
+    tree = ast.parse(source)
+    defined = {}
+    for node in tree.body:
+        for name in _defines(node):
+            defined.setdefault(name, []).append(node)
+    reached, waiting = set(), list(names)
+    while waiting:
+        name = waiting.pop()
+        if name in reached or name not in defined:
+            continue
+        reached.add(name)
+        for node in defined[name]:
+            waiting += [used.id for used in ast.walk(node) if isinstance(used, ast.Name)]
+    return {line for name in reached for node in defined[name]
+            for line in range(node.lineno, node.end_lineno + 1)}
+
+
+def left_alone(source, judged):
+    """``source`` with mutmut's ``# pragma: no mutate`` at the end of each line outside ``judged``
+    that does not end inside a string (the comment would become part of it there)."""
+    inside = set()
+    for token in tokenize.generate_tokens(io.StringIO(source).readline):
+        if token.type == tokenize.STRING and token.end[0] > token.start[0]:
+            inside.update(range(token.start[0], token.end[0]))
+    lines = source.split("\n")
+    for number, line in enumerate(lines, 1):
+        if number not in judged and number not in inside and line.strip():
+            lines[number - 1] = line + "  # pragma: no mutate"
+    return "\n".join(lines)
+
+
 def run_module(work, module, names):
     """Mutate my_mcp/<module>.py in ``work``; return (killed, survived, other, survivor diffs)."""
     runner = " ".join(shlex.quote(part) for part in [
         sys.executable, str(ROOT / "tools" / "graduate.py"), str(work / PACKAGE), "--", "-x",
         "-k", " or ".join(names)])
     (work / "tests").mkdir(exist_ok=True)  # mutmut asks for a tests folder, and never reads it
+    path = work / PACKAGE / f"{module}.py"
+    source = path.read_text(encoding="utf-8")
+    path.write_text(left_alone(source, judged_lines(source, names)), encoding="utf-8")
     cache = work / ".mutmut-cache"
     cache.unlink(missing_ok=True)
     subprocess.run([_mutmut(), "run", "--paths-to-mutate", f"{PACKAGE}/{module}.py", "--runner", runner,
