@@ -51,11 +51,14 @@ def _counts(folder):
     """(killed, survived, others, the survivors' ids) from mutmut's results in ``folder``."""
     shown = subprocess.run([_mutmut(), "results"], cwd=folder, capture_output=True, text=True)
     text = shown.stdout
-    survived = re.findall(r"^(\d+(?:-\d+)?)", text.split("Survived", 1)[1], re.MULTILINE) if "Survived" in text else []
     ids = []
-    for part in survived:
-        low, _, high = part.partition("-")
-        ids += list(range(int(low), int(high or low) + 1))
+    lines = text.split("Survived", 1)[1].splitlines()[1:] if "Survived" in text else []
+    for line in lines:  # "18-24, 73, 92" lines under each file, up to the next status's heading
+        if line.strip() and not line.startswith("----") and not re.fullmatch(r"[\d,\s-]+", line):
+            break
+        if not line.startswith("----"):
+            for low, high in re.findall(r"(\d+)(?:-(\d+))?", line):
+                ids += list(range(int(low), int(high or low) + 1))
     junit = subprocess.run([_mutmut(), "junitxml"], cwd=folder, capture_output=True, text=True).stdout
     total = int(re.search(r'tests="(\d+)"', junit).group(1)) if 'tests="' in junit else 0
     failures = int(re.search(r'failures="(\d+)"', junit).group(1)) if 'failures="' in junit else 0
