@@ -9,6 +9,7 @@ import shutil
 import socket
 import subprocess
 import threading
+import urllib.request
 
 import pytest
 
@@ -67,6 +68,15 @@ def chromium_or_skip(tests="the browser tests"):
     except ImportError:
         missing(f"Python Playwright is not installed; {how}")
     return path
+
+
+def answers(url):
+    """True when ``url`` answers 200 (a server up and ready), within 2 s."""
+    try:
+        with urllib.request.urlopen(url, timeout=2) as response:
+            return response.status == 200
+    except OSError:
+        return False
 
 
 def listening(port):

@@ -8,12 +8,11 @@ they grade; the visible part of a cell (try_it, expect) prints nothing while the
 
 import contextlib
 import io
-import json
-from pathlib import Path
 from typing import NamedTuple
 
 import mcp_lesson.course as course
 import mcp_lesson.exercises.hidden_tests as loop
+from mcp_lesson.exercises import declared
 
 
 class Graded(NamedTuple):
@@ -29,23 +28,14 @@ class Graded(NamedTuple):
     cases: tuple
 
 
-def masters_folder():
-    """The lesson masters (notebooks/ of a checkout of the course), or None."""
-    folder = Path(__file__).resolve().parents[1] / "notebooks"
-    return folder if folder.is_dir() else None
-
-
 def _graded_sources(folder):
-    """``{function name: (lesson, source)}`` of the graded test cells with hidden tests."""
+    """``{function name: (lesson, source)}`` of the graded test cells with hidden tests (the
+    masters read as mcp_lesson.exercises.declared reads them)."""
     found = {}
-    for notebook in sorted(Path(folder).glob("[0-9][0-9]_*.ipynb")):
-        for cell in json.loads(notebook.read_text(encoding="utf-8"))["cells"]:
-            grading = cell.get("metadata", {}).get("nbgrader", {})
-            source = "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
-            grade_id = str(grading.get("grade_id", ""))
-            if cell["cell_type"] == "code" and grading.get("grade") and grade_id.endswith("-tests") \
-                    and "### BEGIN HIDDEN TESTS" in source:
-                found[grade_id[:-len("-tests")]] = (notebook.name[:2], source)
+    for filename, grade_id, _, source in declared.graded_cells(folder):
+        grade_id = str(grade_id or "")
+        if grade_id.endswith("-tests") and declared.HIDDEN in source:
+            found[grade_id[:-len("-tests")]] = (filename[:2], source)
     return found
 
 
@@ -86,7 +76,7 @@ def graded_cases(names, reference, folder=None):
     """``{name: Graded}`` for the functions ``names`` ({name: lesson}) that a master grades
     with hidden tests; ``reference(name)`` is the course's version, which the cells are run
     with while their cases are read."""
-    folder = folder or masters_folder()
+    folder = folder or declared.masters_folder()
     if folder is None:
         return {}
     found = {}

@@ -43,7 +43,7 @@ from pathlib import Path
 
 import pytest
 
-from chromium import chromium_or_skip, free_port, launched, listening, missing
+from chromium import answers, chromium_or_skip, free_port, launched, listening, missing
 from processes import descendants, live_processes, patience, start_guarded, wait_for
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -128,14 +128,6 @@ class Server:
     def stop(self):
         self.proc.end()  # SIGTERM to the whole tree, SIGKILL to what is left after a grace
         self.log.close()
-
-
-def answers(url):
-    try:
-        with urllib.request.urlopen(url, timeout=2) as response:
-            return response.status == 200
-    except OSError:
-        return False
 
 
 _MAKE_VARIABLES = ("ARGS", "MAKEFLAGS", "MFLAGS", "MAKEOVERRIDES", "MAKELEVEL")

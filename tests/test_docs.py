@@ -406,13 +406,6 @@ def masters():
     return sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
 
 
-def graded_cells(master):
-    """{grade_id: points} of a master's autograder test cells (nbgrader's metadata)."""
-    cells = json.loads(master.read_text())["cells"]
-    return {c["metadata"]["nbgrader"]["grade_id"]: c["metadata"]["nbgrader"].get("points", 0)
-            for c in cells if c.get("metadata", {}).get("nbgrader", {}).get("grade")}
-
-
 def local_only_lessons():
     """The lessons the site cannot run (the lessons' table, mcp_lesson/exercises/lessons.py)."""
     from mcp_lesson.exercises.lessons import LOCAL_ONLY
@@ -481,14 +474,16 @@ def expected_figures():
          voila)
 
     # Grading (the masters' nbgrader metadata, tools/grading).
-    graded = {m.stem: graded_cells(m) for m in masters() if graded_cells(m)}
+    from mcp_lesson.exercises import declared
+
+    graded = declared.points()  # {master: its points}, the graded masters in the lessons' order
     give("docs/teaching.md", f"Lessons {and_list([g[:2] for g in graded])} are graded",
          "the masters' nbgrader metadata")
     give("docs/teaching.md",
          "named after its notebook: " + and_list([f"`{g}`" for g in graded]).replace(" and ", ", ") + ".",
          "the graded masters")
-    json_points = graded["03_classifying"]["classify_json-tests"]
-    give("docs/teaching.md", f"the test cell of classify_json, 0 of {json_points} points",
+    [json_points] = [points for _, grade_id, points, _ in declared.graded_cells() if grade_id == "classify_json-tests"]
+    give("docs/teaching.md", f"the test cell of classify_json, 0 of {json_points:g} points",
          "03_classifying's metadata (docs/feedback.png's caption)")
     timeout = setting("tools/grading/course_dir.py", r"^DEFAULT_TIMEOUT = (\d+)")
     assert timeout == setting("tools/grading/nbgrader_config.py", r"^c\.JudgedExecute\.timeout = (\d+)")

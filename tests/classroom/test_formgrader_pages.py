@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from chromium import AS_ROOT, chromium_or_skip, free_port, launched
+from chromium import AS_ROOT, answers, chromium_or_skip, free_port, launched
 from processes import start_guarded, wait_for
 
 nbgrader = pytest.importorskip("nbgrader")
@@ -73,14 +73,6 @@ def served(course, port, token):
                f"--ServerApp.root_dir={course.parent}"] + (["--allow-root"] if AS_ROOT else [])
     log = open(course.parent / "server.log", "w")
     return start_guarded(command, cwd=course, env=env, stdout=log, stderr=log), log
-
-
-def answers(url):
-    try:
-        with urllib.request.urlopen(url, timeout=2) as response:
-            return response.status == 200
-    except OSError:
-        return False
 
 
 @pytest.mark.full

@@ -82,6 +82,22 @@ ASSIGNMENT = "03_classifying"
 NOTEBOOK = f"{ASSIGNMENT}.ipynb"
 
 
+def _course(tmp_path):
+    """A course directory with the assignment released."""
+    course = tmp_path / "course"
+    (course / "release" / ASSIGNMENT).mkdir(parents=True)
+    (course / "release" / ASSIGNMENT / NOTEBOOK).write_text("{}")
+    return course
+
+
+def _course_and_submission(tmp_path):
+    """A course directory, and an empty submission folder of mallory's in its inbox
+    (tmp_path/inbox), for collect's own collect."""
+    folder = tmp_path / "inbox" / "mallory" / ASSIGNMENT
+    folder.mkdir(parents=True)
+    return _course(tmp_path), folder
+
+
 class Said(logging.Handler):
     """The lines a collect said on nbgrader's log."""
 
@@ -103,9 +119,7 @@ def exchange_class(tmp_path, monkeypatch):
 
     from tools.grading.exchange import CourseExchangeCollect
 
-    course = tmp_path / "course"
-    (course / "release" / ASSIGNMENT).mkdir(parents=True)
-    (course / "release" / ASSIGNMENT / NOTEBOOK).write_text("{}")
+    course = _course(tmp_path)
     inbound = tmp_path / "exchange" / "mcp_lesson" / "inbound"
     inbound.mkdir(parents=True)
     said = Said()
@@ -156,11 +170,7 @@ def test_a_notebook_swapped_in_after_the_look_is_refused_not_stamped_on_time(tmp
 
 def test_a_submission_changed_while_collect_copies_it_is_refused(tmp_path, monkeypatch, capsys):
     """collect's own collect (a folder of the class's work): the folder changes during the copy."""
-    course = tmp_path / "course"
-    (course / "release" / ASSIGNMENT).mkdir(parents=True)
-    (course / "release" / ASSIGNMENT / NOTEBOOK).write_text("{}")
-    folder = tmp_path / "inbox" / "mallory" / ASSIGNMENT
-    folder.mkdir(parents=True)
+    course, folder = _course_and_submission(tmp_path)
     (folder / NOTEBOOK).write_text("on time")
     copy = collecting.copy_within
 
@@ -256,11 +266,7 @@ def fake_lstat(monkeypatch, path, **fields):
 def test_a_secret_swapped_for_a_pipe_stalls_nothing(tmp_path, monkeypatch, capsys):
     """submission_secret.txt, a regular file at the look, a named pipe at the open: a plain
     open() waited for ever (the red team won this race 3.5% of the time)."""
-    course = tmp_path / "course"
-    (course / "release" / ASSIGNMENT).mkdir(parents=True)
-    (course / "release" / ASSIGNMENT / NOTEBOOK).write_text("{}")
-    folder = tmp_path / "inbox" / "mallory" / ASSIGNMENT
-    folder.mkdir(parents=True)
+    course, folder = _course_and_submission(tmp_path)
     (folder / NOTEBOOK).write_text("my work")
     os.mkfifo(folder / collecting.SECRET)
     fake_lstat(monkeypatch, folder / collecting.SECRET, size=128)
@@ -271,11 +277,7 @@ def test_a_secret_swapped_for_a_pipe_stalls_nothing(tmp_path, monkeypatch, capsy
 
 def test_a_notebook_that_grows_after_the_look_is_cut_at_the_limit(tmp_path, monkeypatch, capsys):
     """A notebook of 1 KB at the look, over the limit (sparse) at the copy: it was copied whole."""
-    course = tmp_path / "course"
-    (course / "release" / ASSIGNMENT).mkdir(parents=True)
-    (course / "release" / ASSIGNMENT / NOTEBOOK).write_text("{}")
-    folder = tmp_path / "inbox" / "mallory" / ASSIGNMENT
-    folder.mkdir(parents=True)
+    course, folder = _course_and_submission(tmp_path)
     with open(folder / NOTEBOOK, "wb") as handle:
         handle.truncate(collecting.NOTEBOOK_BYTES + 2**20)
     fake_lstat(monkeypatch, folder / NOTEBOOK, size=1024)

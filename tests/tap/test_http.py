@@ -275,84 +275,74 @@ def test_a_thousand_requests_at_once_are_all_answered(tmp_path, http_server):
     assert done.returncode == 0, done.stdout[:2000]
 
 
+class _AnswerInTwoParts:
+    """A one-shot HTTP server on 127.0.0.1 that reads a request, sends ``first`` (``sent`` is
+    set then), and ``rest`` only once ``go_on`` is set; and the tap in front of it, with a
+    client's ping on its way (``sock``, kept open)."""
+
+    def __init__(self, tmp_path, first, rest):
+        import socket
+        import threading
+
+        self.listener = socket.socket()
+        self.listener.bind(("127.0.0.1", 0))
+        self.listener.listen(8)
+        self.sent, self.go_on = threading.Event(), threading.Event()
+        threading.Thread(target=self._serve, args=(first, rest), daemon=True).start()
+        self.tap = HttpTapped(tmp_path, f"http://127.0.0.1:{self.listener.getsockname()[1]}/mcp")
+        self.sock = _raw(self.tap.url, b"POST /mcp HTTP/1.1\r\nContent-Type: application/json\r\n"
+                         b"Content-Length: 40\r\n\r\n" b'{"jsonrpc":"2.0","id":7,"method":"ping"}', keep_open=True)
+
+    def _serve(self, first, rest):
+        conn, _ = self.listener.accept()
+        conn.recv(65536)
+        conn.sendall(first)
+        self.sent.set()
+        self.go_on.wait(patience(30))
+        try:
+            conn.sendall(rest)
+        except OSError:
+            pass
+        conn.close()
+
+    def leave(self):
+        """The client leaves; once the tap has seen it go, the server sends the rest. The
+        tap's entries."""
+        self.sock.close()
+        wait_for(lambda: '"client_gone"' in self.tap.recording.read_text(), "the tap to see the client gone")
+        self.go_on.set()  # the rest comes only now, for a client that is gone
+        entries = self.tap.stop()
+        self.listener.close()
+        return entries
+
+
 @pytest.mark.full  # the attacker's cases and real SDK runs: the full tier
 def test_a_client_that_leaves_during_the_answer_is_owed_nothing_there(tmp_path):
     """As the conformance suite's server-sse-multiple-streams does: it reads the first event of
     a stream (the priming event) and cancels it. The request is not the server's fault then:
     not "unanswered", and an answer that still comes later is allowed, as after a cancel."""
-    import socket
-    import threading
-
-    listener = socket.socket()
-    listener.bind(("127.0.0.1", 0))
-    listener.listen(8)
-    go_on = threading.Event()
-
-    def serve():
-        conn, _ = listener.accept()
-        conn.recv(65536)
-        conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n"
-                     b"e\r\nid: 1\ndata: \n\n\r\n")
-        go_on.wait(patience(30))
-        answer = b'data: {"jsonrpc":"2.0","id":7,"result":{}}\n\n'
-        try:
-            conn.sendall(b"%x\r\n%s\r\n0\r\n\r\n" % (len(answer), answer))
-        except OSError:
-            pass
-        conn.close()
-
-    threading.Thread(target=serve, daemon=True).start()
-    tap = HttpTapped(tmp_path, f"http://127.0.0.1:{listener.getsockname()[1]}/mcp")
-    sock = _raw(tap.url, b"POST /mcp HTTP/1.1\r\nContent-Type: application/json\r\nContent-Length: 40\r\n\r\n"
-                b'{"jsonrpc":"2.0","id":7,"method":"ping"}', keep_open=True)
+    answer = b'data: {"jsonrpc":"2.0","id":7,"result":{}}\n\n'
+    served = _AnswerInTwoParts(
+        tmp_path, b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n"
+                  b"e\r\nid: 1\ndata: \n\n\r\n", b"%x\r\n%s\r\n0\r\n\r\n" % (len(answer), answer))
     got = b""
     while b"id: 1" not in got:  # the head, then the priming event
-        more = sock.recv(65536)
+        more = served.sock.recv(65536)
         assert more, got
         got += more
-    sock.close()
-    wait_for(lambda: '"client_gone"' in tap.recording.read_text(), "the tap to see the client gone")
-    go_on.set()  # the server answers only now, to a client that is gone
-    entries = tap.stop()
-    listener.close()
+    entries = served.leave()
     assert audit(entries) == []
 
 
 def test_a_client_that_leaves_before_a_json_answer_is_whole_is_owed_nothing_there(tmp_path):
     """The same for an answer with a length, which the tap reads whole before passing it on:
     the client leaves after the server has sent the head, before the body."""
-    import socket
-    import threading
-
-    listener = socket.socket()
-    listener.bind(("127.0.0.1", 0))
-    listener.listen(8)
-    headed, go_on = threading.Event(), threading.Event()
-
-    def serve():
-        conn, _ = listener.accept()
-        conn.recv(65536)
-        answer = b'{"jsonrpc":"2.0","id":7,"result":{}}'
-        conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n"
-                     % len(answer))
-        headed.set()
-        go_on.wait(patience(30))
-        try:
-            conn.sendall(answer)
-        except OSError:
-            pass
-        conn.close()
-
-    threading.Thread(target=serve, daemon=True).start()
-    tap = HttpTapped(tmp_path, f"http://127.0.0.1:{listener.getsockname()[1]}/mcp")
-    sock = _raw(tap.url, b"POST /mcp HTTP/1.1\r\nContent-Type: application/json\r\nContent-Length: 40\r\n\r\n"
-                b'{"jsonrpc":"2.0","id":7,"method":"ping"}', keep_open=True)
-    assert headed.wait(patience(30))
-    sock.close()
-    wait_for(lambda: '"client_gone"' in tap.recording.read_text(), "the tap to see the client gone")
-    go_on.set()  # the body comes only now, for a client that is gone
-    entries = tap.stop()
-    listener.close()
+    answer = b'{"jsonrpc":"2.0","id":7,"result":{}}'
+    served = _AnswerInTwoParts(
+        tmp_path, b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n"
+                  % len(answer), answer)
+    assert served.sent.wait(patience(30))
+    entries = served.leave()
     assert [e["exchange"] for e in entries if e.get("event") == "client_gone"] == [1]
     assert not [e for e in entries if e.get("direction") == "from_server"]
     assert audit(entries) == []
