@@ -18,7 +18,6 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from http_server import http, server  # noqa: F401 (fixtures)
 
 from mcp_lesson import check, check_headers, http_request_for, http_verdict, read_sse
 from mcp_lesson.exercises.http_cases import HEADER_CHECKS, HTTP_ANSWERS, HTTP_REQUESTS, REFUSES, SSE_STREAMS

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from http_server import HttpTapped, server  # noqa: F401 (fixtures)
+from http_server import HttpTapped
 from processes import patience
 
 from mcp_lesson.peers import conformance

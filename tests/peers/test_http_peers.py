@@ -15,7 +15,7 @@ tests/server/test_http_server.py pins the rest of what this server answers.
 import httpx
 import pytest
 
-from http_server import http_client, server  # noqa: F401 (fixtures)
+from http_server import http_client
 from processes import patience
 
 from mcp_lesson import create_request

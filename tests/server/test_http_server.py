@@ -22,7 +22,7 @@ import sys
 
 import pytest
 
-from http_server import http, http_client, open_session, server  # noqa: F401 (fixtures)
+from http_server import open_session
 from processes import patience, run_to_end, start_guarded
 
 from mcp_lesson.core.transport import read_sse

@@ -14,7 +14,6 @@ are checked before a message is read, a refused request closes its connection, s
 import json
 import subprocess
 import sys
-import warnings
 from pathlib import Path
 
 import pytest

@@ -1,9 +1,8 @@
 """mcp_lesson.server.resumption: a store per session, priming events, replay after Last-Event-ID
 (2025-11-25 basic/transports.mdx, "Resumability and Redelivery")."""
 
-import pytest
 
-from http_server import http, open_session, server  # noqa: F401 (fixtures)
+from http_server import open_session
 
 from mcp_lesson.core.transport import read_sse
 from mcp_lesson.server.resumption import RETRY_MS, _Store
