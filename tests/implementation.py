@@ -16,6 +16,7 @@ and what came back (tests/conftest.py writes the report).
 """
 
 import collections
+from typing import TYPE_CHECKING, Any
 import functools
 import itertools
 import json
@@ -37,7 +38,7 @@ PROBLEM = None
 UNREADABLE = False
 #: The last calls a test made to the graduating package's functions (:class:`Call`\ s),
 #: the latest last; tests/conftest.py empties it before each test.
-CALLS = collections.deque(maxlen=20)
+CALLS: collections.deque = collections.deque(maxlen=20)
 
 
 class NotInPackage(NotImplementedError):
@@ -407,3 +408,9 @@ def use(folder):
 
 IMPLEMENTATION = SimpleNamespace()
 use(None)
+
+
+if TYPE_CHECKING:
+    # The graded functions are set by use() above, one global each, by name: the type
+    # checker is told that any name may be one.
+    def __getattr__(name: str) -> Any: ...

@@ -28,7 +28,7 @@ ME = {"name": "lesson-11", "version": "1.0"}
 LIMIT = 60
 
 
-_SCRATCH = []
+_SCRATCH: list = []
 
 
 def scratch():

@@ -63,14 +63,14 @@ def _refuse_constant(name):
 #: start of ``text`` and gives ``(value, end)``, or raises on anything :func:`parse` would
 #: call no JSON. For a hot path (the tap judging every line) that hands anything else,
 #: whitespace around the value included, to :func:`parse` or ``classify_json``.
-scan = json.JSONDecoder(parse_constant=_refuse_constant).scan_once
+scan = json.JSONDecoder(parse_constant=_refuse_constant).scan_once  # type: ignore[attr-defined]  # set by __init__, untyped
 
 
 #: Integer literals up to this many digits go to Python's ``int`` directly
 #: (below its default limit of 4,300, so that limit never applies).
 _DIRECT_DIGITS = 4_000
 #: ``10 ** (_DIRECT_DIGITS * 2**j)``: the only powers :func:`_digits_to_int` uses.
-_POWERS = {}
+_POWERS: dict[int, int] = {}
 
 
 def _digits_to_int(digits):

@@ -45,7 +45,7 @@ KEEP_STDERR_LINES = 200
 #: The start of the line that gives the server's address.
 ANNOUNCEMENT = "listening on "
 
-_LIVE = set()  # servers started and not yet stopped, for the atexit hook
+_LIVE: set = set()  # servers started and not yet stopped, for the atexit hook
 _LIVE_LOCK = threading.Lock()
 
 

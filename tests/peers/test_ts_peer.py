@@ -320,7 +320,7 @@ EXPECTED_TEXT_DISAGREEMENTS = {
 # --- messages mutated near every rule ---------------------------------------
 
 #: Values put in place of every member: each sits on one side of some rule.
-VALUES = (
+VALUES: tuple = (
     True, False, None, 0, 1, -1, 1.0, -0.0, 1.5, -32600.0,
     MAX_SAFE, MAX_SAFE + 1, 2**70, -(2**70),
     "", "x", "2.0", "-32601", {}, [], [1],

@@ -304,7 +304,7 @@ def test_a_hostile_str_subclass_is_read_as_plain_text():
 @pytest.mark.course_only
 def test_reply_for_survives_an_object_that_pretends_to_be_a_dict():
     class Pretender:
-        @property
+        @property  # type: ignore[misc]  # the lie under test
         def __class__(self):
             return dict
 

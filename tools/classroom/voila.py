@@ -37,7 +37,7 @@ from jupyter_server.services.kernels.kernelmanager import AsyncMappingKernelMana
 from tornado import web
 from traitlets import Integer
 
-c = get_config()  # noqa: F821 (provided by traitlets when it loads this file)
+c = get_config()  # type: ignore[name-defined]  # noqa: F821  (given by traitlets when it loads this file)
 
 HERE = Path(__file__).resolve().parent
 
