@@ -28,22 +28,40 @@ RUN_LAST = {"test_browser.py"}
 #: pytest run inside pytest, and single tests (by name and parameter). A test that is
 #: slow for a reason of its own (a flood, a time limit waited out) carries
 #: @pytest.mark.full where it is written.
-FULL_TIER = {"test_browser.py", "test_grading.py", "test_judge_class.py", "test_site.py",
-             "test_ts_peer.py", "test_graduation.py", "test_conformance.py", "test_real_servers.py",
-             "test_hub.py",
-             # (their masters run real servers and the SDK's clients live; 11's the suite too)
-             "10_live_traffic.ipynb", "11_your_own_server.ipynb",
-             # the learner copies that start servers and clients (the SDK's, the course's over
-             # HTTP, the official conformance suite), as tests/lessons/test_lessons.py runs them
-             *(f"test_learner_copy_runs[{name}]" for name in (
-                 "06_real_server.ipynb", "07_disagreements.ipynb", "09_http.ipynb",
-                 "10_live_traffic.ipynb", "11_your_own_server.ipynb"))}
+FULL_TIER = {
+    "test_browser.py",
+    "test_grading.py",
+    "test_judge_class.py",
+    "test_site.py",
+    "test_ts_peer.py",
+    "test_graduation.py",
+    "test_conformance.py",
+    "test_real_servers.py",
+    "test_hub.py",
+    # (their masters run real servers and the SDK's clients live; 11's the suite too)
+    "10_live_traffic.ipynb",
+    "11_your_own_server.ipynb",
+    # the learner copies that start servers and clients (the SDK's, the course's over
+    # HTTP, the official conformance suite), as tests/lessons/test_lessons.py runs them
+    *(
+        f"test_learner_copy_runs[{name}]"
+        for name in (
+            "06_real_server.ipynb",
+            "07_disagreements.ipynb",
+            "09_http.ipynb",
+            "10_live_traffic.ipynb",
+            "11_your_own_server.ipynb",
+        )
+    ),
+}
 
 
 def pytest_configure(config):
     config.addinivalue_line(
-        "markers", "full: slow or heavy (a browser, a grading day, the site, Node.js, a nested "
-                   "pytest run); only `make test-all` runs it, `make test` leaves it out")
+        "markers",
+        "full: slow or heavy (a browser, a grading day, the site, Node.js, a nested "
+        "pytest run); only `make test-all` runs it, `make test` leaves it out",
+    )
     _die_with_the_parent()
 
 
@@ -67,6 +85,7 @@ def pytest_collection_modifyitems(session, config, items):
             item.add_marker(pytest.mark.full)
     items[:] = sorted(items, key=lambda item: Path(str(item.fspath)).name in RUN_LAST)
 
+
 # The lessons export the learner's functions into a package of their own (see
 # mcp_lesson.exercises.learner_package). While the suite runs, the masters' kernels use a
 # private one, exported from the masters first, so what a lesson prints about
@@ -75,8 +94,8 @@ import atexit  # noqa: E402
 import shutil  # noqa: E402
 import tempfile  # noqa: E402
 
-from mcp_lesson.exercises.lessons import FILES as LESSONS  # noqa: E402
 from mcp_lesson.exercises.learner_package import ENVIRONMENT, export_notebook, package_dir  # noqa: E402
+from mcp_lesson.exercises.lessons import FILES as LESSONS  # noqa: E402
 
 _PACKAGES = Path(tempfile.mkdtemp(prefix="mcp-lesson-packages-"))
 atexit.register(shutil.rmtree, _PACKAGES, ignore_errors=True)

@@ -58,8 +58,10 @@ def seconds(fn, arg, repeat):
 
 def one_megabyte_message():
     """A tools/call request about 1 MB long, with text, numbers and nesting."""
-    rows = [{"id": i, "name": f"item-{i}", "score": i * 0.5, "tags": ["a", "b"], "ok": i % 2 == 0}
-            for i in range(12_000)]
+    rows = [
+        {"id": i, "name": f"item-{i}", "score": i * 0.5, "tags": ["a", "b"], "ok": i % 2 == 0}
+        for i in range(12_000)
+    ]
     message = create_request("tools/call", {"name": "store", "arguments": {"rows": rows}}, 1)
     text = json.dumps(message)
     return text
@@ -100,19 +102,25 @@ def main(argv=None):
 
     import importlib.metadata as md
 
-    print(f"python {sys.version.split()[0]}, mcp {md.version('mcp')}, "
-          f"{args.rounds} interleaved rounds, medians")
+    print(
+        f"python {sys.version.split()[0]}, mcp {md.version('mcp')}, "
+        f"{args.rounds} interleaved rounds, medians"
+    )
     print(f"corpus: {len(corpus)} messages of the case table")
     print(f"  classify      {statistics.median(ours):>12,.0f} messages/s")
     print(f"  SDK validate  {statistics.median(theirs):>12,.0f} messages/s")
-    print(f"  ratio         {ratio:>12.1f}x  (target >= {TARGET_CLASSIFY:.0f}x: "
-          f"{'met' if ratio >= TARGET_CLASSIFY else 'NOT met'})")
+    print(
+        f"  ratio         {ratio:>12.1f}x  (target >= {TARGET_CLASSIFY:.0f}x: "
+        f"{'met' if ratio >= TARGET_CLASSIFY else 'NOT met'})"
+    )
     print(f"  valid messages only ({len(valid)}): {valid_ratio:.1f}x")
     print(f"1 MB message: {len(text):,} characters")
     print(f"  classify_json {statistics.median(ours_json) * 1e3:>9.2f} ms")
     print(f"  json.loads    {statistics.median(loads) * 1e3:>9.2f} ms")
-    print(f"  ratio         {json_ratio:>9.3f}x  (target <= {TARGET_JSON}x: "
-          f"{'met' if json_ratio <= TARGET_JSON else 'NOT met'})")
+    print(
+        f"  ratio         {json_ratio:>9.3f}x  (target <= {TARGET_JSON}x: "
+        f"{'met' if json_ratio <= TARGET_JSON else 'NOT met'})"
+    )
 
 
 if __name__ == "__main__":

@@ -36,7 +36,9 @@ def serving(command=SDK_SERVER, cwd=None):
         running.stop(timeout=patience(10))
     assert not running.running
     assert port_is_free(running.port), f"port {running.port} still taken"
-    assert [p for p in live_processes() if p.pgid == running.pgid] == []  # nothing of its group is left
+    assert [
+        p for p in live_processes() if p.pgid == running.pgid
+    ] == []  # nothing of its group is left
 
 
 @pytest.fixture(scope="module")
@@ -67,9 +69,12 @@ class HttpTapped:
 
     def __init__(self, tmp_path, to, *options):
         self.recording = tmp_path / "http.jsonl"
-        self.proc = start_guarded([*TAP, "--record", str(self.recording), "--http", "--port", "0",
-                                   "--to", to, *options], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                  cwd=ROOT)
+        self.proc = start_guarded(
+            [*TAP, "--record", str(self.recording), "--http", "--port", "0", "--to", to, *options],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            cwd=ROOT,
+        )
         said, deadline = b"", time.monotonic() + patience(30)
         while b"\n" not in said:
             assert time.monotonic() < deadline, f"the HTTP tap did not announce itself: {said!r}"
@@ -92,13 +97,28 @@ def open_session(http, url, revision="2025-11-25"):
     """Initialize a session with the server at ``url`` (and say ``initialized``); the headers
     every later request of the session carries."""
     accept = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
-    opened = http.post(url, headers=accept, json={
-        "jsonrpc": "2.0", "id": 1, "method": "initialize",
-        "params": {"protocolVersion": revision, "capabilities": {},
-                   "clientInfo": {"name": "course-tests", "version": "1.0"}}})
+    opened = http.post(
+        url,
+        headers=accept,
+        json={
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": revision,
+                "capabilities": {},
+                "clientInfo": {"name": "course-tests", "version": "1.0"},
+            },
+        },
+    )
     assert opened.status_code == 200, opened.text
-    headers = {**accept, "MCP-Protocol-Version": revision,
-               "Mcp-Session-Id": opened.headers["mcp-session-id"]}
-    said = http.post(url, headers=headers, json={"jsonrpc": "2.0", "method": "notifications/initialized"})
+    headers = {
+        **accept,
+        "MCP-Protocol-Version": revision,
+        "Mcp-Session-Id": opened.headers["mcp-session-id"],
+    }
+    said = http.post(
+        url, headers=headers, json={"jsonrpc": "2.0", "method": "notifications/initialized"}
+    )
     assert said.status_code == 202
     return headers

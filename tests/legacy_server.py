@@ -18,14 +18,21 @@ def answer(message):
         return None
     if method == "initialize":
         asked = (message.get("params") or {}).get("protocolVersion")
-        result = {"protocolVersion": asked if asked in KNOWN else KNOWN[0], "capabilities": {"tools": {}},
-                  "serverInfo": {"name": "legacy-test-server", "version": "1.0"}}
+        result = {
+            "protocolVersion": asked if asked in KNOWN else KNOWN[0],
+            "capabilities": {"tools": {}},
+            "serverInfo": {"name": "legacy-test-server", "version": "1.0"},
+        }
     elif method == "ping":
         result = {}
     elif method == "tools/list":
         result = {"tools": []}
     else:
-        return {"jsonrpc": "2.0", "id": request_id, "error": {"code": -32601, "message": "Method not found"}}
+        return {
+            "jsonrpc": "2.0",
+            "id": request_id,
+            "error": {"code": -32601, "message": "Method not found"},
+        }
     return {"jsonrpc": "2.0", "id": request_id, "result": result}
 
 

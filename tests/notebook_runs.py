@@ -13,18 +13,22 @@ def run_all(nb, folder):
     fail this one test, and the suite would run on).
     """
     from nbclient import NotebookClient
-
     from traitlets.config import Config
 
-    client = NotebookClient(nb, timeout=120, kernel_name="python3", allow_errors=True,
-                            config=Config({"KernelManager": {"transport_encryption": "auto"}}),
-                            resources={"metadata": {"path": str(folder)}})
+    client = NotebookClient(
+        nb,
+        timeout=120,
+        kernel_name="python3",
+        allow_errors=True,
+        config=Config({"KernelManager": {"transport_encryption": "auto"}}),
+        resources={"metadata": {"path": str(folder)}},
+    )
     failure = []
 
     def work():
         try:
             client.execute()
-        except BaseException as exc:  # noqa: BLE001 - handed to the main thread
+        except BaseException as exc:
             failure.append(exc)
 
     worker = threading.Thread(target=work, name="run-notebook", daemon=True)

@@ -72,8 +72,12 @@ def _process_tree():
     if _TREE is None:
         import importlib.util
 
-        path = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
-                            "mcp_lesson", "shared", "process_tree.py")
+        path = os.path.join(
+            os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+            "mcp_lesson",
+            "shared",
+            "process_tree.py",
+        )
         spec = importlib.util.spec_from_file_location("_course_process_tree", path)
         module = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(module)
@@ -86,8 +90,10 @@ _TREE = None
 
 def live_processes():
     """Every live process (zombies left out), with its parent, group and command line."""
-    return [LiveProcess(p.pid, p.ppid, p.pgid, p.command())
-            for p in _process_tree().process_table() or ()]
+    return [
+        LiveProcess(p.pid, p.ppid, p.pgid, p.command())
+        for p in _process_tree().process_table() or ()
+    ]
 
 
 def wait_for(condition, what, limit=120, every=0.05):
@@ -140,8 +146,12 @@ def start_guarded(command, **popen_kwargs):
     popen_kwargs.pop("start_new_session", None)
     read_end, write_end = os.pipe()  # both non-inheritable: no other child holds them
     try:
-        proc = Guarded([sys.executable, os.path.abspath(__file__), "--guard", "--", *command],
-                       stdin=read_end, start_new_session=True, **popen_kwargs)
+        proc = Guarded(
+            [sys.executable, os.path.abspath(__file__), "--guard", "--", *command],
+            stdin=read_end,
+            start_new_session=True,
+            **popen_kwargs,
+        )
     except BaseException:
         os.close(write_end)
         raise
@@ -224,4 +234,4 @@ def _guard(command):
 
 
 if __name__ == "__main__" and sys.argv[1:2] == ["--guard"]:
-    sys.exit(_guard(sys.argv[sys.argv.index("--") + 1:]))
+    sys.exit(_guard(sys.argv[sys.argv.index("--") + 1 :]))

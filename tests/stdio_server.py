@@ -9,8 +9,11 @@ from mcp_lesson.client.stdio import StdioServer, live_servers
 
 def initialize_params(client):
     """The params of an ``initialize`` from the client named ``client``, at 2025-11-25."""
-    return {"protocolVersion": "2025-11-25", "capabilities": {},
-            "clientInfo": {"name": client, "version": "1.0"}}
+    return {
+        "protocolVersion": "2025-11-25",
+        "capabilities": {},
+        "clientInfo": {"name": client, "version": "1.0"},
+    }
 
 
 def handshaken(client, request_id=1, **options):
@@ -18,8 +21,9 @@ def handshaken(client, request_id=1, **options):
     and ``notifications/initialized`` sent, with the result as ``initialize_result``; then
     stop it and check that it ended."""
     with StdioServer(**options) as running:
-        reply = json.loads(running.request(create_request("initialize", initialize_params(client),
-                                                          request_id)))
+        reply = json.loads(
+            running.request(create_request("initialize", initialize_params(client), request_id))
+        )
         assert running.probe(create_request("notifications/initialized")) == []
         running.initialize_result = reply["result"]
         yield running

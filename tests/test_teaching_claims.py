@@ -18,8 +18,11 @@ NAMED = re.compile(r"`(tests/[\w/]+\.py)::(\w+)`")
 def section():
     text = GUIDE.read_text(encoding="utf-8")
     start = text.index(HEADING)
-    ends = [found.start() for found in re.finditer(r"^#{2,3} ", text[start + len(HEADING):], re.MULTILINE)]
-    return text[start:start + len(HEADING) + ends[0]] if ends else text[start:]
+    ends = [
+        found.start()
+        for found in re.finditer(r"^#{2,3} ", text[start + len(HEADING) :], re.MULTILINE)
+    ]
+    return text[start : start + len(HEADING) + ends[0]] if ends else text[start:]
 
 
 def claims(part):
@@ -34,7 +37,9 @@ def claims(part):
 
 def functions(path):
     tree = ast.parse((ROOT / path).read_text(encoding="utf-8"))
-    return {node.name for node in tree.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    return {
+        node.name for node in tree.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+    }
 
 
 def test_each_protection_claimed_names_its_test():
@@ -45,13 +50,19 @@ def test_each_protection_claimed_names_its_test():
     assert claims("Not protected"), "the guide says what the class is not protected against"
 
 
-@pytest.mark.parametrize("path, name", sorted(set(NAMED.findall(GUIDE.read_text(encoding="utf-8")))))
+@pytest.mark.parametrize(
+    "path, name", sorted(set(NAMED.findall(GUIDE.read_text(encoding="utf-8"))))
+)
 def test_every_test_the_guide_names_exists(path, name):
     assert (ROOT / path).is_file(), f"docs/teaching.md names {path}, which is not there"
-    assert name in functions(path), f"docs/teaching.md names {path}::{name}, which {path} does not define"
+    assert name in functions(path), (
+        f"docs/teaching.md names {path}::{name}, which {path} does not define"
+    )
 
 
 def test_a_test_that_is_gone_is_caught(tmp_path):
     """The check above would fail on a renamed test (it reads the file, not a list)."""
-    assert "test_a_folder_1500_deep_costs_nothing" in functions("tests/classroom/test_grading_hostile.py")
+    assert "test_a_folder_1500_deep_costs_nothing" in functions(
+        "tests/classroom/test_grading_hostile.py"
+    )
     assert "test_no_such_test" not in functions("tests/classroom/test_grading_hostile.py")

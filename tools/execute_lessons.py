@@ -40,8 +40,10 @@ def _sanitizers(path=ROOT / "notebooks" / "sanitize.cfg"):
     """The (pattern, replacement) pairs of nbval's sanitize file."""
     config = configparser.ConfigParser(interpolation=None)
     config.read(path, encoding="utf-8")
-    return [(re.compile(config[section]["regex"]), config[section]["replace"])
-            for section in config.sections()]
+    return [
+        (re.compile(config[section]["regex"]), config[section]["replace"])
+        for section in config.sections()
+    ]
 
 
 def comparable(nb, sanitizers=None):
@@ -60,9 +62,15 @@ def execute(path):
     nb = nbformat.read(str(path), as_version=4)
     # Encrypted kernel transport, as the course's Jupyter settings ask: no
     # "running over TCP without encryption" warning per kernel.
-    client = NotebookClient(nb, timeout=120, kernel_name="python3", record_timing=False,
-                            config=Config({"KernelManager": {"transport_encryption": "auto"}}),
-                            store_widget_state=False, resources={"metadata": {"path": str(path.parent)}})
+    client = NotebookClient(
+        nb,
+        timeout=120,
+        kernel_name="python3",
+        record_timing=False,
+        config=Config({"KernelManager": {"transport_encryption": "auto"}}),
+        store_widget_state=False,
+        resources={"metadata": {"path": str(path.parent)}},
+    )
     client.execute()
     for cell in nb.cells:
         cell.metadata.pop("execution", None)
@@ -86,13 +94,12 @@ def main(argv):
     os.environ["MCP_LESSON_NO_NESTED_RUNS"] = "1"
     if str(ROOT) not in sys.path:  # run as a script
         sys.path.insert(0, str(ROOT))
-    from tools.make_learner import masters
-
     # As in the test suite (conftest.py): the lessons see a private package of
     # the learner's functions, exported from the masters, never a real one.
     import tempfile
 
     from mcp_lesson.exercises.learner_package import ENVIRONMENT, export_notebook
+    from tools.make_learner import masters
 
     package = Path(tempfile.mkdtemp(prefix="mcp-lesson-masters-")) / "my_mcp"
     os.environ[ENVIRONMENT] = str(package)
@@ -101,8 +108,10 @@ def main(argv):
     paths = [Path(p) for p in argv] or masters()
     for path in paths:
         written = execute(path)
-        print(f"executed {path}: " + ("saved, its outputs changed" if written
-                                      else "unchanged, not written"))
+        print(
+            f"executed {path}: "
+            + ("saved, its outputs changed" if written else "unchanged, not written")
+        )
     return 0
 
 

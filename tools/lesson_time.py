@@ -50,7 +50,9 @@ SITTING = 30
 STOP = "**A good place to stop.**"
 
 _REGION = re.compile(r"^[ \t]*### BEGIN SOLUTION[^\n]*\n(.*?)^[ \t]*### END SOLUTION", re.S | re.M)
-_HIDDEN = re.compile(r"^[ \t]*### BEGIN HIDDEN TESTS.*?^[ \t]*### END HIDDEN TESTS[^\n]*\n?", re.S | re.M)
+_HIDDEN = re.compile(
+    r"^[ \t]*### BEGIN HIDDEN TESTS.*?^[ \t]*### END HIDDEN TESTS[^\n]*\n?", re.S | re.M
+)
 
 
 def _text(cell):
@@ -65,8 +67,12 @@ def _lines(text):
 
 def _written(text):
     """The lines a learner writes: those inside the solution regions, but comments."""
-    return [line for region in _REGION.findall(text) for line in _lines(region)
-            if not line.strip().startswith("#")]
+    return [
+        line
+        for region in _REGION.findall(text)
+        for line in _lines(region)
+        if not line.strip().startswith("#")
+    ]
 
 
 class Sitting:
@@ -89,8 +95,12 @@ class Sitting:
 
     @property
     def minutes(self):
-        return (self.words / WORDS_A_MINUTE + self.read / LINES_READ_A_MINUTE
-                + self.exercises * MINUTES_AN_EXERCISE + self.written * MINUTES_A_LINE)
+        return (
+            self.words / WORDS_A_MINUTE
+            + self.read / LINES_READ_A_MINUTE
+            + self.exercises * MINUTES_AN_EXERCISE
+            + self.written * MINUTES_A_LINE
+        )
 
 
 def sittings(notebook):
@@ -117,14 +127,19 @@ def lessons():
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--check", action="store_true",
-                        help=f"exit 1 when a sitting is estimated at more than {SITTING} minutes")
+    parser.add_argument(
+        "--check",
+        action="store_true",
+        help=f"exit 1 when a sitting is estimated at more than {SITTING} minutes",
+    )
     args = parser.parse_args(argv)
     over = []
     for path in lessons():
         minutes = estimate(path)
         print(f"{path.stem:24} {sum(minutes):4} min   sittings: {', '.join(map(str, minutes))}")
-        over += [f"{path.stem} (sitting {n}: {m} min)" for n, m in enumerate(minutes, 1) if m > SITTING]
+        over += [
+            f"{path.stem} (sitting {n}: {m} min)" for n, m in enumerate(minutes, 1) if m > SITTING
+        ]
     if over:
         print(f"over {SITTING} minutes: {', '.join(over)}")
     return 1 if args.check and over else 0

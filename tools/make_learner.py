@@ -68,8 +68,10 @@ NOTE = """\
 [`notebooks/{name}`](../{name}) (which holds worked solutions) by `make learner`. \
 Your changes here are kept: when the lesson is updated and you have changed this \
 copy, the new version is written beside it as `{updated}`."""
-WITH_EXERCISES = ("The function bodies marked `# YOUR CODE HERE` are yours to write; "
-                  "each self-check tells you how far you are.")
+WITH_EXERCISES = (
+    "The function bodies marked `# YOUR CODE HERE` are yours to write; "
+    "each self-check tells you how far you are."
+)
 WITHOUT_EXERCISES = "This lesson has no function for you to write; run it and read along."
 
 
@@ -99,17 +101,23 @@ def what_you_write(master_folder=MASTERS):
         if lesson.filename == START or not path.exists():
             continue
         mine = [exercise for exercise in exercises if exercise.lesson == lesson.number]
-        package = [function for exercise in mine if exercise.exported for function in exercise.written]
-        others = [function for exercise in mine if not exercise.exported for function in exercise.written]
+        package = [
+            function for exercise in mine if exercise.exported for function in exercise.written
+        ]
+        others = [
+            function for exercise in mine if not exercise.exported for function in exercise.written
+        ]
         what = []
         if package:
             what.append(f"{_listed(package)}, into your package (`my_mcp.{lesson.module}`)")
         if others:
             what.append(_listed(others))
         worth = points.get(path.stem)
-        lines.append(f"| [{title_of(path)}]({lesson.filename}) | "
-                     f"{'; then '.join(what) or 'nothing to write: run it and read along'} | "
-                     f"{f'{worth:g}' if worth else '-'} |")
+        lines.append(
+            f"| [{title_of(path)}]({lesson.filename}) | "
+            f"{'; then '.join(what) or 'nothing to write: run it and read along'} | "
+            f"{f'{worth:g}' if worth else '-'} |"
+        )
     return "\n".join(lines)
 
 
@@ -119,7 +127,11 @@ def start_page_is_stale(master_folder=MASTERS):
     path = Path(master_folder) / START
     if not path.exists():
         return False
-    cells = [cell for cell in nbformat.read(str(path), as_version=4).cells if cell.get("id") == WHAT_YOU_WRITE_ID]
+    cells = [
+        cell
+        for cell in nbformat.read(str(path), as_version=4).cells
+        if cell.get("id") == WHAT_YOU_WRITE_ID
+    ]
     return bool(cells) and cells[0].source != what_you_write(master_folder)
 
 
@@ -144,15 +156,19 @@ def masters(folder=MASTERS):
 
 def learner_copy(master):
     """The learner copy of the notebook at ``master``, as a NotebookNode."""
-    stubbed = any("### BEGIN SOLUTION" in cell.source
-                  for cell in nbformat.read(str(master), as_version=4).cells)
+    stubbed = any(
+        "### BEGIN SOLUTION" in cell.source
+        for cell in nbformat.read(str(master), as_version=4).cells
+    )
     nb = student_notebook(master)
     for cell in nb.cells:
         cell.metadata.pop("execution", None)  # execution timings vary from run to run
     name = Path(master).name
-    note = nbformat.v4.new_markdown_cell(NOTE.format(
-        what=WITH_EXERCISES if stubbed else WITHOUT_EXERCISES,
-        name=name, updated=beside(name)))
+    note = nbformat.v4.new_markdown_cell(
+        NOTE.format(
+            what=WITH_EXERCISES if stubbed else WITHOUT_EXERCISES, name=name, updated=beside(name)
+        )
+    )
     if (nb.nbformat, nb.nbformat_minor) >= (4, 5):
         note.id = NOTE_ID
     else:  # cell ids arrived in nbformat 4.5
@@ -177,8 +193,15 @@ def fingerprint(text):
     outputs and attachments. Text that is not a notebook is hashed as it is."""
     try:
         cells = json.loads(text)["cells"]
-        content = [[cell.get("cell_type"), _joined(cell.get("source", "")),
-                    cell.get("outputs", []), cell.get("attachments", {})] for cell in cells]
+        content = [
+            [
+                cell.get("cell_type"),
+                _joined(cell.get("source", "")),
+                cell.get("outputs", []),
+                cell.get("attachments", {}),
+            ]
+            for cell in cells
+        ]
         data = json.dumps(content, sort_keys=True)
     except Exception:  # not a notebook we can read: any change counts
         data = text
@@ -248,7 +271,9 @@ def write_all(folder=LEARNER, force=False, master_folder=MASTERS):
     new version it put beside a changed copy, and every file it removed.
     """
     if write_start_page(master_folder):
-        print(f"wrote the start page's table of what you write again: {_shown(Path(master_folder) / START)}")
+        print(
+            f"wrote the start page's table of what you write again: {_shown(Path(master_folder) / START)}"
+        )
     target = Folder(folder)
     target.path.mkdir(parents=True, exist_ok=True)
     written = []
@@ -268,21 +293,27 @@ def write_all(folder=LEARNER, force=False, master_folder=MASTERS):
                 target.remove(beside(name))  # the side copy is no longer needed
             continue
         if current is UNREADABLE:
-            print(f"kept {_shown(target.path / name)}: it is not UTF-8 text (saved in another "
-                  "encoding?), so it counts as yours and is never overwritten")
+            print(
+                f"kept {_shown(target.path / name)}: it is not UTF-8 text (saved in another "
+                "encoding?), so it counts as yours and is never overwritten"
+            )
         if target.record.get(name) == fingerprint(text):
             continue  # changed by somebody, but the lesson is what the tool wrote there last
         side = beside(name)
         if target.read(side) == text:
             continue
         if (target.path / side).exists() and not target.untouched(side) and not force:
-            print(f"kept {_shown(target.path / name)} and {_shown(target.path / side)}: "
-                  "you changed both; the lesson's new version was not written")
+            print(
+                f"kept {_shown(target.path / name)} and {_shown(target.path / side)}: "
+                "you changed both; the lesson's new version was not written"
+            )
             continue
         target.write(side, text)
         written.append(side)
-        print(f"kept {_shown(target.path / name)}: you changed it, so the lesson's new "
-              f"version went beside it, as {_shown(target.path / side)}")
+        print(
+            f"kept {_shown(target.path / name)}: you changed it, so the lesson's new "
+            f"version went beside it, as {_shown(target.path / side)}"
+        )
     for name in sorted(target.record):
         if name in wanted or not (target.path / name).exists():
             if not (target.path / name).exists():
@@ -292,7 +323,9 @@ def write_all(folder=LEARNER, force=False, master_folder=MASTERS):
             continue  # a side copy of a current lesson, handled above
         if target.untouched(name) or force:
             target.remove(name)
-            print(f"removed {_shown(target.path / name)}: its lesson is gone and you had not changed it")
+            print(
+                f"removed {_shown(target.path / name)}: its lesson is gone and you had not changed it"
+            )
         else:
             print(f"kept {_shown(target.path / name)}: its lesson is gone, but you changed it")
     target.save_record()
@@ -318,10 +351,12 @@ def stale(folder=LEARNER, master_folder=MASTERS):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--check", action="store_true",
-                        help="only report copies that are missing or out of date")
-    parser.add_argument("--force", action="store_true",
-                        help="also overwrite or remove copies somebody changed")
+    parser.add_argument(
+        "--check", action="store_true", help="only report copies that are missing or out of date"
+    )
+    parser.add_argument(
+        "--force", action="store_true", help="also overwrite or remove copies somebody changed"
+    )
     args = parser.parse_args(argv)
     if args.check:
         wrong = stale()
@@ -332,8 +367,10 @@ def main(argv=None):
             print(f"{len(masters())} learner copies are up to date")
         return 1 if wrong else 0
     written = write_all(force=args.force)
-    print(f"{len(masters())} learner copies in notebooks/learner/, "
-          f"{len(written)} written" + (f": {', '.join(written)}" if written else ""))
+    print(
+        f"{len(masters())} learner copies in notebooks/learner/, "
+        f"{len(written)} written" + (f": {', '.join(written)}" if written else "")
+    )
     return 0
 
 

@@ -13,14 +13,13 @@ They are at :mod:`mcp_lesson.course` too, where the lesson imports them from.
 """
 
 import json
-from pathlib import Path
 import re
 import sys
+from pathlib import Path
 
-from mcp_lesson.exercises.calling import NOT_YET, exception_text, one_line, python_text
 from mcp_lesson.exercises.agreement import outcome as _outcome
+from mcp_lesson.exercises.calling import NOT_YET, exception_text, one_line, python_text
 from mcp_lesson.shared.recording import SENDERS, sequence_diagram
-
 
 #: The arrow of each direction, as lesson 06 printed them.
 ARROWS = {"to_server": "->", "from_server": "<-"}
@@ -59,8 +58,11 @@ def stored_recording(name):
 def _scrubbed(entry):
     """An entry without what changes from run to run (the command's path, pids, ports, times
     of day, memory), for storing."""
-    entry = {key: value for key, value in entry.items()
-             if key not in ("pid", "wall", "max_rss_kb", "_line")}
+    entry = {
+        key: value
+        for key, value in entry.items()
+        if key not in ("pid", "wall", "max_rss_kb", "_line")
+    }
     if isinstance(entry.get("command"), list) and entry["command"]:
         entry["command"] = ["python", *entry["command"][1:]]
     for key in ("listen", "to"):
@@ -74,12 +76,15 @@ def store_recordings(recordings, path=None):
     file is made again after the SDK or a server changed (run lesson 10, then call this with
     its three recordings)."""
     path = Path(path) if path else Path(__file__).resolve().parents[1] / "data" / RECORDINGS
-    data = {"about": "Recordings made by lesson 10's live cells (notebooks/10_live_traffic.ipynb), "
-                     "which the lesson shows where it cannot record: the SDK's client over stdio and "
-                     "over HTTP, and the sloppy server. Made again with "
-                     "mcp_lesson.course.store_recordings.",
-            "recordings": {name: [_scrubbed(entry) for entry in entries]
-                           for name, entries in recordings.items()}}
+    data = {
+        "about": "Recordings made by lesson 10's live cells (notebooks/10_live_traffic.ipynb), "
+        "which the lesson shows where it cannot record: the SDK's client over stdio and "
+        "over HTTP, and the sloppy server. Made again with "
+        "mcp_lesson.course.store_recordings.",
+        "recordings": {
+            name: [_scrubbed(entry) for entry in entries] for name, entries in recordings.items()
+        },
+    }
     path.write_text(json.dumps(data, indent=1, ensure_ascii=True) + "\n", encoding="utf-8")
     return path
 
@@ -91,8 +96,15 @@ def comparable(conversation):
     for entry in conversation:
         http = entry.get("http") if isinstance(entry.get("http"), dict) else {}
         if entry.get("direction") in SENDERS:
-            shown.append((entry["direction"], entry.get("text"), http.get("method"),
-                          http.get("status"), json.dumps(entry.get("sse"), sort_keys=True)))
+            shown.append(
+                (
+                    entry["direction"],
+                    entry.get("text"),
+                    http.get("method"),
+                    http.get("status"),
+                    json.dumps(entry.get("sse"), sort_keys=True),
+                )
+            )
         else:
             shown.append(("event", entry.get("event"), entry.get("status")))
     return shown
@@ -148,8 +160,10 @@ def show_recording(conversation, width=64):
         if not isinstance(entry, dict):
             print(f"{place:>5}  (not an entry: {python_text(entry, 40)})")
         elif entry.get("direction") in SENDERS:
-            print(f"{place:>5}  {ARROWS[entry['direction']]} {_via(entry):8} "
-                  f"{_verdict_words(entry):18} {_cut(entry.get('text', ''), width)}")
+            print(
+                f"{place:>5}  {ARROWS[entry['direction']]} {_via(entry):8} "
+                f"{_verdict_words(entry):18} {_cut(entry.get('text', ''), width)}"
+            )
         else:
             print(f"{place:>5}  {'':2} {'':8} {_event_words(entry)}")
 
@@ -213,10 +227,16 @@ def show_audit(fn, conversation, width=56):
 def tap_command(recording, *command, python=None):
     """The command that runs ``command`` (a stdio server) behind the tap, recording to
     ``recording``: ``[python, "-m", "mcp_lesson.tap", "--record", recording, "--", *command]``."""
-    import sys
 
-    return [python or sys.executable, "-m", "mcp_lesson.tap", "--record", str(recording), "--",
-            *map(str, command)]
+    return [
+        python or sys.executable,
+        "-m",
+        "mcp_lesson.tap",
+        "--record",
+        str(recording),
+        "--",
+        *map(str, command),
+    ]
 
 
 def tapped_config(config, recordings, python="python"):

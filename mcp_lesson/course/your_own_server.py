@@ -61,13 +61,24 @@ def server_command(folder=None):
     mine = getattr(package, "handle_message", None) if package is not None else None
     report = run_check(mine, "handle_message") if callable(mine) else None
     if report is not None and report.all_pass:
-        print(f"the server: yours, python -m {PACKAGE}.server (handle_message passes "
-              f"{report.passed}/{report.total} cases)")
+        print(
+            f"the server: yours, python -m {PACKAGE}.server (handle_message passes "
+            f"{report.passed}/{report.total} cases)"
+        )
         return [sys.executable, "-m", f"{PACKAGE}.server"], str(package_dir(folder).parent)
-    why = "not in your package yet" if report is None else (
-        "not implemented yet" if report.not_implemented else f"{report.passed}/{report.total} cases pass")
-    print(f"the server: the course's, python -m mcp_lesson.server.own, until your handle_message "
-          f"passes its check ({why})")
+    why = (
+        "not in your package yet"
+        if report is None
+        else (
+            "not implemented yet"
+            if report.not_implemented
+            else f"{report.passed}/{report.total} cases pass"
+        )
+    )
+    print(
+        f"the server: the course's, python -m mcp_lesson.server.own, until your handle_message "
+        f"passes its check ({why})"
+    )
     return [sys.executable, "-m", "mcp_lesson.server.own"], None
 
 
@@ -79,10 +90,12 @@ def run(async_function, *args, timeout=LIMIT):
 
     with concurrent.futures.ThreadPoolExecutor(1) as pool:
         try:
-            return pool.submit(asyncio.run, asyncio.wait_for(async_function(*args), timeout)).result()
-        except (TimeoutError, asyncio.TimeoutError, concurrent.futures.TimeoutError):
+            return pool.submit(
+                asyncio.run, asyncio.wait_for(async_function(*args), timeout)
+            ).result()
+        except (TimeoutError, concurrent.futures.TimeoutError):
             return {"failed": f"no end within {timeout} s"}
-        except Exception as exc:  # noqa: BLE001 - an ExceptionGroup from the SDK, an MCPError...
+        except Exception as exc:
             while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
                 exc = exc.exceptions[0]
             return {"failed": one_line(f"{type(exc).__name__}: {exc}", 200)}
@@ -95,7 +108,9 @@ def tapped(recording, command, cwd=None):
     from mcp_lesson.course.live_traffic import tap_command
 
     python, *args = tap_command(recording, *command)
-    return StdioServerParameters(command=python, args=args, cwd=cwd, env={"PYTHONPATH": python_path()})
+    return StdioServerParameters(
+        command=python, args=args, cwd=cwd, env={"PYTHONPATH": python_path()}
+    )
 
 
 def python_path():
@@ -121,8 +136,12 @@ async def handshake_session(read, write):
             unknown = "answered"
         except MCPError as exc:
             unknown = f"error {exc.error.code}"
-        return {"revision": agreed.protocol_version, "tools": [tool.name for tool in tools.tools],
-                "2 + 40": added.content[0].text, "multiply": unknown}
+        return {
+            "revision": agreed.protocol_version,
+            "tools": [tool.name for tool in tools.tools],
+            "2 + 40": added.content[0].text,
+            "multiply": unknown,
+        }
 
 
 async def modern_client(target, errlog=None):
@@ -142,8 +161,12 @@ async def modern_client(target, errlog=None):
     async with Client(target, client_info=Implementation(**ME)) as client:
         tools = await client.list_tools()
         counted = await client.call_tool("count", {"n": 3}, progress_callback=progress)
-        return {"revision": client.protocol_version, "tools": [tool.name for tool in tools.tools],
-                "count": counted.content[0].text, "progress": steps}
+        return {
+            "revision": client.protocol_version,
+            "tools": [tool.name for tool in tools.tools],
+            "count": counted.content[0].text,
+            "progress": steps,
+        }
 
 
 def over_stdio(command, cwd=None, folder=None):
@@ -179,8 +202,21 @@ def over_http(command, cwd=None, folder=None):
     recording = folder / "http.jsonl"
     with HttpServer([*command, "--http"], cwd=cwd) as server:
         # The tap announces its address as the server does, after its name: HttpServer reads it.
-        with HttpServer([sys.executable, "-m", "mcp_lesson.tap", "--record", str(recording), "--http",
-                         "--port", "0", "--to", server.url], announcement="mcp_lesson.tap: listening on ") as tap:
+        with HttpServer(
+            [
+                sys.executable,
+                "-m",
+                "mcp_lesson.tap",
+                "--record",
+                str(recording),
+                "--http",
+                "--port",
+                "0",
+                "--to",
+                server.url,
+            ],
+            announcement="mcp_lesson.tap: listening on ",
+        ) as tap:
             yield tap.url, server.url, recording
 
 
@@ -206,8 +242,9 @@ def tap_report(entries):
     warned = [p for p in found if p.get("severity") == "warning"]
     if not found:
         return "the tap's report: no problems"
-    return (f"the tap's report: {len(problems)} problem(s), {len(warned)} warning(s): "
-            + "; ".join(f"line {p['line']}: {p['problem']}" for p in found[:5]))
+    return f"the tap's report: {len(problems)} problem(s), {len(warned)} warning(s): " + "; ".join(
+        f"line {p['line']}: {p['problem']}" for p in found[:5]
+    )
 
 
 #: The TypeScript SDK's client (tools/ts_peer/client.mjs), and where make venv installs the SDK.
@@ -226,14 +263,25 @@ def ts_client(*args, cwd=None, timeout=LIMIT):
     import shutil
 
     if shutil.which("node") is None:
-        raise Unavailable("no Node.js here: the TypeScript SDK's client needs it (apt-get install nodejs)")
+        raise Unavailable(
+            "no Node.js here: the TypeScript SDK's client needs it (apt-get install nodejs)"
+        )
     if not (TS_PEER / "node_modules" / "@modelcontextprotocol" / "sdk").is_dir():
-        raise Unavailable("the TypeScript SDK is not installed here (make venv installs it in tools/ts_peer)")
+        raise Unavailable(
+            "the TypeScript SDK is not installed here (make venv installs it in tools/ts_peer)"
+        )
     try:
-        done = subprocess.run(["node", str(TS_PEER / "client.mjs"), *args], capture_output=True, text=True,
-                              cwd=cwd, timeout=timeout)
+        done = subprocess.run(
+            ["node", str(TS_PEER / "client.mjs"), *args],
+            capture_output=True,
+            text=True,
+            cwd=cwd,
+            timeout=timeout,
+        )
     except subprocess.TimeoutExpired:
-        raise Unavailable(f"the TypeScript SDK's client gave no answer within {timeout} s") from None
+        raise Unavailable(
+            f"the TypeScript SDK's client gave no answer within {timeout} s"
+        ) from None
     said = done.stdout.strip().splitlines()
     if done.returncode != 0 or not said:
         last = (done.stderr.strip().splitlines() or ["it said nothing"])[-1]
@@ -241,15 +289,15 @@ def ts_client(*args, cwd=None, timeout=LIMIT):
     try:
         return json.loads(said[-1])
     except ValueError:
-        raise Unavailable(f"the TypeScript SDK's client said {said[-1][:100]!r}, which is not its answer") from None
+        raise Unavailable(
+            f"the TypeScript SDK's client said {said[-1][:100]!r}, which is not its answer"
+        ) from None
 
 
 def ts_over_stdio(command, cwd=None, folder=None):
     """The TypeScript SDK's client through the tap in front of ``command``: ``(what it got,
     the recording's entries)``; :class:`Unavailable` where it cannot run."""
-    from mcp_lesson.course.live_traffic import read_recording
-
-    from mcp_lesson.course.live_traffic import tap_command
+    from mcp_lesson.course.live_traffic import read_recording, tap_command
 
     recording = Path(folder or scratch()) / "typescript.jsonl"
     tap = tap_command(recording, *command)
@@ -299,10 +347,12 @@ def store_results(path=None):
     import json
 
     path = Path(path) if path else Path(__file__).resolve().parents[1] / "data" / STORED
-    document = {"about": "what lesson 11's clients and the conformance suite got from python -m "
-                         "mcp_lesson.server.own; written by mcp_lesson.course.your_own_server.store_results, "
-                         "checked by tests/server/test_own_server.py",
-                "results": results([sys.executable, "-m", "mcp_lesson.server.own"])}
+    document = {
+        "about": "what lesson 11's clients and the conformance suite got from python -m "
+        "mcp_lesson.server.own; written by mcp_lesson.course.your_own_server.store_results, "
+        "checked by tests/server/test_own_server.py",
+        "results": results([sys.executable, "-m", "mcp_lesson.server.own"]),
+    }
     path.write_text(json.dumps(document, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
 
 
@@ -314,5 +364,7 @@ def show_stored(part):
 
         conformance.show_rows([tuple(row) for row in found or []])
         return
-    for client, got in (found.items() if isinstance(found, dict) and part != "typescript" else [(part, found)]):
+    for client, got in (
+        found.items() if isinstance(found, dict) and part != "typescript" else [(part, found)]
+    ):
         print(f"{client}: {got}")

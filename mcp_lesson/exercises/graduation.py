@@ -4,16 +4,20 @@ The tests judge the package through the judge's sandbox (tools/judge), never in 
 """
 
 import os
-from pathlib import Path
 import re
+from pathlib import Path
 
 from mcp_lesson.exercises.cells import MARKER
 from mcp_lesson.exercises.learner_package import NO_NESTED_RUNS, package_dir
 
-
 #: The test files of the course that graduation runs (tests/conftest.py agrees).
-GRADUATION_FILES = ("test_classification.py", "test_messages.py", "test_cases.py",
-                    "test_properties.py", "test_each_case.py")
+GRADUATION_FILES = (
+    "test_classification.py",
+    "test_messages.py",
+    "test_cases.py",
+    "test_properties.py",
+    "test_each_case.py",
+)
 
 
 def tests_folder():
@@ -32,14 +36,32 @@ def graduation_command(package, extra=()):
     # conftest.py but the course's is loaded: none beside the package, none in
     # a folder above the course (--confcutdir), whatever the current folder.
     files = [str(path) for name in GRADUATION_FILES for path in sorted(folder.rglob(name))]
-    return [sys.executable, "-m", "pytest", *files,
-            # One word, "--graduate=DIR": pytest reads its command line before it
-            # knows this option, and would take a separate DIR for a test folder
-            # and load the conftest.py files in it and above it.
-            f"--graduate={package}", "-q", "--tb=no", "-rN", "--no-header", "--color=no",
-            "-p", "no:cacheprovider", "-o", "addopts=", "--rootdir", str(folder.parent),
-            "--confcutdir", str(folder.parent), "-c", str(folder.parent / "pyproject.toml"),
-            *extra]
+    return [
+        sys.executable,
+        "-m",
+        "pytest",
+        *files,
+        # One word, "--graduate=DIR": pytest reads its command line before it
+        # knows this option, and would take a separate DIR for a test folder
+        # and load the conftest.py files in it and above it.
+        f"--graduate={package}",
+        "-q",
+        "--tb=no",
+        "-rN",
+        "--no-header",
+        "--color=no",
+        "-p",
+        "no:cacheprovider",
+        "-o",
+        "addopts=",
+        "--rootdir",
+        str(folder.parent),
+        "--confcutdir",
+        str(folder.parent),
+        "-c",
+        str(folder.parent / "pyproject.toml"),
+        *extra,
+    ]
 
 
 def graduate(package=None, quiet=True, extra=()):
@@ -52,26 +74,46 @@ def graduate(package=None, quiet=True, extra=()):
     import subprocess
 
     if os.environ.get(NO_NESTED_RUNS):
-        print("graduate() runs the course's tests on your package when you run this cell "
-              "yourself; here the notebook is itself being tested or graded, so it only says so.")
+        print(
+            "graduate() runs the course's tests on your package when you run this cell "
+            "yourself; here the notebook is itself being tested or graded, so it only says so."
+        )
         return None
     package = Path(package) if package else package_dir()
     if not (package / "__init__.py").exists():
-        print(f"There is no package at {package} yet: run the cells marked {MARKER} "
-              "in lessons 01 to 04 first.")
+        print(
+            f"There is no package at {package} yet: run the cells marked {MARKER} "
+            "in lessons 01 to 04 first."
+        )
         return False
     if tests_folder() is None:
-        print("The course's tests are not here (they come with a checkout of the course): "
-              "run `make graduate` there.")
+        print(
+            "The course's tests are not here (they come with a checkout of the course): "
+            "run `make graduate` there."
+        )
         return False
-    run = subprocess.run(graduation_command(package, extra), capture_output=True, text=True,
-                         cwd=tests_folder().parent, timeout=900)
+    run = subprocess.run(
+        graduation_command(package, extra),
+        capture_output=True,
+        text=True,
+        cwd=tests_folder().parent,
+        timeout=900,
+    )
     lines = run.stdout.splitlines()
     if quiet:
-        start = next((i for i, line in enumerate(lines)
-                      if line.startswith(("your package passes", "Your package at"))), len(lines))
+        start = next(
+            (
+                i
+                for i, line in enumerate(lines)
+                if line.startswith(("your package passes", "Your package at"))
+            ),
+            len(lines),
+        )
         timing = re.compile(r"\b(passed|failed|skipped|error)\b.* in [\d.]+s")
-        lines = [line for line in lines[start:]
-                 if not line.startswith(("=", "FAILED")) and not timing.search(line)]
+        lines = [
+            line
+            for line in lines[start:]
+            if not line.startswith(("=", "FAILED")) and not timing.search(line)
+        ]
     print("\n".join(lines) if lines else run.stderr[-2000:])
     return run.returncode == 0

@@ -41,46 +41,88 @@ CLI = FOLDER / "node_modules" / "@modelcontextprotocol" / "conformance" / "dist"
 #: The server scenarios any server should pass. server-sse-polling's own tool
 #: call needs the suite's ``test_reconnection``; its checks of the priming event and the
 #: retry field are generic, and :data:`SSE_POLLING_GENERIC` names them.
-GENERIC = ("server-initialize", "ping", "tools-list", "resources-list", "prompts-list",
-           "logging-set-level", "server-sse-multiple-streams", "dns-rebinding-protection",
-           "server-sse-polling")
+GENERIC = (
+    "server-initialize",
+    "ping",
+    "tools-list",
+    "resources-list",
+    "prompts-list",
+    "logging-set-level",
+    "server-sse-multiple-streams",
+    "dns-rebinding-protection",
+    "server-sse-polling",
+)
 SSE_POLLING_GENERIC = ("server-sse-priming-event", "server-sse-retry-field")
 
 #: The other server scenarios: what of the suite's own test server each one calls, and the
 #: words of the failure that says a server lacks it (an unknown name is -32602, a method
 #: the server does not have -32601).
 NEEDS = {
-    "completion-complete": ("completion/complete for the prompt test_prompt_with_arguments",
-                            "Method not found"),
+    "completion-complete": (
+        "completion/complete for the prompt test_prompt_with_arguments",
+        "Method not found",
+    ),
     "tools-call-simple-text": ("the tool test_simple_text", "Unknown tool: test_simple_text"),
     "tools-call-image": ("the tool test_image_content", "Unknown tool: test_image_content"),
     "tools-call-audio": ("the tool test_audio_content", "Unknown tool: test_audio_content"),
-    "tools-call-embedded-resource": ("the tool test_embedded_resource",
-                                     "Unknown tool: test_embedded_resource"),
-    "tools-call-mixed-content": ("the tool test_multiple_content_types",
-                                 "Unknown tool: test_multiple_content_types"),
-    "tools-call-with-logging": ("the tool test_tool_with_logging", "Unknown tool: test_tool_with_logging"),
+    "tools-call-embedded-resource": (
+        "the tool test_embedded_resource",
+        "Unknown tool: test_embedded_resource",
+    ),
+    "tools-call-mixed-content": (
+        "the tool test_multiple_content_types",
+        "Unknown tool: test_multiple_content_types",
+    ),
+    "tools-call-with-logging": (
+        "the tool test_tool_with_logging",
+        "Unknown tool: test_tool_with_logging",
+    ),
     "tools-call-error": ("the tool test_error_handling", "Unknown tool: test_error_handling"),
-    "tools-call-with-progress": ("the tool test_tool_with_progress", "Unknown tool: test_tool_with_progress"),
+    "tools-call-with-progress": (
+        "the tool test_tool_with_progress",
+        "Unknown tool: test_tool_with_progress",
+    ),
     "tools-call-sampling": ("the tool test_sampling", "Unknown tool: test_sampling"),
     "tools-call-elicitation": ("the tool test_elicitation", "Unknown tool: test_elicitation"),
-    "json-schema-2020-12": ("the tool json_schema_2020_12_tool", "Tool 'json_schema_2020_12_tool' not found"),
-    "elicitation-sep1034-defaults": ("the tool test_elicitation_sep1034_defaults",
-                                     "Unknown tool: test_elicitation_sep1034_defaults"),
-    "elicitation-sep1330-enums": ("the tool test_elicitation_sep1330_enums",
-                                  "Unknown tool: test_elicitation_sep1330_enums"),
-    "resources-read-text": ("the resource test://static-text", "Unknown resource: test://static-text"),
-    "resources-read-binary": ("the resource test://static-binary", "Unknown resource: test://static-binary"),
-    "resources-templates-read": ("the resource template test://template/{id}/data",
-                                 "Unknown resource: test://template/123/data"),
+    "json-schema-2020-12": (
+        "the tool json_schema_2020_12_tool",
+        "Tool 'json_schema_2020_12_tool' not found",
+    ),
+    "elicitation-sep1034-defaults": (
+        "the tool test_elicitation_sep1034_defaults",
+        "Unknown tool: test_elicitation_sep1034_defaults",
+    ),
+    "elicitation-sep1330-enums": (
+        "the tool test_elicitation_sep1330_enums",
+        "Unknown tool: test_elicitation_sep1330_enums",
+    ),
+    "resources-read-text": (
+        "the resource test://static-text",
+        "Unknown resource: test://static-text",
+    ),
+    "resources-read-binary": (
+        "the resource test://static-binary",
+        "Unknown resource: test://static-binary",
+    ),
+    "resources-templates-read": (
+        "the resource template test://template/{id}/data",
+        "Unknown resource: test://template/123/data",
+    ),
     "resources-subscribe": ("subscriptions to test://watched-resource", "Method not found"),
     "resources-unsubscribe": ("subscriptions to test://watched-resource", "Method not found"),
     "prompts-get-simple": ("the prompt test_simple_prompt", "Unknown prompt: test_simple_prompt"),
-    "prompts-get-with-args": ("the prompt test_prompt_with_arguments",
-                              "Unknown prompt: test_prompt_with_arguments"),
-    "prompts-get-embedded-resource": ("the prompt test_prompt_with_embedded_resource",
-                                      "Unknown prompt: test_prompt_with_embedded_resource"),
-    "prompts-get-with-image": ("the prompt test_prompt_with_image", "Unknown prompt: test_prompt_with_image"),
+    "prompts-get-with-args": (
+        "the prompt test_prompt_with_arguments",
+        "Unknown prompt: test_prompt_with_arguments",
+    ),
+    "prompts-get-embedded-resource": (
+        "the prompt test_prompt_with_embedded_resource",
+        "Unknown prompt: test_prompt_with_embedded_resource",
+    ),
+    "prompts-get-with-image": (
+        "the prompt test_prompt_with_image",
+        "Unknown prompt: test_prompt_with_image",
+    ),
 }
 
 #: The client scenarios a client without OAuth should pass (the ``auth/...`` ones are out of scope).
@@ -97,18 +139,28 @@ class Unavailable(Exception):
 def installed():
     """``(node, cli)``, the paths that run the pinned suite; :class:`Unavailable` when it is missing."""
     if not NODE.is_file() or not CLI.is_file():
-        raise Unavailable(f"the conformance suite is not installed in {FOLDER}: "
-                          "make venv installs it (it needs npm)")
+        raise Unavailable(
+            f"the conformance suite is not installed in {FOLDER}: "
+            "make venv installs it (it needs npm)"
+        )
     found = json.loads((CLI.parent.parent / "package.json").read_text())["version"]
     if found != SUITE_VERSION:
-        raise Unavailable(f"tools/conformance holds the suite {found}, not {SUITE_VERSION}: run make venv")
+        raise Unavailable(
+            f"tools/conformance holds the suite {found}, not {SUITE_VERSION}: run make venv"
+        )
     return str(NODE), str(CLI)
 
 
 def _run(arguments, timeout):
     node, cli = installed()
-    done = subprocess.run([node, cli, *arguments], capture_output=True, text=True, timeout=timeout,
-                          cwd=FOLDER, env=_quiet_env())
+    done = subprocess.run(
+        [node, cli, *arguments],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        cwd=FOLDER,
+        env=_quiet_env(),
+    )
     return done
 
 
@@ -137,7 +189,9 @@ def run_server(url, scenarios=None, timeout=TIMEOUT):
                 done = _run(["server", "--url", url, "--scenario", scenario, "-o", folder], timeout)
         results = _read_results(folder, "server-")
     if not results:
-        raise RuntimeError("the conformance suite wrote no results: " + one_line(done.stderr or done.stdout, 300))
+        raise RuntimeError(
+            "the conformance suite wrote no results: " + one_line(done.stderr or done.stdout, 300)
+        )
     return results
 
 
@@ -147,8 +201,10 @@ def run_client(command, scenario, timeout=TIMEOUT):
         done = _run(["client", "--command", command, "--scenario", scenario, "-o", folder], timeout)
         results = _read_results(folder, "")
     if len(results) != 1:
-        raise RuntimeError(f"the conformance suite wrote no result for {scenario}: "
-                           + one_line(done.stderr or done.stdout, 300))
+        raise RuntimeError(
+            f"the conformance suite wrote no result for {scenario}: "
+            + one_line(done.stderr or done.stdout, 300)
+        )
     [checks] = results.values()
     return checks, done
 
@@ -167,8 +223,11 @@ def verdict(scenario, checks):
     """
     failed = _failures(checks)
     if scenario == "server-sse-polling":
-        missing = [name for name in SSE_POLLING_GENERIC
-                   if not any(c.get("id") == name and c.get("status") == "SUCCESS" for c in checks)]
+        missing = [
+            name
+            for name in SSE_POLLING_GENERIC
+            if not any(c.get("id") == name and c.get("status") == "SUCCESS" for c in checks)
+        ]
         if missing:
             return "fails", "no " + ", no ".join(missing)
     if not failed:
@@ -176,7 +235,9 @@ def verdict(scenario, checks):
         if scenario == "server-sse-polling" and warned:
             return "passes", "its resumption check needs the suite's tool test_reconnection"
         return "passes", ""
-    words = [one_line(str(c.get("errorMessage") or c.get("description") or ""), 200) for c in failed]
+    words = [
+        one_line(str(c.get("errorMessage") or c.get("description") or ""), 200) for c in failed
+    ]
     if scenario in NEEDS and all(NEEDS[scenario][1] in word for word in words):
         return "needs", NEEDS[scenario][0]
     return "fails", words[0]
@@ -219,8 +280,11 @@ def stored_rows():
 def store_rows(results, path=None):
     """Write :func:`table` of ``results`` as the stored rows (after the suite or the server changed)."""
     path = Path(path) if path else Path(__file__).resolve().parents[1] / "data" / STORED
-    document = {"suite": SUITE_VERSION, "node": NODE_VERSION,
-                "about": "the official conformance suite's verdicts on python -m mcp_lesson.server --http; "
-                         "written by mcp_lesson.peers.conformance.store_rows, checked by tests/peers/test_conformance.py",
-                "rows": [list(row) for row in table(results)]}
+    document = {
+        "suite": SUITE_VERSION,
+        "node": NODE_VERSION,
+        "about": "the official conformance suite's verdicts on python -m mcp_lesson.server --http; "
+        "written by mcp_lesson.peers.conformance.store_rows, checked by tests/peers/test_conformance.py",
+        "rows": [list(row) for row in table(results)],
+    }
     path.write_text(json.dumps(document, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")

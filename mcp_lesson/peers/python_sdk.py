@@ -127,8 +127,9 @@ def _compare(cases, given, ours, sdk):
     for case in cases:
         message = given(case)
         model = sdk(message)
-        rows.append(Comparison(case.name, message, ours(message)[0],
-                               _KINDS.get(model, "invalid"), model))
+        rows.append(
+            Comparison(case.name, message, ours(message)[0], _KINDS.get(model, "invalid"), model)
+        )
     return rows
 
 
@@ -161,7 +162,7 @@ LOOSE_RULES = {
         "the sender waits forever for its reply."
     ),
     "params-null": (
-        'Params, when present, must be an object. The SDK declares params as '
+        "Params, when present, must be an object. The SDK declares params as "
         '"an object or None", so "params": null passes. Harmless to the SDK itself, '
         "but a stricter peer answers the same message with Invalid Request."
     ),
@@ -185,8 +186,11 @@ LOOSE_RULES = {
 
 #: Which of this course's rules (:data:`mcp_lesson.rules.classification.RULES`) the SDK
 #: does not enforce, by the rule that decided our verdict.
-_LOOSE_BY_RULE = {"bad-params": "params-null", "both": "result-and-error",
-                  "bad-error-code": "lax-error-code"}
+_LOOSE_BY_RULE = {
+    "bad-params": "params-null",
+    "both": "result-and-error",
+    "bad-error-code": "lax-error-code",
+}
 
 
 def loose_rule(message, sdk_kind):
@@ -263,9 +267,16 @@ def compare_three(cases=CASES, classify=classify):
     """``classify`` (the course's, or a learner's), the Python SDK and the stored
     TypeScript SDK verdicts, case by case."""
     ts = ts_verdicts("cases")
-    return [ThreeWay(case.name, case.message, classify(case.message)[0], sdk_verdict(case.message),
-                     ts.get(case.name, "not stored"))
-            for case in cases]
+    return [
+        ThreeWay(
+            case.name,
+            case.message,
+            classify(case.message)[0],
+            sdk_verdict(case.message),
+            ts.get(case.name, "not stored"),
+        )
+        for case in cases
+    ]
 
 
 def sdk_split(rows):
@@ -300,8 +311,10 @@ def nested_ping(levels, request_id="deep"):
     params = {}
     for _ in range(levels - 2):
         params = {"x": params}
-    return json.dumps({"jsonrpc": "2.0", "id": request_id, "method": "ping", "params": params},
-                      separators=(",", ":"))
+    return json.dumps(
+        {"jsonrpc": "2.0", "id": request_id, "method": "ping", "params": params},
+        separators=(",", ":"),
+    )
 
 
 def add_call(digits, request_id):
@@ -309,8 +322,10 @@ def add_call(digits, request_id):
 
     Written by hand: Python's ``json.dumps`` refuses an integer of over 4,300 digits.
     """
-    return ('{"jsonrpc":"2.0","id":%s,"method":"tools/call","params":{"name":"add",'
-            '"arguments":{"a":%s,"b":1}}}' % (json.dumps(request_id), "7" * digits))
+    return (
+        '{"jsonrpc":"2.0","id":%s,"method":"tools/call","params":{"name":"add",'
+        '"arguments":{"a":%s,"b":1}}}' % (json.dumps(request_id), "7" * digits)
+    )
 
 
 def ping_with_id(digits):
@@ -334,7 +349,9 @@ class ParserLimit(NamedTuple):
 
 PARSER_LIMITS = (
     ParserLimit(
-        "params nested 202 deep", nested_ping(202, "deep-202"), nested_ping(201, "deep-201"),
+        "params nested 202 deep",
+        nested_ping(202, "deep-202"),
+        nested_ping(201, "deep-201"),
         "the SDK's JSON parser stops at a fixed depth of nesting; JSON itself sets no limit.",
     ),
     ParserLimit(
@@ -345,16 +362,19 @@ PARSER_LIMITS = (
         "is half of a character (a pair such as \\ud83d\\ude00 is a whole one).",
     ),
     ParserLimit(
-        "an add argument of 4,301 digits", add_call(4301, "add-4301"), add_call(4300, "add-4300"),
+        "an add argument of 4,301 digits",
+        add_call(4301, "add-4301"),
+        add_call(4300, "add-4300"),
         "the parser refuses integers over 4,300 digits (the same cap as Python's int() "
         "default, built into the parser).",
     ),
     ParserLimit(
-        "an id of 4,301 digits", ping_with_id(4301), ping_with_id(4300),
+        "an id of 4,301 digits",
+        ping_with_id(4301),
+        ping_with_id(4300),
         "the same cap on integers over 4,300 digits, met by the id this time.",
     ),
 )
-
 
 
 def lines_after(server, message, grace=None):
@@ -373,7 +393,23 @@ def lines_after(server, message, grace=None):
 
 # Lesson 07's HTTP half (http_peers.py), where the lesson imports it from.
 from mcp_lesson.peers.python_sdk_http import (  # noqa: E402,F401
-    CLIENT_REQUESTS, GENERATIONS, HTTP_CASES, HTTP_CASE_ID, HTTP_META, HttpAnswer, HttpCase,
-    HttpRow, LOCAL_HOSTS, NO_ID, NO_MESSAGE, SESSION, STATELESS, compare_http,
-    course_http_answer, http_answer, http_message, http_post, open_session,
+    CLIENT_REQUESTS,
+    GENERATIONS,
+    HTTP_CASE_ID,
+    HTTP_CASES,
+    HTTP_META,
+    LOCAL_HOSTS,
+    NO_ID,
+    NO_MESSAGE,
+    SESSION,
+    STATELESS,
+    HttpAnswer,
+    HttpCase,
+    HttpRow,
+    compare_http,
+    course_http_answer,
+    http_answer,
+    http_message,
+    http_post,
+    open_session,
 )

@@ -5,14 +5,13 @@ Streamable HTTP server, in both generations (the 2025-11-25 session and the stat
 """
 
 import json
-from typing import Any, NamedTuple
 import urllib.parse
+from typing import Any, NamedTuple
 
-from mcp_lesson.rules.classification import classify_json, parse, reply_for_json
-from mcp_lesson.protocol.codes import INVALID_REQUEST, METHOD_NOT_FOUND
 from mcp_lesson.core.transport import check_headers, http_request_for, read_sse
+from mcp_lesson.protocol.codes import INVALID_REQUEST, METHOD_NOT_FOUND
+from mcp_lesson.rules.classification import classify_json, parse, reply_for_json
 from mcp_lesson.rules.messages import create_request
-
 
 #: The two generations of Streamable HTTP the SDK serves: in a session, and stateless.
 SESSION, STATELESS = "2025-11-25", "2026-07-28"
@@ -21,17 +20,41 @@ GENERATIONS = (SESSION, STATELESS)
 #: The requests a client may send, by generation: the methods of ``ClientRequest``
 #: in ``schema/<revision>/schema.ts``. Any other method is unknown (-32601).
 CLIENT_REQUESTS = {
-    SESSION: frozenset({
-        "ping", "initialize", "completion/complete", "logging/setLevel", "prompts/get",
-        "prompts/list", "resources/list", "resources/templates/list", "resources/read",
-        "resources/subscribe", "resources/unsubscribe", "tools/call", "tools/list",
-        "tasks/get", "tasks/result", "tasks/list", "tasks/cancel",
-    }),
-    STATELESS: frozenset({
-        "server/discover", "completion/complete", "prompts/get", "prompts/list",
-        "resources/list", "resources/templates/list", "resources/read",
-        "subscriptions/listen", "tools/call", "tools/list",
-    }),
+    SESSION: frozenset(
+        {
+            "ping",
+            "initialize",
+            "completion/complete",
+            "logging/setLevel",
+            "prompts/get",
+            "prompts/list",
+            "resources/list",
+            "resources/templates/list",
+            "resources/read",
+            "resources/subscribe",
+            "resources/unsubscribe",
+            "tools/call",
+            "tools/list",
+            "tasks/get",
+            "tasks/result",
+            "tasks/list",
+            "tasks/cancel",
+        }
+    ),
+    STATELESS: frozenset(
+        {
+            "server/discover",
+            "completion/complete",
+            "prompts/get",
+            "prompts/list",
+            "resources/list",
+            "resources/templates/list",
+            "resources/read",
+            "subscriptions/listen",
+            "tools/call",
+            "tools/list",
+        }
+    ),
 }
 
 #: The id of every request of :data:`HTTP_CASES`.
@@ -44,8 +67,13 @@ HTTP_META = {
     "io.modelcontextprotocol/clientInfo": {"name": "mcp-lesson-peers", "version": "1.0"},
 }
 
-_PARAMS = {"initialize": {"protocolVersion": SESSION, "capabilities": {},
-                          "clientInfo": {"name": "mcp-lesson-peers", "version": "1.0"}}}
+_PARAMS = {
+    "initialize": {
+        "protocolVersion": SESSION,
+        "capabilities": {},
+        "clientInfo": {"name": "mcp-lesson-peers", "version": "1.0"},
+    }
+}
 
 #: The hosts a web page may come from to talk to a server on this computer
 #: (any other ``Origin`` is foreign).
@@ -115,15 +143,19 @@ class HttpCase(NamedTuple):
 
 def _with(**members):
     """An edit that sets ``members`` on the request."""
+
     def edit(msg):
         return {**msg, **members}
+
     return edit
 
 
 def _instead(message):
     """An edit that sends ``message`` in place of the request."""
+
     def edit(msg):
         return message
+
     return edit
 
 
@@ -147,89 +179,143 @@ _NULL_ID_REFUSAL = HttpAnswer(400, INVALID_REQUEST, None)
 #: other; ``seen`` is what ``mcp`` 2.3.0 answered.
 HTTP_CASES = (
     HttpCase(
-        '"id": null on a request', "tools/list", _with(id=None), {},
+        '"id": null on a request',
+        "tools/list",
+        _with(id=None),
+        {},
         "a request id is a string or an integer, never null (2025-11-25 and 2026-07-28, "
         "basic/index, Requests); Invalid Request with id null (JSON-RPC 2.0, section 5).",
-        _seen(HttpAnswer(202), _NULL_ID_REFUSAL)),
+        _seen(HttpAnswer(202), _NULL_ID_REFUSAL),
+    ),
     HttpCase(
-        '"id": NaN on a request', "tools/list", _nan_id, {},
+        '"id": NaN on a request',
+        "tools/list",
+        _nan_id,
+        {},
         "NaN is no JSON value (RFC 8259, section 6): Parse error, with id null "
         "(JSON-RPC 2.0, section 5.1).",
-        _seen(HttpAnswer(202), _NULL_ID_REFUSAL)),
+        _seen(HttpAnswer(202), _NULL_ID_REFUSAL),
+    ),
     HttpCase(
-        '"params": null', "tools/list", _with(params=None), {},
+        '"params": null',
+        "tools/list",
+        _with(params=None),
+        {},
         "params, when present, is an array or an object (JSON-RPC 2.0, section 4.2), and an "
         "object in the MCP schema of every revision: Invalid Request, with the id, which could "
         "be read (section 5).",
-        _seen(HttpAnswer(200, None, HTTP_CASE_ID), HttpAnswer(400, -32602, HTTP_CASE_ID))),
+        _seen(HttpAnswer(200, None, HTTP_CASE_ID), HttpAnswer(400, -32602, HTTP_CASE_ID)),
+    ),
     HttpCase(
-        '"jsonrpc": "1.0"', "tools/list", _with(jsonrpc="1.0"), {},
+        '"jsonrpc": "1.0"',
+        "tools/list",
+        _with(jsonrpc="1.0"),
+        {},
         '"jsonrpc" is exactly "2.0" (JSON-RPC 2.0, section 4): Invalid Request, with the '
         "id, which could be read (section 5).",
-        _seen(HttpAnswer(400, -32602, None), _NULL_ID_REFUSAL)),
+        _seen(HttpAnswer(400, -32602, None), _NULL_ID_REFUSAL),
+    ),
     HttpCase(
-        "a batch of one request", "tools/list", _batch, {},
+        "a batch of one request",
+        "tools/list",
+        _batch,
+        {},
         "a POST carries one message (2025-11-25, transports, Sending Messages to the Server, "
         "item 3; 2026-07-28, streamable-http, Sending Messages, item 4), and batches left MCP in "
         "2025-06-18 (its changelog, item 1): Invalid Request.",
-        _seen(HttpAnswer(400, -32602, None), _NULL_ID_REFUSAL)),
+        _seen(HttpAnswer(400, -32602, None), _NULL_ID_REFUSAL),
+    ),
     HttpCase(
-        "an error response with no id", "tools/list",
-        _instead({"jsonrpc": "2.0", "error": {"code": -32603, "message": "Internal error"}}), {},
+        "an error response with no id",
+        "tools/list",
+        _instead({"jsonrpc": "2.0", "error": {"code": -32603, "message": "Internal error"}}),
+        {},
         "2025-11-25's schema lets an error response leave its id out (id?: RequestId), and a "
         "response the server takes gets 202 with no body (transports, Sending Messages to the "
         "Server, item 4); in 2026-07-28 a client posts no responses (Sending Messages, item 4).",
-        _seen(HttpAnswer(400, -32602, None), _NULL_ID_REFUSAL)),
+        _seen(HttpAnswer(400, -32602, None), _NULL_ID_REFUSAL),
+    ),
     HttpCase(
-        "both result and error", "tools/list",
-        _instead({"jsonrpc": "2.0", "id": HTTP_CASE_ID, "result": {}, "error": None}), {},
+        "both result and error",
+        "tools/list",
+        _instead({"jsonrpc": "2.0", "id": HTTP_CASE_ID, "result": {}, "error": None}),
+        {},
         'a response holds exactly one of "result" and "error" (JSON-RPC 2.0, section 5): '
         "Invalid Request, with the id, which could be read.",
-        _seen(HttpAnswer(202), _NULL_ID_REFUSAL)),
+        _seen(HttpAnswer(202), _NULL_ID_REFUSAL),
+    ),
     HttpCase(
-        "a result response", "tools/list",
-        _instead({"jsonrpc": "2.0", "id": HTTP_CASE_ID, "result": {}}), {},
+        "a result response",
+        "tools/list",
+        _instead({"jsonrpc": "2.0", "id": HTTP_CASE_ID, "result": {}}),
+        {},
         "2025-11-25: a client may answer the server, and a response taken gets 202 (transports, "
         "Sending Messages to the Server, item 4); 2026-07-28: a client MUST NOT post one "
         "(streamable-http, Sending Messages, item 4).",
-        _seen(HttpAnswer(202), _NULL_ID_REFUSAL)),
+        _seen(HttpAnswer(202), _NULL_ID_REFUSAL),
+    ),
     HttpCase(
-        "a method nobody has", "tools/destroy", None, {},
+        "a method nobody has",
+        "tools/destroy",
+        None,
+        {},
         "2025-11-25: Method not found, inside an ordinary answer (JSON-RPC 2.0, section 5.1); "
         "2026-07-28: 404 with -32601 (streamable-http, Protocol Version Header).",
-        _seen(HttpAnswer(200, METHOD_NOT_FOUND, HTTP_CASE_ID),
-              HttpAnswer(404, METHOD_NOT_FOUND, HTTP_CASE_ID))),
+        _seen(
+            HttpAnswer(200, METHOD_NOT_FOUND, HTTP_CASE_ID),
+            HttpAnswer(404, METHOD_NOT_FOUND, HTTP_CASE_ID),
+        ),
+    ),
     HttpCase(
-        "initialize", "initialize", None, {"Mcp-Session-Id": None},
+        "initialize",
+        "initialize",
+        None,
+        {"Mcp-Session-Id": None},
         "initialize opens a 2025-11-25 session (basic/lifecycle); 2026-07-28 has no initialize "
         "(schema/2026-07-28/schema.ts, ClientRequest), so it is an unknown method: 404 with -32601 "
         "(streamable-http, Protocol Version Header).",
-        _seen(HttpAnswer(200, None, HTTP_CASE_ID), HttpAnswer(404, METHOD_NOT_FOUND, HTTP_CASE_ID))),
+        _seen(HttpAnswer(200, None, HTTP_CASE_ID), HttpAnswer(404, METHOD_NOT_FOUND, HTTP_CASE_ID)),
+    ),
     HttpCase(
-        "Mcp-Method that lies", "tools/list", None, {"Mcp-Method": "tools/call"},
+        "Mcp-Method that lies",
+        "tools/list",
+        None,
+        {"Mcp-Method": "tools/call"},
         "2025-11-25 has no Mcp-Method header; in 2026-07-28 a header that contradicts the body "
         "gets 400 with HeaderMismatch, -32020 (streamable-http, Server Validation).",
-        _seen(HttpAnswer(200, None, HTTP_CASE_ID), HttpAnswer(400, -32020, HTTP_CASE_ID))),
+        _seen(HttpAnswer(200, None, HTTP_CASE_ID), HttpAnswer(400, -32020, HTTP_CASE_ID)),
+    ),
     HttpCase(
-        "no MCP-Protocol-Version", "tools/list", None, {"MCP-Protocol-Version": None},
+        "no MCP-Protocol-Version",
+        "tools/list",
+        None,
+        {"MCP-Protocol-Version": None},
         "2025-11-25: without it a server SHOULD assume 2025-03-26 (transports, Protocol Version "
         "Header); 2026-07-28: a required header missing is a HeaderMismatch, 400 with -32020 "
         "(streamable-http, Server Validation), though a server that serves clients older than "
         "2025-06-18 MAY take it for 2025-03-26 (Protocol Version Header).",
-        _seen(HttpAnswer(200, None, HTTP_CASE_ID), _NULL_ID_REFUSAL)),
+        _seen(HttpAnswer(200, None, HTTP_CASE_ID), _NULL_ID_REFUSAL),
+    ),
     HttpCase(
-        "version header 2025-06-18", "tools/list", None, {"MCP-Protocol-Version": "2025-06-18"},
+        "version header 2025-06-18",
+        "tools/list",
+        None,
+        {"MCP-Protocol-Version": "2025-06-18"},
         "in a session, 2025-06-18 is a version the server speaks; in 2026-07-28 the header MUST "
         "equal _meta's protocolVersion, or the answer is 400 with HeaderMismatch, -32020 "
         "(streamable-http, Protocol Version Header).",
-        _seen(HttpAnswer(200, None, HTTP_CASE_ID), _NULL_ID_REFUSAL)),
+        _seen(HttpAnswer(200, None, HTTP_CASE_ID), _NULL_ID_REFUSAL),
+    ),
     HttpCase(
-        "foreign Origin, unknown session", "tools/list", None,
+        "foreign Origin, unknown session",
+        "tools/list",
+        None,
         {"Origin": "https://evil.example", "Mcp-Session-Id": "no-such-session"},
         "an Origin that is there and invalid MUST get 403, on every incoming connection "
         "(2025-11-25, transports, Security Warning; 2026-07-28, streamable-http, Security & "
         "Endpoint).",
-        _seen(HttpAnswer(404, INVALID_REQUEST, None), HttpAnswer(403))),
+        _seen(HttpAnswer(404, INVALID_REQUEST, None), HttpAnswer(403)),
+    ),
 )
 
 
@@ -350,8 +436,11 @@ class HttpRow(NamedTuple):
     @property
     def departs(self):
         """The generations in which the SDK's answer is not the course's."""
-        return tuple(generation for generation in GENERATIONS
-                     if tuple(self.sdk[generation]) != tuple(self.course[generation]))
+        return tuple(
+            generation
+            for generation in GENERATIONS
+            if tuple(self.sdk[generation]) != tuple(self.course[generation])
+        )
 
     @property
     def generations_differ(self):
@@ -361,8 +450,10 @@ class HttpRow(NamedTuple):
 
 
 def _course(case):
-    return {generation: course_http_answer(*http_post(case, generation, "the-session"), generation)
-            for generation in GENERATIONS}
+    return {
+        generation: course_http_answer(*http_post(case, generation, "the-session"), generation)
+        for generation in GENERATIONS
+    }
 
 
 def open_session(http, url):
@@ -371,12 +462,17 @@ def open_session(http, url):
     opened = http.post(url, headers=post["headers"], content=post["body"])
     session = opened.headers.get("mcp-session-id")
     if opened.status_code != 200 or not session:
-        raise RuntimeError(f"the server at {url} opened no session: "
-                           f"{opened.status_code} {opened.text[:200]!r}")
+        raise RuntimeError(
+            f"the server at {url} opened no session: {opened.status_code} {opened.text[:200]!r}"
+        )
     post = http_request_for(create_request("notifications/initialized"), SESSION)
-    done = http.post(url, headers={**post["headers"], "Mcp-Session-Id": session}, content=post["body"])
+    done = http.post(
+        url, headers={**post["headers"], "Mcp-Session-Id": session}, content=post["body"]
+    )
     if done.status_code != 202:
-        raise RuntimeError(f"the server at {url} refused notifications/initialized: {done.status_code}")
+        raise RuntimeError(
+            f"the server at {url} refused notifications/initialized: {done.status_code}"
+        )
     return session
 
 
@@ -391,7 +487,9 @@ def compare_http(cases=HTTP_CASES, url=None, timeout=30.0):
     ``httpx`` (the SDK brings it) only with a ``url``.
     """
     if url is None:
-        return [HttpRow(case.name, dict(case.seen), _course(case), case.rule, False) for case in cases]
+        return [
+            HttpRow(case.name, dict(case.seen), _course(case), case.rule, False) for case in cases
+        ]
     import httpx
 
     rows = []
@@ -411,7 +509,9 @@ def compare_http(cases=HTTP_CASES, url=None, timeout=30.0):
         finally:
             for session in sessions:
                 try:
-                    http.delete(url, headers={"Mcp-Session-Id": session, "MCP-Protocol-Version": SESSION})
+                    http.delete(
+                        url, headers={"Mcp-Session-Id": session, "MCP-Protocol-Version": SESSION}
+                    )
                 except httpx.HTTPError:
                     pass
     return rows

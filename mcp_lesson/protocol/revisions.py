@@ -7,7 +7,6 @@ from typing import NamedTuple
 
 from mcp_lesson.protocol.values import show_value
 
-
 #: The MCP revisions whose message layer the functions here know, oldest first.
 REVISIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28")
 

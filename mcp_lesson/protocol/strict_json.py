@@ -8,7 +8,6 @@ import json
 
 from mcp_lesson.protocol.values import json_type
 
-
 #: The longest integer literal, in digits, that the parser reads; a longer one
 #: is a parse error, like nesting too deep. The rule is the same for every
 #: number of every text: there is no second limit on the digits of all numbers
@@ -84,7 +83,7 @@ def _digits_to_int(digits):
         low *= 2
     power = _POWERS.get(low)
     if power is None:
-        power = _POWERS[low] = 10 ** low
+        power = _POWERS[low] = 10**low
     return _digits_to_int(digits[:-low]) * power + _digits_to_int(digits[-low:])
 
 
@@ -95,8 +94,10 @@ def _long_int(literal):
     negative = literal.startswith("-")
     digits = literal[1:] if negative else literal
     if len(digits) > MAX_INT_DIGITS:
-        raise _NotJSON(f"a number with {len(digits):,} digits is longer than this parser "
-                       f"reads ({MAX_INT_DIGITS:,} digits at most)")
+        raise _NotJSON(
+            f"a number with {len(digits):,} digits is longer than this parser "
+            f"reads ({MAX_INT_DIGITS:,} digits at most)"
+        )
     value = _digits_to_int(digits)
     return -value if negative else value
 
@@ -118,8 +119,10 @@ def _parse_reason(text, exc):
         if not text.strip():
             return "the text is empty: there is no JSON value in it"
         if exc.msg.startswith("Unterminated string"):  # json says where the string starts
-            return ("the JSON stops too early: is it cut off? (the string that starts at line "
-                    f"{exc.lineno}, column {exc.colno} never ends)")
+            return (
+                "the JSON stops too early: is it cut off? (the string that starts at line "
+                f"{exc.lineno}, column {exc.colno} never ends)"
+            )
         if exc.msg.startswith("Unterminated") or exc.pos >= len(text.rstrip()):
             return f"the JSON stops too early: is it cut off? ({exc.msg})"
         return f"the text is not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})"

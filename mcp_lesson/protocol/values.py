@@ -17,7 +17,12 @@ def json_type(value):
         return "null"
     if isinstance(value, int):
         return "an integer"
-    for kind, name in ((str, "a string"), (float, "a float"), (dict, "an object"), (list, "a list")):
+    for kind, name in (
+        (str, "a string"),
+        (float, "a float"),
+        (dict, "an object"),
+        (list, "a list"),
+    ):
         if isinstance(value, kind):
             return name
     return f"a Python {type(value).__name__}"

@@ -62,6 +62,8 @@ from typing import NamedTuple
 from mcp_lesson.core.classification import classify as _lessons_classify
 from mcp_lesson.core.errors import reply_for as _lessons_reply_for
 from mcp_lesson.core.revisions import classify_at as _lessons_classify_at
+from mcp_lesson.protocol.revisions import REVISIONS, SWITCHES, Switches, switches  # noqa: F401
+from mcp_lesson.protocol.strict_json import MAX_INT_DIGITS, parse  # noqa: F401
 from mcp_lesson.rules.messages import (
     ERROR_MESSAGES,
     INVALID_REQUEST,
@@ -70,8 +72,6 @@ from mcp_lesson.rules.messages import (
     is_integer,
     is_valid_id,
 )
-from mcp_lesson.protocol.revisions import REVISIONS, SWITCHES, Switches, switches  # noqa: F401
-from mcp_lesson.protocol.strict_json import MAX_INT_DIGITS, parse  # noqa: F401
 
 
 class Rule(NamedTuple):
@@ -89,78 +89,145 @@ MISSING = object()
 #: Every rule, by name: its verdict, a short description, and the template
 #: :func:`explain` fills in.
 RULES = {
-    "not-object": Rule(_INVALID, "a message must be a JSON object",
-                       "a message must be a JSON object, and this is {what}{text_hint}"),
-    "batch": Rule(_INVALID, "a list (a batch) is invalid",
-                  "this is a list, i.e. a JSON-RPC batch; MCP removed batching in revision "
-                  "2025-06-18, so every list is invalid, even one holding a good message"
-                  "{batch_note}"),
-    "empty-batch": Rule(_INVALID, "an empty batch is invalid",
-                        "this is an empty list; even where batches are allowed (revision "
-                        "2025-03-26), JSON-RPC 2.0 says an empty batch is invalid"),
-    "json-rpc-batch": Rule(("batch", None), "a batch of messages (2025-03-26 only)",
-                           "it is a list of {count}, a JSON-RPC batch, which revision "
-                           "2025-03-26 allows (receivers MUST accept batches; 2025-06-18 "
-                           "removed them); each member is judged on its own"),
-    "no-jsonrpc": Rule(_INVALID, 'every message needs "jsonrpc"',
-                       'it has no "jsonrpc" member; every message must say "jsonrpc": "2.0"'),
-    "bad-jsonrpc": Rule(_INVALID, '"jsonrpc" must be exactly the string "2.0"',
-                        '"jsonrpc" is {version}, but it must be exactly the string "2.0" '
-                        "(not a number, not another version)"),
-    "bad-method": Rule(_INVALID, "a method name must be a string",
-                       '"method" is {method_desc}, but a method name must be a string'),
-    "bad-params": Rule(_INVALID, "params, when present, must be an object",
-                       '"params" is {params_type}, but params, when present, must be an '
-                       "object (MCP always sends named params)"),
-    "bad-request-id": Rule(_INVALID, "a request id must be a string or an integer",
-                           "the id is {id_desc}; a request id must be a string or an "
-                           "integer{id_note}"),
-    "notification": Rule(("notification", None), "a method and no id key: a notification",
-                         'it has "jsonrpc": "2.0", the method {method} and no "id" key at '
-                         "all, so it is a notification: nobody replies to it"),
-    "request": Rule(("request", None), "a method and a good id: a request",
-                    'it has "jsonrpc": "2.0", the method {method} and the id {id} '
-                    "({id_type}), so it is a request: the receiver owes it exactly one "
-                    "response with that id"),
-    "both": Rule(_INVALID, 'a response has exactly one of "result" and "error"',
-                 'it has both "result" and "error"; a response carries exactly one of them'),
-    "neither": Rule(_INVALID, 'no method, and neither "result" nor "error"',
-                    'it has no "method", so it would be a response, but it has neither '
-                    '"result" nor "error"'),
-    "no-response-id": Rule(_INVALID, 'a response needs the "id" key',
-                           'it has no "id" key; a response must name the request it answers '
-                           "{no_id_note}"),
-    "bad-result": Rule(_INVALID, "a result must be an object",
-                       '"result" is {result_type}, but a result must be an object (MCP\'s '
-                       "narrowing of JSON-RPC 2.0, where a result may be any value; every MCP "
-                       "revision's schema makes it an object)"),
-    "bad-result-id": Rule(_INVALID, "a result response needs a string or integer id",
-                          "the id is {id_desc}; a result response must carry the string or "
-                          "integer id of the request it answers{id_note}"),
-    "result": Rule(("response", None), "a success response",
-                   'it has "jsonrpc": "2.0", no "method", the id {id} and an object '
-                   '"result", so it is a success response'),
-    "bad-error": Rule(_INVALID, "an error must be an object",
-                      '"error" is {error_type}, but an error must be an object with "code" '
-                      'and "message"'),
-    "bad-error-code": Rule(_INVALID, "an error code must be an integer",
-                           'the error "code" is {code_desc}, but it must be an integer'
-                           "{code_note}"),
-    "bad-error-message": Rule(_INVALID, "an error message must be a string",
-                              'the error "message" is {message_desc}, but it must be a string'),
-    "bad-error-id": Rule(_INVALID, "an error response id must be a string, an integer or null",
-                         "the id is {id_desc}; an error response's id must be a string, an "
-                         "integer, or null when the request's id could not be read{id_note}"),
-    "error": Rule(("response", None), "an error response",
-                  'it has "jsonrpc": "2.0", no "method", the id {id} and an "error" with '
-                  "code {code} and a string message, so it is an error response{null_note}"),
-    "error-without-id": Rule(("response", None), "an error response with no id (2025-11-25 on)",
-                             'it has "jsonrpc": "2.0", no "method", no "id" and an "error" '
-                             "with code {code} and a string message; from revision 2025-11-25 "
-                             "an error response may leave out the id when the request's id "
-                             "could not be read, so it is an error response"),
-    "unreadable": Rule(_INVALID, "a value that cannot be read as a message",
-                       "this value could not be read as a message"),
+    "not-object": Rule(
+        _INVALID,
+        "a message must be a JSON object",
+        "a message must be a JSON object, and this is {what}{text_hint}",
+    ),
+    "batch": Rule(
+        _INVALID,
+        "a list (a batch) is invalid",
+        "this is a list, i.e. a JSON-RPC batch; MCP removed batching in revision "
+        "2025-06-18, so every list is invalid, even one holding a good message"
+        "{batch_note}",
+    ),
+    "empty-batch": Rule(
+        _INVALID,
+        "an empty batch is invalid",
+        "this is an empty list; even where batches are allowed (revision "
+        "2025-03-26), JSON-RPC 2.0 says an empty batch is invalid",
+    ),
+    "json-rpc-batch": Rule(
+        ("batch", None),
+        "a batch of messages (2025-03-26 only)",
+        "it is a list of {count}, a JSON-RPC batch, which revision "
+        "2025-03-26 allows (receivers MUST accept batches; 2025-06-18 "
+        "removed them); each member is judged on its own",
+    ),
+    "no-jsonrpc": Rule(
+        _INVALID,
+        'every message needs "jsonrpc"',
+        'it has no "jsonrpc" member; every message must say "jsonrpc": "2.0"',
+    ),
+    "bad-jsonrpc": Rule(
+        _INVALID,
+        '"jsonrpc" must be exactly the string "2.0"',
+        '"jsonrpc" is {version}, but it must be exactly the string "2.0" '
+        "(not a number, not another version)",
+    ),
+    "bad-method": Rule(
+        _INVALID,
+        "a method name must be a string",
+        '"method" is {method_desc}, but a method name must be a string',
+    ),
+    "bad-params": Rule(
+        _INVALID,
+        "params, when present, must be an object",
+        '"params" is {params_type}, but params, when present, must be an '
+        "object (MCP always sends named params)",
+    ),
+    "bad-request-id": Rule(
+        _INVALID,
+        "a request id must be a string or an integer",
+        "the id is {id_desc}; a request id must be a string or an integer{id_note}",
+    ),
+    "notification": Rule(
+        ("notification", None),
+        "a method and no id key: a notification",
+        'it has "jsonrpc": "2.0", the method {method} and no "id" key at '
+        "all, so it is a notification: nobody replies to it",
+    ),
+    "request": Rule(
+        ("request", None),
+        "a method and a good id: a request",
+        'it has "jsonrpc": "2.0", the method {method} and the id {id} '
+        "({id_type}), so it is a request: the receiver owes it exactly one "
+        "response with that id",
+    ),
+    "both": Rule(
+        _INVALID,
+        'a response has exactly one of "result" and "error"',
+        'it has both "result" and "error"; a response carries exactly one of them',
+    ),
+    "neither": Rule(
+        _INVALID,
+        'no method, and neither "result" nor "error"',
+        'it has no "method", so it would be a response, but it has neither "result" nor "error"',
+    ),
+    "no-response-id": Rule(
+        _INVALID,
+        'a response needs the "id" key',
+        'it has no "id" key; a response must name the request it answers {no_id_note}',
+    ),
+    "bad-result": Rule(
+        _INVALID,
+        "a result must be an object",
+        '"result" is {result_type}, but a result must be an object (MCP\'s '
+        "narrowing of JSON-RPC 2.0, where a result may be any value; every MCP "
+        "revision's schema makes it an object)",
+    ),
+    "bad-result-id": Rule(
+        _INVALID,
+        "a result response needs a string or integer id",
+        "the id is {id_desc}; a result response must carry the string or "
+        "integer id of the request it answers{id_note}",
+    ),
+    "result": Rule(
+        ("response", None),
+        "a success response",
+        'it has "jsonrpc": "2.0", no "method", the id {id} and an object '
+        '"result", so it is a success response',
+    ),
+    "bad-error": Rule(
+        _INVALID,
+        "an error must be an object",
+        '"error" is {error_type}, but an error must be an object with "code" and "message"',
+    ),
+    "bad-error-code": Rule(
+        _INVALID,
+        "an error code must be an integer",
+        'the error "code" is {code_desc}, but it must be an integer{code_note}',
+    ),
+    "bad-error-message": Rule(
+        _INVALID,
+        "an error message must be a string",
+        'the error "message" is {message_desc}, but it must be a string',
+    ),
+    "bad-error-id": Rule(
+        _INVALID,
+        "an error response id must be a string, an integer or null",
+        "the id is {id_desc}; an error response's id must be a string, an "
+        "integer, or null when the request's id could not be read{id_note}",
+    ),
+    "error": Rule(
+        ("response", None),
+        "an error response",
+        'it has "jsonrpc": "2.0", no "method", the id {id} and an "error" with '
+        "code {code} and a string message, so it is an error response{null_note}",
+    ),
+    "error-without-id": Rule(
+        ("response", None),
+        "an error response with no id (2025-11-25 on)",
+        'it has "jsonrpc": "2.0", no "method", no "id" and an "error" '
+        "with code {code} and a string message; from revision 2025-11-25 "
+        "an error response may leave out the id when the request's id "
+        "could not be read, so it is an error response",
+    ),
+    "unreadable": Rule(
+        _INVALID,
+        "a value that cannot be read as a message",
+        "this value could not be read as a message",
+    ),
 }
 
 
@@ -350,14 +417,22 @@ def reply_for(msg, revision=None):
 def _batch_replies(batch, revision):
     """The replies a batch is owed, for at most :data:`MAX_BATCH_MEMBERS` members."""
     members = batch_members(batch, MAX_BATCH_MEMBERS)
-    owed = [reply for reply in (reply_for(member, _member_revision(revision)) for member in members)
-            if reply is not None]
+    owed = [
+        reply
+        for reply in (reply_for(member, _member_revision(revision)) for member in members)
+        if reply is not None
+    ]
     left = list.__len__(batch) - len(members)
     if left > 0:
-        owed.append(error_response(
-            None, INVALID_REQUEST, ERROR_MESSAGES[INVALID_REQUEST],
-            data=f"this batch has {list.__len__(batch):,} members; this server processes at most "
-                 f"{MAX_BATCH_MEMBERS:,} per batch, so the last {left:,} were not processed"))
+        owed.append(
+            error_response(
+                None,
+                INVALID_REQUEST,
+                ERROR_MESSAGES[INVALID_REQUEST],
+                data=f"this batch has {list.__len__(batch):,} members; this server processes at most "
+                f"{MAX_BATCH_MEMBERS:,} per batch, so the last {left:,} were not processed",
+            )
+        )
     return owed or None
 
 

@@ -17,6 +17,8 @@ argument that would make a message :func:`mcp_lesson.classify` calls invalid.
 So whatever they return is valid by construction.
 """
 
+from mcp_lesson.core.errors import error_response  # noqa: F401  (lesson 04)
+from mcp_lesson.core.messages import create_request, is_integer, is_valid_id  # noqa: F401  (lesson 02)
 from mcp_lesson.protocol.codes import (  # noqa: F401  (re-exported: the codes belong to the messages)
     ERROR_MESSAGES,
     INTERNAL_ERROR,
@@ -26,8 +28,6 @@ from mcp_lesson.protocol.codes import (  # noqa: F401  (re-exported: the codes b
     METHOD_NOT_FOUND,
     PARSE_ERROR,
 )
-from mcp_lesson.core.errors import error_response  # noqa: F401  (lesson 04)
-from mcp_lesson.core.messages import create_request, is_integer, is_valid_id  # noqa: F401  (lesson 02)
 from mcp_lesson.protocol.values import python_value
 
 
@@ -41,9 +41,7 @@ def _require_id(request_id, where):
 
 def _require_object(value, name):
     if not isinstance(value, dict):
-        raise TypeError(
-            f"{name} must be a dict (a JSON object), got {python_value(value)}"
-        )
+        raise TypeError(f"{name} must be a dict (a JSON object), got {python_value(value)}")
 
 
 def success_response(id, result):

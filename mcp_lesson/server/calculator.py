@@ -297,13 +297,19 @@ def _serve_logging(server):
         request = ctx.request_context
         chosen = levels.get(connection(request))
         modern = request.protocol_version >= _STATELESS_FIRST
-        if not modern and (chosen is None or LOG_LEVELS.index(TOOL_LOG_LEVEL) < LOG_LEVELS.index(chosen)):
+        if not modern and (
+            chosen is None or LOG_LEVELS.index(TOOL_LOG_LEVEL) < LOG_LEVELS.index(chosen)
+        ):
             return
         with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # deprecated at 2026-07-28 (SEP-2577), current at 2025-11-25
+            warnings.simplefilter(
+                "ignore"
+            )  # deprecated at 2026-07-28 (SEP-2577), current at 2025-11-25
             await ctx.log(TOOL_LOG_LEVEL, text, logger_name=SERVER_NAME)
 
-    server._lowlevel_server.add_request_handler("logging/setLevel", SetLevelRequestParams, set_level)
+    server._lowlevel_server.add_request_handler(
+        "logging/setLevel", SetLevelRequestParams, set_level
+    )
     return log
 
 
@@ -400,7 +406,9 @@ class _ReadUntilAnswered(_Wrapped):
         message = getattr(item, "message", None)
         if isinstance(message, JSONRPCRequest):
             self._owed.add(message.id)
-        elif isinstance(message, JSONRPCNotification) and message.method == "notifications/cancelled":
+        elif (
+            isinstance(message, JSONRPCNotification) and message.method == "notifications/cancelled"
+        ):
             params = message.params if isinstance(message.params, dict) else {}
             if params.get("requestId") is not None:
                 self._owed.settle(params["requestId"])
@@ -472,6 +480,7 @@ def serve_http(port=HTTP_PORT, announce=None):
     import uvicorn
 
     if announce is None:
+
         def announce(url):
             print(f"listening on {url}", file=sys.stderr, flush=True)
 
@@ -484,13 +493,23 @@ def serve_http(port=HTTP_PORT, announce=None):
     from mcp_lesson.server import resumption
 
     app = build_server(count=True).streamable_http_app(
-        streamable_http_path=HTTP_PATH, host=HTTP_HOST,
-        event_store=resumption.install(), retry_interval=resumption.RETRY_MS)
+        streamable_http_path=HTTP_PATH,
+        host=HTTP_HOST,
+        event_store=resumption.install(),
+        retry_interval=resumption.RETRY_MS,
+    )
     # h11 and asyncio by name: uvicorn would take httptools and uvloop, which the tap brings,
     # and httptools chunks its answers to HTTP/1.0 clients (which have no chunked coding);
     # these are what the course's figures are of.
-    config = uvicorn.Config(app, host=HTTP_HOST, port=port, log_level="warning", http="h11", loop="asyncio",
-                            timeout_graceful_shutdown=HTTP_SHUTDOWN_WAIT)
+    config = uvicorn.Config(
+        app,
+        host=HTTP_HOST,
+        port=port,
+        log_level="warning",
+        http="h11",
+        loop="asyncio",
+        timeout_graceful_shutdown=HTTP_SHUTDOWN_WAIT,
+    )
     try:
         _Announcing(config).run()
     except KeyboardInterrupt:  # Ctrl-C: uvicorn has shut down already and raises it again
@@ -523,12 +542,20 @@ def main(argv=None):
     parser = argparse.ArgumentParser(
         prog="python -m mcp_lesson.server",
         description="The course's calculator MCP server, over stdio (the default) "
-                    f"or over Streamable HTTP on {HTTP_HOST} only.")
-    parser.add_argument("--http", action="store_true",
-                        help=f"serve Streamable HTTP at {http_url('PORT')} instead of stdio")
-    parser.add_argument("--port", type=_port, default=None,
-                        help=f"the port for --http (default {HTTP_PORT}; 0 picks a free one, "
-                             "and the address is written to stderr)")
+        f"or over Streamable HTTP on {HTTP_HOST} only.",
+    )
+    parser.add_argument(
+        "--http",
+        action="store_true",
+        help=f"serve Streamable HTTP at {http_url('PORT')} instead of stdio",
+    )
+    parser.add_argument(
+        "--port",
+        type=_port,
+        default=None,
+        help=f"the port for --http (default {HTTP_PORT}; 0 picks a free one, "
+        "and the address is written to stderr)",
+    )
     args = parser.parse_args(argv)
     if args.http:
         serve_http(HTTP_PORT if args.port is None else args.port)

@@ -158,7 +158,9 @@ def install():
     from mcp.server import streamable_http_manager
 
     if not hasattr(_sdk().StreamableHTTPServerTransport, "_mint_priming_event"):
-        raise RuntimeError("the SDK's StreamableHTTPServerTransport has no _mint_priming_event: "
-                           "the SDK changed; see mcp_lesson/server/resumption.py")
+        raise RuntimeError(
+            "the SDK's StreamableHTTPServerTransport has no _mint_priming_event: "
+            "the SDK changed; see mcp_lesson/server/resumption.py"
+        )
     streamable_http_manager.StreamableHTTPServerTransport = _transport_class()
     return _event_store_class()()

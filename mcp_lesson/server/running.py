@@ -31,8 +31,8 @@ import threading
 import time
 import urllib.parse
 
-from mcp_lesson.shared.processes import signal_group as _signal_group
 from mcp_lesson.server.calculator import HTTP_HOST
+from mcp_lesson.shared.processes import signal_group as _signal_group
 
 #: The command that serves the calculator over HTTP on a free port.
 DEFAULT_COMMAND = (sys.executable, "-m", "mcp_lesson.server", "--http", "--port", "0")
@@ -80,8 +80,14 @@ class HttpServer:
     address follows on stderr (the HTTP tap: ``mcp_lesson.tap: listening on ``).
     """
 
-    def __init__(self, command=DEFAULT_COMMAND, timeout=START_TIMEOUT, start=None, cwd=None,
-                 announcement=ANNOUNCEMENT):
+    def __init__(
+        self,
+        command=DEFAULT_COMMAND,
+        timeout=START_TIMEOUT,
+        start=None,
+        cwd=None,
+        announcement=ANNOUNCEMENT,
+    ):
         self.command = list(command)
         self._announcement = announcement
         self.url = None
@@ -89,8 +95,13 @@ class HttpServer:
         self._stderr = collections.deque(maxlen=KEEP_STDERR_LINES)
         self._announced = threading.Event()
         start = start or subprocess.Popen
-        self._process = start(self.command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                              start_new_session=True, cwd=cwd)
+        self._process = start(
+            self.command,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            start_new_session=True,
+            cwd=cwd,
+        )
         with _LIVE_LOCK:
             _LIVE.add(self)
         self._reader = threading.Thread(target=self._read_stderr, daemon=True)
@@ -106,7 +117,9 @@ class HttpServer:
             line = raw.decode("utf-8", "replace").rstrip("\r\n")
             self._stderr.append(line)
             if self.url is None and line.startswith(self._announcement):
-                said = line[len(self._announcement):].split()  # the address, and maybe words after it
+                said = line[
+                    len(self._announcement) :
+                ].split()  # the address, and maybe words after it
                 self.url = said[0] if said else ""
                 self.port = urllib.parse.urlsplit(self.url).port
                 self._announced.set()
@@ -118,8 +131,11 @@ class HttpServer:
                 status = self._process.wait(1) if not self._reader.is_alive() else None
             except subprocess.TimeoutExpired:
                 status = None
-            why = (f"it ended with status {status}" if status is not None
-                   else f"it gave no address within {timeout:g} seconds")
+            why = (
+                f"it ended with status {status}"
+                if status is not None
+                else f"it gave no address within {timeout:g} seconds"
+            )
             raise ServerError(f"the HTTP server did not start: {why}\n{self.stderr_text()}")
 
     @property

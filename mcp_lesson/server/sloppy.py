@@ -37,11 +37,20 @@ REVISION = "2025-11-25"
 KNOWN_REVISIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
 
 TOOLS = [
-    {"name": "echo", "description": "Say the text back.",
-     "inputSchema": {"type": "object", "properties": {"text": {"type": "string"}},
-                     "required": ["text"]}},
-    {"name": "forget", "description": "Never answers (a fault, on purpose).",
-     "inputSchema": {"type": "object", "properties": {}}},
+    {
+        "name": "echo",
+        "description": "Say the text back.",
+        "inputSchema": {
+            "type": "object",
+            "properties": {"text": {"type": "string"}},
+            "required": ["text"],
+        },
+    },
+    {
+        "name": "forget",
+        "description": "Never answers (a fault, on purpose).",
+        "inputSchema": {"type": "object", "properties": {}},
+    },
 ]
 
 
@@ -67,17 +76,21 @@ def error(request_id, code, words):
 def answer(message):
     """The reply to one parsed message, or None for no reply at all."""
     if not isinstance(message, dict) or not isinstance(message.get("method"), str):
-        return error(message.get("id") if isinstance(message, dict) else None, -32600,
-                     "Invalid Request")
+        return error(
+            message.get("id") if isinstance(message, dict) else None, -32600, "Invalid Request"
+        )
     method, request_id = message["method"], message.get("id")  # fault 3: None for a notification
     params = message.get("params") if isinstance(message.get("params"), dict) else {}
     if method == "initialize":
         asked = params.get("protocolVersion")
-        return result(request_id, {
-            "protocolVersion": asked if asked in KNOWN_REVISIONS else REVISION,
-            "capabilities": {"tools": {}},
-            "serverInfo": {"name": NAME, "version": VERSION},
-        })
+        return result(
+            request_id,
+            {
+                "protocolVersion": asked if asked in KNOWN_REVISIONS else REVISION,
+                "capabilities": {"tools": {}},
+                "serverInfo": {"name": NAME, "version": VERSION},
+            },
+        )
     if method == "ping":
         return result(None, {})  # fault 2: the id is lost
     if method == "tools/list":
@@ -89,8 +102,9 @@ def answer(message):
             return None  # fault 4: never answered
         if name == "echo":
             text = (params.get("arguments") or {}).get("text", "")
-            return result(request_id, {"content": [{"type": "text", "text": str(text)}],
-                                       "isError": False})
+            return result(
+                request_id, {"content": [{"type": "text", "text": str(text)}], "isError": False}
+            )
         return error(request_id, -32602, f"Unknown tool: {name}")
     return error(request_id, -32601, "Method not found")  # fault 3, for a notification
 

@@ -8,7 +8,8 @@ the standard library only, and nothing of the package.
 
 import collections
 import os
-from typing import Callable, NamedTuple
+from collections.abc import Callable
+from typing import NamedTuple
 
 
 class Process(NamedTuple):
@@ -35,8 +36,15 @@ def process_table():
             continue
         fields = _stat(entry)
         if fields is not None and len(fields) > 2 and fields[0] not in ("Z", "X"):
-            table.append(Process(int(entry), int(fields[1]), int(fields[2]),
-                                 _proc_file(entry, "environ"), _proc_command(entry)))
+            table.append(
+                Process(
+                    int(entry),
+                    int(fields[1]),
+                    int(fields[2]),
+                    _proc_file(entry, "environ"),
+                    _proc_command(entry),
+                )
+            )
     return table
 
 
@@ -91,8 +99,15 @@ def _process_table_psutil():
         try:
             if process.status() == psutil.STATUS_ZOMBIE:
                 continue
-            table.append(Process(process.pid, process.ppid(), os.getpgid(process.pid),
-                                 _psutil_environ(process), _psutil_command(process)))
+            table.append(
+                Process(
+                    process.pid,
+                    process.ppid(),
+                    os.getpgid(process.pid),
+                    _psutil_environ(process),
+                    _psutil_command(process),
+                )
+            )
         except (psutil.Error, OSError):
             continue
     return table
@@ -101,8 +116,11 @@ def _process_table_psutil():
 def _psutil_environ(process):
     def environ():
         try:
-            return b"\0".join(f"{key}={value}".encode() for key, value in process.environ().items()) + b"\0"
-        except Exception:  # noqa: BLE001 - psutil.AccessDenied, NoSuchProcess...
+            return (
+                b"\0".join(f"{key}={value}".encode() for key, value in process.environ().items())
+                + b"\0"
+            )
+        except Exception:
             return b""
 
     return environ
@@ -112,7 +130,7 @@ def _psutil_command(process):
     def command():
         try:
             return " ".join(process.cmdline())
-        except Exception:  # noqa: BLE001 - psutil.AccessDenied, NoSuchProcess...
+        except Exception:
             return ""
 
     return command
@@ -137,8 +155,11 @@ def server_tree(leader, mark):
             pass
         return set(), True
     needle = b"\0" + mark + b"\0"
-    found = {process.pid for process in table
-             if leader in (process.pgid, process.pid) or needle in b"\0" + process.environ()}
+    found = {
+        process.pid
+        for process in table
+        if leader in (process.pgid, process.pid) or needle in b"\0" + process.environ()
+    }
     children = collections.defaultdict(list)
     for process in table:
         children[process.ppid].append(process.pid)

@@ -44,6 +44,7 @@ def die_with_parent(sig=signal.SIGKILL):
 def stop_on_signals(signals=(signal.SIGTERM, signal.SIGHUP)):
     """Make each of ``signals`` raise ``SystemExit`` (128 + its number) in the main
     thread, so that cleanup in ``finally`` blocks runs as it does on Ctrl-C."""
+
     def stop(number, frame):
         raise SystemExit(128 + number)
 

@@ -17,10 +17,10 @@ recording view do with a recording once it is read:
 
 import json
 
+from mcp_lesson.core.transport import NAME_OF
 from mcp_lesson.protocol.strict_json import parse
 from mcp_lesson.protocol.values import json_type
 from mcp_lesson.rules.classification import classify
-from mcp_lesson.core.transport import NAME_OF
 
 #: The characters a Mermaid text may hold as they are; every other one is written as
 #: an entity code (``#58;`` for ``:``).
@@ -30,8 +30,13 @@ DIAGRAM_ARROWS = 200
 #: The two directions of a recorded line, and who sends the lines of each.
 DIRECTIONS = ("to_server", "from_server")
 SENDERS = {"to_server": "client", "from_server": "server"}
-_ARROWS = {"request": "->>", "notification": "-)", "response": "-->>", "bad": "-x",
-           "bad-answer": "--x"}
+_ARROWS = {
+    "request": "->>",
+    "notification": "-)",
+    "response": "-->>",
+    "bad": "-x",
+    "bad-answer": "--x",
+}
 
 
 def mermaid_text(text, limit=60):
@@ -48,7 +53,7 @@ def _plain(value):
     """Any value as text, never raising."""
     try:
         return value if type(value) is str else str(value)
-    except Exception:  # noqa: BLE001 - a str() that fails, an int too long to write
+    except Exception:
         return f"<a {type(value).__name__}>"
 
 
@@ -122,8 +127,11 @@ def _what(entry):
     if isinstance(method, str):
         params = value.get("params")
         named = params.get(NAME_OF.get(method)) if isinstance(params, dict) else None
-        label = (method[:40] + (f" {named[:30]}" if isinstance(named, str) else "")
-                 + (f" (id {_id(value['id'])})" if "id" in value else ""))
+        label = (
+            method[:40]
+            + (f" {named[:30]}" if isinstance(named, str) else "")
+            + (f" (id {_id(value['id'])})" if "id" in value else "")
+        )
         shape = "request" if "id" in value else "notification"
     elif "result" in value or "error" in value:
         error = value.get("error")
@@ -162,11 +170,14 @@ def _arrow(entry, place):
         ends = "C{}S" if direction == "to_server" else "S{}C"
         return f"    {ends.format(_ARROWS[shape])}: {mermaid_text(f'({place}) {label}')}"
     if event == "http_request":
-        said = f"{_plain(entry.get('method', '?'))[:12]} {_plain(entry.get('path', ''))[:30]}".strip()
+        said = (
+            f"{_plain(entry.get('method', '?'))[:12]} {_plain(entry.get('path', ''))[:30]}".strip()
+        )
         return f"    C->>S: {mermaid_text(f'({place}) {said} with no body')}"
     if event == "http_response":
         said = f"{_plain(entry.get('status', '?'))[:12]}, " + (
-            "a stream begins" if entry.get("stream") is True else "no body")
+            "a stream begins" if entry.get("stream") is True else "no body"
+        )
         return f"    S-->>C: {mermaid_text(f'({place}) {said}')}"
     if event == "server_exited":
         words = f"({place}) the server exited, status {_plain(entry.get('status'))[:20]}"
@@ -202,7 +213,7 @@ def sequence_diagram(entries, problems=(), limit=DIAGRAM_ARROWS):
             continue
         try:
             line = _arrow(entry, place)
-        except Exception as exc:  # noqa: BLE001 - an entry built to break the drawing
+        except Exception as exc:
             words = f"({place}) not drawn ({type(exc).__name__})"
             line = f"    Note over C,S: {mermaid_text(words)}"
         if line is not None and not line.startswith("    Note"):

@@ -14,7 +14,6 @@ import threading
 from mcp_lesson.rules.classification import parse
 from mcp_lesson.rules.messages import is_integer
 
-
 #: How many of the latest lines :attr:`StdioServer.received` and :attr:`StdioServer.sent` keep.
 KEEP_LINES = 1000
 #: How many characters, at most, those latest lines may hold together (the newest line is always kept).
@@ -52,7 +51,9 @@ class RecentLines(collections.abc.Sequence):
         """Keep ``line`` as the newest, dropping the oldest lines that no longer fit."""
         self._lines.append(line)
         self._chars += len(line)
-        while len(self._lines) > 1 and (len(self._lines) > self.limit or self._chars > self.char_limit):
+        while len(self._lines) > 1 and (
+            len(self._lines) > self.limit or self._chars > self.char_limit
+        ):
             self._chars -= len(self._lines.popleft())
             self.dropped += 1
 
@@ -92,8 +93,10 @@ def json_line(message):
     except (ValueError, TypeError, OverflowError) as exc:
         text = str(exc)
         if "integer string conversion" in text:
-            why = (f"it holds an integer of more than {sys.get_int_max_str_digits():,} digits, "
-                   "more than Python writes as text (and more than the SDK's parser reads)")
+            why = (
+                f"it holds an integer of more than {sys.get_int_max_str_digits():,} digits, "
+                "more than Python writes as text (and more than the SDK's parser reads)"
+            )
         elif "Circular reference" in text:
             why = "it holds itself (a circular reference)"
         else:

@@ -3,14 +3,14 @@
 """
 
 import json
-from json.encoder import encode_basestring_ascii as _quote
 import os
 import sys
 import threading
+from json.encoder import encode_basestring_ascii as _quote
 
 from mcp_lesson.exercises.calling import one_line
-from mcp_lesson.rules.classification import classify, classify_json
 from mcp_lesson.protocol.strict_json import scan as _scan
+from mcp_lesson.rules.classification import classify, classify_json
 from mcp_lesson.tap._settings import PROG
 
 
@@ -71,7 +71,8 @@ class UserJudge:
             verdict = self._function(raw if text is None else text)
             kind, code = verdict
             if not (kind is None or isinstance(kind, str)) or not (
-                    code is None or (isinstance(code, int) and not isinstance(code, bool))):
+                code is None or (isinstance(code, int) and not isinstance(code, bool))
+            ):
                 raise TypeError(f"returned {_short(repr(verdict), 80)}, not a (kind, code) pair")
         except (Exception, SystemExit) as exc:
             problem = f"{type(exc).__name__}: {_short(str(exc), 200)}"
@@ -111,13 +112,16 @@ def load_judge(name, complain=None):
     tried.start()
     tried.join(2.0)
     if tried.is_alive():
-        complain(f"--judge {name}: its classify_json has not answered a ping request in "
-                 f"2 s{fallback}")
+        complain(
+            f"--judge {name}: its classify_json has not answered a ping request in 2 s{fallback}"
+        )
         return CourseJudge()
     if "error" in probe:
         exc = probe["error"]
-        complain(f"--judge {name}: its classify_json raised {type(exc).__name__} on a ping "
-                 f"request ({_short(str(exc), 120)}){fallback}")
+        complain(
+            f"--judge {name}: its classify_json raised {type(exc).__name__} on a ping "
+            f"request ({_short(str(exc), 120)}){fallback}"
+        )
         return CourseJudge()
     return UserJudge(where, function)
 
@@ -134,7 +138,8 @@ def _find_classify_json(name):
             # relatively), and fresh; an error on the way propagates with its own words.
             unique = f"_tap_judge_{abs(hash(init))}"
             spec = importlib.util.spec_from_file_location(
-                unique, init, submodule_search_locations=[package])
+                unique, init, submodule_search_locations=[package]
+            )
             module = importlib.util.module_from_spec(spec)
             sys.modules[unique] = module
             try:
@@ -144,14 +149,18 @@ def _find_classify_json(name):
                 where = ""
                 if isinstance(exc, SyntaxError):
                     where = f" ({os.path.basename(exc.filename or '')}, line {exc.lineno})"
-                raise ImportError(f"importing {package} failed: {type(exc).__name__}: "
-                                  f"{_short(str(exc), 200)}{where}") from None
+                raise ImportError(
+                    f"importing {package} failed: {type(exc).__name__}: "
+                    f"{_short(str(exc), 200)}{where}"
+                ) from None
             shown = os.path.basename(package)
             break
     else:
         if os.path.isdir(folder):
-            raise ImportError(f"{folder} is a folder without a package (no __init__.py, "
-                              "and no my_mcp/__init__.py in it)")
+            raise ImportError(
+                f"{folder} is a folder without a package (no __init__.py, "
+                "and no my_mcp/__init__.py in it)"
+            )
         if os.getcwd() not in sys.path:
             sys.path.insert(0, os.getcwd())
         module = importlib.import_module(name)

@@ -81,8 +81,11 @@ def _close_delimited(cycle):
         if kind == "http.response.start":
             names = {name.lower() for name, _ in message.get("headers", ())}
             status = message["status"]
-            if (b"content-length" not in names and cycle.scope["method"] != "HEAD"
-                    and status not in (204, 304)):
+            if (
+                b"content-length" not in names
+                and cycle.scope["method"] != "HEAD"
+                and status not in (204, 304)
+            ):
                 whole = False
                 cycle.chunked_encoding = False  # uvicorn's marks: a body with no coding...
         elif kind == "http.response.body" and not whole:

@@ -4,9 +4,17 @@ each HTTP session or stateless exchange agreed on (:func:`revisions_by_scope`)."
 from mcp_lesson.rules.classification import REVISIONS
 from mcp_lesson.shared.recording import time_order as in_time_order
 from mcp_lesson.tap._settings import DIRECTIONS
-from mcp_lesson.tap.entries import _http_of, _method, _protocol_version, _session_header, id_key, message_of, scope_of, show_id
+from mcp_lesson.tap.entries import (
+    _http_of,
+    _method,
+    _protocol_version,
+    _session_header,
+    id_key,
+    message_of,
+    scope_of,
+    show_id,
+)
 from mcp_lesson.tap.judge import _short
-
 
 #: The errors by which a server says it does not speak the revision of a request with
 #: ``_meta``: the method is unknown to it (-32601), the request is not one it takes
@@ -27,7 +35,9 @@ def agreed_revision(conversation):
     does not know the revision said (the words say which).
     """
     asked = initialize_id = None
-    probe = refused = None  # (revision, id, method) of a request with _meta; the refused one's words
+    probe = refused = (
+        None  # (revision, id, method) of a request with _meta; the refused one's words
+    )
     for entry in conversation:
         if entry.get("direction") not in DIRECTIONS:
             continue
@@ -39,34 +49,53 @@ def agreed_revision(conversation):
             if initialize_id is None:
                 initialize_id = key
                 asked = _protocol_version(value, "params")
-        elif (entry["direction"] == "from_server" and initialize_id is not None
-              and "method" not in value and key == initialize_id):
+        elif (
+            entry["direction"] == "from_server"
+            and initialize_id is not None
+            and "method" not in value
+            and key == initialize_id
+        ):
             answered = _protocol_version(value, "result")
             if answered is None:
-                return None, ("the server did not answer initialize with a protocolVersion; "
-                              "judged by the course's rules")
-            how = (f"the client asked for {answered} in initialize and the server agreed"
-                   if asked == answered else
-                   f"the client asked for {asked} in initialize and the server answered {answered}")
+                return None, (
+                    "the server did not answer initialize with a protocolVersion; "
+                    "judged by the course's rules"
+                )
+            how = (
+                f"the client asked for {answered} in initialize and the server agreed"
+                if asked == answered
+                else f"the client asked for {asked} in initialize and the server answered {answered}"
+            )
             return _known(answered, (refused + "; then " + how) if refused else how)
         elif entry["direction"] == "to_server" and initialize_id is None and probe is None:
             meta = _protocol_version(value, "_meta")
             if meta is not None and key is not None:
                 probe = (meta, key, _method(value))
-        elif (entry["direction"] == "from_server" and probe is not None and initialize_id is None
-              and "method" not in value and key == probe[1]):
+        elif (
+            entry["direction"] == "from_server"
+            and probe is not None
+            and initialize_id is None
+            and "method" not in value
+            and key == probe[1]
+        ):
             revision, _, method = probe
             error = value.get("error") if isinstance(value.get("error"), dict) else {}
             if error.get("code") not in PROBE_REFUSALS:  # a result, or an error of the method's own
-                return _known(revision, f"the client's requests carry {revision} in params._meta "
-                                        "(no handshake)")
-            refused = (f"the client tried {revision} ({method}) and the server refused it "
-                       f"(error {show_id(error.get('code'))})")
+                return _known(
+                    revision,
+                    f"the client's requests carry {revision} in params._meta (no handshake)",
+                )
+            refused = (
+                f"the client tried {revision} ({method}) and the server refused it "
+                f"(error {show_id(error.get('code'))})"
+            )
             probe = None
     if initialize_id is not None:
         return None, "initialize was never answered; judged by the course's rules"
     if probe is not None:
-        return _known(probe[0], f"the client's requests carry {probe[0]} in params._meta (no handshake)")
+        return _known(
+            probe[0], f"the client's requests carry {probe[0]} in params._meta (no handshake)"
+        )
     if refused:
         return None, f"{refused}, and no handshake followed; judged by the course's rules"
     return None, "no initialize and no params._meta name a revision; judged by the course's rules"
@@ -101,7 +130,9 @@ def revisions_by_scope(conversation):
             http = _http_of(entry)
             session = _session_header(http) if http is not None else None
             if entry.get("direction") == "from_server" and session:
-                found.setdefault(("session", session), (revision, f"{how} (session {_short(session, 40)})"))
+                found.setdefault(
+                    ("session", session), (revision, f"{how} (session {_short(session, 40)})")
+                )
     return found
 
 

@@ -54,8 +54,11 @@ def _bare(node):
     """A schema without its descriptions (a ``description`` whose value is words, not the
     schema of a member named ``description``)."""
     if isinstance(node, dict):
-        return {key: _bare(value) for key, value in node.items()
-                if not (key in ("description", "$comment") and isinstance(value, str))}
+        return {
+            key: _bare(value)
+            for key, value in node.items()
+            if not (key in ("description", "$comment") and isinstance(value, str))
+        }
     if isinstance(node, list):
         return [_bare(value) for value in node]
     return node
@@ -82,11 +85,17 @@ def trim(schema):
 def vendor(checkout, revisions, commit):
     """The stored file's content, read from ``checkout`` (a function ``path -> text``, such as
     ``git show COMMIT:path``) for each revision."""
-    return {"source": SOURCE, "commit": commit, "paths": "schema/<revision>/schema.json",
-            "note": "trimmed by mcp_lesson.tap.schemas.trim: the results of the methods the course "
-                    "teaches and the definitions they refer to, descriptions left out",
-            "revisions": {revision: trim(json.loads(checkout(f"schema/{revision}/schema.json")))
-                          for revision in revisions}}
+    return {
+        "source": SOURCE,
+        "commit": commit,
+        "paths": "schema/<revision>/schema.json",
+        "note": "trimmed by mcp_lesson.tap.schemas.trim: the results of the methods the course "
+        "teaches and the definitions they refer to, descriptions left out",
+        "revisions": {
+            revision: trim(json.loads(checkout(f"schema/{revision}/schema.json")))
+            for revision in revisions
+        },
+    }
 
 
 _STORED = None
@@ -109,8 +118,11 @@ def _validator(revision, name):
         if schema is None or name not in schema["defs"]:
             _VALIDATORS[revision, name] = None
         else:
-            whole = {"$schema": schema["$schema"], schema["key"]: schema["defs"],
-                     "allOf": [{"$ref": f"#/{schema['key']}/{name}"}]}
+            whole = {
+                "$schema": schema["$schema"],
+                schema["key"]: schema["defs"],
+                "allOf": [{"$ref": f"#/{schema['key']}/{name}"}],
+            }
             cls = validator_for(whole)
             _VALIDATORS[revision, name] = cls(whole)
     return _VALIDATORS[revision, name]
@@ -122,7 +134,11 @@ def shape_problem(method, result, revision):
     name = RESULTS.get(method)
     if name is None or not isinstance(revision, str):
         return None
-    if (revision >= "2026-07-28" and isinstance(result, dict) and result.get("resultType") == "input_required"):
+    if (
+        revision >= "2026-07-28"
+        and isinstance(result, dict)
+        and result.get("resultType") == "input_required"
+    ):
         name = INPUT_REQUIRED
     validator = _validator(revision, name)
     if validator is None:
@@ -132,6 +148,8 @@ def shape_problem(method, result, revision):
     error = best_match(validator.iter_errors(result))
     if error is None:
         return None
-    where = "".join(f"[{part!r}]" if isinstance(part, int) else f".{part}" for part in error.absolute_path)
+    where = "".join(
+        f"[{part!r}]" if isinstance(part, int) else f".{part}" for part in error.absolute_path
+    )
     message = error.message if len(error.message) <= 200 else error.message[:197] + "..."
     return f"result{where} does not fit {name}: {message}"

@@ -4,7 +4,6 @@ recorded with its verdict and time (:func:`record`).
 
 import base64
 import json
-from json.encoder import encode_basestring_ascii as _quote
 import os
 import select
 import signal
@@ -12,11 +11,22 @@ import subprocess
 import sys
 import threading
 import time
+from json.encoder import encode_basestring_ascii as _quote
 
-from mcp_lesson.version import __version__
-from mcp_lesson.shared.processes import end_group, signal_group as _signal_group
-from mcp_lesson.tap._settings import CHUNK, GRACE, LOOK, MAX_LINE, MAX_WAITING, PROG, TAIL, TERM_WAIT
+from mcp_lesson.shared.processes import end_group
+from mcp_lesson.shared.processes import signal_group as _signal_group
+from mcp_lesson.tap._settings import (
+    CHUNK,
+    GRACE,
+    LOOK,
+    MAX_LINE,
+    MAX_WAITING,
+    PROG,
+    TAIL,
+    TERM_WAIT,
+)
 from mcp_lesson.tap.judge import CourseJudge
+from mcp_lesson.version import __version__
 
 
 class Recorder:
@@ -150,7 +160,9 @@ class Lines:
             entry = self.entry
             for line in pieces:
                 if len(line) > self.max_line:
-                    out.append(head + self._truncated(line[:self.max_line], len(line), True, line[-TAIL:]))
+                    out.append(
+                        head + self._truncated(line[: self.max_line], len(line), True, line[-TAIL:])
+                    )
                 else:
                     out.append(head + entry(line))
             if tail:
@@ -172,9 +184,11 @@ class Lines:
 
     def _keep(self, data):
         room = self.max_line - len(self._partial)
-        self._partial += data if len(data) <= room else data[:max(room, 0)]
+        self._partial += data if len(data) <= room else data[: max(room, 0)]
         self._size += len(data)
-        if self._size > self.max_line:  # too long to keep: its end is kept too (its id may be there)
+        if (
+            self._size > self.max_line
+        ):  # too long to keep: its end is kept too (its id may be there)
             self._tail = (self._tail + data)[-TAIL:]
 
     def entry(self, line, extra=""):
@@ -204,8 +218,9 @@ def truncated(kept, size, extra="", tail=b""):
     text = kept.decode("utf-8", "replace")
     if tail:
         extra = f',"tail":{_quote(tail.decode("utf-8", "replace"))}' + extra
-    return (f'"kind":null,"code":null,"truncated":true,"size":{size},'
-            f'"text":{_quote(text)}{extra}}}\n')
+    return (
+        f'"kind":null,"code":null,"truncated":true,"size":{size},"text":{_quote(text)}{extra}}}\n'
+    )
 
 
 def _write_all(fd, data):
@@ -213,7 +228,7 @@ def _write_all(fd, data):
     view = memoryview(data)
     while view:
         try:
-            view = view[os.write(fd, view):]
+            view = view[os.write(fd, view) :]
         except BlockingIOError:
             select.select([], [fd], [])
 
@@ -294,8 +309,14 @@ def _start_server(command):
     """Start the server in a process group of its own, killed with the tap on Linux."""
     from mcp_lesson.shared.processes import die_with_parent
 
-    return subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=0,
-                            process_group=0, preexec_fn=die_with_parent)
+    return subprocess.Popen(
+        command,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        bufsize=0,
+        process_group=0,
+        preexec_fn=die_with_parent,
+    )
 
 
 def _is_stdout(path):
@@ -335,8 +356,10 @@ def record(command, path, judge=None, grace=GRACE, max_line=MAX_LINE, append=Fal
     """
     judge = judge or CourseJudge()
     if _is_stdout(path):
-        _say(f"the recording cannot go to {path}: that is the tap's stdout, which belongs to "
-             "the protocol; name a file")
+        _say(
+            f"the recording cannot go to {path}: that is the tap's stdout, which belongs to "
+            "the protocol; name a file"
+        )
         return 2
     try:
         recorder = Recorder(path, append, MAX_WAITING + 3 * max_line)
@@ -347,12 +370,22 @@ def record(command, path, judge=None, grace=GRACE, max_line=MAX_LINE, append=Fal
         server = _start_server(command)
     except (OSError, ValueError, subprocess.SubprocessError) as exc:
         _say(f"cannot start {' '.join(command)}: {exc}")
-        recorder.event("tap_error", detail=f"cannot start the server: {exc}",
-                       command=command, wall=round(time.time(), 6))
+        recorder.event(
+            "tap_error",
+            detail=f"cannot start the server: {exc}",
+            command=command,
+            wall=round(time.time(), 6),
+        )
         recorder.close()
         return 127 if isinstance(exc, FileNotFoundError) else 126
-    recorder.event("start", wall=round(time.time(), 6), command=command, pid=server.pid,
-                   judge=judge.name, tap=__version__)
+    recorder.event(
+        "start",
+        wall=round(time.time(), 6),
+        command=command,
+        pid=server.pid,
+        judge=judge.name,
+        tap=__version__,
+    )
 
     happened = threading.Event()
     news = []  # what happened, in order: (what, detail)
@@ -381,10 +414,22 @@ def record(command, path, judge=None, grace=GRACE, max_line=MAX_LINE, append=Fal
         note("server_closed", **({"detail": why} if why else {}))
 
     start = recorder.start
-    up = Pump(0, server.stdin.fileno(), Lines("to_server", judge, start, max_line), recorder,
-              client_ended, lambda exc: note("server_stopped_reading", detail=str(exc)))
-    down = Pump(server.stdout.fileno(), 1, Lines("from_server", judge, start, max_line),
-                recorder, server_ended, lambda exc: note("client_gone", detail=str(exc)))
+    up = Pump(
+        0,
+        server.stdin.fileno(),
+        Lines("to_server", judge, start, max_line),
+        recorder,
+        client_ended,
+        lambda exc: note("server_stopped_reading", detail=str(exc)),
+    )
+    down = Pump(
+        server.stdout.fileno(),
+        1,
+        Lines("from_server", judge, start, max_line),
+        recorder,
+        server_ended,
+        lambda exc: note("client_gone", detail=str(exc)),
+    )
 
     def watch():
         server.wait()
@@ -414,8 +459,11 @@ def record(command, path, judge=None, grace=GRACE, max_line=MAX_LINE, append=Fal
     recorder.event("server_exited", status=status, returncode=server.returncode)
     _end_group(server.pid)  # whatever the server left in its group
     if not down.finished.wait(TERM_WAIT):  # its output held open by a process outside the group
-        recorder.event("tap_error", detail="the server's output is still open (held by a process "
-                                           "that left its group); stopped reading it")
+        recorder.event(
+            "tap_error",
+            detail="the server's output is still open (held by a process "
+            "that left its group); stopped reading it",
+        )
     for lines in (up.lines, down.lines):  # an unfinished line that no end of input completed
         ticket, when = recorder.ticket()
         recorder.write(ticket, lines.finish(when))
@@ -434,8 +482,7 @@ def _supervise(server, happened, news, signals, note, grace):
         now = time.monotonic()
         for moment in (deadline, kill_at):
             if moment is not None:
-                timeout = max(0.0, moment - now) if timeout is None else min(timeout,
-                                                                             moment - now)
+                timeout = max(0.0, moment - now) if timeout is None else min(timeout, moment - now)
         happened.wait(LOOK if timeout is None else min(timeout, LOOK))
         happened.clear()
         now = time.monotonic()
@@ -455,8 +502,11 @@ def _supervise(server, happened, news, signals, note, grace):
         if deadline is None and news:
             deadline = now + grace
         if deadline is not None and now >= deadline and kill_at is None:
-            note("stopping", signal="SIGTERM",
-                 why=f"the server had not exited {grace:g} s after {news[0].replace('_', ' ')}")
+            note(
+                "stopping",
+                signal="SIGTERM",
+                why=f"the server had not exited {grace:g} s after {news[0].replace('_', ' ')}",
+            )
             _signal_group(server.pid, signal.SIGTERM)
             kill_at = now + TERM_WAIT
         if kill_at is not None and now >= kill_at:

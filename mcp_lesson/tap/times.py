@@ -3,8 +3,18 @@
 from mcp_lesson.rules.classification import classify
 from mcp_lesson.shared.recording import time_order as in_time_order
 from mcp_lesson.tap._settings import DIRECTIONS
-from mcp_lesson.tap.entries import (_answers_an_id, _http_of, _is_number, _method, id_key, line_of, message_of, refused,
-                      scope_of, unjudged)
+from mcp_lesson.tap.entries import (
+    _answers_an_id,
+    _http_of,
+    _is_number,
+    _method,
+    id_key,
+    line_of,
+    message_of,
+    refused,
+    scope_of,
+    unjudged,
+)
 from mcp_lesson.tap.revision import agreed_revision, revisions_by_scope
 
 
@@ -28,7 +38,11 @@ def answer_times(conversation, revision="agreed"):
             continue
         value, reason = message_of(entry)
         settles = refused(entry) or unjudged(entry) is not None
-        if direction == "from_server" and settles and (reason is not None or not _answers_an_id(value)):
+        if (
+            direction == "from_server"
+            and settles
+            and (reason is not None or not _answers_an_id(value))
+        ):
             for key in by_exchange.pop(_http_of(entry).get("exchange"), ()):
                 row = waiting["to_server"].get(key)
                 if row is not None and row["_exchange"] == _http_of(entry).get("exchange"):
@@ -36,7 +50,10 @@ def answer_times(conversation, revision="agreed"):
             continue
         if reason is not None:
             continue
-        if isinstance(value, list) and classify(value, per_scope.get(scope, (revision,))[0])[0] != "batch":
+        if (
+            isinstance(value, list)
+            and classify(value, per_scope.get(scope, (revision,))[0])[0] != "batch"
+        ):
             continue  # an invalid batch: no member of it is a request
         for member in value if isinstance(value, list) else [value]:
             if not isinstance(member, dict):
@@ -48,10 +65,16 @@ def answer_times(conversation, revision="agreed"):
             if "method" in member or ("result" not in member and "error" not in member):
                 if key not in waiting[direction]:
                     http = _http_of(entry)
-                    row = {"line": line_of(conversation, index), "direction": direction,
-                           "id": member["id"],
-                           "method": _method(member), "answer_line": None, "seconds": None,
-                           "_t": entry.get("t"), "_exchange": http.get("exchange") if http else None}
+                    row = {
+                        "line": line_of(conversation, index),
+                        "direction": direction,
+                        "id": member["id"],
+                        "method": _method(member),
+                        "answer_line": None,
+                        "seconds": None,
+                        "_t": entry.get("t"),
+                        "_exchange": http.get("exchange") if http else None,
+                    }
                     waiting[direction][key] = row
                     times.append(row)
                     if direction == "to_server" and type(row["_exchange"]) is int:

@@ -5,14 +5,13 @@ comes from a pasted text goes through :func:`escape` before it goes in.
 """
 
 import html
-from html.parser import HTMLParser
 import json
 import re
+from html.parser import HTMLParser
 
+import ipywidgets as widgets
 from IPython.display import Javascript
 from traitlets import observe
-import ipywidgets as widgets
-
 
 KINDS = ("request", "notification", "response", "invalid")
 
@@ -232,7 +231,7 @@ class DropdownWithNone(widgets.Dropdown):
 def _cut(text, limit):
     """``text`` (made safe with :func:`clean`) on at most ``limit`` characters, "..." where cut."""
     text = clean(text)
-    return text if len(text) <= limit else text[:limit - 3] + "..."
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def _quoted(text, limit=60):
@@ -247,17 +246,22 @@ def _p(words, cls="mcp-note", style=_NOTE):
 def _table(cls, head, rows):
     """A scrollable table; ``head`` and every cell are plain text (escaped here)."""
     td = 'style="padding: 3px 8px; vertical-align: top; border-bottom: 1px solid #eaeef2'
-    heads = "".join(f'<th style="text-align: left; padding: 3px 8px">{escape(name)}</th>'
-                    for name in head)
+    heads = "".join(
+        f'<th style="text-align: left; padding: 3px 8px">{escape(name)}</th>' for name in head
+    )
     body = "".join(
-        "<tr>" + "".join(
-            f'<td {td}{"; " + _MONO if mono else ""}">{escape(cell)}</td>'
-            for cell, mono in cells) + "</tr>"
+        "<tr>"
+        + "".join(
+            f'<td {td}{"; " + _MONO if mono else ""}">{escape(cell)}</td>' for cell, mono in cells
+        )
+        + "</tr>"
         for cells in rows
     )
-    return (f'<div tabindex="0" style="max-height: 26em; overflow: auto; line-height: 1.35">'
-            f'<table class="{cls}" style="border-collapse: collapse; font-size: 12px">'
-            f"<thead><tr>{heads}</tr></thead><tbody>{body}</tbody></table></div>")
+    return (
+        f'<div tabindex="0" style="max-height: 26em; overflow: auto; line-height: 1.35">'
+        f'<table class="{cls}" style="border-collapse: collapse; font-size: 12px">'
+        f"<thead><tr>{heads}</tr></thead><tbody>{body}</tbody></table></div>"
+    )
 
 
 def _plain_pre(text, cls):

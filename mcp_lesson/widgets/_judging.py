@@ -7,7 +7,6 @@ import asyncio
 
 from mcp_lesson.widgets._html import badge, escape
 
-
 #: Texts up to this many characters are judged at every keystroke; longer ones
 #: once typing pauses for :data:`PAUSE` seconds.
 INSTANT_LIMIT = 50_000
@@ -76,5 +75,7 @@ class _Judging:
     def _failed(self, exc):
         """The markup that says the text could not be shown (after ``exc``)."""
         self._waiting()
-        return (f"<p>{badge('invalid', 'ERROR')} The playground could not show this "
-                f"({escape(type(exc).__name__)}).</p>")
+        return (
+            f"<p>{badge('invalid', 'ERROR')} The playground could not show this "
+            f"({escape(type(exc).__name__)}).</p>"
+        )

@@ -10,7 +10,18 @@ from mcp_lesson.exercises.cases import CASES, TEXT_CASES
 from mcp_lesson.rules.classification import REVISIONS, classify, parse, reply_for, switches
 from mcp_lesson.rules.explanation import explain, parse_error_explanation, revision_note
 from mcp_lesson.rules.messages import ERROR_MESSAGES, PARSE_ERROR, error_response
-from mcp_lesson.widgets._html import COURSE_RULES, DropdownWithNone, _MONO, _NOTE, _live, _pre, _styles, badge, clean, escape
+from mcp_lesson.widgets._html import (
+    _MONO,
+    _NOTE,
+    COURSE_RULES,
+    DropdownWithNone,
+    _live,
+    _pre,
+    _styles,
+    badge,
+    clean,
+    escape,
+)
 from mcp_lesson.widgets._judging import _Judging
 
 
@@ -36,8 +47,10 @@ def examples():
     """``(label, text)`` for every example a text area can hold, in table order:
     the parsed messages of ``CASES`` as pretty JSON, then ``TEXT_CASES`` as written."""
     found = []
-    tables = [(CASES, lambda case: _message_text(case.message)),
-              (TEXT_CASES, lambda case: _wire_text(case.text))]
+    tables = [
+        (CASES, lambda case: _message_text(case.message)),
+        (TEXT_CASES, lambda case: _wire_text(case.text)),
+    ]
     for table, text_of in tables:
         for case in table:
             text = text_of(case)
@@ -60,8 +73,13 @@ def verdict(text, revision=None):
         kind, code = classify(value, revision)
         reason, reply = explain(value, revision), reply_for(value, revision)
         return kind, code, reason, reply, value
-    return "invalid", PARSE_ERROR, parse_error_explanation(problem), error_response(
-        None, PARSE_ERROR, ERROR_MESSAGES[PARSE_ERROR]), None
+    return (
+        "invalid",
+        PARSE_ERROR,
+        parse_error_explanation(problem),
+        error_response(None, PARSE_ERROR, ERROR_MESSAGES[PARSE_ERROR]),
+        None,
+    )
 
 
 class Classifier(_Judging, widgets.VBox):
@@ -183,8 +201,10 @@ class Classifier(_Judging, widgets.VBox):
     def _failed(self, exc):
         self.kind, self.code = "invalid", None
         self.badge.value = badge("invalid", "ERROR")
-        return (f"<p>{self.badge.value} The playground could not show this text "
-                f"({escape(type(exc).__name__)}).</p>")
+        return (
+            f"<p>{self.badge.value} The playground could not show this text "
+            f"({escape(type(exc).__name__)}).</p>"
+        )
 
     def _spoken(self):
         """The verdict in one sentence, for the live region."""
@@ -207,8 +227,9 @@ class Classifier(_Judging, widgets.VBox):
                 "a server would answer it with a parse error, -32700.)</p></div>"
             )
         wire = self._wire
-        kind, code, reason, reply, value = verdict(wire[1] if wire and wire[0] == text else text,
-                                                   self.revision.value)
+        kind, code, reason, reply, value = verdict(
+            wire[1] if wire and wire[0] == text else text, self.revision.value
+        )
         self.kind, self.code = kind, code
         self.badge.value = badge(kind)
         if code is None:
@@ -223,8 +244,10 @@ class Classifier(_Judging, widgets.VBox):
         ]
         note = revision_note(value) if value is not None else None
         if note is not None:
-            parts.append(f'<p class="mcp-revisions" style="{_NOTE}">Across MCP revisions: '
-                         f"{escape(note)}.</p>")
+            parts.append(
+                f'<p class="mcp-revisions" style="{_NOTE}">Across MCP revisions: '
+                f"{escape(note)}.</p>"
+            )
         parts.append("<p><b>A strict server replies:</b></p>")
         if reply is None:
             why = {
@@ -232,7 +255,7 @@ class Classifier(_Judging, widgets.VBox):
                 "notification": "nobody replies to a notification",
                 "response": "a response is an answer; nobody replies to it",
                 "batch": "no member of the batch is owed an error; the application adds its "
-                         "answers to the requests in one list",
+                "answers to the requests in one list",
             }[kind]
             parts.append(f'<p class="mcp-reply" style="{_NOTE}">nothing ({escape(why)})</p>')
         else:

@@ -7,14 +7,34 @@ import re
 
 import ipywidgets as widgets
 
+from mcp_lesson.core.transport import (
+    HEADER_MISMATCH,
+    HTTP_REVISIONS,
+    STATELESS,
+    SUPPORTED,
+    UNSUPPORTED_PROTOCOL_VERSION,
+    check_headers,
+    http_request_for,
+)
 from mcp_lesson.exercises.http_cases import HEADER_CHECKS
 from mcp_lesson.rules.classification import classify, reply_for
-from mcp_lesson.core.transport import HEADER_MISMATCH, HTTP_REVISIONS, STATELESS, SUPPORTED, UNSUPPORTED_PROTOCOL_VERSION, check_headers, http_request_for
 from mcp_lesson.rules.messages import ERROR_MESSAGES, INVALID_PARAMS
-from mcp_lesson.widgets._html import _MONO, _cut, _live, _p, _plain_pre, _pre, _quoted, _styles, _table, badge, clean, escape
+from mcp_lesson.widgets._html import (
+    _MONO,
+    _cut,
+    _live,
+    _p,
+    _plain_pre,
+    _pre,
+    _quoted,
+    _styles,
+    _table,
+    badge,
+    clean,
+    escape,
+)
 from mcp_lesson.widgets._judging import _Judging
 from mcp_lesson.widgets.classifier import verdict
-
 
 #: The headers box is read up to this many characters, and this many lines.
 HEADERS_LIMIT = 65_536
@@ -24,8 +44,10 @@ HEADER_LINES = 200
 SDK_BODY_LIMIT = 4 * 1024 * 1024
 
 #: The names of the JSON-RPC errors of 2026-07-28's HTTP transport, beside the reserved ones.
-HTTP_ERROR_NAMES = {HEADER_MISMATCH: "Header mismatch",
-                    UNSUPPORTED_PROTOCOL_VERSION: "Unsupported protocol version"}
+HTTP_ERROR_NAMES = {
+    HEADER_MISMATCH: "Header mismatch",
+    UNSUPPORTED_PROTOCOL_VERSION: "Unsupported protocol version",
+}
 #: The headers that repeat the body in 2026-07-28 (check_headers compares them).
 ROUTING_HEADERS = ("mcp-protocol-version", "mcp-method", "mcp-name")
 
@@ -53,49 +75,63 @@ def read_headers(text):
         text = bytes(text).decode("utf-8", "replace")
     text = clean(text)
     if len(text) > HEADERS_LIMIT:
-        notes.append(f"The headers are {len(text):,} characters long; only the first "
-                     f"{HEADERS_LIMIT:,} are read.")
+        notes.append(
+            f"The headers are {len(text):,} characters long; only the first "
+            f"{HEADERS_LIMIT:,} are read."
+        )
         text = text[:HEADERS_LIMIT]
     lines = text.replace("\r\n", "\n").split("\n")
     if len(lines) > HEADER_LINES:
-        notes.append(f"The headers have {len(lines):,} lines; only the first {HEADER_LINES} "
-                     "are read.")
+        notes.append(
+            f"The headers have {len(lines):,} lines; only the first {HEADER_LINES} are read."
+        )
         lines = lines[:HEADER_LINES]
     first = True
     for number, line in enumerate(lines, 1):
         if not line.strip():
             continue
         if first and _REQUEST_LINE.match(line.strip()):
-            notes.append(f"Line {number} is a request line ({_quoted(line)}), not a header; "
-                         "left out.")
+            notes.append(
+                f"Line {number} is a request line ({_quoted(line)}), not a header; left out."
+            )
             first = False
             continue
         first = False
         if line[0] in " \t":
-            notes.append(f"Line {number} starts with a space: old HTTP read that as more of the "
-                         "header above, which HTTP/1.1 no longer allows; left out.")
+            notes.append(
+                f"Line {number} starts with a space: old HTTP read that as more of the "
+                "header above, which HTTP/1.1 no longer allows; left out."
+            )
             continue
         name, colon, value = line.partition(":")
         if not colon:
-            notes.append(f"Line {number} has no colon, so it is no header (a header is "
-                         f"Name: value); left out: {_quoted(line)}.")
+            notes.append(
+                f"Line {number} has no colon, so it is no header (a header is "
+                f"Name: value); left out: {_quoted(line)}."
+            )
             continue
         if not _TOKEN.match(name):
-            why = ("the name before the colon is empty" if not name.strip() else
-                   "a header name is letters, digits and !#$%&'*+-.^_`|~, with no space "
-                   "before the colon")
-            notes.append(f"Line {number}: {_quoted(name)} is not a header name ({why}); "
-                         "left out.")
+            why = (
+                "the name before the colon is empty"
+                if not name.strip()
+                else "a header name is letters, digits and !#$%&'*+-.^_`|~, with no space "
+                "before the colon"
+            )
+            notes.append(f"Line {number}: {_quoted(name)} is not a header name ({why}); left out.")
             continue
         value = value.strip(" \t")
         if _CONTROL.search(value):
-            notes.append(f"Line {number}: the value of {name} holds control characters, which "
-                         "HTTP does not allow in a header; left out.")
+            notes.append(
+                f"Line {number}: the value of {name} holds control characters, which "
+                "HTTP does not allow in a header; left out."
+            )
             continue
         if any(ord(ch) > 255 for ch in value):
-            notes.append(f"Line {number}: the value of {name} holds characters beyond Latin-1, "
-                         "which a header cannot carry as they are (for Mcp-Name a client sends "
-                         "the Base64 form); judged as written.")
+            notes.append(
+                f"Line {number}: the value of {name} holds characters beyond Latin-1, "
+                "which a header cannot carry as they are (for Mcp-Name a client sends "
+                "the Base64 form); judged as written."
+            )
         lower = name.lower()
         if lower in found:
             repeated.append(name)
@@ -113,11 +149,18 @@ def _header_examples():
     found = []
     for case in HEADER_CHECKS:
         headers, msg = case.args
-        said = ("agree" if case.expected is None else
-                f"{case.expected[0]} {case.expected[1]['error']['code']}")
-        found.append((f"{said}: {case.name}",
-                      "\n".join(f"{name}: {value}" for name, value in headers.items()),
-                      json.dumps(msg, indent=2, ensure_ascii=False)))
+        said = (
+            "agree"
+            if case.expected is None
+            else f"{case.expected[0]} {case.expected[1]['error']['code']}"
+        )
+        found.append(
+            (
+                f"{said}: {case.name}",
+                "\n".join(f"{name}: {value}" for name, value in headers.items()),
+                json.dumps(msg, indent=2, ensure_ascii=False),
+            )
+        )
     return found
 
 
@@ -151,20 +194,32 @@ class HttpView(_Judging, widgets.VBox):
         self.examples = widgets.Dropdown(
             options=[("Pick an example...", -1)]
             + [(label, i) for i, (label, _, _) in enumerate(self._examples)],
-            value=-1, description="Example:", layout=widgets.Layout(width="min(100%, 40em)"))
+            value=-1,
+            description="Example:",
+            layout=widgets.Layout(width="min(100%, 40em)"),
+        )
         self.revision = widgets.Dropdown(
-            options=[(f"MCP {r}", r) for r in HTTP_REVISIONS], value=revision,
-            description="Revision:", layout=widgets.Layout(width="min(100%, 24em)"))
+            options=[(f"MCP {r}", r) for r in HTTP_REVISIONS],
+            value=revision,
+            description="Revision:",
+            layout=widgets.Layout(width="min(100%, 24em)"),
+        )
         self.revision.add_class("mcp-http-revision")
         self.headers_box = widgets.Textarea(
-            value="", description="Headers:", continuous_update=True,
+            value="",
+            description="Headers:",
+            continuous_update=True,
             placeholder="MCP-Protocol-Version: 2026-07-28\nMcp-Method: tools/list",
-            layout=widgets.Layout(width="100%", height="7em"))
+            layout=widgets.Layout(width="100%", height="7em"),
+        )
         self.headers_box.add_class("mcp-http-headers")
         self.body_box = widgets.Textarea(
-            value="", description="Body:", continuous_update=True,
+            value="",
+            description="Body:",
+            continuous_update=True,
             placeholder='{"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {...}}',
-            layout=widgets.Layout(width="100%", height="9em"))
+            layout=widgets.Layout(width="100%", height="9em"),
+        )
         self.body_box.add_class("mcp-http-body")
         for box in (self.headers_box, self.body_box):
             box.add_class("mcp-mono")
@@ -177,8 +232,17 @@ class HttpView(_Judging, widgets.VBox):
         self._waiting()
         self._wire = None  # (text shown, the bytes it came from) for a bytes body
         super().__init__(
-            [*_styles(), self.examples, self.revision, self.headers_box, self.body_box,
-             self.announcement, self.result], **kwargs)
+            [
+                *_styles(),
+                self.examples,
+                self.revision,
+                self.headers_box,
+                self.body_box,
+                self.announcement,
+                self.result,
+            ],
+            **kwargs,
+        )
         self.add_class("mcp-tool")
         self.add_class("mcp-http")
         self.examples.observe(self._on_example, names="value")
@@ -262,8 +326,9 @@ class HttpView(_Judging, widgets.VBox):
             return "Server: the headers agree with the body."
         if self.answer is not None:
             code = self.answer[1]["error"]["code"]
-            return (f"Server: refused with {self.answer[0]}, error code {code} "
-                    f"({_error_name(code)}).")
+            return (
+                f"Server: refused with {self.answer[0]}, error code {code} ({_error_name(code)})."
+            )
         return "Server: check_headers does not judge this body."
 
     def _render(self):
@@ -272,9 +337,12 @@ class HttpView(_Judging, widgets.VBox):
         self.headers_read, self.notes = headers, notes
         text = self.body_box.value
         if text == "":
-            return (f'<div class="mcp-verdict" style="line-height: 1.45"><p>'
-                    f'{badge("waiting", "WAITING")} {escape(self._HINT)}</p>'
-                    + "".join(_p(note) for note in notes) + "</div>")
+            return (
+                f'<div class="mcp-verdict" style="line-height: 1.45"><p>'
+                f"{badge('waiting', 'WAITING')} {escape(self._HINT)}</p>"
+                + "".join(_p(note) for note in notes)
+                + "</div>"
+            )
         wire = self._wire
         raw = wire[1] if wire and wire[0] == text else text
         revision = self.revision.value
@@ -302,53 +370,64 @@ class HttpView(_Judging, widgets.VBox):
         why = None
         if value is None:
             self.answer = (400, reply)
-            why = ("The body is not JSON: the server refuses it before it compares a header "
-                   "with it.")
+            why = "The body is not JSON: the server refuses it before it compares a header with it."
         elif kind == "invalid":
             self.answer = (400, reply_for(value))
-            why = ("The body is no valid message (under the course's rules, which check_headers "
-                   "uses), so there is nothing for the headers to agree with: the server "
-                   "refuses the body.")
+            why = (
+                "The body is no valid message (under the course's rules, which check_headers "
+                "uses), so there is nothing for the headers to agree with: the server "
+                "refuses the body."
+            )
         elif kind == "response":
-            parts.append(f'<p class="mcp-http-server">{badge("waiting", "NOT JUDGED")} '
-                         "check_headers judges the headers of requests and notifications; this "
-                         "body is a response, which a client of 2026-07-28 never POSTs (before "
-                         "2026-07-28 a client POSTed its answers to a server's requests).</p>")
+            parts.append(
+                f'<p class="mcp-http-server">{badge("waiting", "NOT JUDGED")} '
+                "check_headers judges the headers of requests and notifications; this "
+                "body is a response, which a client of 2026-07-28 never POSTs (before "
+                "2026-07-28 a client POSTed its answers to a server's requests).</p>"
+            )
         else:
             try:
                 self.answer = check_headers(headers, value)
             except Exception as exc:  # the course's function should never raise here
-                parts.append(f'<p class="mcp-http-server">{badge("invalid", "ERROR")} '
-                             f"check_headers could not judge it ({escape(type(exc).__name__)}: "
-                             f"{escape(_cut(exc, 200))}).</p>")
+                parts.append(
+                    f'<p class="mcp-http-server">{badge("invalid", "ERROR")} '
+                    f"check_headers could not judge it ({escape(type(exc).__name__)}: "
+                    f"{escape(_cut(exc, 200))}).</p>"
+                )
                 return parts
             self.agree = self.answer is None
             if self.agree:
-                then = ("it runs the request and answers it (200), or says it does not know "
-                        "the method (404, -32601)" if kind == "request" else
-                        "it accepts the notification: 202 Accepted, with no body")
-                parts.append(f'<p class="mcp-http-server">{badge("pass", "HEADERS AGREE")} '
-                             f"The headers agree with the body, so {escape(then)}.</p>")
+                then = (
+                    "it runs the request and answers it (200), or says it does not know "
+                    "the method (404, -32601)"
+                    if kind == "request"
+                    else "it accepts the notification: 202 Accepted, with no body"
+                )
+                parts.append(
+                    f'<p class="mcp-http-server">{badge("pass", "HEADERS AGREE")} '
+                    f"The headers agree with the body, so {escape(then)}.</p>"
+                )
             else:
                 why = {
                     HEADER_MISMATCH: "a header the body is compared with (MCP-Protocol-Version, "
-                                     "Mcp-Method, or Mcp-Name for a request that names "
-                                     "something) is missing, or says something the body does "
-                                     "not; the table below sets yours beside a client's",
+                    "Mcp-Method, or Mcp-Name for a request that names "
+                    "something) is missing, or says something the body does "
+                    "not; the table below sets yours beside a client's",
                     UNSUPPORTED_PROTOCOL_VERSION: "the headers and the body agree on a version "
-                                                  "this server does not speak (it speaks "
-                                                  + ", ".join(SUPPORTED) + ")",
+                    "this server does not speak (it speaks " + ", ".join(SUPPORTED) + ")",
                     INVALID_PARAMS: "a request of 2026-07-28 carries params._meta with "
-                                    "io.modelcontextprotocol/protocolVersion and "
-                                    "io.modelcontextprotocol/clientCapabilities",
+                    "io.modelcontextprotocol/protocolVersion and "
+                    "io.modelcontextprotocol/clientCapabilities",
                 }.get(self.answer[1]["error"]["code"], "check_headers refuses it")
                 why = why[0].upper() + why[1:] + "."
         if self.answer is not None:
             status, error = self.answer
             code = error["error"]["code"]
-            parts.append(f'<p class="mcp-http-server">{badge("fail", f"{status} REFUSED")} '
-                         f'<span class="mcp-code" style="{_MONO}">error code {code} '
-                         f"({escape(_error_name(code))})</span></p>")
+            parts.append(
+                f'<p class="mcp-http-server">{badge("fail", f"{status} REFUSED")} '
+                f'<span class="mcp-code" style="{_MONO}">error code {code} '
+                f"({escape(_error_name(code))})</span></p>"
+            )
             parts.append(_p(why, "mcp-http-why", "margin: 2px 0"))
             parts.append(f'<div class="mcp-reply">{_pre(error)}</div>')
         parts += [_p(note, "mcp-http-more") for note in self._more(headers, repeated, raw, kind)]
@@ -360,45 +439,62 @@ class HttpView(_Judging, widgets.VBox):
         more, sent = [], {name.lower(): value for name, value in headers.items()}
         twice = [name for name in repeated if name.lower() in ROUTING_HEADERS]
         if twice and kind == "request":
-            more.append(f"{twice[0]} is given more than once: check_headers reads one value, but "
-                        "the course's server (mcp 2.3.0) refuses a request that repeats "
-                        "MCP-Protocol-Version, Mcp-Method or Mcp-Name: 400, -32020.")
+            more.append(
+                f"{twice[0]} is given more than once: check_headers reads one value, but "
+                "the course's server (mcp 2.3.0) refuses a request that repeats "
+                "MCP-Protocol-Version, Mcp-Method or Mcp-Name: 400, -32020."
+            )
         if _media_types(sent.get("content-type", "")) != {"application/json"}:
-            more.append("There is no Content-Type: application/json: the course's server "
-                        "(mcp 2.3.0) refuses a POST without it (400, Invalid Content-Type "
-                        "header) before it reads the body.")
+            more.append(
+                "There is no Content-Type: application/json: the course's server "
+                "(mcp 2.3.0) refuses a POST without it (400, Invalid Content-Type "
+                "header) before it reads the body."
+            )
         accepts = _media_types(sent.get("accept", ""))
-        if not ({"application/json", "application/*", "*/*"} & accepts
-                and {"text/event-stream", "text/*", "*/*"} & accepts):
-            more.append("Accept does not list both application/json and text/event-stream, as "
-                        "the specification asks of every POST; the course's server (mcp 2.3.0) "
-                        "answered an Accept of application/json alone with 406.")
+        if not (
+            {"application/json", "application/*", "*/*"} & accepts
+            and {"text/event-stream", "text/*", "*/*"} & accepts
+        ):
+            more.append(
+                "Accept does not list both application/json and text/event-stream, as "
+                "the specification asks of every POST; the course's server (mcp 2.3.0) "
+                "answered an Accept of application/json alone with 406."
+            )
         if isinstance(raw, bytes):
             size = len(raw)
         else:  # a character is at most 4 bytes of UTF-8: most texts need no encoding to tell
-            size = (len(raw) if len(raw) * 4 <= SDK_BODY_LIMIT
-                    else len(raw.encode("utf-8", "replace")))
+            size = (
+                len(raw) if len(raw) * 4 <= SDK_BODY_LIMIT else len(raw.encode("utf-8", "replace"))
+            )
         if size > SDK_BODY_LIMIT:
-            more.append(f"The body is {size:,} bytes: the course's server (mcp 2.3.0) refuses "
-                        f"a body over {SDK_BODY_LIMIT:,} bytes (4 MiB) with 413, unread.")
+            more.append(
+                f"The body is {size:,} bytes: the course's server (mcp 2.3.0) refuses "
+                f"a body over {SDK_BODY_LIMIT:,} bytes (4 MiB) with 413, unread."
+            )
         return more
 
     def _client_part(self, headers, value, revision):
         """What a client of ``revision`` sends for the body, and its headers beside yours."""
         parts = [f"<p><b>What a client of MCP {escape(revision)} POSTs for this body:</b></p>"]
         if value is None:
-            parts.append(_p("Nothing: a client sends JSON, and this is not JSON.",
-                            "mcp-http-client"))
+            parts.append(
+                _p("Nothing: a client sends JSON, and this is not JSON.", "mcp-http-client")
+            )
             return parts
         try:
             self.request = http_request_for(value, revision)
         except ValueError as exc:
-            parts.append(_p(f"Nothing: http_request_for refuses it ({_cut(exc, 300)}).",
-                            "mcp-http-client"))
+            parts.append(
+                _p(f"Nothing: http_request_for refuses it ({_cut(exc, 300)}).", "mcp-http-client")
+            )
             return parts
         except Exception as exc:  # nested too deeply to write, say
-            parts.append(_p(f"Nothing: http_request_for could not build it "
-                            f"({type(exc).__name__}).", "mcp-http-client"))
+            parts.append(
+                _p(
+                    f"Nothing: http_request_for could not build it ({type(exc).__name__}).",
+                    "mcp-http-client",
+                )
+            )
             return parts
         shown = self.request["headers"]
         text = "POST\n" + "".join(f"{name}: {val}\n" for name, val in shown.items())
@@ -414,9 +510,16 @@ class HttpView(_Judging, widgets.VBox):
                 said = "yours only"
             else:
                 said = "the same" if mine[1] == client[1] else "differs"
-            rows.append([((mine or client)[0], True), (_cut(mine[1], 80) if mine else "", True),
-                         (_cut(client[1], 80) if client else "", True), (said, False)])
+            rows.append(
+                [
+                    ((mine or client)[0], True),
+                    (_cut(mine[1], 80) if mine else "", True),
+                    (_cut(client[1], 80) if client else "", True),
+                    (said, False),
+                ]
+            )
         parts.append("<p><b>Your headers beside the client's:</b></p>")
-        parts.append(_table("mcp-http-compare", ("header", "yours", "the client's", "compared"),
-                          rows))
+        parts.append(
+            _table("mcp-http-compare", ("header", "yours", "the client's", "compared"), rows)
+        )
         return parts

@@ -8,9 +8,20 @@ import ipywidgets as widgets
 
 from mcp_lesson.exercises.calling import python_text
 from mcp_lesson.exercises.cases import CASES
-from mcp_lesson.rules.explanation import explain
 from mcp_lesson.exercises.selfcheck import run_check
-from mcp_lesson.widgets._html import COLOURS, KINDS, _MONO, _NOTE, _live, _pre, _styles, badge, clean, escape
+from mcp_lesson.rules.explanation import explain
+from mcp_lesson.widgets._html import (
+    _MONO,
+    _NOTE,
+    COLOURS,
+    KINDS,
+    _live,
+    _pre,
+    _styles,
+    badge,
+    clean,
+    escape,
+)
 
 
 class Quiz(widgets.VBox):
@@ -148,9 +159,7 @@ class Checker(widgets.VBox):
         self.target = target
         self.report = None
         name = getattr(fn, "__name__", "your function")
-        self.button = widgets.Button(
-            description=f"Check {name}", button_style="primary"
-        )
+        self.button = widgets.Button(description=f"Check {name}", button_style="primary")
         self.button.on_click(lambda _button: self.run())
         self.summary = _live(widgets.Label("Press the button to run the self-check."))
         self.summary.add_class("mcp-checker-summary")
@@ -182,7 +191,7 @@ class Checker(widgets.VBox):
         td = 'style="padding: 3px 8px; vertical-align: top; border-bottom: 1px solid #eaeef2'
         cells = "".join(
             f'<tr class="{"mcp-pass" if row.ok else "mcp-fail"}">'
-            f'<td {td}; color:{COLOURS["response"] if row.ok else COLOURS["invalid"]};'
+            f"<td {td}; color:{COLOURS['response'] if row.ok else COLOURS['invalid']};"
             f' font-weight:600">{"pass" if row.ok else "FAIL"}</td>'
             f'<td {td}">{escape(row.name)}</td>'
             f'<td {td}; {_MONO}">{escape(row.shown_input)}</td>'
@@ -195,8 +204,10 @@ class Checker(widgets.VBox):
         if report.not_implemented:
             notes.append(f"Write the body of {report.target}, then press the button again.")
         if report.printed:
-            notes.append(f"Your function printed {report.printed:,} characters while it ran; "
-                         "they are not shown here.")
+            notes.append(
+                f"Your function printed {report.printed:,} characters while it ran; "
+                "they are not shown here."
+            )
         head = "".join(
             f'<th style="text-align: left; padding: 3px 8px">{name}</th>'
             for name in ("result", "case", "input", "expected", "got", "why")

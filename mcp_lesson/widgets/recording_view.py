@@ -12,9 +12,21 @@ from mcp_lesson.protocol.strict_json import parse
 from mcp_lesson.protocol.values import json_type
 from mcp_lesson.rules.classification import classify_json
 from mcp_lesson.shared.recording import sequence_diagram
-from mcp_lesson.widgets._html import _MONO, _cut, _live, _p, _plain_pre, _quoted, _styles, _table, badge, clean, escape
+from mcp_lesson.widgets._html import (
+    _MONO,
+    _cut,
+    _live,
+    _p,
+    _plain_pre,
+    _quoted,
+    _styles,
+    _table,
+    badge,
+    clean,
+    escape,
+)
 from mcp_lesson.widgets._judging import _Judging
-
+from mcp_lesson.widgets.recording_examples import recording_examples
 
 #: A recording is read up to this many characters (pasted) or bytes (a file), and lines.
 RECORDING_LIMIT = 5_000_000
@@ -54,12 +66,16 @@ def read_recording(data):
     lines = data.split(b"\n" if is_bytes else "\n")
     if cut:
         lines.pop()  # the line the cut went through
-        notes.append(f"The recording is {size:,} {unit} long; only the first {RECORDING_LIMIT:,} "
-                     f"are read, up to line {len(lines):,} (the last whole line); the rest is "
-                     "left out.")
+        notes.append(
+            f"The recording is {size:,} {unit} long; only the first {RECORDING_LIMIT:,} "
+            f"are read, up to line {len(lines):,} (the last whole line); the rest is "
+            "left out."
+        )
     if len(lines) > RECORDING_LINES and any(line.strip() for line in lines[RECORDING_LINES:]):
-        notes.append(f"The recording has more than {RECORDING_LINES:,} lines; only the first "
-                     f"{RECORDING_LINES:,} are read, the rest is left out.")
+        notes.append(
+            f"The recording has more than {RECORDING_LINES:,} lines; only the first "
+            f"{RECORDING_LINES:,} are read, the rest is left out."
+        )
     left_out = []
     for number, line in enumerate(lines[:RECORDING_LINES], 1):
         if not line.strip():
@@ -74,12 +90,16 @@ def read_recording(data):
         if problem is not None:
             left_out.append(f"line {number} is not JSON ({problem})")
         elif not isinstance(value, dict):
-            left_out.append(f"line {number} is {json_type(value)}, not an entry (a JSON object "
-                            "with a direction or an event)")
+            left_out.append(
+                f"line {number} is {json_type(value)}, not an entry (a JSON object "
+                "with a direction or an event)"
+            )
         elif "direction" in value and value["direction"] not in _DIRECTIONS:
-            left_out.append(f"line {number}: its direction "
-                            f"{_cut(python_text(value['direction'], 40), 40)} is neither "
-                            "to_server nor from_server")
+            left_out.append(
+                f"line {number}: its direction "
+                f"{_cut(python_text(value['direction'], 40), 40)} is neither "
+                "to_server nor from_server"
+            )
         elif "direction" not in value and "event" not in value:
             left_out.append(f"line {number} is an object with neither a direction nor an event")
         else:
@@ -88,8 +108,11 @@ def read_recording(data):
     if left_out:
         shown = left_out[:LEFT_OUT_SHOWN]
         more = len(left_out) - len(shown)
-        notes.append(f"{len(left_out):,} line{'s' if len(left_out) > 1 else ''} left out: "
-                     + "; ".join(shown) + (f"; and {more:,} more." if more else "."))
+        notes.append(
+            f"{len(left_out):,} line{'s' if len(left_out) > 1 else ''} left out: "
+            + "; ".join(shown)
+            + (f"; and {more:,} more." if more else ".")
+        )
     return entries, notes
 
 
@@ -111,8 +134,12 @@ def _field(value, limit=60):
     """A recorded field as plain words: a string as it is, anything else as JSON; cut short."""
     if isinstance(value, str):
         return _cut(value, limit)
-    return _cut(python_text(value, limit) if not isinstance(value, (int, float, type(None)))
-                else json.dumps(value), limit)
+    return _cut(
+        python_text(value, limit)
+        if not isinstance(value, (int, float, type(None)))
+        else json.dumps(value),
+        limit,
+    )
 
 
 def _shown_row(entry):
@@ -121,9 +148,15 @@ def _shown_row(entry):
     ``\\u202e``), as the other tables show them."""
     try:
         cells = _row(entry)
-    except Exception as exc:  # noqa: BLE001 - a t of 5,000 digits, say
-        cells = [(str(entry.get("_line", "")), False), ("", False), ("", False), ("", False),
-                 ("", False), (f"(this entry could not be shown: {type(exc).__name__})", False)]
+    except Exception as exc:
+        cells = [
+            (str(entry.get("_line", "")), False),
+            ("", False),
+            ("", False),
+            ("", False),
+            ("", False),
+            (f"(this entry could not be shown: {type(exc).__name__})", False),
+        ]
     return [(one_line(cell, 10**6), mono) for cell, mono in cells]
 
 
@@ -145,16 +178,24 @@ def _row(entry):
     http = entry.get("http") if isinstance(entry.get("http"), dict) else {}
     if direction not in _DIRECTIONS:
         event = entry.get("event")
-        details = [f"{key} {_field(entry[key])}"
-                   for key in ("status", "method", "path", "detail", "signal", "transport",
-                               "to") if key in entry]
+        details = [
+            f"{key} {_field(entry[key])}"
+            for key in ("status", "method", "path", "detail", "signal", "transport", "to")
+            if key in entry
+        ]
         if isinstance(entry.get("command"), list):
             details.append("command " + _cut(" ".join(map(str, entry["command"])), 60))
         if entry.get("stream") is True:
             details.append("an event stream opens")
         words = _field(event, 40) + (": " + ", ".join(details) if details else "")
-        return [(line, False), (t, False), ("event", False), ("", False), ("", False),
-                (words, False)]
+        return [
+            (line, False),
+            (t, False),
+            ("event", False),
+            ("", False),
+            ("", False),
+            (words, False),
+        ]
     where = ""
     if direction == "to_server" and http:
         where = f"{_cut(str(http.get('method', '')), 12)} {_cut(str(http.get('path', '')), 30)}"
@@ -165,8 +206,9 @@ def _row(entry):
         said = f"not judged ({_cut(python_text(entry.get('size'), 20), 20)} bytes, cut by the tap)"
     elif "judge_error" in entry:
         said = "the judge failed"
-    elif isinstance(kind, str) and (code is None or (isinstance(code, int)
-                                                     and not isinstance(code, bool))):
+    elif isinstance(kind, str) and (
+        code is None or (isinstance(code, int) and not isinstance(code, bool))
+    ):
         said = _verdict_words(_cut(kind, 20), code)
         raw = _raw(entry)
         if raw is not None:
@@ -179,8 +221,14 @@ def _row(entry):
     shown = "" if text is None else _cut(text, TEXT_SHOWN)
     if "bytes" in entry:
         shown += " (not UTF-8: shown with U+FFFD)"
-    return [(line, False), (t, False), (_WHO[direction], False), (where, True), (said, True),
-            (shown, True)]
+    return [
+        (line, False),
+        (t, False),
+        (_WHO[direction], False),
+        (where, True),
+        (said, True),
+        (shown, True),
+    ]
 
 
 def _raw(entry):
@@ -199,141 +247,19 @@ def audit_recording(entries):
     try:
         from mcp_lesson import tap  # the tap's module; loaded only when a recording is shown
     except Exception as exc:
-        return None, ("the audit needs mcp_lesson.tap, which cannot be loaded here "
-                      f"({type(exc).__name__})")
+        return None, (
+            f"the audit needs mcp_lesson.tap, which cannot be loaded here ({type(exc).__name__})"
+        )
     found = []
     for number, session in enumerate(tap.sessions(entries), 1):
         try:
             revision, how = tap.agreed_revision(session)
             problems = tap.audit(session, revision)
         except Exception as exc:  # a recording no tap wrote, with fields of odd types
-            found.append((number, None, f"the audit could not finish ({type(exc).__name__})",
-                          None))
+            found.append((number, None, f"the audit could not finish ({type(exc).__name__})", None))
             continue
         found.append((number, revision, how, problems))
     return found, None
-
-
-def _recording_examples():
-    """``(label, JSON Lines text)``: recordings to try, in the tap's format."""
-    def line(entry):
-        return json.dumps(entry, ensure_ascii=False, separators=(",", ":"))
-
-    def said(t, direction, message, **extra):
-        text = message if isinstance(message, str) else json.dumps(message)
-        kind, code = classify_json(text)
-        return {"t": t, "direction": direction, "kind": kind, "code": code, "text": text, **extra}
-
-    init = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
-            "params": {"protocolVersion": "2025-11-25", "capabilities": {},
-                       "clientInfo": {"name": "demo", "version": "1"}}}
-    ready = {"jsonrpc": "2.0", "method": "notifications/initialized"}
-    welcome = {"jsonrpc": "2.0", "id": 1, "result": {
-        "protocolVersion": "2025-11-25", "capabilities": {"tools": {}},
-        "serverInfo": {"name": "sloppy-server", "version": "1.0"}}}
-    # What `python -m mcp_lesson.tap --record` wrote for the sloppy server (times rounded).
-    sloppy = [
-        {"t": 0.010, "event": "start", "wall": 1796124900.5,
-         "command": ["python", "-m", "mcp_lesson.server.sloppy"], "pid": 23724,
-         "judge": "mcp_lesson", "tap": "0.2.0"},
-        said(0.014, "to_server", init),
-        said(0.014, "to_server", ready),
-        said(0.014, "to_server", {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}),
-        said(0.014, "to_server", {"jsonrpc": "2.0", "id": 3, "method": "ping"}),
-        said(0.014, "to_server", {"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {
-            "name": "echo", "arguments": {"text": "<b>hi</b>"}}}),
-        said(0.014, "to_server", {"jsonrpc": "2.0", "id": 5, "method": "tools/call",
-                                  "params": {"name": "forget", "arguments": {}}}),
-        {"t": 0.015, "event": "client_closed"},
-        said(0.063, "from_server", "sloppy server 1.0 ready"),
-        said(0.063, "from_server", welcome),
-        said(0.063, "from_server", {"jsonrpc": "2.0", "id": None, "error": {
-            "code": -32601, "message": "Method not found"}}),
-        said(0.063, "from_server", {"jsonrpc": "2.0", "id": 2, "result": {"tools": [
-            {"name": "echo", "inputSchema": {"type": "object", "properties": {"text": {"type": "string"}},
-                                             "required": ["text"]}},
-            {"name": "forget", "inputSchema": {"type": "object", "properties": {}}}]}}),
-        said(0.063, "from_server", {"jsonrpc": "2.0", "id": None, "result": {}}),
-        said(0.063, "from_server", "[sloppy] calling echo"),
-        said(0.063, "from_server", {"jsonrpc": "2.0", "id": 4, "result": {
-            "content": [{"type": "text", "text": "<b>hi</b>"}], "isError": False}}),
-        said(0.063, "from_server", "[sloppy] calling forget"),
-        {"t": 0.071, "event": "server_closed"},
-        {"t": 0.072, "event": "server_exited", "status": 0, "returncode": 0},
-        {"t": 0.072, "event": "end", "status": 0},
-    ]
-    calc = {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
-            "params": {"name": "calculator", "arguments": {"expression": "2 + 2"}}}
-    clean_talk = [
-        {"t": 0.002, "event": "start", "wall": 1796124900.5,
-         "command": ["python", "-m", "mcp_lesson.server"], "pid": 4242, "judge": "mcp_lesson",
-         "tap": "0.2.0"},
-        said(0.610, "to_server", init),
-        said(0.640, "from_server", {**welcome, "result": {**welcome["result"], "serverInfo": {
-            "name": "calculator", "version": "1.0"}}}),
-        said(0.641, "to_server", ready),
-        said(0.642, "to_server", {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}),
-        said(0.650, "from_server", {"jsonrpc": "2.0", "id": 2, "result": {
-            "tools": [{"name": "calculator", "inputSchema": {"type": "object"}}]}}),
-    ]
-    clean_talk += [
-        said(0.651, "to_server", {**calc, "id": 3}),
-        said(0.655, "from_server", {"jsonrpc": "2.0", "id": 3, "result": {
-            "content": [{"type": "text", "text": "4"}], "isError": False}}),
-        {"t": 0.700, "event": "client_closed"},
-        {"t": 0.720, "event": "server_exited", "status": 0, "returncode": 0},
-        {"t": 0.720, "event": "end", "status": 0},
-    ]
-    meta = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
-            "io.modelcontextprotocol/clientCapabilities": {}}
-    post = {"method": "POST", "path": "/mcp"}
-
-    def asked(method, **headers):
-        return {**post, "headers": {"content-type": "application/json",
-                                    "mcp-protocol-version": "2026-07-28",
-                                    "mcp-method": method, **headers}}
-
-    def answered(status, kind="application/json"):
-        return {"status": status, "headers": {"content-type": kind}}
-
-    over_http = [
-        {"t": 0.001, "event": "start", "wall": 1796124900.5, "transport": "http",
-         "listen": "http://127.0.0.1:8001/mcp", "to": "http://127.0.0.1:8000/mcp",
-         "judge": "mcp_lesson", "tap": "0.2.0"},
-        said(0.120, "to_server", {"jsonrpc": "2.0", "id": 1, "method": "tools/list",
-                                  "params": {"_meta": meta}}, http=asked("tools/list")),
-        said(0.135, "from_server", {"jsonrpc": "2.0", "id": 1, "result": {
-            "tools": [{"name": "calculator", "inputSchema": {"type": "object"}},
-                      {"name": "count", "inputSchema": {"type": "object"}}], "resultType": "complete",
-            "cacheScope": "public", "ttlMs": 0}}, http=answered(200)),
-        said(0.140, "to_server", {"jsonrpc": "2.0", "id": 2, "method": "tools/list",
-                                  "params": {"_meta": meta}}, http=asked("tools/call")),
-        said(0.142, "from_server", {"jsonrpc": "2.0", "id": 2, "error": {
-            "code": -32020, "message": "Header mismatch"}}, http=answered(400)),
-        said(0.150, "to_server", {"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {
-            "name": "count", "arguments": {"to": 1}, "_meta": {**meta, "progressToken": "p"}}},
-             http=asked("tools/call", **{"mcp-name": "count"})),
-        {"t": 0.151, "event": "http_response", "stream": True,
-         **answered(200, "text/event-stream")},
-        said(0.160, "from_server", {"jsonrpc": "2.0", "method": "notifications/progress",
-                                    "params": {"progressToken": "p", "progress": 1, "total": 1}},
-             http=answered(200, "text/event-stream"), sse={"event": "message"}),
-        said(0.170, "from_server", {"jsonrpc": "2.0", "id": 3, "result": {
-            "content": [{"type": "text", "text": "1"}], "resultType": "complete"}},
-             http=answered(200, "text/event-stream"), sse={"event": "message"}),
-        said(0.180, "to_server", {"jsonrpc": "2.0", "method": "notifications/cancelled",
-                                  "params": {"requestId": 9}},
-             http=asked("notifications/cancelled")),
-        {"t": 0.181, "event": "http_response", **answered(202, "")},
-        {"t": 0.300, "event": "signal", "signal": "SIGINT"},
-        {"t": 0.301, "event": "end", "status": 0},
-    ]
-    return [
-        ("the sloppy server over stdio (as the tap recorded it)",
-         "\n".join(map(line, sloppy)) + "\n"),
-        ("a clean conversation over stdio", "\n".join(map(line, clean_talk)) + "\n"),
-        ("a 2026-07-28 conversation over HTTP", "\n".join(map(line, over_http)) + "\n"),
-    ]
 
 
 class RecordingView(_Judging, widgets.VBox):
@@ -357,24 +283,34 @@ class RecordingView(_Judging, widgets.VBox):
     Everything shown is escaped; nothing in a recording is evaluated.
     """
 
-    _HINT = ("Paste a recording (JSON Lines, as the tap writes them), upload one, or pick an "
-             "example.")
+    _HINT = (
+        "Paste a recording (JSON Lines, as the tap writes them), upload one, or pick an example."
+    )
 
     def __init__(self, value="", **kwargs):
-        self._examples = _recording_examples()
+        self._examples = recording_examples()
         self.examples = widgets.Dropdown(
             options=[("Pick an example...", -1)]
             + [(label, i) for i, (label, _) in enumerate(self._examples)],
-            value=-1, description="Example:", layout=widgets.Layout(width="min(100%, 40em)"))
+            value=-1,
+            description="Example:",
+            layout=widgets.Layout(width="min(100%, 40em)"),
+        )
         self.upload = widgets.FileUpload(
-            accept=".jsonl,.json,.txt,.log", multiple=False, description="Upload a recording",
-            layout=widgets.Layout(width="auto"))
+            accept=".jsonl,.json,.txt,.log",
+            multiple=False,
+            description="Upload a recording",
+            layout=widgets.Layout(width="auto"),
+        )
         self.upload.add_class("mcp-recording-upload")
         self.text = widgets.Textarea(
-            value="", description="Recording:", continuous_update=True,
+            value="",
+            description="Recording:",
+            continuous_update=True,
             placeholder='{"t":0.01,"direction":"to_server","kind":"request","code":null,'
-                        '"text":"..."}',
-            layout=widgets.Layout(width="100%", height="9em"))
+            '"text":"..."}',
+            layout=widgets.Layout(width="100%", height="9em"),
+        )
         self.text.add_class("mcp-recording-input")
         self.text.add_class("mcp-mono")
         self.result = widgets.HTML()
@@ -392,8 +328,17 @@ class RecordingView(_Judging, widgets.VBox):
         self._file = None  # (name, bytes) of the file shown, until the box is typed in
         self._waiting()
         super().__init__(
-            [*_styles(), self.examples, self.upload, self.text, self.announcement, self.result,
-             self.picture], **kwargs)
+            [
+                *_styles(),
+                self.examples,
+                self.upload,
+                self.text,
+                self.announcement,
+                self.result,
+                self.picture,
+            ],
+            **kwargs,
+        )
         self.add_class("mcp-tool")
         self.add_class("mcp-recording")
         self.examples.observe(self._on_example, names="value")
@@ -404,8 +349,9 @@ class RecordingView(_Judging, widgets.VBox):
             self.value = value
 
     def __repr__(self):
-        return ("RecordingView: a recording's table, diagram and audit (run the cell to start "
-                "the tool)")
+        return (
+            "RecordingView: a recording's table, diagram and audit (run the cell to start the tool)"
+        )
 
     @property
     def value(self):
@@ -452,8 +398,10 @@ class RecordingView(_Judging, widgets.VBox):
     def _on_upload(self, change):
         files = change["new"]
         if isinstance(files, dict):  # ipywidgets 7: {name: {"metadata": ..., "content": ...}}
-            files = [{"name": name, **entry.get("metadata", {}), "content": entry.get("content")}
-                     for name, entry in files.items()]
+            files = [
+                {"name": name, **entry.get("metadata", {}), "content": entry.get("content")}
+                for name, entry in files.items()
+            ]
         if not files:
             return
         chosen = files[0]
@@ -487,9 +435,17 @@ class RecordingView(_Judging, widgets.VBox):
         if self.diagram != self._drawn:  # draw the picture again only when it changed
             self._drawn = self.diagram
             drawn = f"```mermaid\n{self.diagram}\n```"
-            self.picture.outputs = ({"output_type": "display_data", "metadata": {},
-                                     "data": {"text/markdown": drawn, "text/plain": self.diagram}},
-                                    ) if self.diagram else ()
+            self.picture.outputs = (
+                (
+                    {
+                        "output_type": "display_data",
+                        "metadata": {},
+                        "data": {"text/markdown": drawn, "text/plain": self.diagram},
+                    },
+                )
+                if self.diagram
+                else ()
+            )
 
     def _spoken(self):
         if self._state == "waiting":
@@ -512,8 +468,10 @@ class RecordingView(_Judging, widgets.VBox):
         else:
             data, source = self.text.value, ""
             if data.strip() == "":
-                return (f'<div class="mcp-verdict" style="line-height: 1.45"><p>'
-                        f'{badge("waiting", "WAITING")} {escape(self._HINT)}</p></div>')
+                return (
+                    f'<div class="mcp-verdict" style="line-height: 1.45"><p>'
+                    f"{badge('waiting', 'WAITING')} {escape(self._HINT)}</p></div>"
+                )
         entries, notes = read_recording(data)
         self.entries, self.notes = entries, notes
         parts = ['<div class="mcp-verdict" style="line-height: 1.45">']
@@ -521,40 +479,58 @@ class RecordingView(_Judging, widgets.VBox):
             parts.append(_p(source, "mcp-recording-source"))
         if not entries:
             self._state = "empty"
-            parts.append(f'<p>{badge("fail", "NOTHING READ")} No line is an entry of a recording '
-                         "(a JSON object with a direction or an event, one a line).</p>")
+            parts.append(
+                f"<p>{badge('fail', 'NOTHING READ')} No line is an entry of a recording "
+                "(a JSON object with a direction or an event, one a line).</p>"
+            )
             parts += [_p(one_line(note, 10**6), "mcp-recording-note") for note in notes]
             return "".join(parts) + "</div>"
         audited, trouble = audit_recording(entries)
         messages = sum(entry.get("direction") in _DIRECTIONS for entry in entries)
-        head = (f"{len(entries):,} entries: {messages:,} messages and "
-                f"{len(entries) - messages:,} events")
+        head = (
+            f"{len(entries):,} entries: {messages:,} messages and "
+            f"{len(entries) - messages:,} events"
+        )
         if audited is None:
             self._state = "no audit"
-            parts.append(f'<p>{badge("waiting", "NO AUDIT")} {escape(head)}; '
-                         f"{escape(trouble)}.</p>")
+            parts.append(
+                f"<p>{badge('waiting', 'NO AUDIT')} {escape(head)}; {escape(trouble)}.</p>"
+            )
         else:
             self._state = "audited"
             self.sessions = audited
-            self.problems = [{"session": number, **problem}
-                             for number, _, _, problems in audited for problem in problems or ()]
+            self.problems = [
+                {"session": number, **problem}
+                for number, _, _, problems in audited
+                for problem in problems or ()
+            ]
             count = len(self.problems)
-            mark = (badge("fail", f"{count} PROBLEM{'S' if count > 1 else ''}") if count
-                    else badge("pass", "NO PROBLEMS"))
+            mark = (
+                badge("fail", f"{count} PROBLEM{'S' if count > 1 else ''}")
+                if count
+                else badge("pass", "NO PROBLEMS")
+            )
             finds = f"{count:,} problem{'s' if count > 1 else ''}" if count else "no problem"
             parts.append(f"<p>{mark} {escape(head)}; the audit finds {escape(finds)}.</p>")
         parts += [_p(one_line(note, 10**6), "mcp-recording-note") for note in notes]
         parts.append("<p><b>The messages:</b></p>")
         rows = [_shown_row(entry) for entry in entries[:TABLE_ROWS]]
-        parts.append(_table("mcp-recording-table",
-                            ("line", "t (s)", "from → to", "HTTP", "verdict", "text"), rows))
+        parts.append(
+            _table(
+                "mcp-recording-table",
+                ("line", "t (s)", "from → to", "HTTP", "verdict", "text"),
+                rows,
+            )
+        )
         if len(entries) > TABLE_ROWS:
             parts.append(_p(f"Showing the first {TABLE_ROWS:,} entries of {len(entries):,}."))
         self.diagram = sequence_diagram(entries)
-        parts.append("<p><b>The conversation as a Mermaid sequence diagram</b> (drawn below "
-                     "where JupyterLab can; the text, to paste into any Mermaid viewer; solid "
-                     "arrows are requests, open ones notifications, dashed ones answers, "
-                     "crossed ones no valid message):</p>")
+        parts.append(
+            "<p><b>The conversation as a Mermaid sequence diagram</b> (drawn below "
+            "where JupyterLab can; the text, to paste into any Mermaid viewer; solid "
+            "arrows are requests, open ones notifications, dashed ones answers, "
+            "crossed ones no valid message):</p>"
+        )
         parts.append(_plain_pre(self.diagram, "mcp-recording-diagram"))
         if audited is not None:
             parts += self._audit_part(audited)
@@ -562,30 +538,51 @@ class RecordingView(_Judging, widgets.VBox):
 
     @staticmethod
     def _audit_part(audited):
-        parts = ["<p><b>The audit</b> (mcp_lesson.tap's, as <span "
-                 f'style="{_MONO}">python -m mcp_lesson.tap --report</span> gives it):</p>']
+        parts = [
+            "<p><b>The audit</b> (mcp_lesson.tap's, as <span "
+            f'style="{_MONO}">python -m mcp_lesson.tap --report</span> gives it):</p>'
+        ]
         shown = 0
         for number, revision, how, problems in audited:
             lead = f"Session {number}" if len(audited) > 1 else "The conversation"
             if problems is None:
                 parts.append(_p(f"{lead}: {how}.", "mcp-recording-audit", "margin: 2px 0"))
                 continue
-            parts.append(_p(f"{lead}: revision {revision or 'none'} ({how}).",
-                            "mcp-recording-audit", "margin: 2px 0"))
+            parts.append(
+                _p(
+                    f"{lead}: revision {revision or 'none'} ({how}).",
+                    "mcp-recording-audit",
+                    "margin: 2px 0",
+                )
+            )
             if not problems:
-                parts.append(_p("No problems: every request answered once, nothing else "
-                                "answered, only JSON-RPC from the server, every message valid.",
-                                "mcp-recording-problem", "margin: 2px 0 2px 1.5em"))
+                parts.append(
+                    _p(
+                        "No problems: every request answered once, nothing else "
+                        "answered, only JSON-RPC from the server, every message valid.",
+                        "mcp-recording-problem",
+                        "margin: 2px 0 2px 1.5em",
+                    )
+                )
             for problem in problems:
                 if shown == PROBLEMS_SHOWN:
                     break
                 shown += 1
                 line = problem.get("line")
                 where = f"line {line}" if line is not None else "at the end"
-                parts.append(_p(f"{where}: {one_line(_cut(problem.get('detail', ''), 400), 10**6)}",
-                                "mcp-recording-problem", "margin: 2px 0 2px 1.5em"))
+                parts.append(
+                    _p(
+                        f"{where}: {one_line(_cut(problem.get('detail', ''), 400), 10**6)}",
+                        "mcp-recording-problem",
+                        "margin: 2px 0 2px 1.5em",
+                    )
+                )
         total = sum(len(problems or ()) for _, _, _, problems in audited)
         if total > shown:
-            parts.append(_p(f"Showing the first {shown:,} problems of {total:,}; "
-                            "python -m mcp_lesson.tap --report lists them all."))
+            parts.append(
+                _p(
+                    f"Showing the first {shown:,} problems of {total:,}; "
+                    "python -m mcp_lesson.tap --report lists them all."
+                )
+            )
         return parts

@@ -26,7 +26,7 @@ def test_last_change_is_the_newest_ctime_inside_in_naive_utc(tmp_path):
     (tmp_path / "a").write_text("x")
     before = exchange.last_change(tmp_path)
     assert before.tzinfo is None
-    now = datetime.datetime.now(datetime.timezone.utc).replace(tzinfo=None)
+    now = datetime.datetime.now(datetime.UTC).replace(tzinfo=None)
     assert abs((now - before).total_seconds()) < 60
     deadline = time.monotonic() + 30
     while exchange.last_change(tmp_path) == before and time.monotonic() < deadline:
@@ -75,8 +75,11 @@ def test_the_copy_takes_the_released_notebook_only_and_stamps_it(tmp_path):
     take = collector(course)
     take._stamps = {}
     take.do_copy(str(src), str(dest))
-    assert sorted(p.name for p in dest.iterdir()) == [f"{ASSIGNMENT}.ipynb", "submission_secret.txt",
-                                                      "timestamp.txt"]
+    assert sorted(p.name for p in dest.iterdir()) == [
+        f"{ASSIGNMENT}.ipynb",
+        "submission_secret.txt",
+        "timestamp.txt",
+    ]
     assert (dest / f"{ASSIGNMENT}.ipynb").read_text() == '{"cells": []}'
     stamped = (dest / "timestamp.txt").read_text()
     assert not stamped.startswith("2000"), stamped  # the student's own is never taken

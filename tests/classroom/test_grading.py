@@ -44,10 +44,14 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_raw_cell
-
 from chromium import find_chromium, launched, missing
+from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_raw_cell
 from processes import patience, run_to_end
+
+from mcp_lesson.exercises import declared
+from tools.grading import classroom
+from tools.grading.grades_csv import COLUMNS
+from tools.grading.judged_execute import JudgedExecute
 
 ROOT = Path(__file__).resolve().parents[2]
 GRADING = ROOT / "tools" / "grading"
@@ -56,10 +60,6 @@ ARTIFACTS = ROOT / "test-artifacts"
 # timeout; scaled on a slower machine (MCP_LESSON_TEST_SLACK).
 TIMEOUT = int(os.environ.get("GRADING_TEST_TIMEOUT", "0")) or round(patience(10))
 
-from mcp_lesson.exercises import declared
-from tools.grading import classroom
-from tools.grading.judged_execute import JudgedExecute
-from tools.grading.grades_csv import COLUMNS
 
 # No guard for the whole module: the day's steps take what a busy machine needs,
 # and each has a generous hang guard of its own (STEP_LIMITS, scaled by
@@ -70,8 +70,18 @@ pytestmark = pytest.mark.timeout(0)
 #: speed limit (on an idle 2-core machine the whole day takes about 4 minutes).
 STEP_LIMITS = {"release": 600, "collect": 300, "autograde": 3600, "feedback": 900, "grades": 300}
 
-LESSONS = ["01_messages", "02_building_requests", "03_classifying", "04_errors", "05_playground",
-           "06_real_server", "08_revisions", "09_http", "10_live_traffic", "11_your_own_server"]
+LESSONS = [
+    "01_messages",
+    "02_building_requests",
+    "03_classifying",
+    "04_errors",
+    "05_playground",
+    "06_real_server",
+    "08_revisions",
+    "09_http",
+    "10_live_traffic",
+    "11_your_own_server",
+]
 MASTERS = [ROOT / "notebooks" / f"{name}.ipynb" for name in LESSONS]
 HIDDEN = "### BEGIN HIDDEN TESTS"
 
@@ -86,6 +96,7 @@ def nbgrader_info(cell):
 
 # --- the graded lessons -------------------------------------------------------------------
 
+
 def test_the_graded_lessons_are_the_ones_classroom_releases():
     graded_masters = classroom.graded_masters
 
@@ -99,10 +110,15 @@ def test_every_exercise_is_a_solution_cell_followed_by_locked_tests(master):
     assert exercises
     for i, following in zip(exercises, exercises[1:] + [len(cells)]):
         info = nbgrader_info(cells[i])
-        assert info.get("solution") and not info.get("grade") and not info.get("locked"), cells[i].source[:80]
+        assert info.get("solution") and not info.get("grade") and not info.get("locked"), cells[
+            i
+        ].source[:80]
         # its tests come after it, before the next exercise (a lesson may try it out first)
-        tests = [cell for cell in cells[i + 1:following] if nbgrader_info(cell).get("grade_id") ==
-                 f"{info['grade_id']}-tests"]
+        tests = [
+            cell
+            for cell in cells[i + 1 : following]
+            if nbgrader_info(cell).get("grade_id") == f"{info['grade_id']}-tests"
+        ]
         assert tests, f"no test cell after {info['grade_id']}, before the next exercise"
         test = nbgrader_info(tests[0])
         assert test["grade"] and test["locked"] and test["points"] > 0
@@ -116,17 +132,24 @@ def test_the_learner_copy_has_the_locked_tests_but_no_hidden_ones(name):
     text = "\n".join(cell.source for cell in learner.cells)
     assert HIDDEN not in text
     wanted = {nbgrader_info(c)["grade_id"] for c in master.cells if nbgrader_info(c).get("grade")}
-    locked = {nbgrader_info(c)["grade_id"] for c in learner.cells
-              if nbgrader_info(c).get("grade") and c.metadata.get("editable") is False}
+    locked = {
+        nbgrader_info(c)["grade_id"]
+        for c in learner.cells
+        if nbgrader_info(c).get("grade") and c.metadata.get("editable") is False
+    }
     assert wanted and wanted == locked
 
 
 # --- what each student hands in -----------------------------------------------------------
 
+
 def solutions(master):
     """{grade_id: source} of the solution cells of a master."""
-    return {nbgrader_info(cell)["grade_id"]: cell.source for cell in read(master).cells
-            if nbgrader_info(cell).get("solution")}
+    return {
+        nbgrader_info(cell)["grade_id"]: cell.source
+        for cell in read(master).cells
+        if nbgrader_info(cell).get("solution")
+    }
 
 
 def handed_in(release_nb, sources=None, edits=None, deleted=(), first_code=None):
@@ -158,7 +181,9 @@ def with_cells(nb, cells):
 
 def with_string_metadata(nb):
     """``nb`` with its first test cell's ``metadata.nbgrader`` a string."""
-    next(cell for cell in nb.cells if nbgrader_info(cell).get("grade")).metadata["nbgrader"] = "a string"
+    next(cell for cell in nb.cells if nbgrader_info(cell).get("grade")).metadata["nbgrader"] = (
+        "a string"
+    )
     return nb
 
 
@@ -184,7 +209,7 @@ def solution_of(source):
     start = next(i for i, line in enumerate(lines) if "### BEGIN SOLUTION" in line)
     end = next(i for i, line in enumerate(lines) if "### END SOLUTION" in line)
     indent = len(lines[start]) - len(lines[start].lstrip())
-    return "\n".join(line[indent:] for line in lines[start + 1:end])
+    return "\n".join(line[indent:] for line in lines[start + 1 : end])
 
 
 def _swapped(text, old, new):
@@ -209,7 +234,9 @@ try:
 except (ValueError, TypeError, RecursionError):
     return ("invalid", PARSE_ERROR)
 return classify(value)"""
-SPLITLINES_STREAM = "return [package_classify_json(line) for line in text.splitlines() if line.strip()]"
+SPLITLINES_STREAM = (
+    "return [package_classify_json(line) for line in text.splitlines() if line.strip()]"
+)
 FALSY_DATA_DROPPED = """\
 if id is not None and not is_valid_id(id):
     raise TypeError("bad id")
@@ -234,11 +261,15 @@ ENDLESS_CLASSIFY = "while True:\n    pass"
 # Script for the teacher's browser: in a markdown cell, a raw cell and a cell's outputs.
 PAGE_ATTACK = "window.pwned = true; document.title = 'pwned'"
 SCRIPT_CELLS = [
-    new_markdown_cell(f'My notes <img src="x" onerror="{PAGE_ATTACK}"> <script>{PAGE_ATTACK}</script>'),
+    new_markdown_cell(
+        f'My notes <img src="x" onerror="{PAGE_ATTACK}"> <script>{PAGE_ATTACK}</script>'
+    ),
     new_raw_cell(f'Raw notes <script>{PAGE_ATTACK}</script><img src=x onerror="{PAGE_ATTACK}">'),
-    new_code_cell("from IPython.display import HTML, display\n"
-                  f"display(HTML('Output notes <img src=x onerror=\"{PAGE_ATTACK}\">'))\n"
-                  f"print('<script>{PAGE_ATTACK}</script>')"),
+    new_code_cell(
+        "from IPython.display import HTML, display\n"
+        f"display(HTML('Output notes <img src=x onerror=\"{PAGE_ATTACK}\">'))\n"
+        f"print('<script>{PAGE_ATTACK}</script>')"
+    ),
 ]
 FLOOD = "print('flood ' * 1_000_000)\n"
 
@@ -250,8 +281,13 @@ def submissions(release):
 
     def but(name, **bodies):
         """The master's solutions of lesson ``name``, with some function bodies of the student's."""
-        return dict(right[name], **{grade_id: swap_solution(right[name][grade_id], body)
-                                    for grade_id, body in bodies.items()})
+        return dict(
+            right[name],
+            **{
+                grade_id: swap_solution(right[name][grade_id], body)
+                for grade_id, body in bodies.items()
+            },
+        )
 
     partial = {
         "01_messages": but("01_messages", fixed_sender_waits=TRUTHY_SENDER),
@@ -264,36 +300,70 @@ def submissions(release):
         "09_http": right["09_http"],
         "10_live_traffic": right["10_live_traffic"],
         # call_tool takes a bool for a number: the master's, with isinstance in place of is_number
-        "11_your_own_server": but("11_your_own_server", call_tool=_swapped(
-            solution_of(right["11_your_own_server"]["call_tool"]), "is_number(a) and is_number(b)",
-            "all(isinstance(x, (int, float)) for x in (a, b))")),
+        "11_your_own_server": but(
+            "11_your_own_server",
+            call_tool=_swapped(
+                solution_of(right["11_your_own_server"]["call_tool"]),
+                "is_number(a) and is_number(b)",
+                "all(isinstance(x, (int, float)) for x in (a, b))",
+            ),
+        ),
     }
     first_09 = next(cell.source for cell in released["09_http"].cells if cell.cell_type == "code")
     hostile = {
         # a broken import in the lesson's first cell; sys.exit before rough_kind is defined
-        "01_messages": {"01_messages.ipynb": handed_in(
-            released["01_messages"],
-            dict(right["01_messages"], rough_kind=EXIT_FIRST + right["01_messages"]["rough_kind"]),
-            first_code="import mcp_lessons")},
+        "01_messages": {
+            "01_messages.ipynb": handed_in(
+                released["01_messages"],
+                dict(
+                    right["01_messages"], rough_kind=EXIT_FIRST + right["01_messages"]["rough_kind"]
+                ),
+                first_code="import mcp_lessons",
+            )
+        },
         # a wrong builder whose test cell is edited to pass; another test cell deleted
-        "02_building_requests": {"02_building_requests.ipynb": handed_in(
-            released["02_building_requests"],
-            but("02_building_requests", create_request=EMPTY_BUILDER, halfway=HANDWRITTEN_HALFWAY),
-            edits={"create_request-tests": "print('all tests pass')"}, deleted={"is_valid_id-tests"})},
+        "02_building_requests": {
+            "02_building_requests.ipynb": handed_in(
+                released["02_building_requests"],
+                but(
+                    "02_building_requests",
+                    create_request=EMPTY_BUILDER,
+                    halfway=HANDWRITTEN_HALFWAY,
+                ),
+                edits={"create_request-tests": "print('all tests pass')"},
+                deleted={"is_valid_id-tests"},
+            )
+        },
         # classify loops forever
-        "03_classifying": {"03_classifying.ipynb": handed_in(
-            released["03_classifying"], but("03_classifying", classify=ENDLESS_CLASSIFY))},
+        "03_classifying": {
+            "03_classifying.ipynb": handed_in(
+                released["03_classifying"], but("03_classifying", classify=ENDLESS_CLASSIFY)
+            )
+        },
         # megabytes of output
-        "04_errors": {"04_errors.ipynb": handed_in(
-            released["04_errors"], dict(right["04_errors"], error_response=FLOOD + right["04_errors"]["error_response"]))},
+        "04_errors": {
+            "04_errors.ipynb": handed_in(
+                released["04_errors"],
+                dict(
+                    right["04_errors"], error_response=FLOOD + right["04_errors"]["error_response"]
+                ),
+            )
+        },
         # no work, and a cell whose nbgrader metadata is a string (autograde goes on for the class)
-        "05_playground": {"05_playground.ipynb": with_string_metadata(handed_in(released["05_playground"]))},
+        "05_playground": {
+            "05_playground.ipynb": with_string_metadata(handed_in(released["05_playground"]))
+        },
         # handed in under another name: the notebook itself is missing
-        "08_revisions": {"08_revisions-Copy1.ipynb": handed_in(released["08_revisions"], right["08_revisions"])},
+        "08_revisions": {
+            "08_revisions-Copy1.ipynb": handed_in(released["08_revisions"], right["08_revisions"])
+        },
         # no work, and liars where the tests would use Python's own repr and isinstance; script
         # for the teacher's browser in its notes, a raw cell and an output
-        "09_http": {"09_http.ipynb": with_cells(handed_in(released["09_http"], first_code=first_09 + LIARS),
-                                                SCRIPT_CELLS)},
+        "09_http": {
+            "09_http.ipynb": with_cells(
+                handed_in(released["09_http"], first_code=first_09 + LIARS), SCRIPT_CELLS
+            )
+        },
     }
     return {
         "complete": {a: {f"{a}.ipynb": handed_in(released[a], right[a])} for a in LESSONS},
@@ -310,25 +380,33 @@ LOST = declared.lesson_points
 SCORES = {
     "complete": dict(MAX),
     "partial": {
-        "01_messages": MAX["01_messages"] - LOST("01_messages", ("fixed_sender_waits",)),  # tests truth, not presence
-        "02_building_requests": MAX["02_building_requests"] - LOST("02_building_requests", ("create_request",)),
+        "01_messages": MAX["01_messages"]
+        - LOST("01_messages", ("fixed_sender_waits",)),  # tests truth, not presence
+        "02_building_requests": MAX["02_building_requests"]
+        - LOST("02_building_requests", ("create_request",)),
         # (create_request refuses nothing)
-        "03_classifying": MAX["03_classifying"] - LOST("03_classifying", ("classify_json",)),  # takes -Infinity
+        "03_classifying": MAX["03_classifying"]
+        - LOST("03_classifying", ("classify_json",)),  # takes -Infinity
         "04_errors": MAX["04_errors"] - LOST("04_errors", ("error_response",)),  # drops falsy data
-        "05_playground": MAX["05_playground"] - LOST("05_playground", ("fixed_stream",)),  # uses splitlines
+        "05_playground": MAX["05_playground"]
+        - LOST("05_playground", ("fixed_stream",)),  # uses splitlines
         "06_real_server": MAX["06_real_server"],  # the solution, untouched
-        "08_revisions": MAX["08_revisions"] - LOST("08_revisions", ("only_one",)),  # valid under every revision
+        "08_revisions": MAX["08_revisions"]
+        - LOST("08_revisions", ("only_one",)),  # valid under every revision
         "09_http": MAX["09_http"],  # the solutions, untouched
         "10_live_traffic": MAX["10_live_traffic"],
-        "11_your_own_server": MAX["11_your_own_server"] - LOST("11_your_own_server", ("call_tool",)),  # adds bools
+        "11_your_own_server": MAX["11_your_own_server"]
+        - LOST("11_your_own_server", ("call_tool",)),  # adds bools
     },
     "hostile": {
         # rough_kind is never defined; the broken import costs nothing graded
         "01_messages": MAX["01_messages"] - LOST("01_messages", ("rough_kind",)),
         # create_request wrong, its edited test restored; the deleted test cell is put back, and passes
-        "02_building_requests": MAX["02_building_requests"] - LOST("02_building_requests", ("create_request",)),
+        "02_building_requests": MAX["02_building_requests"]
+        - LOST("02_building_requests", ("create_request",)),
         # classify loops, classify_json calls it
-        "03_classifying": MAX["03_classifying"] - LOST("03_classifying", ("classify", "classify_json")),
+        "03_classifying": MAX["03_classifying"]
+        - LOST("03_classifying", ("classify", "classify_json")),
         "04_errors": MAX["04_errors"],  # the flood is cut and costs nothing
         "05_playground": 0.0,  # no work; a cell's metadata.nbgrader is a string
         "06_real_server": 0.0,  # not handed in at all (blank in grades-wide.csv)
@@ -338,17 +416,24 @@ SCORES = {
         "11_your_own_server": 0.0,  # not handed in at all (blank in grades-wide.csv)
     },
 }
-EXPECTED = {(student, lesson): (score, MAX[lesson])
-            for student, scores in SCORES.items() for lesson, score in scores.items()}
+EXPECTED = {
+    (student, lesson): (score, MAX[lesson])
+    for student, scores in SCORES.items()
+    for lesson, score in scores.items()
+}
 
 
 # --- the teacher's day, run once for the module -------------------------------------------
 
+
 def step(course, *args):
     """Run one step of tools/grading/classroom.py; return its output (it must succeed).
     The step and everything it starts end with the test run, however the run ends."""
-    run = run_to_end([sys.executable, str(GRADING / "classroom.py"), "--course", str(course),
-                       *args], STEP_LIMITS.get(args[0], 900), cwd=ROOT)
+    run = run_to_end(
+        [sys.executable, str(GRADING / "classroom.py"), "--course", str(course), *args],
+        STEP_LIMITS.get(args[0], 900),
+        cwd=ROOT,
+    )
     output = run.stdout + run.stderr
     assert run.returncode == 0, output[-3000:]
     assert "Traceback" not in run.stdout, run.stdout[-3000:]
@@ -364,8 +449,11 @@ class Day:
     def student_seconds(self):
         """{student: seconds}, summed over the assignments, from autograde's lines."""
         found = {}
-        for student, seconds in re.findall(r"^  (\w+): [\d.]+/[\d.]+ points \(([\d.]+) s\)",
-                                           self.outputs["autograde"], re.MULTILINE):
+        for student, seconds in re.findall(
+            r"^  (\w+): [\d.]+/[\d.]+ points \(([\d.]+) s\)",
+            self.outputs["autograde"],
+            re.MULTILINE,
+        ):
             found[student] = found.get(student, 0.0) + float(seconds)
         return found
 
@@ -397,25 +485,31 @@ def day(tmp_path_factory):
     seconds["whole day"] = time.monotonic() - started
     result = Day(course, outputs, seconds)
     report = [f"{name}: {value:.1f} s" for name, value in seconds.items()]
-    report += [f"autograde {student} ({len(LESSONS)} lessons): {value:.1f} s"
-               for student, value in result.student_seconds().items()]
+    report += [
+        f"autograde {student} ({len(LESSONS)} lessons): {value:.1f} s"
+        for student, value in result.student_seconds().items()
+    ]
     ARTIFACTS.mkdir(exist_ok=True)
     (ARTIFACTS / "grading-times.txt").write_text("\n".join(report) + "\n", encoding="utf-8")
     (ARTIFACTS / "grading-teacher.log").write_text(
-        (course / "teacher.log").read_text(encoding="utf-8"), encoding="utf-8")
+        (course / "teacher.log").read_text(encoding="utf-8"), encoding="utf-8"
+    )
     print("\n" + "\n".join(report))
     return result
 
 
 # --- grades.csv and the gradebook ---------------------------------------------------------
 
+
 def test_grades_csv_has_one_exact_row_per_student_and_assignment(day):
     with open(day.course / "grades.csv", newline="", encoding="utf-8") as handle:
         reader = csv.DictReader(handle)
         assert tuple(reader.fieldnames) == COLUMNS
         rows = list(reader)
-    got = {(row["student"], row["assignment"]): (float(row["score"]), float(row["max_score"]))
-           for row in rows}
+    got = {
+        (row["student"], row["assignment"]): (float(row["score"]), float(row["max_score"]))
+        for row in rows
+    }
     assert len(rows) == len(EXPECTED)
     wrong = {key: (got.get(key), want) for key, want in EXPECTED.items() if got.get(key) != want}
     assert not wrong, f"(grades.csv, expected): {wrong}\n{day.outputs['autograde']}"
@@ -429,7 +523,9 @@ def test_grades_wide_has_a_row_per_student_a_column_per_lesson_and_the_total(day
     for row in rows:
         scores = SCORES[row["student"]]
         handed = {lesson for lesson in LESSONS if lesson in submissions_of(day, row["student"])}
-        assert {lesson: float(row[lesson]) for lesson in handed} == {l: scores[l] for l in handed}
+        assert {lesson: float(row[lesson]) for lesson in handed} == {
+            name: scores[name] for name in handed
+        }
         assert all(row[lesson] == "" for lesson in set(LESSONS) - handed)  # blank, not 0
         assert float(row["total"]) == sum(scores.values())
     assert "10_live_traffic" not in submissions_of(day, "hostile")
@@ -459,7 +555,9 @@ def test_the_gradebook_is_sqlite_that_nbgrader_reads_back(day):
     path = day.course / "gradebook.db"
     assert path.read_bytes()[:16] == b"SQLite format 3\x00"
     with sqlite3.connect(path) as db:
-        tables = {name for (name,) in db.execute("select name from sqlite_master where type='table'")}
+        tables = {
+            name for (name,) in db.execute("select name from sqlite_master where type='table'")
+        }
     assert {"assignment", "student", "submitted_assignment", "grade"} <= tables
     with Gradebook(f"sqlite:///{path}") as gb:
         assert sorted(s.id for s in gb.students) == ["complete", "hostile", "partial"]
@@ -474,10 +572,14 @@ def test_the_gradebook_is_sqlite_that_nbgrader_reads_back(day):
         # the hidden tests are what nbgrader stored, and what it graded with
         cell = gb.find_source_cell("classify-tests", "03_classifying", "03_classifying")
         assert HIDDEN in cell.source and cell.locked
-        assert gb.find_grade("classify-tests", "03_classifying", "03_classifying", "partial").score == 4
+        assert (
+            gb.find_grade("classify-tests", "03_classifying", "03_classifying", "partial").score
+            == 4
+        )
 
 
 # --- the teacher's log: one clear line per problem ------------------------------------------
+
 
 def autograde_lines(day, student, assignment):
     """The lines autograde printed for ``student`` under ``assignment``."""
@@ -505,46 +607,70 @@ def test_the_endless_loop_costs_one_timeout(day):
 def test_each_hostile_act_has_a_clear_line(day):
     said = {lesson: "\n".join(autograde_lines(day, "hostile", lesson)) for lesson in LESSONS}
     assert "(rough_kind): stopped with SystemExit: 'done'" in said["01_messages"]
-    assert "stopped with ModuleNotFoundError: \"No module named 'mcp_lessons'\"" in said["01_messages"]
-    assert "test cell create_request-tests was edited: nbgrader restored it from the release" in \
-        said["02_building_requests"]
-    assert "test cell is_valid_id-tests was deleted: nbgrader put it back" in said["02_building_requests"]
+    assert (
+        "stopped with ModuleNotFoundError: \"No module named 'mcp_lessons'\"" in said["01_messages"]
+    )
+    assert (
+        "test cell create_request-tests was edited: nbgrader restored it from the release"
+        in said["02_building_requests"]
+    )
+    assert (
+        "test cell is_valid_id-tests was deleted: nbgrader put it back"
+        in said["02_building_requests"]
+    )
     assert "printed more than 100,000 characters: cut there" in said["04_errors"]
     # collect takes the released notebooks only, so the copy under another name stays behind
     assert "0 points: no 08_revisions.ipynb in the submission" in said["08_revisions"]
     # a string for a cell's nbgrader metadata costs its own notebook, graded with the others
-    assert said["05_playground"].startswith(f"hostile: 0/{MAX['05_playground']:g} points"), said["05_playground"]
-    assert ("hostile 08_revisions: collected; missing 08_revisions.ipynb; not part of the "
-            "assignment: 08_revisions-Copy1.ipynb") in day.outputs["collect"]
+    assert said["05_playground"].startswith(f"hostile: 0/{MAX['05_playground']:g} points"), said[
+        "05_playground"
+    ]
+    assert (
+        "hostile 08_revisions: collected; missing 08_revisions.ipynb; not part of the "
+        "assignment: 08_revisions-Copy1.ipynb"
+    ) in day.outputs["collect"]
     for student in ("complete", "partial"):
         for lesson in LESSONS:
-            assert len(autograde_lines(day, student, lesson)) == 1, autograde_lines(day, student, lesson)
+            assert len(autograde_lines(day, student, lesson)) == 1, autograde_lines(
+                day, student, lesson
+            )
 
 
 def test_the_flood_is_cut_in_the_graded_notebook(day):
     graded = day.course / "autograded" / "hostile" / "04_errors" / "04_errors.ipynb"
     assert graded.stat().st_size < 1_000_000
-    text = "".join(out.get("text", "") for cell in read(graded).cells if cell.cell_type == "code"
-                   for out in cell.outputs)
+    text = "".join(
+        out.get("text", "")
+        for cell in read(graded).cells
+        if cell.cell_type == "code"
+        for out in cell.outputs
+    )
     assert "output cut: this cell printed more than 100,000 characters" in text
 
 
 def test_the_broken_import_and_sys_exit_cost_only_their_cells(day):
     graded = read(day.course / "autograded" / "hostile" / "01_messages" / "01_messages.ipynb")
-    errors = [out.ename for cell in graded.cells if cell.cell_type == "code"
-              for out in cell.outputs if out.output_type == "error"]
+    errors = [
+        out.ename
+        for cell in graded.cells
+        if cell.cell_type == "code"
+        for out in cell.outputs
+        if out.output_type == "error"
+    ]
     assert "ModuleNotFoundError" in errors and "SystemExit" in errors
 
 
 # --- one pipeline: the release is the learner copy -------------------------------------------
+
 
 def test_the_release_is_the_learner_copy(day):
     for name in LESSONS:
         released = read(day.course / "release" / name / f"{name}.ipynb")
         learner = read(ROOT / "notebooks" / "learner" / f"{name}.ipynb")
         assert learner.cells[0].id == "learner-copy-note"
-        assert [(c.cell_type, c.source, c.metadata) for c in released.cells] == \
-               [(c.cell_type, c.source, c.metadata) for c in learner.cells[1:]], name
+        assert [(c.cell_type, c.source, c.metadata) for c in released.cells] == [
+            (c.cell_type, c.source, c.metadata) for c in learner.cells[1:]
+        ], name
 
 
 # --- a feedback page in Chromium -------------------------------------------------------------
@@ -581,7 +707,9 @@ def test_a_feedback_page_shows_the_failing_case_in_plain_words(day):
         score, most = EXPECTED["partial", "03_classifying"]
         assert f"03_classifying (Score: {score} / {most})" in text
         with Gradebook(f"sqlite:///{day.course / 'gradebook.db'}") as gb:
-            cell = gb.find_grade("classify_json-tests", "03_classifying", "03_classifying", "partial")
+            cell = gb.find_grade(
+                "classify_json-tests", "03_classifying", "03_classifying", "partial"
+            )
             cell_score, cell_most = cell.score, cell.max_score
         assert cell_score == 0 < cell_most  # the partial student's one mistake in lesson 03
         assert "classify_json-tests" in text and f"Score: {cell_score} / {cell_most}" in text
@@ -592,7 +720,8 @@ def test_a_feedback_page_shows_the_failing_case_in_plain_words(day):
         assert "gave ('request', None),\n  but it should be ('invalid', -32700)" in line
         # the picture: the failing test cell, from its score to the case in words
         page.get_by_text("Grade cell: classify_json-tests").first.evaluate(
-            "element => element.scrollIntoView({block: 'start'})")
+            "element => element.scrollIntoView({block: 'start'})"
+        )
         page.evaluate("window.scrollBy(0, -16)")
         ARTIFACTS.mkdir(exist_ok=True)
         shot = ARTIFACTS / "feedback.png"
@@ -610,13 +739,21 @@ def test_a_submissions_script_runs_in_no_page(day):
 
     for template in ("feedback", "formgrade"):
         if template == "feedback":  # the pages generate_feedback wrote
-            pages = {student: (day.course / "feedback" / student / "09_http" / "09_http.html").read_text(
-                encoding="utf-8") for student in ("complete", "hostile")}
+            pages = {
+                student: (day.course / "feedback" / student / "09_http" / "09_http.html").read_text(
+                    encoding="utf-8"
+                )
+                for student in ("complete", "hostile")
+            }
         else:  # rendered as formgrader renders the autograded notebook
             made = exporter("formgrade", day.course)
-            pages = {student: made.from_filename(str(day.course / "autograded" / student / "09_http" / "09_http.ipynb"),
-                                                 resources=resources_for("formgrade"))[0]
-                     for student in ("complete", "hostile")}
+            pages = {
+                student: made.from_filename(
+                    str(day.course / "autograded" / student / "09_http" / "09_http.ipynb"),
+                    resources=resources_for("formgrade"),
+                )[0]
+                for student in ("complete", "hostile")
+            }
         honest, hostile = active(pages["complete"]), active(pages["hostile"])
         extra = [item for item in hostile.found if item not in honest.found]
         assert not extra, (template, extra)
@@ -631,14 +768,19 @@ def test_a_submissions_script_runs_in_no_page(day):
     page_file = day.course / "feedback" / "hostile" / "09_http" / "09_http.html"
     with sync_playwright() as playwright, launched(playwright, chromium) as browser:
         page = browser.new_page()
-        page.route("**/*", lambda route: route.continue_() if route.request.url.startswith("file://")
-                   else route.abort())
+        page.route(
+            "**/*",
+            lambda route: (
+                route.continue_() if route.request.url.startswith("file://") else route.abort()
+            ),
+        )
         page.goto(page_file.as_uri())
         assert page.get_by_text("My notes").first.is_visible()
         assert page.evaluate("window.pwned === undefined && document.title !== 'pwned'")
 
 
 # --- collect, on a small folder (no nbgrader run) ---------------------------------------------
+
 
 def test_collect_takes_only_the_released_notebooks_and_skips_special_files(tmp_path, capsys):
     """A named pipe or a symbolic link in one student's folder costs the others nothing: collect
@@ -658,7 +800,9 @@ def test_collect_takes_only_the_released_notebooks_and_skips_special_files(tmp_p
     (alice / "03_classifying.ipynb").write_text('{"by": "alice"}', encoding="utf-8")
     os.mkfifo(alice / "pipe")
     (alice / "link.ipynb").symlink_to(secret)
-    os.mkfifo(inbox / "alice" / "01_messages" / "01_messages.ipynb")  # a pipe in place of the notebook
+    os.mkfifo(
+        inbox / "alice" / "01_messages" / "01_messages.ipynb"
+    )  # a pipe in place of the notebook
     (bob / "03_classifying.ipynb").write_text('{"by": "bob"}', encoding="utf-8")
     (bob / "notes.txt").write_text("not a notebook", encoding="utf-8")
     (bob / "03_classifying-Copy1.ipynb").write_text("{}", encoding="utf-8")
@@ -666,31 +810,62 @@ def test_collect_takes_only_the_released_notebooks_and_skips_special_files(tmp_p
     assert classroom.collect(course, inbox) == 0
     said = capsys.readouterr().out
     submitted = course / "submitted"
-    assert (submitted / "alice" / "03_classifying" / "03_classifying.ipynb").read_text() == '{"by": "alice"}'
-    assert (submitted / "bob" / "03_classifying" / "03_classifying.ipynb").read_text() == '{"by": "bob"}'
+    assert (
+        submitted / "alice" / "03_classifying" / "03_classifying.ipynb"
+    ).read_text() == '{"by": "alice"}'
+    assert (
+        submitted / "bob" / "03_classifying" / "03_classifying.ipynb"
+    ).read_text() == '{"by": "bob"}'
     assert sorted(p.name for p in submitted.rglob("*")) == [
-        "01_messages", "03_classifying", "03_classifying", "03_classifying.ipynb", "03_classifying.ipynb",
-        "alice", "bob", *["submission_secret.txt"] * 3,  # what nbgrader's release_feedback needs
-        "timestamp.txt", "timestamp.txt", "timestamp.txt"]  # collect's own times
-    secrets = {p.parent.parent.name + "/" + p.parent.name: p.read_text() for p in submitted.rglob("submission_secret.txt")}
+        "01_messages",
+        "03_classifying",
+        "03_classifying",
+        "03_classifying.ipynb",
+        "03_classifying.ipynb",
+        "alice",
+        "bob",
+        *["submission_secret.txt"] * 3,  # what nbgrader's release_feedback needs
+        "timestamp.txt",
+        "timestamp.txt",
+        "timestamp.txt",
+    ]  # collect's own times
+    secrets = {
+        p.parent.parent.name + "/" + p.parent.name: p.read_text()
+        for p in submitted.rglob("submission_secret.txt")
+    }
     assert all(re.fullmatch(r"[0-9a-f]{128}", text) for text in secrets.values()), secrets
     assert len(set(secrets.values())) == 3  # one of its own each
     lines = said.splitlines()
-    assert "alice 03_classifying: skipped pipe, a named pipe: collect takes regular files only" in lines
-    assert "alice 03_classifying: skipped link.ipynb, a symbolic link: collect takes regular files only" in lines
-    assert "alice 01_messages: skipped 01_messages.ipynb, a named pipe: collect takes regular files only" in lines
+    assert (
+        "alice 03_classifying: skipped pipe, a named pipe: collect takes regular files only"
+        in lines
+    )
+    assert (
+        "alice 03_classifying: skipped link.ipynb, a symbolic link: collect takes regular files only"
+        in lines
+    )
+    assert (
+        "alice 01_messages: skipped 01_messages.ipynb, a named pipe: collect takes regular files only"
+        in lines
+    )
     assert "alice 01_messages: collected; missing 01_messages.ipynb" in lines
     assert "alice 03_classifying: collected" in lines
-    assert ("bob 03_classifying: collected; not part of the assignment: 03_classifying-Copy1.ipynb, "
-            "notes.txt (not collected)") in lines
+    assert (
+        "bob 03_classifying: collected; not part of the assignment: 03_classifying-Copy1.ipynb, "
+        "notes.txt (not collected)"
+    ) in lines
     assert lines[-1].startswith("3 submissions in ")
     log = (course / "teacher.log").read_text(encoding="utf-8")
     assert "alice 03_classifying: skipped pipe, a named pipe" in log and "Traceback" not in said
 
-    assert classroom.collect(course, inbox) == 0  # again: each submission is replaced, none is left over
+    assert (
+        classroom.collect(course, inbox) == 0
+    )  # again: each submission is replaced, none is left over
     lines = capsys.readouterr().out.splitlines()
-    assert "bob 03_classifying: collected again (replaced); not part of the assignment: " \
+    assert (
+        "bob 03_classifying: collected again (replaced); not part of the assignment: "
         "03_classifying-Copy1.ipynb, notes.txt (not collected)" in lines
+    )
     assert len(list(submitted.rglob("*"))) == 13
 
 
@@ -719,18 +894,23 @@ def test_one_run_for_a_class_is_cut_by_student():
     # the judge's own lines are not read from the log (its records carry them, as data)
     assert classroom.problems_in(sections["alice"]) == []
     assert classroom.failure_in(sections["alice"]) is None
-    assert classroom.failure_in(sections["bob"]).startswith("nbformat.reader.NotJSONError: Notebook")
+    assert classroom.failure_in(sections["bob"]).startswith(
+        "nbformat.reader.NotJSONError: Notebook"
+    )
     assert classroom.failure_in(sections["carol"]) is None
 
 
 # --- JudgedExecute on small notebooks: the student's cells in the sandbox ---------------------
+
 
 def run_judged(*sources, timeout=3):
     nb = new_notebook(cells=[new_code_cell(source) for source in sources])
     records = Path(tempfile.mkdtemp(prefix="judged-records-"))  # never the checkout's own folder
     judge = JudgedExecute(timeout=round(patience(timeout)), records=str(records))
     try:
-        nb, _ = judge.preprocess(nb, {"nbgrader": {"student": "s", "notebook": "n", "assignment": "a"}})
+        nb, _ = judge.preprocess(
+            nb, {"nbgrader": {"student": "s", "notebook": "n", "assignment": "a"}}
+        )
         record = json.loads((records / "a" / "s" / "n.json").read_text(encoding="utf-8"))
         assert record["judged"] is True and record["student"] == "s", record  # verdicts as data
     finally:
@@ -739,13 +919,15 @@ def run_judged(*sources, timeout=3):
 
 
 def outputs_of(cell):
-    return [(out.output_type, out.get("ename"), out.get("text") or out.get("evalue") or "")
-            for out in cell.outputs]
+    return [
+        (out.output_type, out.get("ename"), out.get("text") or out.get("evalue") or "")
+        for out in cell.outputs
+    ]
 
 
 def test_a_cell_that_ends_its_process_costs_that_cell_and_the_notebook_goes_on():
     nb = run_judged("x = 1", "import os; os._exit(1)", "print('x' in dir())")
-    (kind, name, words), = outputs_of(nb.cells[1])
+    ((kind, name, words),) = outputs_of(nb.cells[1])
     assert (kind, name) == ("error", "CellTimeoutError") and "os._exit() or a crash" in words
     assert outputs_of(nb.cells[2]) == [("stream", None, "True\n")]  # the cells before ran again
 
@@ -758,9 +940,11 @@ def test_a_loop_costs_one_time_limit_and_sys_exit_its_cell():
 
 
 def test_the_sandbox_cannot_see_the_course_nor_the_network():
-    nb = run_judged(f"import os\nprint(os.path.exists({str(ROOT / 'notebooks')!r}))",
-                    "import socket\nsocket.create_connection(('1.1.1.1', 53), timeout=2)",
-                    "import mcp_lesson\nprint(mcp_lesson.__file__.startswith('/judge/'))")
+    nb = run_judged(
+        f"import os\nprint(os.path.exists({str(ROOT / 'notebooks')!r}))",
+        "import socket\nsocket.create_connection(('1.1.1.1', 53), timeout=2)",
+        "import mcp_lesson\nprint(mcp_lesson.__file__.startswith('/judge/'))",
+    )
     assert outputs_of(nb.cells[0]) == [("stream", None, "False\n")]
     assert outputs_of(nb.cells[1])[0][0] == "error"
     assert outputs_of(nb.cells[2]) == [("stream", None, "True\n")]  # the judge's stand-in

@@ -31,7 +31,6 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-
 from chromium import free_port, listening, missing
 from processes import patience, wait_for
 
@@ -39,7 +38,8 @@ ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 from mcp_lesson.shared import process_tree  # noqa: E402
-from tools.hub import accounts, environment, hub as hub_program  # noqa: E402
+from tools.hub import accounts, environment  # noqa: E402
+from tools.hub import hub as hub_program  # noqa: E402
 from tools.hub.settings import PERSON_MEMORY, PERSON_TASKS, PROXY, Settings  # noqa: E402
 
 pytestmark = pytest.mark.full
@@ -82,17 +82,30 @@ def hub_port():
 
 def make_hub(folder, port, ignore_sigint=False):
     """`make hub` for the class of ``folder`` on ``port``, in a process group of its own."""
+
     def child():
         if ignore_sigint:  # as every background job of a script starts
             signal.signal(signal.SIGINT, signal.SIG_IGN)
 
     return subprocess.Popen(
-        ["make", "--no-print-directory", "-C", str(ROOT), "hub", f"HUB_PORT={port}",
-         f"HUB_TEACHER={TEACHER}", f"HUB_STUDENTS={folder / 'students.txt'}",
-         f"HUB_EXCHANGE={folder / 'exchange'}"],
+        [
+            "make",
+            "--no-print-directory",
+            "-C",
+            str(ROOT),
+            "hub",
+            f"HUB_PORT={port}",
+            f"HUB_TEACHER={TEACHER}",
+            f"HUB_STUDENTS={folder / 'students.txt'}",
+            f"HUB_EXCHANGE={folder / 'exchange'}",
+        ],
         env=dict(os.environ, MCP_LESSON_HUB_STATE=str(folder / "state")),
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True,
-        preexec_fn=child)
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,
+        preexec_fn=child,
+    )
 
 
 def read_until(process, text, log, limit=300):
@@ -103,8 +116,12 @@ def read_until(process, text, log, limit=300):
     seen = []
     with selectors.DefaultSelector() as selector:
         selector.register(process.stdout, selectors.EVENT_READ)
-        wait_for(lambda: _read_line(process, selector, seen, text, log), f"a line with {text!r}",
-                 limit=limit, every=0)
+        wait_for(
+            lambda: _read_line(process, selector, seen, text, log),
+            f"a line with {text!r}",
+            limit=limit,
+            every=0,
+        )
     return "".join(seen)
 
 
@@ -113,7 +130,9 @@ def _read_line(process, selector, seen, text, log):
         line = process.stdout.readline()
         if not line:
             logged = log.read_text(errors="replace")[-6000:] if log.exists() else "(no log)"
-            pytest.fail("make hub ended:\n" + "".join(seen[-40:]) + "\nJupyterHub's log ends:\n" + logged)
+            pytest.fail(
+                "make hub ended:\n" + "".join(seen[-40:]) + "\nJupyterHub's log ends:\n" + logged
+            )
         seen.append(line)
         return text in line
     return False
@@ -145,14 +164,19 @@ def class_processes(folder):
 def start_a_server(port, name, password):
     """Log ``name`` in through the hub's login page (which starts their server) and wait
     until the server answers through the proxy."""
-    opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(http.cookiejar.CookieJar()))
+    opener = urllib.request.build_opener(
+        urllib.request.HTTPCookieProcessor(http.cookiejar.CookieJar())
+    )
     base = Settings(port=port).hub_url
     with opener.open(f"{base}/hub/login", timeout=patience(30)) as page:
         xsrf = re.search(r'name="_xsrf" value="([^"]+)"', page.read().decode()).group(1)
     form = urllib.parse.urlencode({"username": name, "password": password, "_xsrf": xsrf}).encode()
     # The login starts the server; its redirects end at NAME.localhost, a name only
     # browsers resolve (server_answers asks 127.0.0.1 with that name as the host).
-    with contextlib.suppress(OSError), opener.open(f"{base}/hub/login", data=form, timeout=patience(120)):
+    with (
+        contextlib.suppress(OSError),
+        opener.open(f"{base}/hub/login", data=form, timeout=patience(120)),
+    ):
         pass
     wait_for(lambda: server_answers(port, name), f"{name}'s server to answer", limit=180, every=0.5)
 
@@ -160,7 +184,9 @@ def start_a_server(port, name, password):
 def server_answers(port, name):
     """Whether ``name``'s Jupyter server answers its API's version (no login needed)."""
     url = urllib.parse.urlsplit(Settings(port=port).server_url(name))
-    request = urllib.request.Request(f"http://127.0.0.1:{port}{url.path}/api", headers={"Host": url.netloc})
+    request = urllib.request.Request(
+        f"http://127.0.0.1:{port}{url.path}/api", headers={"Host": url.netloc}
+    )
     try:
         with urllib.request.urlopen(request, timeout=5) as reply:
             return "version" in json.loads(reply.read())
@@ -173,8 +199,11 @@ def hub_py(make):
     found = []
 
     def seen():
-        found[:] = [p.pid for p in process_tree.process_table() or ()
-                    if "tools/hub/hub.py" in p.command() and _session(p.pid) == make.pid]
+        found[:] = [
+            p.pid
+            for p in process_tree.process_table() or ()
+            if "tools/hub/hub.py" in p.command() and _session(p.pid) == make.pid
+        ]
         return found
 
     wait_for(seen, "hub.py under make")
@@ -188,11 +217,16 @@ def _session(pid):
         return None
 
 
-CASES = [(target, sig) for target in ("make's group", "hub.py") for sig in
-         (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGKILL)]
+CASES = [
+    (target, sig)
+    for target in ("make's group", "hub.py")
+    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGKILL)
+]
 
 
-@pytest.mark.parametrize("target, sig", CASES, ids=[f"{sig.name} to {target}" for target, sig in CASES])
+@pytest.mark.parametrize(
+    "target, sig", CASES, ids=[f"{sig.name} to {target}" for target, sig in CASES]
+)
 def test_the_hub_ends_with_make_hub_however_it_ends(folder, target, sig):
     port = hub_port()
     make = make_hub(folder, port, ignore_sigint=(target == "make's group" and sig == signal.SIGINT))
@@ -214,7 +248,9 @@ def test_the_hub_ends_with_make_hub_however_it_ends(folder, target, sig):
 
         with contextlib.suppress(AssertionError):
             wait_for(ended, "every process of the class to end", limit=120, every=0.5)
-        assert not left, "left running:\n" + "\n".join(f"{pid} {command}" for pid, command in left.items())
+        assert not left, "left running:\n" + "\n".join(
+            f"{pid} {command}" for pid, command in left.items()
+        )
         assert not listening(port)
     finally:
         with contextlib.suppress(OSError):
@@ -233,13 +269,19 @@ def test_a_second_make_hub_on_the_port_names_the_first_and_starts_nothing(folder
         out, _ = second.communicate(timeout=patience(120))
         said = [line for line in out.splitlines() if line.strip() and not line.startswith("make")]
         assert second.returncode != 0 and len(said) == 1, out
-        jupyterhub = [pid for pid, command in running.items() if "configurable-http-proxy" not in command]
+        jupyterhub = [
+            pid for pid, command in running.items() if "configurable-http-proxy" not in command
+        ]
         assert str(jupyterhub[0]) in said[0], out
         assert hub_program.hub_processes(port) == running and first.poll() is None
         os.killpg(first.pid, signal.SIGINT)
         first.wait(patience(120))
-        wait_for(lambda: not class_processes(folder), "every process of the class to end", limit=120,
-                 every=0.5)
+        wait_for(
+            lambda: not class_processes(folder),
+            "every process of the class to end",
+            limit=120,
+            every=0.5,
+        )
     finally:
         with contextlib.suppress(OSError):
             os.killpg(first.pid, signal.SIGKILL)
@@ -251,7 +293,7 @@ def test_a_second_make_hub_on_the_port_names_the_first_and_starts_nothing(folder
 #: may start (of 300, each detached in a session of its own), counted to ~/started.txt; all
 #: but one then ended, so the server can start. The one left is a student's detached
 #: process, which must not outlive the server.
-GREEDY_SETTINGS = '''\
+GREEDY_SETTINGS = """\
 import os
 import subprocess
 
@@ -266,7 +308,7 @@ for process in started[1:]:
     process.wait()
 with open(os.path.expanduser("~/started.txt"), "w") as out:
     out.write(str(len(started)))
-'''
+"""
 
 
 def cgroup_limits(pid):
@@ -274,12 +316,17 @@ def cgroup_limits(pid):
     found = {}
     for line in Path(f"/proc/{pid}/cgroup").read_text().splitlines():
         _, controllers, path = line.split(":", 2)
-        for controller, v1, v2 in (("pids", "pids.max", "pids.max"),
-                                   ("memory", "memory.limit_in_bytes", "memory.max")):
+        for controller, v1, v2 in (
+            ("pids", "pids.max", "pids.max"),
+            ("memory", "memory.limit_in_bytes", "memory.max"),
+        ):
             if controller in controllers.split(","):
                 files = [Path("/sys/fs/cgroup", controller, path.lstrip("/"), v1)]
             elif not controllers:  # v2: one hierarchy, at /sys/fs/cgroup or its unified/
-                files = [Path(base, path.lstrip("/"), v2) for base in ("/sys/fs/cgroup/unified", "/sys/fs/cgroup")]
+                files = [
+                    Path(base, path.lstrip("/"), v2)
+                    for base in ("/sys/fs/cgroup/unified", "/sys/fs/cgroup")
+                ]
             else:
                 continue
             for file in files:
@@ -305,13 +352,24 @@ def test_a_persons_server_is_held_to_its_limits_and_ends_whole(folder):
         start_a_server(port, STUDENT, passwords[STUDENT])
         started = int((home / "started.txt").read_text())
         assert 0 < started < PERSON_TASKS, started  # (the server's own tasks count too)
-        servers = [p.pid for p in process_tree.process_table() or ()
-                   if uid_of(p.pid) == pwd.getpwnam(STUDENT).pw_uid and "jupyterhub-singleuser" in p.command()]
+        servers = [
+            p.pid
+            for p in process_tree.process_table() or ()
+            if uid_of(p.pid) == pwd.getpwnam(STUDENT).pw_uid
+            and "jupyterhub-singleuser" in p.command()
+        ]
         limits = cgroup_limits(servers[0])
-        assert limits.get("pids") == PERSON_TASKS and abs(limits.get("memory", 0) - PERSON_MEMORY) < 2**20, limits
+        assert (
+            limits.get("pids") == PERSON_TASKS
+            and abs(limits.get("memory", 0) - PERSON_MEMORY) < 2**20
+        ), limits
         os.killpg(make.pid, signal.SIGTERM)
-        wait_for(lambda: not class_processes(folder), "every process of the class to end, the "
-                 "student's detached one too", limit=120, every=0.5)
+        wait_for(
+            lambda: not class_processes(folder),
+            "every process of the class to end, the student's detached one too",
+            limit=120,
+            every=0.5,
+        )
     finally:
         with contextlib.suppress(OSError):
             os.killpg(make.pid, signal.SIGKILL)

@@ -11,14 +11,20 @@ from mcp_lesson.exercises.lessons import FILES
 
 
 def test_lessons_are_read_from_the_files(tmp_path):
-    for name, title in [("00_start.ipynb", "00 · Start"), ("01_next.ipynb", "Next steps"),
-                        ("notes.ipynb", "not a lesson")]:
+    for name, title in [
+        ("00_start.ipynb", "00 · Start"),
+        ("01_next.ipynb", "Next steps"),
+        ("notes.ipynb", "not a lesson"),
+    ]:
         cell = {"cell_type": "markdown", "metadata": {}, "source": [f"# {title}\n", "text"]}
         (tmp_path / name).write_text(json.dumps({"cells": [cell]}))
     (tmp_path / "02_broken.ipynb").write_text("{not json")
     names = ("00_start.ipynb", "01_next.ipynb", "02_broken.ipynb", "03_missing.ipynb")
     assert [lesson.filename for lesson in course.headings(tmp_path, names)] == [
-        "00_start.ipynb", "01_next.ipynb", "02_broken.ipynb"]
+        "00_start.ipynb",
+        "01_next.ipynb",
+        "02_broken.ipynb",
+    ]
     assert course.contents(tmp_path, names).splitlines() == [
         "- [00 · Start](00_start.ipynb)",
         "- [01 · Next steps](01_next.ipynb)",
@@ -39,7 +45,10 @@ def test_a_call_names_a_standard_library_function_with_its_module(capsys):
     course.try_it(len, "ab")
     course.try_it(mcp_lesson.classify, {})
     assert capsys.readouterr().out.splitlines() == [
-        "json.loads('[1]') -> [1]", "len('ab') -> 2", "classify({}) -> ('invalid', -32600)"]
+        "json.loads('[1]') -> [1]",
+        "len('ab') -> 2",
+        "classify({}) -> ('invalid', -32600)",
+    ]
 
 
 def test_try_it_reports_instead_of_raising(capsys):
@@ -75,7 +84,10 @@ def test_agree_on_an_unfinished_function(capsys):
         raise NotImplementedError()
 
     course.agree(create_request)
-    assert capsys.readouterr().out == "create_request vs mcp_lesson.create_request: not implemented yet\n"
+    assert (
+        capsys.readouterr().out
+        == "create_request vs mcp_lesson.create_request: not implemented yet\n"
+    )
 
 
 def test_check_names_the_learners_function(capsys):
@@ -114,18 +126,35 @@ def test_quiz(capsys):
 QUIZ_MESSAGES = [{"jsonrpc": "2.0", "id": 1, "method": "x"}, {"jsonrpc": "2.0", "method": "n"}]
 
 
-@pytest.mark.parametrize("answer, lines", [
-    (lambda: [("request", None), ("request", None)], [
-        "pairs: 0/2 right",
-        "  message 1: you said ('request', None), the whole verdict; "
-        "the quiz wants the kind only, the string 'request'",
-        "  message 2: you said ('request', None), but it is a notification: "]),
-    (lambda: ["request"], ["pairs: 2 messages but 1 label; return one kind per message"]),
-    (lambda: "request", ["pairs: return a list of kinds, one string per message, each "
-                         "'request', 'notification', 'response' or 'invalid'"]),
-    (lambda: 42, ["pairs: return a list of kinds, one string per message, each "
-                  "'request', 'notification', 'response' or 'invalid'"]),
-])
+@pytest.mark.parametrize(
+    "answer, lines",
+    [
+        (
+            lambda: [("request", None), ("request", None)],
+            [
+                "pairs: 0/2 right",
+                "  message 1: you said ('request', None), the whole verdict; "
+                "the quiz wants the kind only, the string 'request'",
+                "  message 2: you said ('request', None), but it is a notification: ",
+            ],
+        ),
+        (lambda: ["request"], ["pairs: 2 messages but 1 label; return one kind per message"]),
+        (
+            lambda: "request",
+            [
+                "pairs: return a list of kinds, one string per message, each "
+                "'request', 'notification', 'response' or 'invalid'"
+            ],
+        ),
+        (
+            lambda: 42,
+            [
+                "pairs: return a list of kinds, one string per message, each "
+                "'request', 'notification', 'response' or 'invalid'"
+            ],
+        ),
+    ],
+)
 def test_quiz_says_what_to_return(capsys, answer, lines):
     def pairs():
         return answer()
@@ -145,7 +174,8 @@ def test_quiz_wants_the_list_the_lesson_asks_for(capsys):
     course.quiz(as_tuple, QUIZ_MESSAGES)
     assert capsys.readouterr().out == (
         "as_tuple: return a list of kinds, one string per message, each 'request', "
-        "'notification', 'response' or 'invalid' (this is a tuple)\n")
+        "'notification', 'response' or 'invalid' (this is a tuple)\n"
+    )
 
 
 def test_quiz_says_why_a_capitalised_kind_is_wrong(capsys):
@@ -172,6 +202,7 @@ def test_quiz_counts_in_words(capsys):
 
 # --- check_mine: the learner's own package ------------------------------------------
 
+
 @pytest.fixture
 def my_package(tmp_path, monkeypatch):
     from mcp_lesson.exercises.learner_package import ENVIRONMENT
@@ -195,18 +226,28 @@ def test_check_mine_without_a_package(capsys, my_package):
 def test_check_mine_checks_the_learners_function(capsys, my_package):
     from mcp_lesson.exercises.learner_package import export_cell
 
-    export_cell("#| export\nfrom mcp_lesson import classify as _c\n\n"
-                "def classify(msg):\n    return _c(msg)\n", "03", my_package)
-    export_cell("#| export\ndef create_request(method, params=None, request_id=None):\n"
-                "    raise NotImplementedError()\n", "02", my_package)
+    export_cell(
+        "#| export\nfrom mcp_lesson import classify as _c\n\n"
+        "def classify(msg):\n    return _c(msg)\n",
+        "03",
+        my_package,
+    )
+    export_cell(
+        "#| export\ndef create_request(method, params=None, request_id=None):\n"
+        "    raise NotImplementedError()\n",
+        "02",
+        my_package,
+    )
     course.check_mine("classify")
     course.check_mine("create_request")
     course.check_mine("error_response")
     course.check_mine("is_id")
     out = capsys.readouterr().out.splitlines()
     assert out[0] == f"classify: {len(mcp_lesson.CASES)}/{len(mcp_lesson.CASES)} cases pass"
-    assert out[1] == ("create_request: in your package my_mcp, but not implemented yet "
-                      "(write its body in lesson 02 and run that cell again)")
+    assert out[1] == (
+        "create_request: in your package my_mcp, but not implemented yet "
+        "(write its body in lesson 02 and run that cell again)"
+    )
     assert "error_response: not in your package my_mcp yet (lesson 04 writes it)" in out
     assert out[-1] == "is_id: not in your package my_mcp yet (no lesson writes it)"
 
@@ -217,8 +258,9 @@ def test_check_mine_names_a_lesson_file_that_cannot_run(capsys, my_package):
     export_cell("#| export\ndef classify(msg):\n    return (\n", "03", my_package)
     course.check_mine("classify")
     out = capsys.readouterr().out
-    assert out.startswith("classify: not in your package my_mcp, because classification.py could not run "
-                          "(SyntaxError")
+    assert out.startswith(
+        "classify: not in your package my_mcp, because classification.py could not run (SyntaxError"
+    )
     assert out.count("\n") == 1
 
 
@@ -259,23 +301,32 @@ def test_aim_says_when_the_rule_is_broken_but_another_catches_first(capsys):
     course.aim(hidden, "bad-result")
     out = capsys.readouterr().out.splitlines()
     assert out[0] == "hidden: miss. Wanted the rule 'a result must be an object',"
-    assert out[-1] == ("  It does break 'a result must be an object' too, but "
-                       "'a response needs the \"id\" key' catches it first.")
+    assert out[-1] == (
+        "  It does break 'a result must be an object' too, but "
+        "'a response needs the \"id\" key' catches it first."
+    )
 
 
-@pytest.mark.parametrize("message, rules", [
-    ({"jsonrpc": "2.0", "id": 1, "method": "ping"}, []),
-    ({"jsonrpc": "2.0", "method": "n"}, []),
-    ([{"jsonrpc": "2.0", "id": 1, "method": "ping"}], ["batch"]),
-    (42, ["not-object"]),
-    ({"jsonrpc": 2.0, "id": True, "method": 7, "params": []},
-     ["bad-jsonrpc", "bad-method", "bad-params", "bad-request-id"]),
-    ({"id": None, "result": []}, ["no-jsonrpc", "bad-result", "bad-result-id"]),
-    ({"jsonrpc": "2.0", "error": "boom"}, ["no-response-id", "bad-error"]),
-    ({"jsonrpc": "2.0", "id": 1, "result": {}, "error": None}, ["both"]),
-    ({"jsonrpc": "2.0", "id": 1.5, "error": {"code": True, "message": None}},
-     ["bad-error-code", "bad-error-message", "bad-error-id"]),
-])
+@pytest.mark.parametrize(
+    "message, rules",
+    [
+        ({"jsonrpc": "2.0", "id": 1, "method": "ping"}, []),
+        ({"jsonrpc": "2.0", "method": "n"}, []),
+        ([{"jsonrpc": "2.0", "id": 1, "method": "ping"}], ["batch"]),
+        (42, ["not-object"]),
+        (
+            {"jsonrpc": 2.0, "id": True, "method": 7, "params": []},
+            ["bad-jsonrpc", "bad-method", "bad-params", "bad-request-id"],
+        ),
+        ({"id": None, "result": []}, ["no-jsonrpc", "bad-result", "bad-result-id"]),
+        ({"jsonrpc": "2.0", "error": "boom"}, ["no-response-id", "bad-error"]),
+        ({"jsonrpc": "2.0", "id": 1, "result": {}, "error": None}, ["both"]),
+        (
+            {"jsonrpc": "2.0", "id": 1.5, "error": {"code": True, "message": None}},
+            ["bad-error-code", "bad-error-message", "bad-error-id"],
+        ),
+    ],
+)
 def test_broken_rules_lists_every_rule_in_order(message, rules):
     assert course.broken_rules(message) == rules
     assert not rules or mcp_lesson.rules.classification.rule_of(message) == rules[0]
@@ -296,7 +347,9 @@ def test_broken_rules_never_raises_on_a_hostile_dict():
             raise RuntimeError("no")
 
     assert course.broken_rules(Liar(jsonrpc="2.0", id=True, method=1)) == [
-        "bad-method", "bad-request-id"]
+        "bad-method",
+        "bad-request-id",
+    ]
 
 
 def test_the_course_rough_kind_sniffs_keys_only():

@@ -8,6 +8,7 @@ functions are written (lesson 04), and hints that say what the learner's reply h
 import json
 import random
 import re
+from pathlib import Path
 
 import nbformat
 import pytest
@@ -16,8 +17,6 @@ import mcp_lesson
 from mcp_lesson import course
 from mcp_lesson.exercises.calling import cut_apart
 from mcp_lesson.exercises.selfcheck import run_check
-
-from pathlib import Path
 
 NOTEBOOKS = Path(__file__).resolve().parents[2] / "notebooks"
 
@@ -29,8 +28,11 @@ def _cell(lesson, cell_id):
 
 def test_lesson_08_s_check_at_shows_the_exception_s_words(capsys):
     namespace = {}
-    exec("import copy\nimport mcp_lesson\nfrom mcp_lesson import REVISIONS\n"
-         "from mcp_lesson.exercises.cases import CASES, REVISION_CASES", namespace)
+    exec(
+        "import copy\nimport mcp_lesson\nfrom mcp_lesson import REVISIONS\n"
+        "from mcp_lesson.exercises.cases import CASES, REVISION_CASES",
+        namespace,
+    )
     exec(_cell("08", "35443dad"), namespace)
 
     def classify_at(msg, revision):
@@ -48,7 +50,9 @@ def _numbers(text):
 @pytest.mark.parametrize("seed", range(40))
 def test_a_cut_never_falls_inside_a_number(seed):
     rng = random.Random(seed)
-    values = [rng.choice([-32600, -32601, 10**12 + seed, 7, 123456]) for _ in range(rng.randint(8, 30))]
+    values = [
+        rng.choice([-32600, -32601, 10**12 + seed, 7, 123456]) for _ in range(rng.randint(8, 30))
+    ]
     other = list(values)
     other[rng.randrange(len(other))] += 1
     a, b = json.dumps({"code": values}), json.dumps({"code": other})
@@ -71,7 +75,9 @@ def test_agree_shows_whole_numbers(capsys):
     assert shown
     for line in shown:
         for number in _numbers(line):
-            assert number in ("2", "0", "-32600", "-32700", "1", "32600", "32700") or len(number) < 3, line
+            assert (
+                number in ("2", "0", "-32600", "-32700", "1", "32600", "32700") or len(number) < 3
+            ), line
 
 
 def test_aim_on_a_function_that_returned_none_says_so(capsys):
@@ -99,7 +105,11 @@ def test_check_names_no_table_when_a_known_stand_in_scores_nothing(capsys):
 
     course.check(sorter)
     note = capsys.readouterr().out.splitlines()[-1]
-    tables = [name for name in mcp_lesson.exercises.registry.CHECKED if name not in ("classify", "reply_for")]
+    tables = [
+        name
+        for name in mcp_lesson.exercises.registry.CHECKED
+        if name not in ("classify", "reply_for")
+    ]
     assert note.startswith("  (") and not any(f" {name}" in note for name in tables)
 
 
@@ -109,8 +119,11 @@ def test_a_self_check_run_before_its_functions_says_so_without_a_name_error():
     source = _cell("04", "c04-21")
     said = _run_printing(source, notebook)
     assert said.count("\n") == 3 and "error_response" in said and "reply_for_json" in said
-    notebook.update(error_response=mcp_lesson.error_response, reply_for=mcp_lesson.reply_for,
-                    reply_for_json=mcp_lesson.reply_for_json)
+    notebook.update(
+        error_response=mcp_lesson.error_response,
+        reply_for=mcp_lesson.reply_for,
+        reply_for_json=mcp_lesson.reply_for_json,
+    )
     done = _run_printing(source, notebook)
     total = len(mcp_lesson.exercises.cases.ERROR_BUILDS)
     assert done.startswith(f"error_response: {total}/{total} cases pass")

@@ -31,16 +31,45 @@ def _printed(source, namespace):
 
 #: lesson, cell, the function, and a message the aimed rule catches but that is not the one asked for.
 PRACTICE = [
-    ("01", "c01-21", "cancel_request_3",
-     {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 4}}),
+    (
+        "01",
+        "c01-21",
+        "cancel_request_3",
+        {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 4}},
+    ),
     ("01", "c01-21", "cancel_request_3", {"jsonrpc": "2.0", "method": "notifications/initialized"}),
-    ("02", "c02-19", "halfway",
-     {"jsonrpc": "2.0", "method": "notifications/progress",
-      "params": {"progressToken": "t1", "progress": 40, "total": 100}}),
-    ("02", "c02-19", "halfway",
-     {"jsonrpc": "2.0", "method": "notifications/progress", "params": {"progressToken": "t1", "progress": 50}}),
-    ("05", "c04-15", "refused_call", {"jsonrpc": "2.0", "id": 98, "method": "tools/call", "params": ["calculator"]}),
-    ("05", "c04-15", "refused_call", {"jsonrpc": "2.0", "id": 99, "method": "tools/list", "params": ["calculator"]}),
+    (
+        "02",
+        "c02-19",
+        "halfway",
+        {
+            "jsonrpc": "2.0",
+            "method": "notifications/progress",
+            "params": {"progressToken": "t1", "progress": 40, "total": 100},
+        },
+    ),
+    (
+        "02",
+        "c02-19",
+        "halfway",
+        {
+            "jsonrpc": "2.0",
+            "method": "notifications/progress",
+            "params": {"progressToken": "t1", "progress": 50},
+        },
+    ),
+    (
+        "05",
+        "c04-15",
+        "refused_call",
+        {"jsonrpc": "2.0", "id": 98, "method": "tools/call", "params": ["calculator"]},
+    ),
+    (
+        "05",
+        "c04-15",
+        "refused_call",
+        {"jsonrpc": "2.0", "id": 99, "method": "tools/list", "params": ["calculator"]},
+    ),
 ]
 
 
@@ -50,22 +79,39 @@ def test_target_practice_hits_what_was_asked_and_nothing_else(lesson, cell_id, n
     namespace = {"aim": aim, "create_request": mcp_lesson.create_request}
     solved = _printed(source, namespace)
     assert solved.startswith(f"{name}: hit!"), solved
-    aim_call = source[source.index("aim("):]  # the check, run again on the wrong content
+    aim_call = source[source.index("aim(") :]  # the check, run again on the wrong content
+
     def answer():
         return wrong
 
     answer.__name__ = name
     namespace[name] = answer
     missed = _printed(aim_call, namespace)
-    assert missed.startswith(f"{name}: ") and "hit" not in missed.split("\n")[0].split(": ", 1)[1][:4], missed
+    assert (
+        missed.startswith(f"{name}: ") and "hit" not in missed.split("\n")[0].split(": ", 1)[1][:4]
+    ), missed
 
 
 def test_aim_asked_compares_as_json_and_allows_members_not_asked_for(capsys):
     asked = {"method": "notifications/cancelled", "params": {"requestId": 3}}
-    aim(lambda: {"jsonrpc": "2.0", "method": "notifications/cancelled",
-                 "params": {"requestId": 3, "reason": "changed my mind"}}, "notification", asked=asked)
-    aim(lambda: {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 3.0}},
-        "notification", asked=asked)
+    aim(
+        lambda: {
+            "jsonrpc": "2.0",
+            "method": "notifications/cancelled",
+            "params": {"requestId": 3, "reason": "changed my mind"},
+        },
+        "notification",
+        asked=asked,
+    )
+    aim(
+        lambda: {
+            "jsonrpc": "2.0",
+            "method": "notifications/cancelled",
+            "params": {"requestId": 3.0},
+        },
+        "notification",
+        asked=asked,
+    )
     first, second = capsys.readouterr().out.splitlines()
     assert "hit!" in first and "hit" not in second
 

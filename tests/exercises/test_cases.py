@@ -1,11 +1,15 @@
 """The shared case table: big enough, labelled, and right about every verdict."""
 
 import pytest
+from implementation import (
+    classify,
+    classify_json,
+    create_request,
+    error_response,
+)  # mcp_lesson's, or a graduating package's
 
 from mcp_lesson import CASES
-from mcp_lesson.exercises.cases import NOT_TEXT_CASES, TEXT_CASES
-from mcp_lesson.exercises.cases import ERROR_BUILDS, REQUEST_BUILDS
-from implementation import classify, classify_json, create_request, error_response  # mcp_lesson's, or a graduating package's
+from mcp_lesson.exercises.cases import ERROR_BUILDS, NOT_TEXT_CASES, REQUEST_BUILDS, TEXT_CASES
 
 
 def test_the_case_names_are_unique():
@@ -21,8 +25,9 @@ def test_every_rule_decides_at_least_one_case():
     from mcp_lesson.exercises.cases import REVISION_CASES
     from mcp_lesson.rules.classification import RULES, rule_of
 
-    decided = ({rule_of(case.message) for case in CASES}
-               | {rule_of(case.message, case.revision) for case in REVISION_CASES})
+    decided = {rule_of(case.message) for case in CASES} | {
+        rule_of(case.message, case.revision) for case in REVISION_CASES
+    }
     assert set(RULES) - decided == {"unreadable"}
 
 
@@ -37,8 +42,9 @@ def test_case_verdict(case):
     assert classify(case.message) == case.expected
 
 
-@pytest.mark.parametrize("case", TEXT_CASES + NOT_TEXT_CASES,
-                         ids=[c.name for c in TEXT_CASES + NOT_TEXT_CASES])
+@pytest.mark.parametrize(
+    "case", TEXT_CASES + NOT_TEXT_CASES, ids=[c.name for c in TEXT_CASES + NOT_TEXT_CASES]
+)
 def test_text_case_verdict(case):
     assert classify_json(case.text) == case.expected
 
@@ -46,7 +52,9 @@ def test_text_case_verdict(case):
 BUILDS = [(create_request, b) for b in REQUEST_BUILDS] + [(error_response, b) for b in ERROR_BUILDS]
 
 
-@pytest.mark.parametrize("builder, build", BUILDS, ids=[f"{f.__name__}: {b.name}" for f, b in BUILDS])
+@pytest.mark.parametrize(
+    "builder, build", BUILDS, ids=[f"{f.__name__}: {b.name}" for f, b in BUILDS]
+)
 def test_builds(builder, build):
     if build.expected is TypeError:
         with pytest.raises(TypeError):

@@ -6,12 +6,11 @@ from pathlib import Path
 
 import mcp_lesson
 from mcp_lesson import core
-from mcp_lesson.rules import classification
-from mcp_lesson.rules import messages
 from mcp_lesson.core import classification as core_classification
 from mcp_lesson.core import errors as core_errors
 from mcp_lesson.core import messages as core_messages
 from mcp_lesson.exercises.learner_package import export_core
+from mcp_lesson.rules import classification, messages
 
 ROOT = Path(__file__).resolve().parents[2]
 CORE = Path(core.__file__).parent
@@ -23,7 +22,9 @@ def test_the_committed_core_is_the_masters_export(tmp_path):
     committed = {path.name: path.read_text(encoding="utf-8") for path in CORE.glob("*.py")}
     assert sorted(committed) == sorted(written), "run `make export`"
     for name, text in written.items():
-        assert committed[name] == text, f"mcp_lesson/core/{name} drifted from the masters: run `make export`"
+        assert committed[name] == text, (
+            f"mcp_lesson/core/{name} drifted from the masters: run `make export`"
+        )
 
 
 def test_the_package_s_builders_are_the_lessons():
@@ -38,11 +39,20 @@ def test_classify_and_reply_for_are_the_lessons_inside_a_thin_layer(monkeypatch)
     invalid one through lesson 04's reply_for."""
     calls = []
     real_classify, real_reply = classification._lessons_classify, classification._lessons_reply_for
-    monkeypatch.setattr(classification, "_lessons_classify",
-                        lambda msg: calls.append("classify") or real_classify(msg))
-    monkeypatch.setattr(classification, "_lessons_reply_for",
-                        lambda msg: calls.append("reply_for") or real_reply(msg))
-    assert classification.classify({"jsonrpc": "2.0", "id": 1, "method": "ping"}) == ("request", None)
+    monkeypatch.setattr(
+        classification,
+        "_lessons_classify",
+        lambda msg: calls.append("classify") or real_classify(msg),
+    )
+    monkeypatch.setattr(
+        classification,
+        "_lessons_reply_for",
+        lambda msg: calls.append("reply_for") or real_reply(msg),
+    )
+    assert classification.classify({"jsonrpc": "2.0", "id": 1, "method": "ping"}) == (
+        "request",
+        None,
+    )
     assert classification.reply_for({"jsonrpc": "2.0", "id": 2, "method": 3})["id"] == 2
     assert calls[0] == "classify" and "reply_for" in calls
 
@@ -57,7 +67,9 @@ def test_the_core_holds_no_solution_markers_and_imports_only_the_codes():
         assert "### BEGIN SOLUTION" not in text and "#| export" not in text, path.name
         imports = [line for line in text.splitlines() if line.startswith(("import ", "from "))]
         # the standard library's modules the lessons name (lesson 11's plumbing: an HTTP server)
-        assert all(line.startswith(("from .", "from mcp_lesson import "))
-                   or line in {f"import {name}" for name in STANDARD}
-                   for line in imports), (path.name, imports)
+        assert all(
+            line.startswith(("from .", "from mcp_lesson import "))
+            or line in {f"import {name}" for name in STANDARD}
+            for line in imports
+        ), (path.name, imports)
     assert core_classification.classify.__module__ == "mcp_lesson.core.classification"

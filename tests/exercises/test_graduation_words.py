@@ -3,20 +3,22 @@ the learner's failure in words (the call, what came back, what was expected); it
 of the course only when the course's own version fails the same case; a function the package
 lacks, or that still raises the stub's NotImplementedError, is "not written yet"."""
 
+import implementation
 import pytest
 
-import implementation
 import exercises.test_each_case as judge
 
 
 @pytest.fixture
 def theirs(monkeypatch):
     """Put a version of a function where graduation reads the package's."""
+
     def put(name, fn):
         monkeypatch.setattr(implementation.IMPLEMENTATION, name, fn, raising=False)
         monkeypatch.setitem(implementation.__dict__, name, fn)
         judge._STUBS.clear()
         judge._REPORTS.clear()
+
     yield put
     judge._STUBS.clear()
     judge._REPORTS.clear()
@@ -29,6 +31,7 @@ def _first_hidden(name):
 def test_a_wrong_answer_is_the_learner_s_failure_in_words(theirs):
     def read_sse(text):
         return []
+
     theirs("read_sse", read_sse)
     with pytest.raises(implementation.Unmet) as failed:
         judge.test_hidden_case("read_sse", _first_hidden("read_sse"))
@@ -39,6 +42,7 @@ def test_a_wrong_answer_is_the_learner_s_failure_in_words(theirs):
 def test_a_case_the_course_fails_too_is_an_error_of_the_course(theirs, monkeypatch):
     def read_sse(text):
         return []
+
     theirs("read_sse", read_sse)
     monkeypatch.setattr(implementation, "_course_version", lambda name: read_sse)
     with pytest.raises(implementation.CourseFault):
@@ -50,12 +54,15 @@ def test_a_table_case_the_course_fails_too_is_an_error_of_the_course(theirs, mon
 
     def classify(msg):
         return ("request", None)
+
     theirs("classify", classify)
     rows = run_check(classify, "classify").rows
     place = next(place for name, place in judge.TABLE if name == "classify" and not rows[place].ok)
     with pytest.raises(implementation.Unmet) as failed:
         judge.test_table_case("classify", place)
-    assert str(failed.value).startswith("classify({") and "gave ('request', None); expected (" in str(failed.value)
+    assert str(failed.value).startswith(
+        "classify({"
+    ) and "gave ('request', None); expected (" in str(failed.value)
     monkeypatch.setattr(implementation, "_course_version", lambda name: classify)
     with pytest.raises(implementation.CourseFault):
         judge.test_table_case("classify", place)
@@ -66,12 +73,17 @@ def test_the_stub_or_a_missing_function_is_not_written_yet(theirs, stub):
     if stub == "missing":
         fn = implementation._stand_in("audit", "is not in your package yet (lesson 10 builds it)")
     else:
+
         def fn(conversation):
             if stub == "the stub" or conversation:
                 raise NotImplementedError()
             return []
+
     theirs("audit", fn)
-    for test, cases in ((judge.test_table_case, judge.TABLE), (judge.test_hidden_case, judge.HIDDEN)):
+    for test, cases in (
+        (judge.test_table_case, judge.TABLE),
+        (judge.test_hidden_case, judge.HIDDEN),
+    ):
         for name, place in cases:
             if name == "audit":
                 with pytest.raises(NotImplementedError):

@@ -13,9 +13,11 @@ def stub(msg):
 def test_a_function_not_written_yet_is_said_so():
     with pytest.raises(AssertionError) as failed:
         hidden_tests(stub, [({"id": 1}, ("request", None), "an id of 1")])
-    assert str(failed.value) == ("an id of 1:\n  stub({'id': 1})\n"
-                                 "  raised NotImplementedError (not written yet),\n"
-                                 "  but it should be ('request', None)")
+    assert str(failed.value) == (
+        "an id of 1:\n  stub({'id': 1})\n"
+        "  raised NotImplementedError (not written yet),\n"
+        "  but it should be ('request', None)"
+    )
 
 
 def test_a_wrong_answer_and_an_exception_are_said_in_words():
@@ -31,7 +33,9 @@ def test_values_that_cannot_be_written_are_described():
         deep = [deep]
     with pytest.raises(AssertionError) as failed:
         hidden_tests(lambda *args: 10**5000, [((10**5000, deep), None, "huge")], spread=True)
-    assert "<a 5,001-digit integer>" in str(failed.value) and "a list of 1 item" in str(failed.value)
+    assert "<a 5,001-digit integer>" in str(failed.value) and "a list of 1 item" in str(
+        failed.value
+    )
 
 
 def test_a_function_that_changes_its_argument_fails_when_asked():

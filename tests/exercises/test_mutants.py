@@ -21,8 +21,10 @@ def test_a_module_that_holds_no_graduated_function_is_said_in_one_line():
 
 
 @pytest.mark.full
-@pytest.mark.skipif(shutil.which("mutmut", path=str(Path(sys.executable).parent)) is None,
-                    reason="mutmut is not installed (pip install -e .[test])")
+@pytest.mark.skipif(
+    shutil.which("mutmut", path=str(Path(sys.executable).parent)) is None,
+    reason="mutmut is not installed (pip install -e .[test])",
+)
 def test_graduation_kills_every_mutant_of_lesson_06_s_module():
     run = run_to_end(MUTANTS + ["conversation"], 1800, cwd=ROOT)
     said = re.search(r"in all: killed (\d+) of (\d+) mutants", run.stdout)

@@ -22,7 +22,9 @@ from tools.judge.learner import Submission
 NOTEBOOKS = Path(__file__).resolve().parents[2] / "notebooks"
 
 
-@pytest.mark.parametrize("name", ["01_messages", "02_building_requests", "03_classifying", "04_errors", "05_playground"])
+@pytest.mark.parametrize(
+    "name", ["01_messages", "02_building_requests", "03_classifying", "04_errors", "05_playground"]
+)
 def test_the_master_s_own_cells_run_in_the_sandbox_without_an_error(name):
     notebook = nbformat.read(NOTEBOOKS / f"{name}.ipynb", as_version=4)
     submission = Submission.for_lesson(lesson_of(name), call_limit=60.0, budget=600.0)
@@ -50,12 +52,16 @@ def test_lesson_01_s_session_has_the_kinds_classify_gives():
     namespace = {"json": json}
     for cell in notebook.cells:
         if cell.cell_type == "code" and not _is_test(cell) and "session = [" not in cell.source:
-            if any(f"{name} =" in cell.source for name in ("initialize", "progress", "tools_answer", "odd")):
+            if any(
+                f"{name} =" in cell.source
+                for name in ("initialize", "progress", "tools_answer", "odd")
+            ):
                 exec(cell.source, namespace)
     session_cell = next(cell.source for cell in notebook.cells if cell.id == "c01-13")
     exec(session_cell.split("for sender")[0], namespace)
     assert [kind for _, kind, _ in namespace["session"]] == [
-        mcp_lesson.classify(message)[0] for _, _, message in namespace["session"]]
+        mcp_lesson.classify(message)[0] for _, _, message in namespace["session"]
+    ]
 
 
 def test_a_lesson_s_demonstration_of_the_course_s_functions_is_a_line_not_an_error(tmp_path):
@@ -72,13 +78,31 @@ def test_a_lesson_s_demonstration_of_the_course_s_functions_is_a_line_not_an_err
     original = judged_execute.release_sources
     judged_execute.release_sources = lambda *args, **kwargs: released
     try:
-        step.preprocess(notebook, {"nbgrader": {"student": "s", "notebook": "08_revisions",
-                                                "assignment": "08_revisions"}})
+        step.preprocess(
+            notebook,
+            {
+                "nbgrader": {
+                    "student": "s",
+                    "notebook": "08_revisions",
+                    "assignment": "08_revisions",
+                }
+            },
+        )
     finally:
         judged_execute.release_sources = original
-    errors = [(cell.id, out.ename) for cell in notebook.cells if cell.cell_type == "code"
-              and not _is_test(cell) for out in cell.outputs if out.output_type == "error"]
+    errors = [
+        (cell.id, out.ename)
+        for cell in notebook.cells
+        if cell.cell_type == "code" and not _is_test(cell)
+        for out in cell.outputs
+        if out.output_type == "error"
+    ]
     assert errors == []
-    said = [cell.id for cell in notebook.cells if cell.cell_type == "code"
-            for out in cell.outputs if out.output_type == "stream" and "grading does not run" in out.text]
+    said = [
+        cell.id
+        for cell in notebook.cells
+        if cell.cell_type == "code"
+        for out in cell.outputs
+        if out.output_type == "stream" and "grading does not run" in out.text
+    ]
     assert said

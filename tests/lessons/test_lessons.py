@@ -20,7 +20,6 @@ from pathlib import Path
 
 import nbformat
 import pytest
-
 from notebook_runs import run_all
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -29,6 +28,7 @@ LEARNER = NOTEBOOKS / "learner"
 
 
 from tools import make_learner  # noqa: E402
+
 MASTERS = make_learner.masters()
 NAMES = [m.name for m in MASTERS]
 BEGIN, END = "### BEGIN " + "SOLUTION", "### END " + "SOLUTION"
@@ -79,8 +79,11 @@ def test_learner_copy_has_no_solution(name):
     copy = read(LEARNER / name)
     text = "\n".join(cell.source for cell in copy.cells)
     assert BEGIN not in text and END not in text
-    assert all(not cell.get("outputs") and cell.get("execution_count") is None
-               for cell in copy.cells if cell.cell_type == "code")
+    assert all(
+        not cell.get("outputs") and cell.get("execution_count") is None
+        for cell in copy.cells
+        if cell.cell_type == "code"
+    )
     copy_lines = {line.strip() for line in text.splitlines()}
     leaked = sorted(solution_lines(master) & copy_lines)
     assert not leaked, f"solution lines found in the learner copy: {leaked[:3]}"
@@ -105,9 +108,13 @@ def test_learner_copy_runs(name, tmp_path, monkeypatch):
 
     monkeypatch.setenv(ENVIRONMENT, str(tmp_path / "my_mcp"))  # never a real learner's package
     nb = run_all(read(LEARNER / name), LEARNER)
-    errors = [(i, out.ename, out.evalue) for i, cell in enumerate(nb.cells)
-              if cell.cell_type == "code" for out in cell.outputs
-              if out.output_type == "error"]
+    errors = [
+        (i, out.ename, out.evalue)
+        for i, cell in enumerate(nb.cells)
+        if cell.cell_type == "code"
+        for out in cell.outputs
+        if out.output_type == "error"
+    ]
     assert not errors, f"cells that stop Run All with a traceback: {errors}"
 
 
@@ -168,11 +175,14 @@ from tools import lesson_time  # noqa: E402
 def test_every_sitting_of_the_lesson_fits_the_half_hour(name):
     minutes = lesson_time.estimate(NOTEBOOKS / name)
     assert max(minutes) <= lesson_time.SITTING, (
-        f"{name}: sittings of {minutes} minutes (tools/lesson_time.py); trim it, or say where to stop")
+        f"{name}: sittings of {minutes} minutes (tools/lesson_time.py); trim it, or say where to stop"
+    )
 
 
 def test_the_start_page_names_the_lessons_that_say_where_to_stop():
-    longer = [path.name[:2] for path in lesson_time.lessons() if len(lesson_time.estimate(path)) > 1]
+    longer = [
+        path.name[:2] for path in lesson_time.lessons() if len(lesson_time.estimate(path)) > 1
+    ]
     named = ", ".join(longer[:-1]) + " and " + longer[-1]
     text = " ".join(_markdown(read(NOTEBOOKS / NAMES[0])).split())
     assert f"the longer ones ({named}) say where *a good place to stop* is" in text
@@ -184,24 +194,41 @@ def _notebook(*cells):
 
 def test_the_estimate_counts_reading_running_and_writing():
     words = " ".join(["word"] * lesson_time.WORDS_A_MINUTE * 10)  # ten minutes of reading
-    code = "\n".join(f"x{n} = {n}" for n in range(lesson_time.LINES_READ_A_MINUTE * 5))  # five of code
-    exercise = ("def f():\n    ### BEGIN SOLUTION\n    # a comment is not written\n"
-                + "    y = 1\n" * 10 + "    ### END SOLUTION\n")
+    code = "\n".join(
+        f"x{n} = {n}" for n in range(lesson_time.LINES_READ_A_MINUTE * 5)
+    )  # five of code
+    exercise = (
+        "def f():\n    ### BEGIN SOLUTION\n    # a comment is not written\n"
+        + "    y = 1\n" * 10
+        + "    ### END SOLUTION\n"
+    )
     tests = "check(f)\n### BEGIN HIDDEN TESTS\n" + "assert f()\n" * 500 + "### END HIDDEN TESTS\n"
-    [one] = lesson_time.sittings(_notebook(("markdown", words), ("code", code), ("code", exercise),
-                                           ("code", tests)))
+    [one] = lesson_time.sittings(
+        _notebook(("markdown", words), ("code", code), ("code", exercise), ("code", tests))
+    )
     # read: the lines of code, "def f():" and "check(f)"; the hidden tests are no reading
     read = lesson_time.LINES_READ_A_MINUTE * 5 + 2
-    assert (one.words, one.read, one.exercises, one.written) == (lesson_time.WORDS_A_MINUTE * 10, read, 1, 10)
-    assert one.minutes == pytest.approx(10 + read / lesson_time.LINES_READ_A_MINUTE
-                                        + lesson_time.MINUTES_AN_EXERCISE + 10 * lesson_time.MINUTES_A_LINE)
+    assert (one.words, one.read, one.exercises, one.written) == (
+        lesson_time.WORDS_A_MINUTE * 10,
+        read,
+        1,
+        10,
+    )
+    assert one.minutes == pytest.approx(
+        10
+        + read / lesson_time.LINES_READ_A_MINUTE
+        + lesson_time.MINUTES_AN_EXERCISE
+        + 10 * lesson_time.MINUTES_A_LINE
+    )
 
 
 def test_a_place_to_stop_ends_a_sitting_and_a_long_one_is_seen(tmp_path):
     twenty = " ".join(["word"] * lesson_time.WORDS_A_MINUTE * 20)  # twenty minutes of reading
     stop = lesson_time.STOP + " Come back later."
     path = tmp_path / "99_long.ipynb"
-    path.write_text(json.dumps(_notebook(("markdown", twenty), ("markdown", stop), ("markdown", twenty))))
+    path.write_text(
+        json.dumps(_notebook(("markdown", twenty), ("markdown", stop), ("markdown", twenty)))
+    )
     assert lesson_time.estimate(path) == [20, 20]
     path.write_text(json.dumps(_notebook(("markdown", twenty), ("markdown", twenty))))
     assert lesson_time.estimate(path) == [40]  # one sitting, over the limit
@@ -275,8 +302,12 @@ def test_an_untouched_copy_is_updated_and_its_side_copy_goes(course_dirs):
 
 def test_files_the_tool_did_not_write_are_never_removed(course_dirs, capsys):
     masters, learner = course_dirs
-    theirs = {"04_errors_mine.ipynb": MASTERS[3], "08_scratch.ipynb": MASTERS[2],
-              "08_my_notes.ipynb": MASTERS[1], "03_classifying-Copy1.ipynb": MASTERS[3]}
+    theirs = {
+        "04_errors_mine.ipynb": MASTERS[3],
+        "08_scratch.ipynb": MASTERS[2],
+        "08_my_notes.ipynb": MASTERS[1],
+        "03_classifying-Copy1.ipynb": MASTERS[3],
+    }
     for name, like in theirs.items():
         nbformat.write(make_learner.learner_copy(like), str(learner / name))
     gone = MASTERS[1].name
@@ -309,7 +340,7 @@ def test_lessons_are_known_by_the_list(tmp_path):
     assert [m.name for m in make_learner.masters(tmp_path)] == ["00_start_here.ipynb"]
 
 
-CTRL_C_SUITE = '''
+CTRL_C_SUITE = """
 import sys, pathlib, nbformat
 sys.path.insert(0, {tests!r})
 from notebook_runs import run_all
@@ -323,7 +354,7 @@ def test_a_long_notebook():
 
 def test_after_it():
     pathlib.Path({after!r}).touch()
-'''
+"""
 
 
 @pytest.mark.full  # a pytest run inside this one
@@ -337,16 +368,34 @@ def test_one_ctrl_c_ends_the_run_while_a_notebook_runs(tmp_path):
 
     started, after = tmp_path / "started", tmp_path / "after"
     suite = tmp_path / "test_ctrl_c.py"
-    suite.write_text(CTRL_C_SUITE.format(tests=str(ROOT / "tests"), started=str(started),
-                                         after=str(after), folder=str(tmp_path)))
+    suite.write_text(
+        CTRL_C_SUITE.format(
+            tests=str(ROOT / "tests"), started=str(started), after=str(after), folder=str(tmp_path)
+        )
+    )
     from processes import patience, start_guarded
 
     # In a session of its own, under a guard (which also gives it the default
     # Ctrl-C handling, whatever this process has).
     run = start_guarded(
-        [sys.executable, "-m", "pytest", str(suite), "-q", "-p", "no:cacheprovider",
-         "-o", "addopts=", "--rootdir", str(tmp_path)],
-        cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            str(suite),
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "-o",
+            "addopts=",
+            "--rootdir",
+            str(tmp_path),
+        ],
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
     try:
         deadline = time.monotonic() + patience(120)  # a kernel start on a busy machine
         while not started.exists() and run.poll() is None and time.monotonic() < deadline:
@@ -399,13 +448,20 @@ def test_re_executing_an_unchanged_notebook_changes_no_byte(tmp_path):
     from tools import execute_lessons
 
     nb = nbformat.v4.new_notebook()
-    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
-    nb.cells = [nbformat.v4.new_code_cell(
-        "import sys, tempfile\n"
-        "for part in range(5):\n"
-        "    print('part', part, end=' ')\n"
-        "    sys.stdout.flush()\n"
-        "print(tempfile.mkdtemp(), id(object()) and hex(id(object())))")]
+    nb.metadata["kernelspec"] = {
+        "name": "python3",
+        "display_name": "Python 3",
+        "language": "python",
+    }
+    nb.cells = [
+        nbformat.v4.new_code_cell(
+            "import sys, tempfile\n"
+            "for part in range(5):\n"
+            "    print('part', part, end=' ')\n"
+            "    sys.stdout.flush()\n"
+            "print(tempfile.mkdtemp(), id(object()) and hex(id(object())))"
+        )
+    ]
     path = tmp_path / "99_demo.ipynb"
     nbformat.write(nb, str(path))
     assert execute_lessons.execute(path) is True

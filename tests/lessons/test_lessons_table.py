@@ -17,8 +17,10 @@ def test_the_table_is_the_lessons_in_the_notebooks_folder():
 def test_a_lesson_has_a_module_exactly_when_it_has_exported_cells():
     for lesson in lessons.LESSONS:
         cells = json.loads((NOTEBOOKS / lesson.filename).read_text(encoding="utf-8"))["cells"]
-        exported = any(cell["cell_type"] == "code" and "".join(cell["source"]).lstrip().startswith("#| export")
-                       for cell in cells)
+        exported = any(
+            cell["cell_type"] == "code" and "".join(cell["source"]).lstrip().startswith("#| export")
+            for cell in cells
+        )
         assert exported == (lesson.module is not None), lesson.filename
         assert not lesson.core or lesson.module, lesson.filename  # a core lesson exports
 
@@ -26,4 +28,6 @@ def test_a_lesson_has_a_module_exactly_when_it_has_exported_cells():
 def test_a_lesson_is_local_only_exactly_when_it_starts_a_process():
     for lesson in lessons.LESSONS:
         text = (NOTEBOOKS / lesson.filename).read_text(encoding="utf-8")
-        assert ("mcp_lesson.client.stdio" in text) == (lesson.local_only is not None), lesson.filename
+        assert ("mcp_lesson.client.stdio" in text) == (lesson.local_only is not None), (
+            lesson.filename
+        )

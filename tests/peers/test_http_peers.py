@@ -14,11 +14,11 @@ tests/server/test_http_server.py pins the rest of what this server answers.
 
 import httpx
 import pytest
-
 from http_server import http_client
 from processes import patience
 
 from mcp_lesson import create_request
+from mcp_lesson.client.stdio import StdioServer
 from mcp_lesson.exercises.cases import CASES
 from mcp_lesson.peers.python_sdk import (
     GENERATIONS,
@@ -38,7 +38,6 @@ from mcp_lesson.peers.python_sdk import (
     sdk_version,
     ts_verdicts,
 )
-from mcp_lesson.client.stdio import StdioServer
 
 WHY = f"(mcp {sdk_version()}: update HTTP_CASES in mcp_lesson/peers/python_sdk.py and lesson 07 if the SDK changed)"
 NAMES = [case.name for case in HTTP_CASES]
@@ -90,7 +89,8 @@ def test_the_sdk_answers_as_pinned(live, name, generation):
     case = HTTP_CASES[NAMES.index(name)]
     got, pinned = row.sdk[generation], case.seen[generation]
     assert shown(got) == shown(pinned), (
-        f"{name!r}, {generation}: the SDK's server answers {got} where mcp 2.3.0 answered {pinned} {WHY}")
+        f"{name!r}, {generation}: the SDK's server answers {got} where mcp 2.3.0 answered {pinned} {WHY}"
+    )
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -138,10 +138,16 @@ def test_compare_http_ends_the_sessions_it_opened(server, http):
         compare_http([HTTP_CASES[NAMES.index("initialize")]], url=server.url, timeout=patience(15))
     assert len(set(opened)) == 2
     for session in set(opened):
-        answer = http.post(server.url, headers={"Accept": "application/json, text/event-stream",
-                                                "Content-Type": "application/json",
-                                                "MCP-Protocol-Version": SESSION, "Mcp-Session-Id": session},
-                           json=create_request("tools/list", request_id=1))
+        answer = http.post(
+            server.url,
+            headers={
+                "Accept": "application/json, text/event-stream",
+                "Content-Type": "application/json",
+                "MCP-Protocol-Version": SESSION,
+                "Mcp-Session-Id": session,
+            },
+            json=create_request("tools/list", request_id=1),
+        )
         assert answer.status_code == 404  # Session not found: ended
 
 
@@ -151,12 +157,22 @@ def test_compare_http_ends_the_sessions_it_opened(server, http):
 def test_a_foreign_page_learns_whether_a_session_id_is_alive(server, http):
     """A live session id with a foreign Origin: 403; an unknown one: 404 (the table's last row)."""
     session = open_session(http, server.url)
-    base = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json",
-            "MCP-Protocol-Version": SESSION, "Origin": "https://evil.example"}
-    alive = http.post(server.url, headers={**base, "Mcp-Session-Id": session},
-                      json=create_request("tools/list", request_id=1))
-    dead = http.post(server.url, headers={**base, "Mcp-Session-Id": "no-such-session"},
-                     json=create_request("tools/list", request_id=1))
+    base = {
+        "Accept": "application/json, text/event-stream",
+        "Content-Type": "application/json",
+        "MCP-Protocol-Version": SESSION,
+        "Origin": "https://evil.example",
+    }
+    alive = http.post(
+        server.url,
+        headers={**base, "Mcp-Session-Id": session},
+        json=create_request("tools/list", request_id=1),
+    )
+    dead = http.post(
+        server.url,
+        headers={**base, "Mcp-Session-Id": "no-such-session"},
+        json=create_request("tools/list", request_id=1),
+    )
     assert (alive.status_code, dead.status_code) == (403, 404), WHY
     http.delete(server.url, headers={"Mcp-Session-Id": session, "MCP-Protocol-Version": SESSION})
 
@@ -167,12 +183,18 @@ def test_initialize_on_a_stateless_stdio_connection_is_minus_32022():
     with StdioServer(revision=STATELESS) as stdio:
         stdio.request(http_message("server/discover", STATELESS, 1))
         reply = stdio.request(http_message("initialize", STATELESS, 2))
-    assert '"code":-32022' in reply and '"supported":["2026-07-28"]' in reply, f"{reply[:300]} {WHY}"
+    assert '"code":-32022' in reply and '"supported":["2026-07-28"]' in reply, (
+        f"{reply[:300]} {WHY}"
+    )
 
 
 def test_the_sdks_null_ids_are_what_the_typescript_sdk_refuses():
-    nulls = [(row.name, generation) for row in compare_http() for generation in GENERATIONS
-             if row.sdk[generation].id is None]
+    nulls = [
+        (row.name, generation)
+        for row in compare_http()
+        for generation in GENERATIONS
+        if row.sdk[generation].id is None
+    ]
     assert len(nulls) == 13  # lesson 07 prints this count
     assert ts_verdicts()["error with id null"] == "invalid"
     assert any(case.name == "error with id null" for case in CASES)
@@ -191,40 +213,73 @@ def test_the_posts_are_built_by_the_course():
     assert "Mcp-Session-Id" not in headers and headers["MCP-Protocol-Version"] == STATELESS
     assert HTTP_META["io.modelcontextprotocol/protocolVersion"] in body
     headers, body = http_post(HTTP_CASES[NAMES.index('"id": NaN on a request')], STATELESS)
-    assert body.startswith('{"jsonrpc": "2.0", "method": "tools/list", "id": NaN, "params": {"_meta"')
+    assert body.startswith(
+        '{"jsonrpc": "2.0", "method": "tools/list", "id": NaN, "params": {"_meta"'
+    )
     headers, _ = http_post(HTTP_CASES[NAMES.index("no MCP-Protocol-Version")], STATELESS)
     assert "MCP-Protocol-Version" not in headers and headers["Mcp-Method"] == "tools/list"
     with pytest.raises(ValueError, match="generation"):
         http_message("tools/list", "2025-06-18")
 
 
-@pytest.mark.parametrize("status, headers, body, expected", [
-    (202, {}, "", "202"),
-    (403, {"content-type": "text/plain"}, "Invalid Origin header", "403"),
-    (400, {"Content-Type": "application/json"},
-     '{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"x"}}', "400 -32700 null"),
-    (400, {"content-type": "application/json"}, '{"jsonrpc":"2.0","error":{"code":-32600,"message":"x"}}',
-     "400 -32600 no id"),
-    (200, {"content-type": "text/event-stream"},
-     'event: message\r\ndata: {"jsonrpc":"2.0","method":"notifications/progress","params":{}}\r\n\r\n'
-     'event: message\r\ndata: {"jsonrpc":"2.0","id":7,"result":{}}\r\n\r\n', "200 result 7"),
-    (200, {"content-type": "text/event-stream"}, "", "200"),
-    (200, {"content-type": "application/json; charset=utf-8"}, "{not json", "200"),
-    (200, {"content-type": "application/json"}, "[1]", "200"),
-], ids=["no-body", "plain-text", "json-error", "no-id", "stream", "empty-stream", "junk", "not-an-object"])
+@pytest.mark.parametrize(
+    "status, headers, body, expected",
+    [
+        (202, {}, "", "202"),
+        (403, {"content-type": "text/plain"}, "Invalid Origin header", "403"),
+        (
+            400,
+            {"Content-Type": "application/json"},
+            '{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"x"}}',
+            "400 -32700 null",
+        ),
+        (
+            400,
+            {"content-type": "application/json"},
+            '{"jsonrpc":"2.0","error":{"code":-32600,"message":"x"}}',
+            "400 -32600 no id",
+        ),
+        (
+            200,
+            {"content-type": "text/event-stream"},
+            'event: message\r\ndata: {"jsonrpc":"2.0","method":"notifications/progress","params":{}}\r\n\r\n'
+            'event: message\r\ndata: {"jsonrpc":"2.0","id":7,"result":{}}\r\n\r\n',
+            "200 result 7",
+        ),
+        (200, {"content-type": "text/event-stream"}, "", "200"),
+        (200, {"content-type": "application/json; charset=utf-8"}, "{not json", "200"),
+        (200, {"content-type": "application/json"}, "[1]", "200"),
+    ],
+    ids=[
+        "no-body",
+        "plain-text",
+        "json-error",
+        "no-id",
+        "stream",
+        "empty-stream",
+        "junk",
+        "not-an-object",
+    ],
+)
 def test_http_answer_reads_what_came_back(status, headers, body, expected):
     assert str(http_answer(status, headers, body)) == expected
 
 
 def test_http_answer_never_raises():
-    for headers, body in (({"content-type": "application/json"}, None), (None, ""), ({1: 2}, b"\xff")):
+    for headers, body in (
+        ({"content-type": "application/json"}, None),
+        (None, ""),
+        ({1: 2}, b"\xff"),
+    ):
         assert http_answer(500, headers, body).id is NO_MESSAGE
     assert HttpAnswer(200, None, NO_ID) != HttpAnswer(200, None, None)
 
 
 def test_course_http_answer():
     def post(msg, generation, **change):
-        headers, body = http_post(HTTP_CASES[0]._replace(edit=lambda _: msg, change=change), generation)
+        headers, body = http_post(
+            HTTP_CASES[0]._replace(edit=lambda _: msg, change=change), generation
+        )
         return str(course_http_answer(headers, body, generation))
 
     ping = create_request("ping", request_id=3)

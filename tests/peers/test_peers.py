@@ -11,16 +11,14 @@ built with the SDK drops some *valid* requests without a reply or a log line.
 Those are pinned at the end, against the real calculator server.
 """
 
-
 import pytest
 from mcp_types.jsonrpc import jsonrpc_message_adapter
 from pydantic import ValidationError
-
 from stdio_server import handshaken
 
 from mcp_lesson import CASES, classify, classify_json, create_request, reply_for_json
+from mcp_lesson.client.stdio import StdioServer
 from mcp_lesson.exercises.cases import TEXT_CASES
-from mcp_lesson.rules.classification import parse
 from mcp_lesson.peers.python_sdk import (
     LOOSE_RULES,
     PARSER_LIMITS,
@@ -39,7 +37,7 @@ from mcp_lesson.peers.python_sdk import (
     sdk_version,
     ts_data,
 )
-from mcp_lesson.client.stdio import StdioServer
+from mcp_lesson.rules.classification import parse
 
 #: Case name -> the SDK's verdict, for every case of CASES where the SDK disagrees.
 EXPECTED_DISAGREEMENTS = {
@@ -119,7 +117,10 @@ def test_params_null_and_a_stray_result_are_accepted():
 
 def test_a_null_id_is_refused_on_a_result_but_kept_on_an_error():
     assert sdk_verdict({"jsonrpc": "2.0", "id": None, "result": {}}) == "invalid"
-    assert sdk_model({"jsonrpc": "2.0", "id": None, "error": {"code": 1, "message": "x"}}) == "JSONRPCError"
+    assert (
+        sdk_model({"jsonrpc": "2.0", "id": None, "error": {"code": 1, "message": "x"}})
+        == "JSONRPCError"
+    )
 
 
 def test_hostile_input_never_raises():
@@ -180,7 +181,9 @@ def test_the_sdk_parser_refuses_these_valid_requests(name):
     assert reply_for_json(text) is None  # a strict server's message layer has nothing to say
     message, _ = parse(text)
     assert sdk_model(message) == "JSONRPCRequest", f"{name}: the SDK's models accept it once parsed"
-    assert sdk_stdio_verdict(text) == "invalid", f"{name}: pinned as '{SILENT}', but the SDK now parses it {WHY}"
+    assert sdk_stdio_verdict(text) == "invalid", (
+        f"{name}: pinned as '{SILENT}', but the SDK now parses it {WHY}"
+    )
     with pytest.raises(ValidationError, match=complaint):
         jsonrpc_message_adapter.validate_json(text, by_name=False)
 
@@ -189,7 +192,9 @@ def test_the_sdk_parser_refuses_these_valid_requests(name):
 def test_the_sdk_server_stays_silent_on_these_valid_requests(server, name):
     text, _ = SILENT_VALID_REQUESTS[name]
     lines = lines_after(server, text)
-    assert lines == [], f"{name}: pinned as '{SILENT}', but it answered {[line[:200] for line in lines]} {WHY}"
+    assert lines == [], (
+        f"{name}: pinned as '{SILENT}', but it answered {[line[:200] for line in lines]} {WHY}"
+    )
 
 
 @pytest.mark.parametrize("name", ANSWERED_NEAR_THE_LIMITS)
@@ -234,18 +239,28 @@ def test_the_stored_ts_verdicts_cover_every_case_by_name():
     assert data["versions"]["sdk"] == TS_PEER.SDK_VERSION, REMAKE
     assert [row["name"] for row in data["cases"]] == [case.name for case in CASES], REMAKE
     assert [row["name"] for row in data["text_cases"]] == [case.name for case in TEXT_CASES], REMAKE
-    assert [row["ours"] for row in data["cases"]] == [classify(case.message)[0] for case in CASES], REMAKE
-    assert [row["ours"] for row in data["text_cases"]] == [TS_PEER.ours_text(c.text) for c in TEXT_CASES], REMAKE
+    assert [row["ours"] for row in data["cases"]] == [
+        classify(case.message)[0] for case in CASES
+    ], REMAKE
+    assert [row["ours"] for row in data["text_cases"]] == [
+        TS_PEER.ours_text(c.text) for c in TEXT_CASES
+    ], REMAKE
 
 
 def test_the_stored_ts_disagreements_are_the_expected_ones():
     # The table tests/peers/test_ts_peer.py checks against the live SDK, so the stored
     # data and the live SDK are held to the same list.
-    stored = {row["name"]: (row["ts"], row.get("class")) for row in ts_data()["cases"]
-              if row["ts"] != row["ours"]}
+    stored = {
+        row["name"]: (row["ts"], row.get("class"))
+        for row in ts_data()["cases"]
+        if row["ts"] != row["ours"]
+    }
     assert stored == TS_PEER.EXPECTED_DISAGREEMENTS, REMAKE
-    text = {row["name"]: (row["ts"], row.get("class")) for row in ts_data()["text_cases"]
-            if row["ts"] != row["ours"]}
+    text = {
+        row["name"]: (row["ts"], row.get("class"))
+        for row in ts_data()["text_cases"]
+        if row["ts"] != row["ours"]
+    }
     assert text == TS_PEER.EXPECTED_TEXT_DISAGREEMENTS, REMAKE
 
 

@@ -34,8 +34,9 @@ import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable, NamedTuple
+from typing import NamedTuple
 
 import pytest
 
@@ -85,7 +86,9 @@ def install():
         if not (STAMP.is_file() and STAMP.read_text() == digest):
             done = subprocess.run(
                 ["npm", "ci", "--no-audit", "--no-fund", "--ignore-scripts", "--loglevel=error"],
-                cwd=PEER, capture_output=True, text=True,
+                cwd=PEER,
+                capture_output=True,
+                text=True,
                 env={**os.environ, "npm_config_update_notifier": "false"},
             )
             if done.returncode != 0:
@@ -98,8 +101,9 @@ def install():
 
 
 def _node(args, stdin):
-    done = subprocess.run(["node", str(SCRIPT), *args], input=stdin, capture_output=True,
-                          text=True, cwd=PEER)
+    done = subprocess.run(
+        ["node", str(SCRIPT), *args], input=stdin, capture_output=True, text=True, cwd=PEER
+    )
     if done.returncode != 0:
         raise RuntimeError(f"verdicts.mjs failed ({done.returncode}): {done.stderr.strip()}")
     return done.stdout
@@ -118,7 +122,10 @@ def wire_text(message):
 def _run(lines, wire):
     if not lines:
         return []
-    out = [json.loads(line) for line in _node(["--wire"] if wire else [], "\n".join(lines) + "\n").splitlines()]
+    out = [
+        json.loads(line)
+        for line in _node(["--wire"] if wire else [], "\n".join(lines) + "\n").splitlines()
+    ]
     assert len(out) == len(lines), "verdicts.mjs must give one verdict a line"
     return out
 
@@ -268,8 +275,14 @@ def explain_all(messages, ts_kinds=None):
     for _ in range(len(CLASSES) + 1):
         fixed = {}
         for i, (message, ts_kind, chain) in pending.items():
-            name = next((n for n, c in CLASSES.items()
-                         if n not in chain and c.applies(message, ours(message), ts_kind)), None)
+            name = next(
+                (
+                    n
+                    for n, c in CLASSES.items()
+                    if n not in chain and c.applies(message, ours(message), ts_kind)
+                ),
+                None,
+            )
             if name is None:
                 chains[i] = chain + ("other",)
             else:
@@ -303,9 +316,9 @@ EXPECTED_DISAGREEMENTS = {
 #: The wire-level classes, for texts read by the SDK's stdio transport.
 TEXT_CLASSES = {
     "utf8-replaced": "The stdio transport decodes a line with bad UTF-8 bytes replaced "
-                     "(U+FFFD), not refused, so the line can still be a message.",
+    "(U+FFFD), not refused, so the line can still be a message.",
     "deep-nesting": "JSON.parse reads nesting far deeper than Python's parser does, so "
-                    "100,000 brackets are an (invalid) array there and a parse error here.",
+    "100,000 brackets are an (invalid) array there and a parse error here.",
 }
 
 #: Case name -> (the TS SDK's verdict, the class) for TEXT_CASES; a text that
@@ -321,10 +334,29 @@ EXPECTED_TEXT_DISAGREEMENTS = {
 
 #: Values put in place of every member: each sits on one side of some rule.
 VALUES: tuple = (
-    True, False, None, 0, 1, -1, 1.0, -0.0, 1.5, -32600.0,
-    MAX_SAFE, MAX_SAFE + 1, 2**70, -(2**70),
-    "", "x", "2.0", "-32601", {}, [], [1],
-    {"code": -32600, "message": "x"}, {"tools": []},
+    True,
+    False,
+    None,
+    0,
+    1,
+    -1,
+    1.0,
+    -0.0,
+    1.5,
+    -32600.0,
+    MAX_SAFE,
+    MAX_SAFE + 1,
+    2**70,
+    -(2**70),
+    "",
+    "x",
+    "2.0",
+    "-32601",
+    {},
+    [],
+    [1],
+    {"code": -32600, "message": "x"},
+    {"tools": []},
 )
 MEMBERS = ("jsonrpc", "id", "method", "params", "result", "error", "trace")
 ERROR_MEMBERS = ("code", "message", "data", "extra")
@@ -394,16 +426,21 @@ def test_the_peer_is_the_pinned_sdk(peer):
     lock = json.loads((PEER / "package-lock.json").read_text())
     assert lock["packages"]["node_modules/@modelcontextprotocol/sdk"]["version"] == SDK_VERSION
     assert json.loads((PEER / "package.json").read_text())["dependencies"] == {
-        "@modelcontextprotocol/sdk": SDK_VERSION}
+        "@modelcontextprotocol/sdk": SDK_VERSION
+    }
 
 
 def test_case_table_disagreements_are_exactly_the_known_ones(case_verdicts):
-    found = {case.name: v["verdict"] for case, v in zip(CASES, case_verdicts)
-             if ours(case.message) != v["verdict"]}
+    found = {
+        case.name: v["verdict"]
+        for case, v in zip(CASES, case_verdicts)
+        if ours(case.message) != v["verdict"]
+    }
     expected = {name: ts for name, (ts, _) in EXPECTED_DISAGREEMENTS.items()}
     assert found == expected, (
         f"TS SDK {SDK_VERSION} vs classify changed: update EXPECTED_DISAGREEMENTS "
-        "(and lesson 07's stored table) if that is intended")
+        "(and lesson 07's stored table) if that is intended"
+    )
 
 
 def test_each_case_table_disagreement_is_its_listed_class(case_verdicts):
@@ -415,8 +452,11 @@ def test_each_case_table_disagreement_is_its_listed_class(case_verdicts):
 
 def test_text_disagreements_are_exactly_the_known_ones(peer):
     verdicts = ts_wire_verdicts([case.text for case in TEXT_CASES])
-    found = {case.name: v["verdict"] for case, v in zip(TEXT_CASES, verdicts)
-             if ours_text(case.text) != v["verdict"]}
+    found = {
+        case.name: v["verdict"]
+        for case, v in zip(TEXT_CASES, verdicts)
+        if ours_text(case.text) != v["verdict"]
+    }
     assert found == {name: ts for name, (ts, _) in EXPECTED_TEXT_DISAGREEMENTS.items()}
     classes = {cls for _, cls in EXPECTED_TEXT_DISAGREEMENTS.values()}
     assert set(TEXT_CLASSES) <= classes <= set(TEXT_CLASSES) | set(CLASSES)
@@ -425,8 +465,11 @@ def test_text_disagreements_are_exactly_the_known_ones(peer):
 def test_every_mutated_disagreement_is_a_known_class(mutated):
     messages, kinds, chains = mutated
     assert len(messages) > 5000
-    unexplained = [(messages[i], ours(messages[i]), kinds[i]) for i, chain in chains.items()
-                   if "other" in chain]
+    unexplained = [
+        (messages[i], ours(messages[i]), kinds[i])
+        for i, chain in chains.items()
+        if "other" in chain
+    ]
     assert not unexplained, unexplained[:10]
 
 
@@ -437,21 +480,35 @@ def test_every_known_class_still_happens(mutated):
 
 
 KNOWN_TS_FACTS = [
-    ('null id on an error response', {"jsonrpc": "2.0", "id": None,
-                                      "error": {"code": -32700, "message": "Parse error"}}, "invalid"),
-    ("no id on an error response", {"jsonrpc": "2.0",
-                                    "error": {"code": -32700, "message": "Parse error"}}, "response"),
-    ("a request with a stray result", {"jsonrpc": "2.0", "id": 1, "method": "ping", "result": {}}, "invalid"),
+    (
+        "null id on an error response",
+        {"jsonrpc": "2.0", "id": None, "error": {"code": -32700, "message": "Parse error"}},
+        "invalid",
+    ),
+    (
+        "no id on an error response",
+        {"jsonrpc": "2.0", "error": {"code": -32700, "message": "Parse error"}},
+        "response",
+    ),
+    (
+        "a request with a stray result",
+        {"jsonrpc": "2.0", "id": 1, "method": "ping", "result": {}},
+        "invalid",
+    ),
     ("an id of 2**70", {"jsonrpc": "2.0", "id": 2**70, "method": "ping"}, "invalid"),
     ("an id of 1.0", {"jsonrpc": "2.0", "id": 1.0, "method": "ping"}, "request"),
     ("params null", {"jsonrpc": "2.0", "id": 1, "method": "ping", "params": None}, "invalid"),
-    ("an extra member in the error object", {"jsonrpc": "2.0", "id": 1,
-                                             "error": {"code": 1, "message": "x", "extra": 1}}, "response"),
+    (
+        "an extra member in the error object",
+        {"jsonrpc": "2.0", "id": 1, "error": {"code": 1, "message": "x", "extra": 1}},
+        "response",
+    ),
 ]
 
 
-@pytest.mark.parametrize("message, verdict", [f[1:] for f in KNOWN_TS_FACTS],
-                         ids=[f[0] for f in KNOWN_TS_FACTS])
+@pytest.mark.parametrize(
+    "message, verdict", [f[1:] for f in KNOWN_TS_FACTS], ids=[f[0] for f in KNOWN_TS_FACTS]
+)
 def test_spec_section_7_facts(peer, message, verdict):
     assert ts_verdicts([message])[0]["verdict"] == verdict
 
@@ -472,17 +529,33 @@ def test_json_parse_rounding_is_what_the_ts_sdk_sees(peer):
 
 
 def test_hostile_input_gets_a_verdict(peer):
-    texts = ["", "not json", "<script>alert(1)</script>", b"\x00\xff\xfe",
-             '{"jsonrpc":"2.0","method":"' + "x" * 1_000_000 + '"}', "[" * 100_000,
-             '{"jsonrpc":"2.0","method":"a"}\r', '{"__proto__":{"x":1},"jsonrpc":"2.0","method":"a"}']
+    texts = [
+        "",
+        "not json",
+        "<script>alert(1)</script>",
+        b"\x00\xff\xfe",
+        '{"jsonrpc":"2.0","method":"' + "x" * 1_000_000 + '"}',
+        "[" * 100_000,
+        '{"jsonrpc":"2.0","method":"a"}\r',
+        '{"__proto__":{"x":1},"jsonrpc":"2.0","method":"a"}',
+    ]
     verdicts = [v["verdict"] for v in ts_wire_verdicts(texts)]
-    assert verdicts == ["parse-error", "parse-error", "parse-error", "parse-error",
-                        "notification", "parse-error", "notification", "invalid"]
+    assert verdicts == [
+        "parse-error",
+        "parse-error",
+        "parse-error",
+        "parse-error",
+        "notification",
+        "parse-error",
+        "notification",
+        "invalid",
+    ]
 
 
 def test_the_script_refuses_an_unknown_argument(peer):
-    done = subprocess.run(["node", str(SCRIPT), "--bogus"], capture_output=True, text=True,
-                          input="", cwd=PEER)
+    done = subprocess.run(
+        ["node", str(SCRIPT), "--bogus"], capture_output=True, text=True, input="", cwd=PEER
+    )
     assert done.returncode == 2 and "unknown argument --bogus" in done.stderr
 
 
@@ -507,9 +580,14 @@ def dump(case_v=None, mutated=None):
         by_chain[" + ".join(chain)] = by_chain.get(" + ".join(chain), 0) + 1
 
     def row(name, ours_kind, verdict, table):
-        entry = {"name": name, "ours": ours_kind, "ts": verdict["verdict"],
-                 "ts_schema": verdict["schema"], "ts_issue": verdict["issue"],
-                 "ts_seen": verdict["seen"]}
+        entry = {
+            "name": name,
+            "ours": ours_kind,
+            "ts": verdict["verdict"],
+            "ts_schema": verdict["schema"],
+            "ts_issue": verdict["issue"],
+            "ts_seen": verdict["seen"],
+        }
         if name in table:
             entry["class"] = table[name][1]
         return entry
@@ -519,12 +597,18 @@ def dump(case_v=None, mutated=None):
         "peer": "tools/ts_peer/verdicts.mjs, with the SDK pinned by tools/ts_peer/package-lock.json",
         "versions": versions(),
         "classes": {name: c.reason for name, c in CLASSES.items()} | TEXT_CLASSES,
-        "cases": [row(c.name, ours(c.message), v, EXPECTED_DISAGREEMENTS)
-                  for c, v in zip(CASES, case_v)],
-        "text_cases": [row(c.name, ours_text(c.text), v, EXPECTED_TEXT_DISAGREEMENTS)
-                       for c, v in zip(TEXT_CASES, text_v)],
-        "mutations": {"messages": len(messages), "disagreements": len(chains),
-                      "by_class": dict(sorted(by_chain.items()))},
+        "cases": [
+            row(c.name, ours(c.message), v, EXPECTED_DISAGREEMENTS) for c, v in zip(CASES, case_v)
+        ],
+        "text_cases": [
+            row(c.name, ours_text(c.text), v, EXPECTED_TEXT_DISAGREEMENTS)
+            for c, v in zip(TEXT_CASES, text_v)
+        ],
+        "mutations": {
+            "messages": len(messages),
+            "disagreements": len(chains),
+            "by_class": dict(sorted(by_chain.items())),
+        },
     }
 
 
@@ -546,7 +630,8 @@ def test_the_stored_ts_verdicts_are_what_the_ts_peer_makes_now(case_verdicts, mu
     from mcp_lesson.peers.python_sdk import TS_DATA, ts_data
 
     assert _stable(ts_data()) == _stable(dump(case_verdicts, mutated)), (
-        f"remake it: {DUMP_COMMAND} > mcp_lesson/data/{TS_DATA}")
+        f"remake it: {DUMP_COMMAND} > mcp_lesson/data/{TS_DATA}"
+    )
 
 
 if __name__ == "__main__":

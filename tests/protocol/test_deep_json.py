@@ -43,7 +43,9 @@ def c_scanner_in_place():
     return json.scanner.make_scanner is (json.scanner.c_make_scanner or json.scanner.py_make_scanner)
 """
 
-INSTALL = PREAMBLE + """
+INSTALL = (
+    PREAMBLE
+    + """
 from mcp_lesson.protocol import deep_json as _deep_json
 from mcp_lesson.exercises.cases import TEXT_CASES
 
@@ -75,8 +77,11 @@ print(json.dumps({
     "differ": [[b, a] for b, a in zip(before, after) if b != a],
 }))
 """
+)
 
-IMPORT = PREAMBLE + """
+IMPORT = (
+    PREAMBLE
+    + """
 import importlib
 import mcp_lesson
 
@@ -93,6 +98,7 @@ finally:
 print(json.dumps({"here": on_this_platform, "emscripten": not c_scanner_in_place(),
                   "scanner": json.scanner.make_scanner.__module__}))
 """
+)
 
 
 def run_python(code):

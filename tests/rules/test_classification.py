@@ -9,10 +9,16 @@ import collections
 import json
 
 import pytest
+from implementation import (
+    classify,
+    classify_json,
+    error_response,
+    reply_for,
+    reply_for_json,
+)  # mcp_lesson's, or a graduating package's
 
 from mcp_lesson import INVALID_REQUEST, PARSE_ERROR, explain, explain_json
 from mcp_lesson.rules.classification import parse
-from implementation import classify, classify_json, error_response, reply_for, reply_for_json  # mcp_lesson's, or a graduating package's
 
 REQUEST = ("request", None)
 NOTIFICATION = ("notification", None)
@@ -29,6 +35,7 @@ ERR = {"code": -32601, "message": "Method not found"}
 
 
 # --- the four kinds -----------------------------------------------------------
+
 
 def test_request():
     assert classify(msg(id=1, method="tools/list")) == REQUEST
@@ -49,6 +56,7 @@ def test_anything_else_is_invalid_with_invalid_request():
 
 
 # --- bool and float are not integers ---------------------------------------------
+
 
 @pytest.mark.parametrize("bad_id", [True, False])
 def test_bool_is_not_an_integer_id(bad_id):
@@ -84,6 +92,7 @@ def test_int_subclasses_other_than_bool_are_integers():
 
 # --- params --------------------------------------------------------------------------
 
+
 def test_present_null_params_is_invalid():
     assert classify(msg(id=1, method="ping", params=None)) == INVALID
     assert classify(msg(method="ping", params=None)) == INVALID
@@ -97,6 +106,7 @@ def test_params_must_be_an_object(params):
 
 # --- not an object: lists (batches) and scalars ---------------------------------------
 
+
 @pytest.mark.parametrize("value", ["x", "", 0, 1.5, True, None])
 def test_scalars_are_invalid(value):
     assert classify(value) == INVALID
@@ -104,7 +114,10 @@ def test_scalars_are_invalid(value):
 
 # --- "jsonrpc" -----------------------------------------------------------------------
 
-@pytest.mark.parametrize("version", [2.0, 2, "2", "2.00", " 2.0", "2.0 ", "1.0", None, True, ["2.0"]])
+
+@pytest.mark.parametrize(
+    "version", [2.0, 2, "2", "2.00", " 2.0", "2.0 ", "1.0", None, True, ["2.0"]]
+)
 def test_jsonrpc_must_be_exactly_the_string_2_0(version):
     assert classify({"jsonrpc": version, "id": 1, "method": "ping"}) == INVALID
     assert classify({"jsonrpc": version, "id": 1, "result": {}}) == INVALID
@@ -116,6 +129,7 @@ def test_jsonrpc_is_required():
 
 
 # --- key presence, not truthiness --------------------------------------------------------
+
 
 @pytest.mark.parametrize("falsy_id", [0, ""])
 def test_falsy_ids_are_valid_ids(falsy_id):
@@ -136,13 +150,25 @@ def test_an_empty_method_name_is_still_a_string():
 
 # --- shapes of result and error -----------------------------------------------------------
 
+
 @pytest.mark.parametrize("result", [None, [], [1], "ok", 0, True])
 def test_result_must_be_an_object(result):
     assert classify(msg(id=1, result=result)) == INVALID
 
 
-@pytest.mark.parametrize("error", [None, "boom", [], -32601, {"code": -32601}, {"message": "x"},
-                                   {"code": -32601, "message": None}, {"code": -32601, "message": 5}])
+@pytest.mark.parametrize(
+    "error",
+    [
+        None,
+        "boom",
+        [],
+        -32601,
+        {"code": -32601},
+        {"message": "x"},
+        {"code": -32601, "message": None},
+        {"code": -32601, "message": 5},
+    ],
+)
 def test_error_must_be_an_object_with_integer_code_and_string_message(error):
     assert classify(msg(id=1, error=error)) == INVALID
 
@@ -152,6 +178,7 @@ def test_error_object_may_carry_extra_members_such_as_data():
 
 
 # --- unmentioned members, and method decides the family -------------------------------------
+
 
 def test_unmentioned_members_are_ignored():
     assert classify(msg(id=1, method="ping", _meta={}, x=None)) == REQUEST
@@ -175,6 +202,7 @@ def test_a_bad_method_is_not_rescued_by_a_result():
 
 
 # --- dict subclasses and hostile objects ---------------------------------------------------
+
 
 def test_any_dict_subclass_counts_as_a_dict():
     class Message(dict):
@@ -214,8 +242,17 @@ def test_classify_never_raises_on_hostile_objects():
         def __getattr__(self, name):
             raise RuntimeError(name)
 
-    for thing in [object(), Boom(), {"jsonrpc": Hostile("2.0"), "method": "x"}, {1, 2}, (1,),
-                  b'{"jsonrpc": "2.0"}', type, classify, 1j]:
+    for thing in [
+        object(),
+        Boom(),
+        {"jsonrpc": Hostile("2.0"), "method": "x"},
+        {1, 2},
+        (1,),
+        b'{"jsonrpc": "2.0"}',
+        type,
+        classify,
+        1j,
+    ]:
         assert classify(thing) == INVALID
     # explain names the rule that decided: the one for a value it could not read
     from mcp_lesson.rules.classification import RULES, rule_of
@@ -237,27 +274,54 @@ def test_tuples_are_not_lists_nor_objects():
 
 # --- classify_json ---------------------------------------------------------------------------
 
+
 def test_classify_json_parses_then_classifies():
     assert classify_json('{"jsonrpc": "2.0", "id": 1, "method": "tools/list"}') == REQUEST
     assert classify_json(b'{"jsonrpc":"2.0","method":"x"}') == NOTIFICATION
-    assert classify_json(bytearray(b'{"jsonrpc":"2.0","id":null,"error":{"code":1,"message":""}}')) == RESPONSE
+    assert (
+        classify_json(bytearray(b'{"jsonrpc":"2.0","id":null,"error":{"code":1,"message":""}}'))
+        == RESPONSE
+    )
     assert classify_json("[]") == INVALID
     assert classify_json('"hello"') == INVALID
 
 
 @pytest.mark.parametrize(
     "text",
-    ["", "   ", "\n", "{", '{"jsonrpc": "2.0", "id": 1', "nul", "{'a': 1}", '{"a": 1,}', "[1,]",
-     '{"jsonrpc":"2.0","id":NaN,"method":"x"}', "NaN", "Infinity", "-Infinity",
-     '{"jsonrpc":"2.0","id":1}{"jsonrpc":"2.0","id":2}', "\ufeff{}", "0x10", "01"],
+    [
+        "",
+        "   ",
+        "\n",
+        "{",
+        '{"jsonrpc": "2.0", "id": 1',
+        "nul",
+        "{'a': 1}",
+        '{"a": 1,}',
+        "[1,]",
+        '{"jsonrpc":"2.0","id":NaN,"method":"x"}',
+        "NaN",
+        "Infinity",
+        "-Infinity",
+        '{"jsonrpc":"2.0","id":1}{"jsonrpc":"2.0","id":2}',
+        "\ufeff{}",
+        "0x10",
+        "01",
+    ],
 )
 def test_text_that_is_not_strict_json_is_a_parse_error(text):
     assert classify_json(text) == UNPARSABLE
     assert classify_json(text.encode("utf-8")) == UNPARSABLE
 
 
-@pytest.mark.parametrize("data", [b"\xff", b'{"jsonrpc":"2.0","method":"\xc3"}', b"\x80abc",
-                                  '{"jsonrpc":"2.0","method":"x"}'.encode("utf-16")])
+@pytest.mark.parametrize(
+    "data",
+    [
+        b"\xff",
+        b'{"jsonrpc":"2.0","method":"\xc3"}',
+        b"\x80abc",
+        '{"jsonrpc":"2.0","method":"x"}'.encode("utf-16"),
+    ],
+)
 def test_invalid_utf8_is_a_parse_error(data):
     assert classify_json(data) == UNPARSABLE
 
@@ -325,6 +389,7 @@ def test_classify_json_never_raises_on_non_text(value):
 
 # --- explain ------------------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize(
     "message, words",
     [
@@ -340,7 +405,7 @@ def test_classify_json_never_raises_on_non_text(value):
         (msg(id=True, error=ERR), ["bool", "not an integer"]),
         (msg(id=2.0, result={}), ["float", "even 1.0"]),
         (msg(id=7, method="tools/list"), ["Request", "tools/list", "7"]),
-        (msg(method="notifications/initialized"), ["Notification", "no \"id\""]),
+        (msg(method="notifications/initialized"), ["Notification", 'no "id"']),
         (msg(id=1, result={}), ["Response", "result"]),
         (msg(id=None, error=ERR), ["Response", "error", "-32601"]),
     ],
@@ -370,8 +435,14 @@ def test_explain_never_raises_and_stays_short():
     deep = []
     for _ in range(50_000):
         deep = [deep]
-    for thing in [object(), deep, msg(id="x" * 10_000_000, method=1), msg(id=10**5000, method=None),
-                  msg(id=1, method="m" * 10_000_000), {"jsonrpc": "2.0", "method": 3, 1: 2}]:
+    for thing in [
+        object(),
+        deep,
+        msg(id="x" * 10_000_000, method=1),
+        msg(id=10**5000, method=None),
+        msg(id=1, method="m" * 10_000_000),
+        {"jsonrpc": "2.0", "method": 3, 1: 2},
+    ]:
         text = explain(thing)
         assert isinstance(text, str) and len(text) < 600
 
@@ -388,8 +459,11 @@ def test_explain_json_gives_the_parse_reason():
 
 # --- replies ------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("message", [msg(id=1, method="x"), msg(method="x"), msg(id=1, result={}),
-                                     msg(id=None, error=ERR)])
+
+@pytest.mark.parametrize(
+    "message",
+    [msg(id=1, method="x"), msg(method="x"), msg(id=1, result={}), msg(id=None, error=ERR)],
+)
 def test_no_reply_from_the_message_layer_for_valid_messages(message):
     assert reply_for(message) is None
 
@@ -418,12 +492,15 @@ def test_wire_text_gets_parse_error_with_null_id_or_the_parsed_verdict():
     assert reply("{") == error_response(None, PARSE_ERROR, "Parse error")
     assert reply(b"\xff") == error_response(None, PARSE_ERROR, "Parse error")
     assert reply('{"jsonrpc":"2.0","id":3,"method":"x"}') is None
-    for invalid in ('{"jsonrpc":"2.0","id":3,"method":1}',
-                    '{"jsonrpc":"2.0","id":3,"method":"x","params":null}'):
+    for invalid in (
+        '{"jsonrpc":"2.0","id":3,"method":1}',
+        '{"jsonrpc":"2.0","id":3,"method":"x","params":null}',
+    ):
         assert reply(invalid) == error_response(3, INVALID_REQUEST, "Invalid Request")
 
 
 # --- long numbers: one rule for every number of every text ------------------------------
+
 
 @pytest.mark.course_only
 def test_the_digit_limit_is_one_rule_per_number():
@@ -437,7 +514,9 @@ def test_the_digit_limit_is_one_rule_per_number():
     longer = template % ",".join(["9" * 5000] * 25)  # these it refuses; the parser does not
     assert classify_json(short) == classify_json(longer) == REQUEST
     value, reason = parse(longer)
-    assert reason is None and value["params"]["n"][0] == int("9" * 1000) * 10 ** 4000 + int("9" * 4000)
+    assert reason is None and value["params"]["n"][0] == int("9" * 1000) * 10**4000 + int(
+        "9" * 4000
+    )
     many = "[" + ",".join(["9" * MAX_INT_DIGITS] * 500) + "]"  # 10 MB of the longest numbers
     assert classify_json(many) == INVALID  # parsed: a list, not a parse error
     one_too_long = template % ",".join(["9" * 4300] * 28 + ["9" * (MAX_INT_DIGITS + 1)])
@@ -456,6 +535,7 @@ def test_long_integers_are_read_exactly(digits):
         value, reason = parse(f"[{sign}{literal}]")
         assert reason is None
         import decimal
+
         assert value == [int(decimal.Decimal(sign + literal))]
 
 

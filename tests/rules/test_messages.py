@@ -3,16 +3,32 @@
 import json
 
 import pytest
+from implementation import (  # mcp_lesson's, or a graduating package's
+    create_request,
+    error_response,
+    refusal,
+    refuses,
+)
 
-from mcp_lesson import INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR, success_response
+from mcp_lesson import (
+    INTERNAL_ERROR,
+    INVALID_PARAMS,
+    INVALID_REQUEST,
+    METHOD_NOT_FOUND,
+    PARSE_ERROR,
+    success_response,
+)
 from mcp_lesson.protocol.values import show_value
-from implementation import create_request, error_response  # mcp_lesson's, or a graduating package's
-from implementation import refusal, refuses
 
 
 def test_error_code_constants():
     assert (PARSE_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, INVALID_PARAMS, INTERNAL_ERROR) == (
-        -32700, -32600, -32601, -32602, -32603)
+        -32700,
+        -32600,
+        -32601,
+        -32602,
+        -32603,
+    )
 
 
 def test_create_request_dumps_exactly_as_the_spec_shows():
@@ -32,7 +48,9 @@ def test_create_request_puts_id_before_params():
 
 def test_create_request_without_id_is_a_notification():
     assert create_request("notifications/initialized") == {
-        "jsonrpc": "2.0", "method": "notifications/initialized"}
+        "jsonrpc": "2.0",
+        "method": "notifications/initialized",
+    }
 
 
 def test_create_request_notification_with_params_has_no_id_key():
@@ -52,9 +70,16 @@ REFUSED_REQUESTS = [  # (args, kwargs, the offending value, mcp_lesson's words)
     pytest.param(("ping",), {"request_id": True}, True, "a bool", id="request_id True"),
     pytest.param(("ping",), {"request_id": False}, False, "a bool", id="request_id False"),
     pytest.param(("ping",), {"request_id": 1.0}, 1.0, "a float", id="request_id 1.0"),
-    pytest.param(("ping",), {"request_id": [1]}, [1], "request_id must be a str or an int",
-                 id="request_id [1]"),
-    pytest.param(("ping",), {"params": [1, 2]}, [1, 2], "params must be a dict", id="params [1, 2]"),
+    pytest.param(
+        ("ping",),
+        {"request_id": [1]},
+        [1],
+        "request_id must be a str or an int",
+        id="request_id [1]",
+    ),
+    pytest.param(
+        ("ping",), {"params": [1, 2]}, [1, 2], "params must be a dict", id="params [1, 2]"
+    ),
     pytest.param(("ping",), {"params": "x"}, "x", "params must be a dict", id="params 'x'"),
     pytest.param(("ping",), {"params": ()}, (), "params must be a dict", id="params ()"),
 ]
@@ -87,7 +112,10 @@ def test_create_request_words_its_refusals_as_mcp_lesson_does(args, kwargs, offe
 
 def test_error_response_matches_the_spec_exactly():
     assert error_response(1, -32601, "Method not found") == {
-        "jsonrpc": "2.0", "id": 1, "error": {"code": -32601, "message": "Method not found"}}
+        "jsonrpc": "2.0",
+        "id": 1,
+        "error": {"code": -32601, "message": "Method not found"},
+    }
     assert list(error_response(1, -32601, "x")) == ["jsonrpc", "id", "error"]
 
 
@@ -95,7 +123,10 @@ def test_error_response_data_only_when_given():
     assert "data" not in error_response(1, -32601, "x")["error"]
     assert error_response(1, -32601, "x", data=None)["error"]["data"] is None
     assert error_response(1, -32601, "x", {"k": 1})["error"] == {
-        "code": -32601, "message": "x", "data": {"k": 1}}
+        "code": -32601,
+        "message": "x",
+        "data": {"k": 1},
+    }
 
 
 def test_error_response_allows_a_null_id():
@@ -130,7 +161,11 @@ def test_error_response_words_its_refusals_as_mcp_lesson_does(args, offender, wo
 
 @pytest.mark.course_only
 def test_success_response():
-    assert success_response(3, {"tools": []}) == {"jsonrpc": "2.0", "id": 3, "result": {"tools": []}}
+    assert success_response(3, {"tools": []}) == {
+        "jsonrpc": "2.0",
+        "id": 3,
+        "result": {"tools": []},
+    }
     with pytest.raises(TypeError, match="result must be a dict"):
         success_response(3, [])
     with pytest.raises(TypeError, match="id must be"):
@@ -163,8 +198,14 @@ def test_type_errors_stay_short_for_huge_or_deep_arguments():
 
 @pytest.mark.parametrize(
     "value, shown",
-    [(None, "null"), (True, "true"), (1.0, "1.0"), ("a", '"a"'), ({"a": 1}, "an object with 1 member"),
-     ([1, 2], "a list of 2 items")],
+    [
+        (None, "null"),
+        (True, "true"),
+        (1.0, "1.0"),
+        ("a", '"a"'),
+        ({"a": 1}, "an object with 1 member"),
+        ([1, 2], "a list of 2 items"),
+    ],
 )
 @pytest.mark.course_only
 def test_show_value_writes_json_words(value, shown):

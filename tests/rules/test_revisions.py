@@ -18,8 +18,8 @@ from mcp_lesson import (
     reply_for_json,
 )
 from mcp_lesson.exercises.cases import REVISION_CASES
-from mcp_lesson.rules.explanation import revision_note
 from mcp_lesson.rules.classification import rule_of
+from mcp_lesson.rules.explanation import revision_note
 
 INVALID = ("invalid", INVALID_REQUEST)
 BATCH = ("batch", None)
@@ -62,6 +62,7 @@ def test_an_unknown_revision_is_a_value_error_naming_the_known_ones(bad):
 
 # --- batches: 2025-03-26 only ---------------------------------------------------------
 
+
 @pytest.mark.parametrize("revision", [None, "2024-11-05", "2025-06-18", "2025-11-25", "2026-07-28"])
 def test_lists_are_invalid_outside_2025_03_26(revision):
     assert classify([REQ], revision) == INVALID
@@ -90,14 +91,22 @@ def test_the_replies_owed_to_a_batch():
     ]
     # A list inside a batch is one invalid member, not a nested batch.
     assert reply_for([[REQ]], "2025-03-26") == [
-        error_response(None, INVALID_REQUEST, "Invalid Request")]
+        error_response(None, INVALID_REQUEST, "Invalid Request")
+    ]
     assert reply_for_json('[{"jsonrpc":"2.0","id":2}]', "2025-03-26") == [
-        error_response(2, INVALID_REQUEST, "Invalid Request")]
+        error_response(2, INVALID_REQUEST, "Invalid Request")
+    ]
 
 
 def test_explain_lists_the_members_of_a_batch():
-    text = explain([REQ, {"jsonrpc": "2.0", "id": True, "method": "x"},
-                    {"jsonrpc": "2.0", "id": 2, "method": "initialize"}], "2025-03-26")
+    text = explain(
+        [
+            REQ,
+            {"jsonrpc": "2.0", "id": True, "method": "x"},
+            {"jsonrpc": "2.0", "id": 2, "method": "initialize"},
+        ],
+        "2025-03-26",
+    )
     lines = text.splitlines()
     assert lines[0].startswith("Batch: ") and "3 messages" in lines[0]
     assert lines[1].startswith("  1. Request")
@@ -121,13 +130,17 @@ def test_an_unknown_revision_is_shown_briefly():
 
 # --- a batch's work is bounded: a 10 MB paste is judged in well under a second -----------
 
+
 def test_the_reply_to_a_huge_batch_answers_the_first_members_and_says_so():
     from mcp_lesson.rules.classification import MAX_BATCH_MEMBERS
 
     size = 5_000_000  # "[1,1,...]": 10 MB of text
     replies = reply_for_json("[" + ",".join(["1"] * size) + "]", "2025-03-26")
     assert len(replies) == MAX_BATCH_MEMBERS + 1
-    assert replies[:-1] == [error_response(None, INVALID_REQUEST, "Invalid Request")] * MAX_BATCH_MEMBERS
+    assert (
+        replies[:-1]
+        == [error_response(None, INVALID_REQUEST, "Invalid Request")] * MAX_BATCH_MEMBERS
+    )
     last = replies[-1]
     assert last["id"] is None and last["error"]["code"] == INVALID_REQUEST
     assert f"{size:,} members" in last["error"]["data"]
@@ -142,8 +155,11 @@ def test_a_huge_batch_judges_a_bounded_number_of_members(monkeypatch):
 
     calls = []
     real = classification.reply_for
-    monkeypatch.setattr(classification, "reply_for",
-                        lambda msg, revision=None: calls.append(1) or real(msg, revision))
+    monkeypatch.setattr(
+        classification,
+        "reply_for",
+        lambda msg, revision=None: calls.append(1) or real(msg, revision),
+    )
     classification.reply_for([REQ] * 200_000, "2025-03-26")
     assert len(calls) == 1 + classification.MAX_BATCH_MEMBERS
 
@@ -187,9 +203,18 @@ def test_a_fake_list_never_raises(revision):
 
 # --- the id of an error response: optional from 2025-11-25 --------------------------------
 
-@pytest.mark.parametrize("revision, verdict", [
-    (None, INVALID), ("2024-11-05", INVALID), ("2025-03-26", INVALID), ("2025-06-18", INVALID),
-    ("2025-11-25", RESPONSE), ("2026-07-28", RESPONSE)])
+
+@pytest.mark.parametrize(
+    "revision, verdict",
+    [
+        (None, INVALID),
+        ("2024-11-05", INVALID),
+        ("2025-03-26", INVALID),
+        ("2025-06-18", INVALID),
+        ("2025-11-25", RESPONSE),
+        ("2026-07-28", RESPONSE),
+    ],
+)
 def test_an_error_response_may_leave_out_its_id_from_2025_11_25(revision, verdict):
     assert classify(ERROR_NO_ID, revision) == verdict
 
@@ -217,6 +242,7 @@ def test_explain_says_where_the_missing_error_id_became_allowed():
 
 
 # --- one line on how the verdict changes ------------------------------------------------
+
 
 def test_revision_note():
     assert revision_note(REQ) is None

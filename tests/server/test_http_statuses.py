@@ -18,24 +18,58 @@ from mcp_lesson.peers.python_sdk_http import NO_MESSAGE, http_answer
 from mcp_lesson.rules.messages import create_request
 
 SESSION, STATELESS = "2025-11-25", "2026-07-28"
-META = {"io.modelcontextprotocol/protocolVersion": STATELESS, "io.modelcontextprotocol/clientCapabilities": {}}
+META = {
+    "io.modelcontextprotocol/protocolVersion": STATELESS,
+    "io.modelcontextprotocol/clientCapabilities": {},
+}
 JUNK = '{"jsonrpc": "2.0", "id": 6, "meth'
 
 #: name: (method, params, request id, what to do to the POST, {generation: (status, code)}); code
 #: None is a result, NO_MESSAGE an answer with no JSON-RPC message (202, a plain-text refusal).
 ROWS = {
     "tools/list": ("tools/list", None, 10, {}, {SESSION: (200, None), STATELESS: (200, None)}),
-    "a method nobody has": ("tools/destroy", None, 11, {}, {SESSION: (200, -32601), STATELESS: (404, -32601)}),
-    "junk (a cut-off body)": ("tools/list", None, 12, {"body": JUNK},
-                              {SESSION: (400, -32700), STATELESS: (400, -32700)}),
-    "a notification": ("notifications/initialized", None, None, {},
-                       {SESSION: (202, NO_MESSAGE), STATELESS: (202, NO_MESSAGE)}),
-    "a web page's Origin": ("tools/list", None, 13, {"change": {"Origin": "https://evil.example"}},
-                            {SESSION: (403, NO_MESSAGE), STATELESS: (403, NO_MESSAGE)}),
-    "Mcp-Method that lies": ("tools/list", None, 14, {"change": {"Mcp-Method": "tools/call"}},
-                             {SESSION: (200, None), STATELESS: (400, -32020)}),
-    "a tool nobody has": ("tools/call", {"name": "calculatrice_é", "arguments": {}}, 15, {},
-                          {SESSION: (200, -32602), STATELESS: (400, -32602)}),
+    "a method nobody has": (
+        "tools/destroy",
+        None,
+        11,
+        {},
+        {SESSION: (200, -32601), STATELESS: (404, -32601)},
+    ),
+    "junk (a cut-off body)": (
+        "tools/list",
+        None,
+        12,
+        {"body": JUNK},
+        {SESSION: (400, -32700), STATELESS: (400, -32700)},
+    ),
+    "a notification": (
+        "notifications/initialized",
+        None,
+        None,
+        {},
+        {SESSION: (202, NO_MESSAGE), STATELESS: (202, NO_MESSAGE)},
+    ),
+    "a web page's Origin": (
+        "tools/list",
+        None,
+        13,
+        {"change": {"Origin": "https://evil.example"}},
+        {SESSION: (403, NO_MESSAGE), STATELESS: (403, NO_MESSAGE)},
+    ),
+    "Mcp-Method that lies": (
+        "tools/list",
+        None,
+        14,
+        {"change": {"Mcp-Method": "tools/call"}},
+        {SESSION: (200, None), STATELESS: (400, -32020)},
+    ),
+    "a tool nobody has": (
+        "tools/call",
+        {"name": "calculatrice_é", "arguments": {}},
+        15,
+        {},
+        {SESSION: (200, -32602), STATELESS: (400, -32602)},
+    ),
 }
 
 
@@ -50,7 +84,11 @@ def post(client, url, row, generation, session):
         params = {**(params or {}), "_meta": META}
     msg = create_request(method, params, request_id=request_id)
     built = http_request_for(msg, generation)
-    headers = {**built["headers"], **(session if generation == SESSION else {}), **how.get("change", {})}
+    headers = {
+        **built["headers"],
+        **(session if generation == SESSION else {}),
+        **how.get("change", {}),
+    }
     return client.post(url, headers=headers, content=how.get("body", built["body"]).encode())
 
 
@@ -62,7 +100,9 @@ def test_each_row_of_lesson_09_s_table(course_server, row, generation):
         answer = post(client, course_server.url, row, generation, session)
     got = http_answer(answer.status_code, answer.headers, answer.text)
     status, code = ROWS[row][-1][generation]
-    assert (got.status, got.id if code is NO_MESSAGE else got.code) == (status, code), answer.text[:300]
+    assert (got.status, got.id if code is NO_MESSAGE else got.code) == (status, code), answer.text[
+        :300
+    ]
 
 
 def test_a_check_headers_that_fails_is_answered_with_minus_32603(monkeypatch, capsys):
@@ -88,4 +128,6 @@ def test_check_headers_refusal_and_handle_message_through_safely():
     right = http_request_for(request, STATELESS)["headers"]
     refused, _ = server.safely(json.dumps(request), None, {**right, "Mcp-Method": "tools/call"})
     answered, _ = server.safely(json.dumps(request), None, right)
-    assert refused[0]["error"]["code"] == -32020 and answered[0]["result"]["resultType"] == "complete"
+    assert (
+        refused[0]["error"]["code"] == -32020 and answered[0]["result"]["resultType"] == "complete"
+    )

@@ -1,13 +1,11 @@
 """mcp_lesson.server.resumption: a store per session, priming events, replay after Last-Event-ID
 (2025-11-25 basic/transports.mdx, "Resumability and Redelivery")."""
 
-
 from http_server import open_session
 
 from mcp_lesson.core.transport import read_sse
 from mcp_lesson.server.resumption import RETRY_MS, _Store
 from mcp_lesson.shared.sse import SSE
-
 
 # --- the store -------------------------------------------------------------------------
 
@@ -42,19 +40,28 @@ def events_of(text):
     return reader, found
 
 
-COUNT = {"jsonrpc": "2.0", "id": 7, "method": "tools/call",
-         "params": {"name": "count", "arguments": {"to": 3}, "_meta": {"progressToken": "p"}}}
+COUNT = {
+    "jsonrpc": "2.0",
+    "id": 7,
+    "method": "tools/call",
+    "params": {"name": "count", "arguments": {"to": 3}, "_meta": {"progressToken": "p"}},
+}
 
 
 def test_a_stream_starts_with_a_priming_event_and_resumes_after_any_of_its_ids(server, http):
     headers = open_session(http, server.url)
     answer = http.post(server.url, headers=headers, json=COUNT)
-    assert answer.text.startswith("id: ") and f"\r\ndata: \r\nretry: {RETRY_MS}\r\n\r\n" in answer.text
+    assert (
+        answer.text.startswith("id: ") and f"\r\ndata: \r\nretry: {RETRY_MS}\r\n\r\n" in answer.text
+    )
     reader, events = events_of(answer.text)
-    assert reader.retry == RETRY_MS and len(events) == 4  # three progress notifications, the response
+    assert (
+        reader.retry == RETRY_MS and len(events) == 4
+    )  # three progress notifications, the response
     (first_id, _), *rest = events
-    resumed = http.get(server.url, headers={**headers, "Accept": "text/event-stream",
-                                            "Last-Event-ID": first_id})
+    resumed = http.get(
+        server.url, headers={**headers, "Accept": "text/event-stream", "Last-Event-ID": first_id}
+    )
     assert resumed.status_code == 200
     # What followed the first progress event, with the same ids; then the stream ends, as it
     # had ended with its response.
@@ -65,6 +72,7 @@ def test_a_stream_starts_with_a_priming_event_and_resumes_after_any_of_its_ids(s
 def test_an_id_of_another_session_replays_nothing(server, http):
     one, other = open_session(http, server.url), open_session(http, server.url)
     _, events = events_of(http.post(server.url, headers=one, json=COUNT).text)
-    resumed = http.get(server.url, headers={**other, "Accept": "text/event-stream",
-                                            "Last-Event-ID": events[0][0]})
+    resumed = http.get(
+        server.url, headers={**other, "Accept": "text/event-stream", "Last-Event-ID": events[0][0]}
+    )
     assert resumed.status_code == 200 and read_sse(resumed.text) == []

@@ -13,7 +13,6 @@ import subprocess
 import sys
 
 import pytest
-
 from processes import live_processes
 from stdio_server import handshaken
 
@@ -25,8 +24,11 @@ FRESH_IDS = itertools.count(1000)
 
 def _children_named(fragment):
     """Pids of this process's live children whose command line holds ``fragment``."""
-    return [process.pid for process in live_processes()
-            if process.ppid == os.getpid() and fragment in process.command]
+    return [
+        process.pid
+        for process in live_processes()
+        if process.ppid == os.getpid() and fragment in process.command
+    ]
 
 
 @pytest.fixture(scope="module")
@@ -58,12 +60,16 @@ def test_tools_list_and_call(server):
     assert result["isError"] is False
     assert result["content"][0]["text"] == "4"
 
-    line = server.request(create_request("tools/call", {"name": "add", "arguments": {"a": 2, "b": 40}}, "s"))
+    line = server.request(
+        create_request("tools/call", {"name": "add", "arguments": {"a": 2, "b": 40}}, "s")
+    )
     assert json.loads(line)["result"]["structuredContent"] == {"result": 42}
 
 
 def test_a_failing_tool_is_a_result_with_is_error(server):
-    call = create_request("tools/call", {"name": "calculator", "arguments": {"expression": "1 / 0"}}, 4)
+    call = create_request(
+        "tools/call", {"name": "calculator", "arguments": {"expression": "1 / 0"}}, 4
+    )
     result = json.loads(server.request(call))["result"]
     assert result["isError"] is True
     assert "division by zero" in result["content"][0]["text"]
@@ -71,7 +77,9 @@ def test_a_failing_tool_is_a_result_with_is_error(server):
 
 def _call_tool(server, name, arguments):
     """The ``result`` of one ``tools/call`` (a JSON-RPC error fails the test)."""
-    line = server.request(create_request("tools/call", {"name": name, "arguments": arguments}, next(FRESH_IDS)))
+    line = server.request(
+        create_request("tools/call", {"name": name, "arguments": arguments}, next(FRESH_IDS))
+    )
     assert classify_json(line) == ("response", None)
     reply = json.loads(line)
     assert "error" not in reply, reply
@@ -84,7 +92,9 @@ def _refusal(result, tool, argument, wanted):
     assert "structuredContent" not in result
     [block] = result["content"]
     text = block["text"]
-    assert text.startswith(f"Error executing tool {tool}: 1 validation error for {tool}Arguments\n{argument}\n")
+    assert text.startswith(
+        f"Error executing tool {tool}: 1 validation error for {tool}Arguments\n{argument}\n"
+    )
     assert f"Input should be a valid {wanted}" in text
     return text
 
@@ -114,7 +124,13 @@ def test_add_refuses_anything_but_json_integers(server, arguments, argument):
 
 @pytest.mark.parametrize(
     "a, b, total",
-    [(2, 40, 42), (-5, 0, -5), (0, 0, 0), (2**64, 1, 2**64 + 1), (int("9" * MAX_DIGITS), 0, int("9" * MAX_DIGITS))],
+    [
+        (2, 40, 42),
+        (-5, 0, -5),
+        (0, 0, 0),
+        (2**64, 1, 2**64 + 1),
+        (int("9" * MAX_DIGITS), 0, int("9" * MAX_DIGITS)),
+    ],
 )
 def test_add_sums_json_integers(server, a, b, total):
     result = _call_tool(server, "add", {"a": a, "b": b})
@@ -128,12 +144,20 @@ def test_add_refuses_a_sum_too_long_to_read_back(server):
     for a, b in [(nines, 1), (-nines, -1)]:
         result = _call_tool(server, "add", {"a": a, "b": b})
         assert result["isError"] is True
-        assert result["content"][0]["text"] == f"Error executing tool add: the sum has more than {MAX_DIGITS} digits"
+        assert (
+            result["content"][0]["text"]
+            == f"Error executing tool add: the sum has more than {MAX_DIGITS} digits"
+        )
 
 
 @pytest.mark.parametrize("expression", [5, 2.5, True, None, ["2 + 2"], {"text": "2 + 2"}])
 def test_calculator_refuses_an_expression_that_is_not_a_string(server, expression):
-    _refusal(_call_tool(server, "calculator", {"expression": expression}), "calculator", "expression", "string")
+    _refusal(
+        _call_tool(server, "calculator", {"expression": expression}),
+        "calculator",
+        "expression",
+        "string",
+    )
 
 
 def test_a_refused_argument_costs_only_its_call(server):
@@ -167,7 +191,9 @@ def test_careless_messages_meet_silence(server, careless, strict_code):
     # Still alive and answering (a fresh id each time, so no late reply can match).
     ping_id = next(FRESH_IDS)
     assert json.loads(server.request(create_request("ping", request_id=ping_id))) == {
-        "jsonrpc": "2.0", "id": ping_id, "result": {}
+        "jsonrpc": "2.0",
+        "id": ping_id,
+        "result": {},
     }
 
 
@@ -239,7 +265,13 @@ def test_every_request_read_is_answered_before_the_server_exits(lines):
 
 @pytest.mark.parametrize(
     "expression, value",
-    [("2 + 2", 4), ("(1 + 2) * 3 / 4", 2.25), ("-3 ** 2", -9), ("7 // 2 + 7 % 2", 4), ("2 ** 10", 1024)],
+    [
+        ("2 + 2", 4),
+        ("(1 + 2) * 3 / 4", 2.25),
+        ("-3 ** 2", -9),
+        ("7 // 2 + 7 % 2", 4),
+        ("2 ** 10", 1024),
+    ],
 )
 def test_evaluate(expression, value):
     assert evaluate(expression) == value
@@ -254,8 +286,22 @@ def test_add_integers():
 
 @pytest.mark.parametrize(
     "expression",
-    ["__import__('os')", "x + 1", "True + 1", "'a' * 3", "9 ** 9 ** 9", "1 / 0", "2 +", "1" * 300,
-     "(-8) ** 0.5", "[1, 2]", "(" * 10_000, None, "1e308 * 10", "1e999 - 1e999"],
+    [
+        "__import__('os')",
+        "x + 1",
+        "True + 1",
+        "'a' * 3",
+        "9 ** 9 ** 9",
+        "1 / 0",
+        "2 +",
+        "1" * 300,
+        "(-8) ** 0.5",
+        "[1, 2]",
+        "(" * 10_000,
+        None,
+        "1e308 * 10",
+        "1e999 - 1e999",
+    ],
 )
 def test_evaluate_refuses(expression):
     with pytest.raises(ValueError):

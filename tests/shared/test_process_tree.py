@@ -57,6 +57,7 @@ def test_a_server_s_tree_is_its_group_and_what_carries_its_mark():
     away = subprocess.Popen(SLEEPER, start_new_session=True, env=marked)
     unrelated = subprocess.Popen(SLEEPER, start_new_session=True)
     try:
+
         def tree():
             return process_tree.server_tree(leader.pid, mark)[0]
 

@@ -6,11 +6,9 @@ import signal
 import subprocess
 import sys
 import textwrap
-import time
 from pathlib import Path
 
 import pytest
-
 from processes import descendants, live_processes, start_guarded, wait_for
 
 HERE = Path(__file__).resolve().parents[1]  # tests/, where processes.py is
@@ -48,18 +46,32 @@ def alive(pid):
 @pytest.mark.parametrize("ending", [signal.SIGKILL, signal.SIGTERM], ids=["SIGKILL", "SIGTERM"])
 def test_a_guarded_server_dies_with_the_run(tmp_path, ending):
     pids, orphan = tmp_path / "pids", tmp_path / "orphan"
-    run = subprocess.Popen([sys.executable, "-c", RUN.format(
-        here=str(HERE), server=SERVER, pids=str(pids), orphan=str(orphan))])
+    run = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            RUN.format(here=str(HERE), server=SERVER, pids=str(pids), orphan=str(orphan)),
+        ]
+    )
     try:
-        wait_for(lambda: pids.exists() and orphan.exists() and pids.read_text().count(" ") == 1
-                 and orphan.read_text(), "the server and its children")
+        wait_for(
+            lambda: (
+                pids.exists()
+                and orphan.exists()
+                and pids.read_text().count(" ") == 1
+                and orphan.read_text()
+            ),
+            "the server and its children",
+        )
         server, kernel = map(int, pids.read_text().split())
         grandchild = int(orphan.read_text())
         assert all(map(alive, (server, kernel, grandchild)))
         run.send_signal(ending)  # the run ends before any finally of its own
         run.wait()
-        wait_for(lambda: not any(map(alive, (server, kernel, grandchild))),
-                 "the server's tree to end after the run ended")
+        wait_for(
+            lambda: not any(map(alive, (server, kernel, grandchild))),
+            "the server's tree to end after the run ended",
+        )
     finally:
         run.kill()
         run.wait()
@@ -69,15 +81,24 @@ def test_end_stops_the_tree_and_keeps_nothing(tmp_path):
     pids, orphan = tmp_path / "pids", tmp_path / "orphan"
     proc = start_guarded([sys.executable, "-c", SERVER, str(pids), str(orphan)])
     try:
-        wait_for(lambda: orphan.exists() and orphan.read_text() and pids.exists()
-                 and pids.read_text().count(" ") == 1, "the server and its children")
+        wait_for(
+            lambda: (
+                orphan.exists()
+                and orphan.read_text()
+                and pids.exists()
+                and pids.read_text().count(" ") == 1
+            ),
+            "the server and its children",
+        )
         tree = set(descendants(proc.pid))
         assert int(orphan.read_text()) in tree | set(descendants(os.getpid()))
     finally:
         proc.end()
     assert proc.poll() is not None
     server, kernel = map(int, pids.read_text().split())
-    wait_for(lambda: not any(map(alive, (server, kernel, int(orphan.read_text())))), "the tree to end")
+    wait_for(
+        lambda: not any(map(alive, (server, kernel, int(orphan.read_text())))), "the tree to end"
+    )
 
 
 def test_a_guarded_command_that_ends_by_itself_ends_its_guard():

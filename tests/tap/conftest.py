@@ -5,7 +5,6 @@ tapping.py that writes a small stdio server).
 """
 
 import pytest
-
 from http_server import serving
 
 

@@ -22,7 +22,6 @@ from processes import live_processes, patience, run_to_end, start_guarded
 
 from mcp_lesson.tap._settings import GRACE
 
-
 ROOT = Path(__file__).resolve().parents[2]
 PY = sys.executable
 TAP = [PY, "-m", "mcp_lesson.tap"]
@@ -31,21 +30,34 @@ SLOPPY_SERVER = [PY, "-m", "mcp_lesson.server.sloppy"]
 
 
 #: A server that says back every byte it reads, as it reads it.
-ECHO = [PY, "-c", "import os\nwhile True:\n    data = os.read(0, 65536)\n    if not data: break\n"
-                  "    os.write(1, data)\n"]
+ECHO = [
+    PY,
+    "-c",
+    "import os\nwhile True:\n    data = os.read(0, 65536)\n    if not data: break\n"
+    "    os.write(1, data)\n",
+]
 
 
-INIT = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
-        "params": {"protocolVersion": "2025-11-25", "capabilities": {},
-                   "clientInfo": {"name": "test-tap", "version": "1.0"}}}
+INIT = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-11-25",
+        "capabilities": {},
+        "clientInfo": {"name": "test-tap", "version": "1.0"},
+    },
+}
 INITIALIZED = {"jsonrpc": "2.0", "method": "notifications/initialized"}
 
 
 #: Runs argv[2:] with files limited to argv[1] bytes (RLIMIT_FSIZE): a write past it fails
 #: with EFBIG, as one on a full disk fails with ENOSPC (Python ignores SIGXFSZ).
-LIMITED = ("import os, resource, sys\n"
-           "resource.setrlimit(resource.RLIMIT_FSIZE, (int(sys.argv[1]), resource.RLIM_INFINITY))\n"
-           "os.execv(sys.argv[2], sys.argv[2:])\n")
+LIMITED = (
+    "import os, resource, sys\n"
+    "resource.setrlimit(resource.RLIMIT_FSIZE, (int(sys.argv[1]), resource.RLIM_INFINITY))\n"
+    "os.execv(sys.argv[2], sys.argv[2:])\n"
+)
 
 
 def line(message):
@@ -75,10 +87,16 @@ class Tapped:
         if "--grace" not in options:  # the tap's grace, as long as every other wait here
             options = ("--grace", f"{patience(GRACE):g}", *options)
         tap = [*TAP, "--record", str(self.recording), *options, "--", *command]
-        if file_limit is not None:  # no file of the tap's may grow past file_limit bytes (a full disk)
+        if (
+            file_limit is not None
+        ):  # no file of the tap's may grow past file_limit bytes (a full disk)
             tap = [PY, "-c", LIMITED, str(file_limit), *tap]
-        self.proc = start_guarded(["sh", "-c", 'exec "$@" < "$0"', stdin, *tap],
-                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT)
+        self.proc = start_guarded(
+            ["sh", "-c", 'exec "$@" < "$0"', stdin, *tap],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            cwd=ROOT,
+        )
         self.out, self.err = bytearray(), bytearray()
         self._open = {self.proc.stdout.fileno(): self.out, self.proc.stderr.fileno(): self.err}
         self._writers = []
@@ -86,11 +104,12 @@ class Tapped:
     def send(self, data):
         """Write ``data`` to the tap's stdin from a thread (a big write must not stop the
         test from reading what comes back)."""
+
         def write():
             view = memoryview(data)
             try:
                 while view:
-                    view = view[os.write(self._input, view):]
+                    view = view[os.write(self._input, view) :]
             except OSError:  # the test ended the tap before it read everything
                 pass
 
@@ -131,8 +150,9 @@ class Tapped:
         return bytes(self.out)
 
     def lines_out(self, count, limit=30):
-        return self.read_until(lambda out: out.count(b"\n") >= count, limit,
-                               f"{count} lines").splitlines()[:count]
+        return self.read_until(
+            lambda out: out.count(b"\n") >= count, limit, f"{count} lines"
+        ).splitlines()[:count]
 
     def finish(self, limit=30, close=True):
         """Close the input (unless told not to), read to the end, wait for the tap's exit;
@@ -175,8 +195,11 @@ class Tapped:
         return [json.loads(raw) for raw in self.recording.read_text().splitlines()]
 
     def lines(self, direction=None):
-        return [entry for entry in self.entries() if "direction" in entry
-                and direction in (None, entry["direction"])]
+        return [
+            entry
+            for entry in self.entries()
+            if "direction" in entry and direction in (None, entry["direction"])
+        ]
 
     def event(self, name):
         found = [entry for entry in self.entries() if entry.get("event") == name]

@@ -13,16 +13,27 @@ from mcp_lesson.tap import CourseJudge
 
 from .tapping import ECHO, INITIALIZED, Tapped, line, report
 
-
 #: Lines where the tap's quick path must hand over to classify_json itself.
 AWKWARD_TEXTS = [
-    ' {"jsonrpc": "2.0", "method": "x"}', '{"jsonrpc": "2.0", "method": "x"}\r',
-    '{"jsonrpc": "2.0", "method": "x"} {}', '{"jsonrpc": "2.0", "method": "x"}x',
-    '\ufeff{"jsonrpc": "2.0", "method": "x"}', "", " ", "[]", "1e400", "NaN", "-Infinity",
-    '{"jsonrpc": "2.0", "id": 1, "result": {"n": NaN}}', "[" * 100_000 + "]" * 100_000,
+    ' {"jsonrpc": "2.0", "method": "x"}',
+    '{"jsonrpc": "2.0", "method": "x"}\r',
+    '{"jsonrpc": "2.0", "method": "x"} {}',
+    '{"jsonrpc": "2.0", "method": "x"}x',
+    '\ufeff{"jsonrpc": "2.0", "method": "x"}',
+    "",
+    " ",
+    "[]",
+    "1e400",
+    "NaN",
+    "-Infinity",
+    '{"jsonrpc": "2.0", "id": 1, "result": {"n": NaN}}',
+    "[" * 100_000 + "]" * 100_000,
     '{"jsonrpc": "2.0", "id": ' + "9" * 5000 + ', "method": "x"}',
     '{"jsonrpc": "2.0", "id": ' + "9" * 30_000 + ', "method": "x"}',
-    '{"jsonrpc": "2.0", "method": "\ud800"}', '"just a string"', "null", "true",
+    '{"jsonrpc": "2.0", "method": "\ud800"}',
+    '"just a string"',
+    "null",
+    "true",
 ]
 
 
@@ -47,13 +58,16 @@ def _package(folder, code):
 
 
 def test_judge_with_the_users_own_package(tmp_path):
-    mine = _package(tmp_path / "my_mcp", """
+    mine = _package(
+        tmp_path / "my_mcp",
+        """
         print("importing my judge")  # must not reach the protocol's stdout
         def classify_json(text):
             if "boom" in text:
                 raise ValueError("boom")
             return ("request", None)
-    """)
+    """,
+    )
     tap = Tapped(tmp_path, ECHO, "--judge", str(tmp_path))  # the folder that holds my_mcp
     sent = b'{"jsonrpc": "2.0", "method": "x"}\nnot json\nboom\n'
     tap.send(sent)
@@ -66,16 +80,22 @@ def test_judge_with_the_users_own_package(tmp_path):
     assert verdicts == [("request", None), ("request", None), (None, "ValueError: boom")]
     said = report(tap.recording).stdout
     assert "the course's rules disagree on 6 lines" in said  # the echo says each line back
-    assert ('"not json": the judge says ("request", null), the course\'s rules ("invalid", '
-            '-32700)') in said
+    assert (
+        '"not json": the judge says ("request", null), the course\'s rules ("invalid", -32700)'
+    ) in said
 
 
-@pytest.mark.parametrize("code, words", [
-    ("def classify_json(text):\n    return (", "SyntaxError"),
-    ("x = 1\n", "has no classify_json"),
-    ("def classify_json(text):\n    raise NotImplementedError('not yet')\n",
-     "raised NotImplementedError on a ping request"),
-])
+@pytest.mark.parametrize(
+    "code, words",
+    [
+        ("def classify_json(text):\n    return (", "SyntaxError"),
+        ("x = 1\n", "has no classify_json"),
+        (
+            "def classify_json(text):\n    raise NotImplementedError('not yet')\n",
+            "raised NotImplementedError on a ping request",
+        ),
+    ],
+)
 def test_a_judge_that_fails_is_said_and_the_course_judges(tmp_path, code, words):
     _package(tmp_path / "my_mcp", code)
     tap = Tapped(tmp_path, ECHO, "--judge", str(tmp_path / "my_mcp"))

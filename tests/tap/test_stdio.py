@@ -14,19 +14,37 @@ import time
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-
 from processes import live_processes, patience, wait_for
 
 from mcp_lesson import classify_json
 from mcp_lesson.tap import MAX_WAITING, CourseJudge, Lines, Recorder
 
-from .tapping import (COURSE_SERVER, ECHO, INIT, INITIALIZED, PY, ROOT, Tapped, assert_gone,
-    line, played_back, report, server)
+from .tapping import (
+    COURSE_SERVER,
+    ECHO,
+    INIT,
+    INITIALIZED,
+    PY,
+    ROOT,
+    Tapped,
+    assert_gone,
+    line,
+    played_back,
+    report,
+    server,
+)
 
-
-AWKWARD = (line(INIT) + b'{"jsonrpc":"2.0","method":"x"}\r\n' + b"\n" + b"not json at all\n"
-           + b"\xff\xfe broken \xc3\x28 utf-8\n" + b"\x00nul\x00\n" + "caf\u00e9 \u2603\n".encode()
-           + b'{"jsonrpc": "2.0", "id": 1, "result": NaN}\n' + b'{"jsonrpc":"2.0","id":9,"res')
+AWKWARD = (
+    line(INIT)
+    + b'{"jsonrpc":"2.0","method":"x"}\r\n'
+    + b"\n"
+    + b"not json at all\n"
+    + b"\xff\xfe broken \xc3\x28 utf-8\n"
+    + b"\x00nul\x00\n"
+    + "caf\u00e9 \u2603\n".encode()
+    + b'{"jsonrpc": "2.0", "id": 1, "result": NaN}\n'
+    + b'{"jsonrpc":"2.0","id":9,"res'
+)
 
 
 def test_bytes_pass_through_unchanged_both_ways_and_the_recording_plays_them_back(tmp_path):
@@ -60,11 +78,17 @@ def test_a_chunk_passes_on_before_its_line_ends(tmp_path):
     tap.read_until(lambda out: out.endswith(b"}\n"))
     assert tap.finish() == 0
     assert [(e["direction"], e["kind"]) for e in tap.lines()] == [
-        ("to_server", "request"), ("from_server", "request")]
+        ("to_server", "request"),
+        ("from_server", "request"),
+    ]
 
 
-@given(st.lists(st.sampled_from([b"{", b"}", b"\n", b"x", b"\xff", b'"jsonrpc"', b"\r\n", b""]),
-                max_size=30), st.lists(st.integers(1, 7), min_size=1, max_size=10))
+@given(
+    st.lists(
+        st.sampled_from([b"{", b"}", b"\n", b"x", b"\xff", b'"jsonrpc"', b"\r\n", b""]), max_size=30
+    ),
+    st.lists(st.integers(1, 7), min_size=1, max_size=10),
+)
 def test_lines_are_the_same_however_the_bytes_are_cut(pieces, cuts):
     data = b"".join(pieces)
     whole = Lines("to_server", CourseJudge(), 0.0)
@@ -73,7 +97,7 @@ def test_lines_are_the_same_however_the_bytes_are_cut(pieces, cuts):
     got, start, i = [], 0, 0
     while start < len(data):
         size = cuts[i % len(cuts)]
-        got.append(cut.feed(data[start:start + size], 1.0))
+        got.append(cut.feed(data[start : start + size], 1.0))
         start, i = start + size, i + 1
     got.append(cut.finish(1.0))
     assert "".join(got) == expected
@@ -100,8 +124,16 @@ def test_a_line_longer_than_max_line_passes_whole_and_is_kept_in_part():
     lines = Lines("from_server", CourseJudge(), 0.0, max_line=10)
     text = lines.feed(b"0123456789abcdef", 1.0) + lines.feed(b"ghi\nok\n", 1.0)
     first, second = [json.loads(raw) for raw in text.splitlines()]
-    assert first == {"t": 1.0, "direction": "from_server", "kind": None, "code": None,
-                     "truncated": True, "size": 19, "text": "0123456789", "tail": "0123456789abcdefghi"}
+    assert first == {
+        "t": 1.0,
+        "direction": "from_server",
+        "kind": None,
+        "code": None,
+        "truncated": True,
+        "size": 19,
+        "text": "0123456789",
+        "tail": "0123456789abcdefghi",
+    }
     assert second["text"] == "ok" and second["kind"] == "invalid"
 
 
@@ -110,9 +142,18 @@ def test_the_course_server_through_the_tap(tmp_path):
     tap.send(line(INIT))
     first = json.loads(tap.lines_out(1)[0])
     assert first["id"] == 1 and first["result"]["protocolVersion"] == "2025-11-25"
-    tap.send(line(INITIALIZED) + line({"jsonrpc": "2.0", "id": 2, "method": "tools/list"})
-             + line({"jsonrpc": "2.0", "id": "c", "method": "tools/call",
-                     "params": {"name": "add", "arguments": {"a": 2, "b": 40}}}))
+    tap.send(
+        line(INITIALIZED)
+        + line({"jsonrpc": "2.0", "id": 2, "method": "tools/list"})
+        + line(
+            {
+                "jsonrpc": "2.0",
+                "id": "c",
+                "method": "tools/call",
+                "params": {"name": "add", "arguments": {"a": 2, "b": 40}},
+            }
+        )
+    )
     replies = [json.loads(raw) for raw in tap.lines_out(3)]
     assert [reply["id"] for reply in replies] == [1, 2, "c"]
     assert replies[2]["result"]["structuredContent"] == {"result": 42}
@@ -127,10 +168,12 @@ def test_the_course_server_through_the_tap(tmp_path):
     assert sorted(events[1:-1]) == ["client_closed", "server_closed", "server_exited"]
     done = report(tap.recording)
     assert done.returncode == 0, done.stdout
-    assert "revision: 2025-11-25 (the client asked for 2025-11-25 in initialize and the server " \
-           "agreed)" in done.stdout
+    assert (
+        "revision: 2025-11-25 (the client asked for 2025-11-25 in initialize and the server "
+        "agreed)" in done.stdout
+    )
     assert "no problems" in done.stdout
-    assert "the client's request \"c\" (tools/call): " in done.stdout
+    assert 'the client\'s request "c" (tools/call): ' in done.stdout
     assert_gone(tap.event("start")["pid"])
 
 
@@ -141,8 +184,10 @@ def _sdk_session(recording, pings):
 
     async def talk():
         params = StdioServerParameters(
-            command=PY, args=["-m", "mcp_lesson.tap", "--record", str(recording), "--",
-                              *COURSE_SERVER], cwd=str(ROOT))
+            command=PY,
+            args=["-m", "mcp_lesson.tap", "--record", str(recording), "--", *COURSE_SERVER],
+            cwd=str(ROOT),
+        )
         with anyio.fail_after(patience(60)):
             async with stdio_client(params) as (read, write):
                 async with ClientSession(read, write) as session:
@@ -162,8 +207,9 @@ def test_the_sdks_client_through_the_tap(tmp_path):
     assert names == ["add", "calculator"]
     assert called.content[0].text == "42"
     entries = [json.loads(raw) for raw in recording.read_text().splitlines()]
-    methods = [json.loads(e["text"]).get("method") for e in entries
-               if e.get("direction") == "to_server"]
+    methods = [
+        json.loads(e["text"]).get("method") for e in entries if e.get("direction") == "to_server"
+    ]
     assert methods[:4] == ["initialize", "notifications/initialized", "tools/list", "tools/call"]
     assert methods.count("ping") == 20
     assert all(e["kind"] != "invalid" for e in entries if "direction" in e)
@@ -183,13 +229,17 @@ def test_a_ten_megabyte_line_both_ways(tmp_path):
     assert tap.finish(limit=60) == 0
     entries = tap.lines()
     assert [(e["direction"], e["kind"]) for e in entries] == [
-        ("to_server", "request"), ("from_server", "request")]
+        ("to_server", "request"),
+        ("from_server", "request"),
+    ]
     assert all(e["text"].encode() + b"\n" == big for e in entries)
 
 
 def test_a_recording_cut_by_a_full_disk_ends_with_a_whole_line(tmp_path):
-    pings = b"".join(line({"jsonrpc": "2.0", "id": n, "method": "ping", "params": {"pad": "x" * 50}})
-                     for n in range(200))
+    pings = b"".join(
+        line({"jsonrpc": "2.0", "id": n, "method": "ping", "params": {"pad": "x" * 50}})
+        for n in range(200)
+    )
     tap = Tapped(tmp_path, ECHO, file_limit=5000)
     tap.send(pings)
     assert tap.read_until(lambda out: len(out) >= len(pings)) == pings  # the traffic passes on
@@ -210,7 +260,8 @@ def test_a_line_over_max_line_passes_on_whole_and_is_recorded_in_part(tmp_path):
     tap = Tapped(tmp_path, ECHO, "--max-line", "1000")
     tap.send(big + line(INITIALIZED))
     assert tap.read_until(lambda out: len(out) >= len(big) + len(line(INITIALIZED))) == (
-        big + line(INITIALIZED))
+        big + line(INITIALIZED)
+    )
     assert tap.finish() == 0
     first, second = tap.lines("to_server")
     assert first["truncated"] is True and first["size"] == len(big) - 1
@@ -237,7 +288,9 @@ def test_an_answer_too_long_to_judge_is_no_problem_and_answers_its_request(tmp_p
             sys.stdout.flush()
     """)
     tap = Tapped(tmp_path, long, "--max-line", "1000")
-    tap.send(line(INIT) + line(INITIALIZED) + line({"jsonrpc": "2.0", "id": "two", "method": "ping"}))
+    tap.send(
+        line(INIT) + line(INITIALIZED) + line({"jsonrpc": "2.0", "id": "two", "method": "ping"})
+    )
     tap.lines_out(2)
     assert tap.finish() == 0
     assert [e.get("truncated") for e in tap.lines("from_server")] == [True, True]
@@ -382,7 +435,7 @@ def test_a_command_that_cannot_start(tmp_path):
 
 
 def test_the_report_says_which_signal_ended_the_server_and_who_sent_it(tmp_path):
-    """"exited with status 143" did not say that the tap sent the SIGTERM, nor why."""
+    """ "exited with status 143" did not say that the tap sent the SIGTERM, nor why."""
     from mcp_lesson.tap.entries import ended_words
 
     stubborn = server("""

@@ -27,8 +27,9 @@ def test_reprs_are_short_and_fixed():
 
 def contrast(colour, other):
     """WCAG 2 contrast ratio of two "#rrggbb" colours."""
+
     def luminance(hex_colour):
-        channels = [int(hex_colour[i:i + 2], 16) / 255 for i in (1, 3, 5)]
+        channels = [int(hex_colour[i : i + 2], 16) / 255 for i in (1, 3, 5)]
         r, g, b = [c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in channels]
         return 0.2126 * r + 0.7152 * g + 0.0722 * b
 
@@ -58,8 +59,10 @@ def test_every_control_has_a_label():
     http, recording = HttpView(), RecordingView()
     assert (http.headers_box.description, http.body_box.description) == ("Headers:", "Body:")
     assert (http.examples.description, http.revision.description) == ("Example:", "Revision:")
-    assert (recording.text.description, recording.examples.description) == ("Recording:",
-                                                                             "Example:")
+    assert (recording.text.description, recording.examples.description) == (
+        "Recording:",
+        "Example:",
+    )
     assert recording.upload.description == "Upload a recording"
 
 
@@ -76,9 +79,12 @@ def test_verdicts_are_announced_in_live_regions():
     assert "mcp-live" in http.announcement._dom_classes
     assert "mcp-live" in recording.announcement._dom_classes
     assert (http.announcement.value, recording.announcement.value) == (
-        "Waiting for a body.", "Waiting for a recording.")
+        "Waiting for a body.",
+        "Waiting for a recording.",
+    )
     # Each tool carries the fixed script that turns mcp-live parts into live regions.
     for tool in (classifier, quiz, checker, http, recording):
         scripts = [child for child in tool.children if isinstance(child, ipywidgets.Output)]
         assert [output["data"]["application/javascript"] for output in scripts[0].outputs] == [
-            LIVE_REGION_SCRIPT]
+            LIVE_REGION_SCRIPT
+        ]

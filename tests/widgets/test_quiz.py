@@ -39,7 +39,8 @@ def test_quiz_does_not_count_a_word_that_is_no_kind():
     assert quiz.answer("req") is False
     assert as_text(quiz.feedback).startswith(
         "'req' is not a kind, so it is not counted. Answer with one of request, "
-        "notification, response, invalid")
+        "notification, response, invalid"
+    )
     assert quiz.score.value == "Score: 0/0" and not quiz.answered
     assert quiz.answer("<b>") is False and "<b>" not in quiz.feedback.value
     assert quiz.answer(quiz.current.kind) is True  # the question stayed open

@@ -35,14 +35,15 @@ def _with_our_bin(env):
         env["PATH"] = bin_dir + os.pathsep + env.get("PATH", "")
     return env
 
-CONFIG_LOADER = '''\
+
+CONFIG_LOADER = """\
 # Written by tools/grading/classroom.py: the course's nbgrader settings are kept
 # in the project, so that every nbgrader command run here uses them.
 load_subconfig({config!r})  # noqa: F821
 
 # Your own settings go below (for JupyterHub: c.Exchange.root = "...").
 c = get_config()  # noqa: F821
-'''
+"""
 
 
 class Step:
@@ -67,6 +68,7 @@ class Step:
 
 # --- the course directory -----------------------------------------------------------
 
+
 def prepare(course):
     """Make the course directory and its nbgrader_config.py (once: a teacher's own
     settings added to it later are kept); return the directory's path."""
@@ -77,8 +79,10 @@ def prepare(course):
     if not config.exists():
         config.write_text(CONFIG_LOADER.format(config=ours), encoding="utf-8")
     elif ours not in config.read_text(encoding="utf-8", errors="replace"):
-        print(f"note: {_shown(config)} does not load {ours}, so nbgrader runs without the "
-              "course's grading settings (delete the file and it is written again)")
+        print(
+            f"note: {_shown(config)} does not load {ours}, so nbgrader runs without the "
+            "course's grading settings (delete the file and it is written again)"
+        )
     return course
 
 
@@ -96,9 +100,17 @@ def nbgrader(course, *args, log_name=None, limit=None):
     """
     env = _with_our_bin(dict(os.environ, PYTHONWARNINGS="ignore", MCP_LESSON_NO_NESTED_RUNS="1"))
     env.pop("MCP_LESSON_MY_PACKAGE", None)
-    run = subprocess.Popen([sys.executable, "-m", "nbgrader", *args], cwd=course, env=env,
-                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                           errors="replace", start_new_session=True, preexec_fn=die_with_parent)
+    run = subprocess.Popen(
+        [sys.executable, "-m", "nbgrader", *args],
+        cwd=course,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        errors="replace",
+        start_new_session=True,
+        preexec_fn=die_with_parent,
+    )
     try:
         output, _ = run.communicate(timeout=limit)
         code = run.returncode
@@ -106,7 +118,9 @@ def nbgrader(course, *args, log_name=None, limit=None):
         signal_group(run.pid, signal.SIGKILL)
         output, _ = run.communicate()
         code = None
-    except BaseException:  # Ctrl-C, SIGTERM (main): nbgrader runs in its own session, so end it here
+    except (
+        BaseException
+    ):  # Ctrl-C, SIGTERM (main): nbgrader runs in its own session, so end it here
         signal_group(run.pid, signal.SIGKILL)
         run.wait()
         raise
@@ -135,8 +149,9 @@ def released(course):
     folder = Path(course) / "release"
     if not folder.is_dir():
         return {}
-    return {a.name: {p.name for p in a.glob("*.ipynb")}
-            for a in sorted(folder.iterdir()) if a.is_dir()}
+    return {
+        a.name: {p.name for p in a.glob("*.ipynb")} for a in sorted(folder.iterdir()) if a.is_dir()
+    }
 
 
 def graded_masters(folder=NOTEBOOKS):

@@ -44,16 +44,25 @@ def rows(gradebook, students=(), assignments=()):
                 score = 0.0
             else:
                 score = max(0.0, submission.score - submission.late_submission_penalty)
-            found.append({"student": student.id, "assignment": assignment.name,
-                          "score": float(score), "max_score": float(assignment.max_score)})
+            found.append(
+                {
+                    "student": student.id,
+                    "assignment": assignment.name,
+                    "score": float(score),
+                    "max_score": float(assignment.max_score),
+                }
+            )
     return sorted(found, key=lambda row: (row["student"], row["assignment"]))
 
 
 def wide_rows(gradebook, students=(), assignments=()):
     """(columns, rows) of grades-wide.csv: a row per student, a column per assignment
     (blank when not handed in), and the total."""
-    names = [a.name for a in sorted(gradebook.assignments, key=lambda a: a.name)
-             if not assignments or a.name in assignments]
+    names = [
+        a.name
+        for a in sorted(gradebook.assignments, key=lambda a: a.name)
+        if not assignments or a.name in assignments
+    ]
     found = []
     for student in sorted(gradebook.students, key=lambda s: s.id):
         if students and student.id not in students:
@@ -91,8 +100,9 @@ class GradesCsv(ExportPlugin):
             writer.writeheader()
             writer.writerows(found)
         self.log.info("Wrote %d rows to %s", len(found), dest)
-        columns, wide = wide_rows(gradebook, [str(s) for s in self.student],
-                                  [str(a) for a in self.assignment])
+        columns, wide = wide_rows(
+            gradebook, [str(s) for s in self.student], [str(a) for a in self.assignment]
+        )
         with open(wide_path(dest), "w", newline="", encoding="utf-8") as handle:
             writer = csv.DictWriter(handle, fieldnames=columns, lineterminator="\n")
             writer.writeheader()

@@ -43,13 +43,19 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 if HERE not in sys.path:
     sys.path.insert(0, HERE)
 
+from grades_csv import GradesCsv  # noqa: E402
+from judged_execute import JudgedExecute  # noqa: E402
 from nbconvert.preprocessors import ClearMetadataPreprocessor, CSSHTMLHeaderPreprocessor  # noqa: E402
 from nbgrader.preprocessors import (  # noqa: E402
-    AssignLatePenalties, CheckCellMetadata, ClearHiddenTests, GetGrades, IgnorePattern,
-    LimitOutput, SaveAutoGrades)
+    AssignLatePenalties,
+    CheckCellMetadata,
+    ClearHiddenTests,
+    GetGrades,
+    IgnorePattern,
+    LimitOutput,
+    SaveAutoGrades,
+)
 
-from judged_execute import JudgedExecute  # noqa: E402
-from grades_csv import GradesCsv  # noqa: E402
 from tools.grading.exchange import CourseExchangeCollect  # noqa: E402
 from tools.grading.formgrade_page import TEMPLATES, PageNonce  # noqa: E402
 from tools.grading.sanitize import CourseSanitizer, FeedbackHTML  # noqa: E402
@@ -62,8 +68,13 @@ c.ClearSolutions.code_stub = {"python": "# YOUR CODE HERE\nraise NotImplementedE
 
 # nbgrader's autograde steps, with the judged Execute in place of its own.
 c.Autograde.autograde_preprocessors = [
-    JudgedExecute, IgnorePattern, ClearMetadataPreprocessor, LimitOutput, SaveAutoGrades,
-    AssignLatePenalties, CheckCellMetadata,
+    JudgedExecute,
+    IgnorePattern,
+    ClearMetadataPreprocessor,
+    LimitOutput,
+    SaveAutoGrades,
+    AssignLatePenalties,
+    CheckCellMetadata,
 ]
 c.JudgedExecute.timeout = 30
 c.JudgedExecute.max_output_chars = 100_000
@@ -80,7 +91,11 @@ c.HTMLExporter.sanitize_html = True
 import nbgrader  # noqa: E402
 
 c.HTMLExporter.extra_template_basedirs = [
-    TEMPLATES, os.path.join(os.path.dirname(nbgrader.__file__), "server_extensions", "formgrader", "templates")]
+    TEMPLATES,
+    os.path.join(
+        os.path.dirname(nbgrader.__file__), "server_extensions", "formgrader", "templates"
+    ),
+]
 c.GenerateFeedback.exporter_class = FeedbackHTML
 c.LimitOutput.max_lines = 1000
 c.LimitOutput.max_traceback = 100

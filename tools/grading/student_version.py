@@ -60,8 +60,12 @@ def student_notebook(master, config=None):
     resources = {
         "unique_key": master.stem,
         "metadata": {"path": str(master.parent)},
-        "nbgrader": {"notebook": master.stem, "assignment": master.stem, "student": ".",
-                     "db_url": "sqlite:///:memory:"},
+        "nbgrader": {
+            "notebook": master.stem,
+            "assignment": master.stem,
+            "student": ".",
+            "db_url": "sqlite:///:memory:",
+        },
     }
     nb = nbformat.read(str(master), as_version=4)
     text, _ = exporter.from_notebook_node(nb, resources=resources)

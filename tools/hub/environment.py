@@ -27,19 +27,29 @@ STAMP = ".mcp_lesson_hub"
 def requirements():
     """What the environment installs: tools/hub/requirements.txt, pyproject.toml's
     dependencies, and the nbgrader of its test extras."""
-    pins = [line.strip() for line in (HERE / "requirements.txt").read_text().splitlines()
-            if line.strip() and not line.startswith("#")]
+    pins = [
+        line.strip()
+        for line in (HERE / "requirements.txt").read_text().splitlines()
+        if line.strip() and not line.startswith("#")
+    ]
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
-    nbgrader = [spec for spec in project["optional-dependencies"]["test"]
-                if spec.lower().startswith("nbgrader")]
+    nbgrader = [
+        spec
+        for spec in project["optional-dependencies"]["test"]
+        if spec.lower().startswith("nbgrader")
+    ]
     return pins + list(project["dependencies"]) + nbgrader
 
 
 def digest(python=SYSTEM_PYTHON):
     """The stamp of an environment: what it installs, the Python and the course's Jupyter
     settings (tools/course_jupyter.sh and the files it copies)."""
-    parts = ["\n".join(requirements()), python, (ROOT / "tools" / "course_jupyter.sh").read_text(),
-             (ROOT / "tools" / "overrides.json").read_text()]
+    parts = [
+        "\n".join(requirements()),
+        python,
+        (ROOT / "tools" / "course_jupyter.sh").read_text(),
+        (ROOT / "tools" / "overrides.json").read_text(),
+    ]
     return hashlib.sha256("\0".join(parts).encode()).hexdigest()
 
 
@@ -56,21 +66,37 @@ def build(env, python=SYSTEM_PYTHON, say=print):
     if ready(env, python):
         return env
     if not Path(python).exists():
-        raise SystemExit(f"{python} not found: the users' environment is made from the system's "
-                         "Python (apt-get install python3-venv), or name one: HUB_PYTHON=...")
+        raise SystemExit(
+            f"{python} not found: the users' environment is made from the system's "
+            "Python (apt-get install python3-venv), or name one: HUB_PYTHON=..."
+        )
     env.parent.mkdir(parents=True, exist_ok=True)
     with open(env.parent / f".{env.name}.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         if ready(env, python):
             return env
-        say(f"Making the users' environment in {env} from {python} (JupyterHub, JupyterLab, "
-            "nbgrader; about a minute)...")
+        say(
+            f"Making the users' environment in {env} from {python} (JupyterHub, JupyterLab, "
+            "nbgrader; about a minute)..."
+        )
         shutil.rmtree(env, ignore_errors=True)
         subprocess.run([python, "-m", "venv", str(env)], check=True)
-        subprocess.run([str(env / "bin" / "python"), "-m", "pip", "install", "-qq",
-                        "--disable-pip-version-check", *requirements()], check=True)
-        subprocess.run(["bash", str(ROOT / "tools" / "course_jupyter.sh"), str(env / "bin"), "--hub"],
-                       check=True)
+        subprocess.run(
+            [
+                str(env / "bin" / "python"),
+                "-m",
+                "pip",
+                "install",
+                "-qq",
+                "--disable-pip-version-check",
+                *requirements(),
+            ],
+            check=True,
+        )
+        subprocess.run(
+            ["bash", str(ROOT / "tools" / "course_jupyter.sh"), str(env / "bin"), "--hub"],
+            check=True,
+        )
         subprocess.run(["chmod", "-R", "a+rX", str(env)], check=True)
         (env / STAMP).write_text(digest(python) + "\n")
     return env

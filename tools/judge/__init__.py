@@ -17,4 +17,3 @@ Graduation (``make graduate``, tests/implementation.py) and classroom grading
   built (when a lesson may use them), and, for everything else, a function
   that does nothing and returns None.
 """
-

@@ -38,10 +38,10 @@ def main():
             function = registry.borrowed(str(request["name"]))
             args, kwargs = wire.decode(request["args"]), wire.decode(request["kwargs"])
             answer = {"value": wire.encode(function(*args, **kwargs))}
-        except Exception as exc:  # noqa: BLE001 - the learner's values broke it
+        except Exception as exc:
             try:
                 text = str(exc)[:2_000]
-            except Exception:  # noqa: BLE001 - an int too long to show, say
+            except Exception:
                 text = ""
             answer = {"raised": {"type": type(exc).__name__, "text": text}}
         out.write(wire.dumps(answer) + "\n")
@@ -57,30 +57,42 @@ class CourseHost:
         self.limits, self.process, self.channel = limits, None, None
 
     def _start(self):
-        from .channel import Channel
-
         import resource
 
         from mcp_lesson.shared.processes import die_with_parent
+
+        from .channel import Channel
 
         limits = self.limits
 
         def limit():  # in the child, before exec: imported above, never here (fork, threads)
             die_with_parent()
-            for which, value in ((resource.RLIMIT_AS, limits.memory), (resource.RLIMIT_CPU, limits.cpu),
-                                 (resource.RLIMIT_CORE, 0)):
+            for which, value in (
+                (resource.RLIMIT_AS, limits.memory),
+                (resource.RLIMIT_CPU, limits.cpu),
+                (resource.RLIMIT_CORE, 0),
+            ):
                 try:
                     resource.setrlimit(which, (value, value))
                 except (ValueError, OSError):
                     pass
 
         self.process = subprocess.Popen(
-            [sys.executable, "-I", os.path.abspath(__file__)], stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, preexec_fn=limit,
-            start_new_session=True, env={"PATH": os.environ.get("PATH", "/usr/bin:/bin"),
-                                         "LANG": "C.UTF-8", "PYTHONDONTWRITEBYTECODE": "1"})
-        self.channel = Channel(self.process.stdin.fileno(), self.process.stdout.fileno(),
-                               self.limits.answer)
+            [sys.executable, "-I", os.path.abspath(__file__)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            preexec_fn=limit,
+            start_new_session=True,
+            env={
+                "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+                "LANG": "C.UTF-8",
+                "PYTHONDONTWRITEBYTECODE": "1",
+            },
+        )
+        self.channel = Channel(
+            self.process.stdin.fileno(), self.process.stdout.fileno(), self.limits.answer
+        )
 
     def call(self, name, args, kwargs, deadline):
         """The course's ``name`` on ``args`` and ``kwargs`` (wire data), by ``deadline``:

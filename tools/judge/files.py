@@ -22,9 +22,14 @@ QUIET = (".ipynb_checkpoints", "__pycache__")
 
 def kind(mode):
     """What a file that is not a regular file is, in words (from its ``st_mode``)."""
-    for test, words in ((stat.S_ISLNK, "a symbolic link"), (stat.S_ISFIFO, "a named pipe"),
-                        (stat.S_ISSOCK, "a socket"), (stat.S_ISCHR, "a device"),
-                        (stat.S_ISBLK, "a device"), (stat.S_ISDIR, "a folder")):
+    for test, words in (
+        (stat.S_ISLNK, "a symbolic link"),
+        (stat.S_ISFIFO, "a named pipe"),
+        (stat.S_ISSOCK, "a socket"),
+        (stat.S_ISCHR, "a device"),
+        (stat.S_ISBLK, "a device"),
+        (stat.S_ISDIR, "a folder"),
+    ):
         if test(mode):
             return words
     return "not a regular file"
@@ -68,8 +73,9 @@ def copy_tree(source, dest, quiet=QUIET):
         path = source / name
         mode = os.lstat(path).st_mode
         if stat.S_ISDIR(mode):
-            left_out += [(f"{name}/{inner}", what)
-                         for inner, what in copy_tree(path, dest / name, quiet)]
+            left_out += [
+                (f"{name}/{inner}", what) for inner, what in copy_tree(path, dest / name, quiet)
+            ]
             continue
         instead = copy_regular(path, dest / name)
         if instead is not None:

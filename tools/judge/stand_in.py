@@ -31,8 +31,15 @@ PACKAGE = Path(__file__).resolve().parents[2] / "mcp_lesson"
 
 #: The course's functions, beyond those the lessons build, that give a verdict
 #: under another name: never borrowed (the stand-in refuses them in words).
-EXTRAS = ("explain", "explain_json", "by_revision", "revision_note", "rule_of", "broken_rules",
-          "course_classify")
+EXTRAS = (
+    "explain",
+    "explain_json",
+    "by_revision",
+    "revision_note",
+    "rule_of",
+    "broken_rules",
+    "course_classify",
+)
 KNOWN = tuple(built.name for built in registry.BUILT) + EXTRAS
 
 _INIT = '''\
@@ -163,8 +170,13 @@ def write(folder, borrowable=(), lesson=None):
     package.mkdir(parents=True)
     shutil.copy2(PACKAGE / "protocol" / "codes.py", package / "codes.py")
     switches = {revision: tuple(value) for revision, value in SWITCHES.items()}
-    text = _INIT.format(revisions=REVISIONS, switches=switches, course=tuple(borrowable),
-                        known=KNOWN, rule=rule(borrowable, lesson))
+    text = _INIT.format(
+        revisions=REVISIONS,
+        switches=switches,
+        course=tuple(borrowable),
+        known=KNOWN,
+        rule=rule(borrowable, lesson),
+    )
     (package / "__init__.py").write_text(text, encoding="utf-8")
     return package
 
@@ -173,5 +185,7 @@ def rule(borrowable, lesson=None):
     """The rule of borrowing, in words, as a refusal gives it."""
     who = f"lesson {lesson}" if lesson else "this work"
     built = ", ".join(borrowable) if borrowable else "nothing yet"
-    return (f"{who} may call only what the lessons before it built ({built}), "
-            "never anything that computes what it grades")
+    return (
+        f"{who} may call only what the lessons before it built ({built}), "
+        "never anything that computes what it grades"
+    )

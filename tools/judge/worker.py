@@ -30,12 +30,14 @@ import sys
 import traceback
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # -I leaves it out
-import wire  # noqa: E402
+import wire
 
 _BUILTIN_NAMES = {name: value for name, value in vars(builtins).items()}
 PRINTED_LIMIT, CUT = wire.PRINTED_LIMIT, wire.CUT
-_CUT_NOTE = (f"\n{CUT}this cell printed more than {PRINTED_LIMIT:,} characters; "
-             "the rest was dropped while grading\n")
+_CUT_NOTE = (
+    f"\n{CUT}this cell printed more than {PRINTED_LIMIT:,} characters; "
+    "the rest was dropped while grading\n"
+)
 
 
 class _Capped(io.TextIOBase):
@@ -99,8 +101,11 @@ def _learner_frame(exc, where):
         name = frame.filename
         if name == where or (WORK and name.startswith(WORK + os.sep)):
             found = (name, frame.lineno, frame.name)
-    if isinstance(exc, SyntaxError) and exc.filename and (
-            exc.filename == where or (WORK and str(exc.filename).startswith(WORK + os.sep))):
+    if (
+        isinstance(exc, SyntaxError)
+        and exc.filename
+        and (exc.filename == where or (WORK and str(exc.filename).startswith(WORK + os.sep)))
+    ):
         found = (exc.filename, exc.lineno, None)
     return found
 
@@ -110,15 +115,21 @@ def raised(exc, where=None):
     where in the learner's code it came from (file relative to the work folder,
     or the cell's name; line; function)."""
     name = type.__dict__["__name__"].__get__(type(exc))
-    info = {"type": name if type(name) is str else "Exception", "base": _builtin_base(type(exc)),
-            "text": _text_of(exc)[:5_000]}
+    info = {
+        "type": name if type(name) is str else "Exception",
+        "base": _builtin_base(type(exc)),
+        "text": _text_of(exc)[:5_000],
+    }
     try:
         file, line, function = _learner_frame(exc, where)
         if file and WORK and file.startswith(WORK + os.sep):
-            file = file[len(WORK) + 1:]
+            file = file[len(WORK) + 1 :]
         info.update(file=file, line=line, function=function)
-        cells = [frame.filename for frame in traceback.extract_tb(exc.__traceback__)
-                 if frame.filename.startswith("<cell ")]
+        cells = [
+            frame.filename
+            for frame in traceback.extract_tb(exc.__traceback__)
+            if frame.filename.startswith("<cell ")
+        ]
         if cells:  # the innermost cell of the notebook it passed through (maybe another's)
             info["cell"] = cells[-1]
         if isinstance(exc, SyntaxError):
@@ -139,18 +150,22 @@ class Worker:
         data = (wire.dumps(message) + "\n").encode("ascii")
         view = memoryview(data)
         while view:
-            view = view[os.write(self.channel, view):]
+            view = view[os.write(self.channel, view) :]
 
     def course(self, name, args, kwargs):
         """Ask the judge to run the course's function ``name`` (outside the
         sandbox) and give back its answer. The judge may refuse (a function this
         lesson may not borrow): then a ``LookupError`` that says why."""
-        self.answer({"course": name, "args": wire.encode(list(args)),
-                     "kwargs": wire.encode(dict(kwargs))})
+        self.answer(
+            {"course": name, "args": wire.encode(list(args)), "kwargs": wire.encode(dict(kwargs))}
+        )
         reply = wire.loads(self.stdin.readline())
         if reply.get("refused"):
-            why = reply["refused"] if isinstance(reply["refused"], str) else \
-                f"the course's {name} is not yours: it cannot do your work here"
+            why = (
+                reply["refused"]
+                if isinstance(reply["refused"], str)
+                else f"the course's {name} is not yours: it cannot do your work here"
+            )
             raise LookupError(why)
         if isinstance(reply.get("raised"), dict):
             raised = reply["raised"]
@@ -203,8 +218,12 @@ class Worker:
             problems = {str(k): str(v) for k, v in dict.items(problems)}
         else:
             problems = {}
-        return {"ok": True, "names": self._callables(vars(module)), "problems": problems,
-                "printed": printed.value()}
+        return {
+            "ok": True,
+            "names": self._callables(vars(module)),
+            "problems": problems,
+            "printed": printed.value(),
+        }
 
     def op_cell(self, request):
         where = str(request.get("name") or "<cell>")
@@ -242,8 +261,11 @@ class Worker:
         places = [self.namespace]
         if self.package is not None:
             prefix = self.package.__name__
-            places += [vars(module) for key, module in list(sys.modules.items())
-                       if module is not None and (key == prefix or key.startswith(prefix + "."))]
+            places += [
+                vars(module)
+                for key, module in list(sys.modules.items())
+                if module is not None and (key == prefix or key.startswith(prefix + "."))
+            ]
         for place in places:
             for name, why in names.items():
                 if callable(dict.get(place, name)):
@@ -254,8 +276,11 @@ class Worker:
         return {"ok": True, "names": self._callables(self.namespace)}
 
     def op_call(self, request):
-        source = vars(self.package) if request.get("from") == "package" and self.package else \
-            self.namespace
+        source = (
+            vars(self.package)
+            if request.get("from") == "package" and self.package
+            else self.namespace
+        )
         function = dict.get(source, request["name"])
         if function is None or not callable(function):
             return {"ok": False, "missing": True}
@@ -270,10 +295,12 @@ class Worker:
 
         (value, error), printed = self._printing(call)
         # Only what can change goes back: a list's or a dict's contents.
-        answer = {"ok": True, "printed": printed.value(),
-                  "args": wire.encode([a if isinstance(a, (list, dict)) else None for a in args]),
-                  "kwargs": wire.encode({k: v for k, v in kwargs.items()
-                                         if isinstance(v, (list, dict))})}
+        answer = {
+            "ok": True,
+            "printed": printed.value(),
+            "args": wire.encode([a if isinstance(a, (list, dict)) else None for a in args]),
+            "kwargs": wire.encode({k: v for k, v in kwargs.items() if isinstance(v, (list, dict))}),
+        }
         if error is not None:
             answer["raised"] = error
         else:

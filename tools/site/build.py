@@ -85,7 +85,9 @@ def _local_only():
     """The lessons' table's LOCAL_ONLY (mcp_lesson/exercises/lessons.py imports nothing)."""
     import importlib.util
 
-    spec = importlib.util.spec_from_file_location("course_lessons", ROOT / "mcp_lesson" / "exercises" / "lessons.py")
+    spec = importlib.util.spec_from_file_location(
+        "course_lessons", ROOT / "mcp_lesson" / "exercises" / "lessons.py"
+    )
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return dict(module.LOCAL_ONLY)
@@ -123,9 +125,15 @@ KERNELSPEC = {"name": "python", "display_name": "Python (Pyodide)", "language": 
 #: JupyterLab writes it into a notebook when the kernel starts: a lesson that says so
 #: already opens unmodified (seen in headless Chromium: "version" is the kernel's fixed
 #: "3.8", not Pyodide's Python).
-LANGUAGE_INFO = {"codemirror_mode": {"name": "python", "version": 3}, "file_extension": ".py",
-                 "mimetype": "text/x-python", "name": "python", "nbconvert_exporter": "python",
-                 "pygments_lexer": "ipython3", "version": "3.8"}
+LANGUAGE_INFO = {
+    "codemirror_mode": {"name": "python", "version": 3},
+    "file_extension": ".py",
+    "mimetype": "text/x-python",
+    "name": "python",
+    "nbconvert_exporter": "python",
+    "pygments_lexer": "ipython3",
+    "version": "3.8",
+}
 
 #: Pyodide's files that a page never loads (type declarations, demo consoles).
 PYODIDE_SKIP = re.compile(r"(\.map|\.d\.ts|^README\.md|^console.*\.html|^package\.json)$")
@@ -180,12 +188,21 @@ def digest_of(paths):
 
 def inputs():
     """Every file the site is built from."""
-    found = [path for path in HERE.rglob("*") if path.is_file()
-             and "__pycache__" not in path.parts and "node_modules" not in path.parts]
-    found += [path for path in (ROOT / "mcp_lesson").rglob("*")
-              if path.is_file() and "__pycache__" not in path.parts]
-    found += [ROOT / name for name in ("pyproject.toml", "README.md", "LICENSE",
-                                       "LICENSE-LESSONS.md") if (ROOT / name).exists()]
+    found = [
+        path
+        for path in HERE.rglob("*")
+        if path.is_file() and "__pycache__" not in path.parts and "node_modules" not in path.parts
+    ]
+    found += [
+        path
+        for path in (ROOT / "mcp_lesson").rglob("*")
+        if path.is_file() and "__pycache__" not in path.parts
+    ]
+    found += [
+        ROOT / name
+        for name in ("pyproject.toml", "README.md", "LICENSE", "LICENSE-LESSONS.md")
+        if (ROOT / name).exists()
+    ]
     found += sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
     found += sorted((ROOT / "notebooks" / "learner").glob("[0-9][0-9]_*.ipynb"))
     return found
@@ -209,11 +226,12 @@ def build_tools():
     wanted = sha256_of(requirements)
     if python.exists() and stamp.exists() and stamp.read_text() == wanted:
         return python
-    say(f"installing the build tools into {env.relative_to(ROOT)} (pinned: {requirements.relative_to(ROOT)})")
+    say(
+        f"installing the build tools into {env.relative_to(ROOT)} (pinned: {requirements.relative_to(ROOT)})"
+    )
     shutil.rmtree(env, ignore_errors=True)
     venv.EnvBuilder(with_pip=True, clear=True).create(env)
-    run([python, "-m", "pip", "install", "-qq", "--disable-pip-version-check",
-         "-r", requirements])
+    run([python, "-m", "pip", "install", "-qq", "--disable-pip-version-check", "-r", requirements])
     stamp.write_text(wanted)
     return python
 
@@ -222,8 +240,10 @@ def pyodide_package():
     """The npm package's folder: ``npm ci`` with the committed lock file, when stale."""
     npm = shutil.which("npm")
     if npm is None:
-        sys.exit("[site] npm not found: the site takes Pyodide from its npm package "
-                 "(Debian/Ubuntu: apt-get install nodejs npm)")
+        sys.exit(
+            "[site] npm not found: the site takes Pyodide from its npm package "
+            "(Debian/Ubuntu: apt-get install nodejs npm)"
+        )
     folder = CACHE / "npm"
     stamp = folder / ".package.sha256"
     files = [HERE / "package.json", HERE / "package-lock.json"]
@@ -235,8 +255,10 @@ def pyodide_package():
         folder.mkdir(parents=True)
         for path in files:
             shutil.copy(path, folder)
-        run([npm, "ci", "--ignore-scripts", "--no-audit", "--no-fund", "--loglevel=error"],
-            cwd=folder)
+        run(
+            [npm, "ci", "--ignore-scripts", "--no-audit", "--no-fund", "--loglevel=error"],
+            cwd=folder,
+        )
         stamp.write_text(wanted)
     return package
 
@@ -247,10 +269,29 @@ def download_wheels(requirements, dest):
     pip keeps a file already in ``dest``, so a warm cache downloads nothing.
     """
     dest.mkdir(parents=True, exist_ok=True)
-    run([sys.executable, "-m", "pip", "download", "-qq", "--disable-pip-version-check",
-         "--no-deps", "--only-binary=:all:", "--python-version", "3.14",
-         "--implementation", "py", "--abi", "none", "--platform", "any",
-         "--dest", dest, *requirements])
+    run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "download",
+            "-qq",
+            "--disable-pip-version-check",
+            "--no-deps",
+            "--only-binary=:all:",
+            "--python-version",
+            "3.14",
+            "--implementation",
+            "py",
+            "--abi",
+            "none",
+            "--platform",
+            "any",
+            "--dest",
+            dest,
+            *requirements,
+        ]
+    )
 
 
 def wheel_for(folder, name, version):
@@ -276,10 +317,24 @@ def course_wheel(python, dest):
         for name in ("pyproject.toml", "README.md", "LICENSE", "LICENSE-LESSONS.md"):
             if (ROOT / name).exists():
                 shutil.copy(ROOT / name, source)
-        shutil.copytree(ROOT / "mcp_lesson", source / "mcp_lesson",
-                        ignore=shutil.ignore_patterns("__pycache__"))
-        run([python, "-m", "pip", "wheel", "-qq", "--disable-pip-version-check",
-             "--no-deps", "--no-build-isolation", "--wheel-dir", dest, source])
+        shutil.copytree(
+            ROOT / "mcp_lesson", source / "mcp_lesson", ignore=shutil.ignore_patterns("__pycache__")
+        )
+        run(
+            [
+                python,
+                "-m",
+                "pip",
+                "wheel",
+                "-qq",
+                "--disable-pip-version-check",
+                "--no-deps",
+                "--no-build-isolation",
+                "--wheel-dir",
+                dest,
+                source,
+            ]
+        )
     [wheel] = dest.glob("mcp_lesson-*.whl")
     return wheel
 
@@ -322,10 +377,14 @@ def kernel_packages(python, pyodide, pyodide_dir):
     start_up = closure(packages, KERNEL_ROOTS)
     wheels = CACHE / "wheels"
     extra = pins(HERE / "kernel-wheels.txt")
-    say(f"kernel wheels from PyPI: {len(start_up)} at the lock file's versions, "
-        f"{len(extra)} from tools/site/kernel-wheels.txt")
-    download_wheels([f"{packages[name]['name']}=={packages[name]['version']}" for name in start_up]
-                    + extra, wheels)
+    say(
+        f"kernel wheels from PyPI: {len(start_up)} at the lock file's versions, "
+        f"{len(extra)} from tools/site/kernel-wheels.txt"
+    )
+    download_wheels(
+        [f"{packages[name]['name']}=={packages[name]['version']}" for name in start_up] + extra,
+        wheels,
+    )
 
     kept = {}
     for name in start_up:
@@ -341,12 +400,14 @@ def kernel_packages(python, pyodide, pyodide_dir):
 
     ours = course_wheel(python, CACHE / "dist")
     version = ours.name.split("-")[1]
-    kept["mcp-lesson"] = (lock_entry(ours, "mcp-lesson", version, ["mcp_lesson"],
-                                     ["ipywidgets"]), ours)
+    kept["mcp-lesson"] = (
+        lock_entry(ours, "mcp-lesson", version, ["mcp_lesson"], ["ipywidgets"]),
+        ours,
+    )
 
-    for entry, wheel in kept.values():
+    for _entry, wheel in kept.values():
         shutil.copy(wheel, pyodide_dir / wheel.name)
-    lock["packages"] = {name: entry for name, (entry, wheel) in sorted(kept.items())}
+    lock["packages"] = {name: entry for name, (entry, _wheel) in sorted(kept.items())}
     (pyodide_dir / "pyodide-lock.json").write_text(json.dumps(lock, indent=1) + "\n")
     return [f"{entry['name']} {entry['version']}" for entry, wheel in kept.values()]
 
@@ -357,8 +418,12 @@ def kernel_packages(python, pyodide, pyodide_dir):
 def markdown_cell(text, cell_id="site-note"):
     """A text cell, with the id nbformat 4.5 asks for (JupyterLab adds one to a cell
     without, and the notebook then opens marked as modified)."""
-    return {"cell_type": "markdown", "id": cell_id, "metadata": {},
-            "source": text.splitlines(keepends=True)}
+    return {
+        "cell_type": "markdown",
+        "id": cell_id,
+        "metadata": {},
+        "source": text.splitlines(keepends=True),
+    }
 
 
 def site_copy(source, dest, note=None):
@@ -375,8 +440,10 @@ def site_copy(source, dest, note=None):
 def lessons(files):
     """The site's lessons: masters at the top, learner copies in learner/."""
     count = 0
-    for folder, target in ((ROOT / "notebooks", files),
-                           (ROOT / "notebooks" / "learner", files / "learner")):
+    for folder, target in (
+        (ROOT / "notebooks", files),
+        (ROOT / "notebooks" / "learner", files / "learner"),
+    ):
         for source in sorted(folder.glob("[0-9][0-9]_*.ipynb")):
             if source.name in NEEDS_LOCAL_INSTALL:
                 note = NOTE.format(why=NEEDS_LOCAL_INSTALL[source.name])
@@ -400,7 +467,11 @@ def lite_dir(python):
     pyodide_dir.mkdir(parents=True)
     pyodide = pyodide_package()
     for path in pyodide.iterdir():
-        if path.is_file() and not PYODIDE_SKIP.search(path.name) and path.name != "pyodide-lock.json":
+        if (
+            path.is_file()
+            and not PYODIDE_SKIP.search(path.name)
+            and path.name != "pyodide-lock.json"
+        ):
             shutil.copy(path, pyodide_dir / path.name)
     wheels = kernel_packages(python, pyodide, pyodide_dir)
     shutil.copy(HERE / "jupyter-lite.json", lite / "jupyter-lite.json")
@@ -424,8 +495,12 @@ def size_of(folder):
 
 def build(force=False):
     wanted = digest_of(inputs())
-    if not force and STAMP.exists() and STAMP.read_text() == wanted \
-            and (OUTPUT / "index.html").exists():
+    if (
+        not force
+        and STAMP.exists()
+        and STAMP.read_text() == wanted
+        and (OUTPUT / "index.html").exists()
+    ):
         say(f"{OUTPUT.relative_to(ROOT)} is up to date (its inputs have not changed)")
         return False
     started = time.monotonic()
@@ -436,13 +511,31 @@ def build(force=False):
     shutil.rmtree(OUTPUT, ignore_errors=True)
     jupyter = python.parent / "jupyter"
     say("jupyter lite build (its output: build/site-cache/lite-build.log)")
-    run([jupyter, "lite", "build", "--lite-dir", lite, "--output-dir", OUTPUT,
-         "--contents", lite / "files", "--apps", "lab", "--no-unused-shared-packages",
-         "--no-sourcemaps"], log=CACHE / "lite-build.log", cwd=lite)
+    run(
+        [
+            jupyter,
+            "lite",
+            "build",
+            "--lite-dir",
+            lite,
+            "--output-dir",
+            OUTPUT,
+            "--contents",
+            lite / "files",
+            "--apps",
+            "lab",
+            "--no-unused-shared-packages",
+            "--no-sourcemaps",
+        ],
+        log=CACHE / "lite-build.log",
+        cwd=lite,
+    )
     add_kernel_notice(OUTPUT)
     STAMP.write_text(wanted)
-    say(f"built {OUTPUT.relative_to(ROOT)}: {size_of(OUTPUT) / 1e6:.1f} MB "
-        f"in {time.monotonic() - started:.0f} s")
+    say(
+        f"built {OUTPUT.relative_to(ROOT)}: {size_of(OUTPUT) / 1e6:.1f} MB "
+        f"in {time.monotonic() - started:.0f} s"
+    )
     return True
 
 

@@ -56,8 +56,11 @@ def main(argv=None):
         sys.exit(f"{args.dir} holds no site: run `make site` first")
     server = make_server(args.dir, args.port)
     port = server.server_address[1]
-    print(f"The course in the browser: open http://{HOST}:{port}/lab/index.html"
-          f"?path=learner/00_start_here.ipynb", flush=True)
+    print(
+        f"The course in the browser: open http://{HOST}:{port}/lab/index.html"
+        f"?path=learner/00_start_here.ipynb",
+        flush=True,
+    )
     print(f"(serving {args.dir} on {HOST}:{port} only; Ctrl+C stops)", flush=True)
     try:
         server.serve_forever()
