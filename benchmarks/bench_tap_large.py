@@ -16,6 +16,11 @@ Streamable HTTP, each side by side in one run:
 The sides take turns, a request at a time, the order reversed each round; each row gives
 the median round trip of each side and the ratios. The goal, as for small answers: the
 tap within 1.25x of the bare relay (the pass-through over stdio, the TCP relay over HTTP).
+
+Each size is measured twice: back to back (the next request as soon as an answer is in,
+so what the tap does after passing an answer on, judging and recording it, falls on the
+next round trip), and one at a time, every side resting :data:`REST` seconds before each
+request (what one answer costs when the tap has finished with the one before).
 """
 
 import gc
@@ -33,6 +38,8 @@ from bench_tap import BARE, BARE_HTTP, PY, RELAY, ROOT, TAP, TARGET_RELAY_RATIO,
 MIB = 1 << 20
 #: The answers' sizes, in bytes: small, 1 MiB, 8 MiB.
 SIZES = (100, MIB, 8 * MIB)
+#: Seconds every side rests before each request, in the rows "one at a time".
+REST = 0.5
 
 
 #: A stdio server with its answers ready: ``initialize`` and any request answered at once,
@@ -184,8 +191,9 @@ class HttpClient:
         self._connection.close()
 
 
-def _turns(clients, requests, rounds):
-    """Each client's median seconds a round trip, for each request; the clients take turns."""
+def _turns(clients, requests, rounds, rest=0.0):
+    """Each client's median seconds a round trip, for each request; the clients take turns
+    (resting ``rest`` seconds, untimed, before each request)."""
     found = {}
     for what, body in requests.items():
         for client in clients.values():  # warm up (and check the answer's size)
@@ -195,6 +203,7 @@ def _turns(clients, requests, rounds):
             order = list(clients) if round_ % 2 == 0 else list(reversed(clients))
             for name in order:
                 gc.collect()
+                time.sleep(rest)
                 start = time.perf_counter()
                 clients[name].ask(body)
                 times[name].append(time.perf_counter() - start)
@@ -206,7 +215,13 @@ def _label(size):
     return f"{size // MIB} MiB" if size >= MIB else f"{size} B"
 
 
-def stdio_rows(rounds, sizes=SIZES):
+def _requests(sizes, rest, kinds):
+    label = ", one at a time" if rest else ""
+    return {f"tools/call, {_label(size)}{', ' + kind if kind else ''}{label}": _call(size, stream=kind == "SSE")
+            for size in sizes for kind in kinds}
+
+
+def stdio_rows(rounds, sizes=SIZES, rest_rounds=0):
     server = [PY, "-c", STDIO_SERVER]
     with tempfile.TemporaryDirectory() as folder, ExitStack() as stack:
         recording = Path(folder) / "large.jsonl"
@@ -214,10 +229,14 @@ def stdio_rows(rounds, sizes=SIZES):
                    "tap": LineClient([*TAP, "--record", str(recording), "--", *server])}
         for client in clients.values():
             stack.callback(client.close)
-        return _turns(clients, {f"tools/call, {_label(size)}": _call(size) for size in sizes}, rounds)
+        rows = _turns(clients, _requests(sizes, 0, [""]), rounds)
+        large = [size for size in sizes if size >= MIB]
+        if rest_rounds and large:
+            rows.update(_turns(clients, _requests(large, REST, [""]), rest_rounds, REST))
+        return rows
 
 
-def http_rows(rounds, sizes=SIZES):
+def http_rows(rounds, sizes=SIZES, rest_rounds=0):
     with tempfile.TemporaryDirectory() as folder, ExitStack() as stack:
         recording = Path(folder) / "large.jsonl"
         server, url = _http_tap(recording, "", [PY, "-c", HTTP_SERVER, _ANSWERS])
@@ -230,11 +249,11 @@ def http_rows(rounds, sizes=SIZES):
         clients = {name: HttpClient(address) for name, address in addresses.items()}
         for client in clients.values():
             stack.callback(client.close)
-        requests = {}
-        for size in sizes:
-            requests[f"tools/call, {_label(size)}, JSON"] = _call(size)
-            requests[f"tools/call, {_label(size)}, SSE"] = _call(size, stream=True)
-        return _turns(clients, requests, rounds)
+        rows = _turns(clients, _requests(sizes, 0, ["JSON", "SSE"]), rounds)
+        large = [size for size in sizes if size >= MIB]
+        if rest_rounds and large:
+            rows.update(_turns(clients, _requests(large, REST, ["JSON", "SSE"]), rest_rounds, REST))
+        return rows
 
 
 def report(rows, floor):
@@ -245,17 +264,18 @@ def report(rows, floor):
         sides = "  ".join(f"{name} {seconds * 1e3:8.2f} ms" for name, seconds in found.items())
         ratio = tapped / under
         verdicts.append(ratio <= TARGET_RELAY_RATIO)
-        print(f"  {what:<28} {sides}  | tap/{floor} {ratio:5.2f}x, tap/direct {tapped / direct:5.2f}x, "
+        print(f"  {what:<40} {sides}  | tap/{floor} {ratio:5.2f}x, tap/direct {tapped / direct:5.2f}x, "
               f"tap adds {(tapped - under) * 1e3:+7.2f} ms to the {floor} "
               f"(goal <= {TARGET_RELAY_RATIO}x: {'met' if verdicts[-1] else 'NOT met'})")
     return all(verdicts)
 
 
 def main(rounds, sizes=SIZES):
-    print(f"4. large answers beside a small one, {rounds} round trips a side, a request at a time, "
-          f"sides in turn (medians)")
+    rest_rounds = max(3, rounds // 3)
+    print(f"4. large answers beside a small one, {rounds} round trips a side back to back, sides in turn, "
+          f"then {rest_rounds} one at a time ({REST:g} s of rest before each); medians")
     print("  over stdio: a lean client, directly, through a bare Python pass-through, through the tap")
-    stdio_met = report(stdio_rows(rounds, sizes), "bare")
+    stdio_met = report(stdio_rows(rounds, sizes, rest_rounds), "bare")
     print("  over Streamable HTTP: http.client, directly, through a TCP relay, a uvicorn+httpx proxy, the tap")
-    http_met = report(http_rows(rounds, sizes), "relay")
+    http_met = report(http_rows(rounds, sizes, rest_rounds), "relay")
     print(f"  the goal on every size, in this run: {'met' if stdio_met and http_met else 'NOT met'}")
