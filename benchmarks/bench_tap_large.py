@@ -33,7 +33,7 @@ import time
 from contextlib import ExitStack
 from pathlib import Path
 
-from bench_tap import BARE, BARE_HTTP, PY, RELAY, ROOT, TAP, TARGET_RELAY_RATIO, _http_tap
+from bench_tap import BARE, BARE_HTTP, PY, RELAY, ROOT, TAP, TARGET_RELAY_RATIO, _cpu_seconds, _http_tap
 
 MIB = 1 << 20
 #: The answers' sizes, in bytes: small, 1 MiB, 8 MiB.
@@ -130,11 +130,13 @@ _INITIALIZED = b'{"jsonrpc":"2.0","method":"notifications/initialized"}'
 
 
 class LineClient:
-    """A lean stdio client: one line written, the answer's line read to its newline."""
+    """A lean stdio client: one line written, the answer's line read to its newline. ``pid``:
+    the process in the middle (None when the command is the server itself)."""
 
-    def __init__(self, command):
+    def __init__(self, command, middle=True):
         self.process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                         bufsize=0, cwd=ROOT)
+        self.pid = self.process.pid if middle else None
         self._out, self._in = self.process.stdin.fileno(), self.process.stdout.fileno()
         self.ask(_INITIALIZE)
         os.write(self._out, _INITIALIZED + b"\n")
@@ -158,15 +160,17 @@ class LineClient:
 
 
 class HttpClient:
-    """``http.client`` on one kept connection: a POST, the whole answer read."""
+    """``http.client`` on one kept connection: a POST, the whole answer read. ``pid``: the
+    process in the middle, when there is one."""
 
-    def __init__(self, address):
+    def __init__(self, address, pid=None):
         import http.client
         import urllib.parse
 
         parts = urllib.parse.urlsplit(address)
         self._connection = http.client.HTTPConnection(parts.hostname, parts.port)
         self._path = parts.path
+        self.pid = pid
         self._headers = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json",
                          "MCP-Protocol-Version": "2025-11-25"}
         self.ask(_INITIALIZE)
@@ -193,11 +197,14 @@ class HttpClient:
 
 def _turns(clients, requests, rounds, rest=0.0):
     """Each client's median seconds a round trip, for each request; the clients take turns
-    (resting ``rest`` seconds, untimed, before each request)."""
+    (resting ``rest`` seconds, untimed, before each request). ``"cpu"``: the CPU seconds a
+    request of each process in the middle (from /proc: what a busy machine's waits do not blur)."""
     found = {}
     for what, body in requests.items():
         for client in clients.values():  # warm up (and check the answer's size)
             client.ask(body)
+        middle = {name: client.pid for name, client in clients.items() if client.pid}
+        cpu = {name: _cpu_seconds(pid) for name, pid in middle.items()}
         times = {name: [] for name in clients}
         for round_ in range(rounds):
             order = list(clients) if round_ % 2 == 0 else list(reversed(clients))
@@ -208,6 +215,7 @@ def _turns(clients, requests, rounds, rest=0.0):
                 clients[name].ask(body)
                 times[name].append(time.perf_counter() - start)
         found[what] = {name: statistics.median(each) for name, each in times.items()}
+        found[what]["cpu"] = {name: (_cpu_seconds(pid) - cpu[name]) / rounds for name, pid in middle.items()}
     return found
 
 
@@ -225,7 +233,7 @@ def stdio_rows(rounds, sizes=SIZES, rest_rounds=0):
     server = [PY, "-c", STDIO_SERVER]
     with tempfile.TemporaryDirectory() as folder, ExitStack() as stack:
         recording = Path(folder) / "large.jsonl"
-        clients = {"direct": LineClient(server), "bare": LineClient([PY, "-c", BARE, *server]),
+        clients = {"direct": LineClient(server, middle=False), "bare": LineClient([PY, "-c", BARE, *server]),
                    "tap": LineClient([*TAP, "--record", str(recording), "--", *server])}
         for client in clients.values():
             stack.callback(client.close)
@@ -241,12 +249,13 @@ def http_rows(rounds, sizes=SIZES, rest_rounds=0):
         recording = Path(folder) / "large.jsonl"
         server, url = _http_tap(recording, "", [PY, "-c", HTTP_SERVER, _ANSWERS])
         stack.callback(lambda: (server.terminate(), server.wait(30)))
-        addresses = {"direct": url}
+        addresses, pids = {"direct": url}, {}
         for name, command in (("relay", [PY, "-c", RELAY, url]), ("bare", [PY, "-c", BARE_HTTP, url]),
                               ("tap", None)):
             proc, addresses[name] = _http_tap(recording, url, command)
+            pids[name] = proc.pid
             stack.callback(lambda proc=proc: (proc.terminate(), proc.wait(30)))
-        clients = {name: HttpClient(address) for name, address in addresses.items()}
+        clients = {name: HttpClient(address, pids.get(name)) for name, address in addresses.items()}
         for client in clients.values():
             stack.callback(client.close)
         rows = _turns(clients, _requests(sizes, 0, ["JSON", "SSE"]), rounds)
@@ -260,6 +269,7 @@ def report(rows, floor):
     """Print the rows; True when the tap met the goal (within the ratio of ``floor``) on every row."""
     verdicts = []
     for what, found in rows.items():
+        cpu = found.pop("cpu", {})
         direct, tapped, under = found["direct"], found["tap"], found[floor]
         sides = "  ".join(f"{name} {seconds * 1e3:8.2f} ms" for name, seconds in found.items())
         ratio = tapped / under
@@ -267,6 +277,9 @@ def report(rows, floor):
         print(f"  {what:<40} {sides}  | tap/{floor} {ratio:5.2f}x, tap/direct {tapped / direct:5.2f}x, "
               f"tap adds {(tapped - under) * 1e3:+7.2f} ms to the {floor} "
               f"(goal <= {TARGET_RELAY_RATIO}x: {'met' if verdicts[-1] else 'NOT met'})")
+        if cpu:
+            print(f"  {'':<40} CPU a request, the process in the middle: " + ", ".join(
+                f"{name} {seconds * 1e3:.2f} ms" for name, seconds in cpu.items()))
     return all(verdicts)
 
 
