@@ -203,10 +203,10 @@ class _Session:
             entry["error"] = exc.error
         return entry
 
-    def attempt(self, what, step):
-        """``(True, step())``, or ``(False, the failure's entry)`` after a line on stderr."""
+    def attempt(self, what, step, *args):
+        """``(True, step(*args))``, or ``(False, the failure's entry)`` after a line on stderr."""
         try:
-            return True, step()
+            return True, step(*args)
         except (ServerError, OSError, *_http_errors()) as exc:
             return False, self.failure(what, exc)
 
@@ -238,7 +238,7 @@ class _Session:
             self.failed += 1
             print(f"{PROG}: logging/setLevel not sent: the server did not announce logging", file=sys.stderr)
             return
-        done, _ = self.attempt("logging/setLevel", lambda: self.client.set_log_level(level))
+        done, _ = self.attempt("logging/setLevel", self.client.set_log_level, level)
         self.document["logLevel"] = level if done else None
 
     def ask(self, tools):
@@ -249,15 +249,15 @@ class _Session:
         answers = self.document.setdefault("answers", [])
         for method, name, given in steps:
             if method == "resources/read":
-                done, found = self.attempt(name, lambda: client.read_resource(name))
+                done, found = self.attempt(name, client.read_resource, name)
                 line = f"{shown(name)}: {shown.contents(found)}" if done else None
                 params = {"uri": name}
             elif method == "prompts/get":
-                done, found = self.attempt(f"prompt {name}", lambda: client.get_prompt(name, given))
+                done, found = self.attempt(f"prompt {name}", client.get_prompt, name, given)
                 line = f"prompt {shown(name)}: {shown.messages(found)}" if done else None
                 params = {"name": name, "arguments": given}
             else:
-                done, found = self.attempt(name, lambda: client.call_tool(name, given))
+                done, found = self.attempt(name, client.call_tool, name, given)
                 line = f"{shown(name)}: {shown.result(found)}" if done else None
                 params = {"name": name, "arguments": given}
             answers.append({"method": method, "params": params, "result" if done else "failed": found})

@@ -17,7 +17,7 @@ HANDSHAKE = "2025-11-25"
 #: Who the client says it is.
 CLIENT_INFO = {"name": "mcp-lesson-client", "version": __version__}
 #: What it can do: answer elicitation (form mode, applying defaults) and list roots.
-CAPABILITIES = {"elicitation": {"form": {}}, "roots": {}}
+CAPABILITIES: dict[str, dict] = {"elicitation": {"form": {}}, "roots": {}}
 #: Seconds to wait for any one answer (or a stream's next bytes).
 TIMEOUT = 30.0
 #: Where 2026-07-28's ``server/discover`` result names the server (in its ``_meta``).

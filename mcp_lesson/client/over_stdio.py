@@ -12,7 +12,6 @@ read and dropped); a request with no answer within ``timeout`` is cancelled
 """
 
 import json
-import time
 
 from mcp_lesson.exercises.calling import one_line
 from mcp_lesson.core.classification import classify_json

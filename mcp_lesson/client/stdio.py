@@ -100,7 +100,7 @@ STATELESS_SINCE = "2026-07-28"
 
 
 _REVISION = re.compile(r"\d{4}-\d{2}-\d{2}")
-_LIVE = set()  # servers started and not yet stopped, for the atexit hook
+_LIVE: set["StdioServer"] = set()  # servers started and not yet stopped, for the atexit hook
 _LIVE_LOCK = threading.Lock()
 
 
