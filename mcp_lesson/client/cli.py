@@ -23,6 +23,7 @@ import json
 import sys
 
 from mcp_lesson.core.transport import HTTP_REVISIONS
+from mcp_lesson.protocol.codes import METHOD_NOT_FOUND
 from mcp_lesson.protocol.revisions import REVISIONS
 from mcp_lesson.client.common import (
     HANDSHAKE, LOG_LEVELS, MAX_MESSAGE, TIMEOUT, ServerError, read_only, sample_arguments,
@@ -194,7 +195,7 @@ class _Session:
         if not self.args.json:
             print(line)
 
-    def failure(self, what, exc, key=None):
+    def failure(self, what, exc):
         self.failed += 1
         words = _call_failure(exc, self.args.timeout, self.shown)
         print(f"{PROG}: {self.shown(what)} failed: {words}", file=sys.stderr)
@@ -225,13 +226,27 @@ class _Session:
                  ("resource templates", "resourceTemplates", client.list_resource_templates),
                  ("prompts", "prompts", client.list_prompts))
         for words, key, listing in lists:
-            if not client.offers("prompts" if key == "prompts" else "resources"):
-                continue
-            done, found = self.attempt(key, listing)
-            self.document[key] = found
-            if done:
-                self.say(f"{words}: {shown.named(found)}")
+            if client.offers("prompts" if key == "prompts" else "resources"):
+                self.listed(words, key, listing)
         return tools
+
+    def listed(self, words, key, listing):
+        """One list of the first look, printed; a failure is a line on stderr, except a server
+        with resources and no ``resources/templates/list`` (-32601): it need not have templates."""
+        try:
+            found = listing()
+        except ServerError as exc:
+            if key == "resourceTemplates" and exc.code == METHOD_NOT_FOUND:
+                self.document[key] = []
+                self.say(f"{words}: none (the server has no resources/templates/list)")
+            else:
+                self.document[key] = self.failure(key, exc)
+            return
+        except (OSError, *_http_errors()) as exc:
+            self.document[key] = self.failure(key, exc)
+            return
+        self.document[key] = found
+        self.say(f"{words}: {self.shown.named(found)}")
 
     def log_level(self, level):
         if self.client.revision < "2026-07-28" and not self.client.offers("logging"):

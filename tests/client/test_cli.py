@@ -182,3 +182,35 @@ def test_options_that_do_not_fit_are_refused_in_one_line(arguments):
     done = run_to_end([*CLIENT, *arguments], patience(60))
     assert done.returncode == 2 and "Traceback" not in done.stderr
     assert len(done.stderr.strip().splitlines()) == 2  # argparse's usage line, then its one line
+
+
+def test_resources_without_templates_is_no_failure(capsys):
+    """A server with resources need not have templates: -32601 to resources/templates/list is
+    said, and the run still succeeds; any other error there is a failure."""
+    code = {"value": -32601}
+
+    def answer(body):
+        if body.get("method") == "initialize":
+            result = {"protocolVersion": "2025-11-25", "capabilities": {"tools": {}, "resources": {}},
+                      "serverInfo": {"name": "s", "version": "1"}}
+        elif "id" not in body:
+            return 202, "application/json", b""
+        elif body["method"] == "resources/templates/list":
+            error = {"code": code["value"], "message": "no"}
+            return 200, "application/json", json.dumps({"jsonrpc": "2.0", "id": body["id"], "error": error}).encode()
+        else:
+            result = {"tools": [], "resources": []}
+        return 200, "application/json", json.dumps({"jsonrpc": "2.0", "id": body["id"], "result": result}).encode()
+
+    from client.servers import Scripted
+
+    server = Scripted(answer)
+    try:
+        assert main([server.url]) == 0
+        assert [line.split(":")[0] for line in capsys.readouterr().out.splitlines()] == [
+            "server", "tools", "resources", "resource templates"]
+        code["value"] = -32603
+        assert main([server.url]) == 1
+        assert "templates" in capsys.readouterr().err.lower()
+    finally:
+        server.close()
