@@ -510,8 +510,11 @@ def main(argv=None):
                         help="requests a turn (small turns: the noise of a shared machine falls on every side alike)")
     parser.add_argument("--lines", type=int, default=100_000, help="lines in the flood")
     parser.add_argument("--rounds", type=int, default=5, help="flood rounds")
-    parser.add_argument("--parts", default="stdio,http,json,flood",
-                        help="which parts, of stdio,http,json,flood (json: the http.client part of 2 alone)")
+    parser.add_argument("--parts", default="stdio,http,json,flood,large",
+                        help="which parts, of stdio,http,json,flood,large (json: the http.client part of 2 "
+                             "alone; large: answers of 1 and 8 MiB beside a small one)")
+    parser.add_argument("--large-rounds", type=int, default=21,
+                        help="round trips of each large answer, each side (part 4)")
     args = parser.parse_args(argv)
     parts = set(args.parts.split(","))
 
@@ -535,8 +538,15 @@ def main(argv=None):
         verdicts = [_print_found(what, found, transport) for what, found in results.items()]
         if transport == "http" and verdicts:
             print(f"  the goal on every kind of answer, in this run: {'met' if all(verdicts) else 'NOT met'}")
-    if "flood" not in parts:
-        return
+    if "flood" in parts:
+        _print_flood(args)
+    if "large" in parts:
+        import bench_tap_large
+
+        bench_tap_large.main(args.large_rounds)
+
+
+def _print_flood(args):
     rates, size = flood(args.lines, args.rounds)
     share = rates["tap"] / rates["json.loads"]
     print(f"3. a flood of {args.lines:,} lines ({size / 1e6:.1f} MB) from a server")

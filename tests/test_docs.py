@@ -531,6 +531,14 @@ def expected_figures():
     give("docs/conformance.md", f"pinned to {conformance.SUITE_VERSION}, and Node.js {conformance.NODE_VERSION}",
          "conformance.SUITE_VERSION, NODE_VERSION")
     give("docs/conformance.md", f"`retry` of {resumption.RETRY_MS} ms", "resumption.RETRY_MS")
+    large = re.search(r"^SIZES = \(\d+, MIB, (\d+) \* MIB\)", source("benchmarks/bench_tap_large.py"), re.M)[1]
+    give("docs/maintaining.md", f"answers of 1 and {large} MiB", "bench_tap_large.SIZES")
+    # The course's client (mcp_lesson/client/common.py).
+    from mcp_lesson.client.common import MAX_MESSAGE, TIMEOUT
+
+    for page in ("README.md", "docs/client.md"):
+        give(page, f"({MAX_MESSAGE // 2**20} MiB by default)", "client.common.MAX_MESSAGE")
+    give("docs/client.md", f"({TIMEOUT:g} s by default)", "client.common.TIMEOUT")
     # How long a lesson takes: the estimate's rates and limit (tools/lesson_time.py).
     from tools import lesson_time
 

@@ -17,13 +17,19 @@ HANDSHAKE = "2025-11-25"
 #: Who the client says it is.
 CLIENT_INFO = {"name": "mcp-lesson-client", "version": __version__}
 #: What it can do: answer elicitation (form mode, applying defaults) and list roots.
-CAPABILITIES = {"elicitation": {"form": {}}, "roots": {}}
+CAPABILITIES: dict[str, dict] = {"elicitation": {"form": {}}, "roots": {}}
 #: Seconds to wait for any one answer (or a stream's next bytes).
 TIMEOUT = 30.0
 #: Where 2026-07-28's ``server/discover`` result names the server (in its ``_meta``).
 SERVER_INFO_KEY = "io.modelcontextprotocol/serverInfo"
 #: Pages of one list the client reads at most (a server whose cursor never ends).
 MAX_PAGES = 1000
+#: Longest message the client reads, in bytes (an answer, a line, or one event of a stream).
+MAX_MESSAGE = 16 * 2**20
+#: The levels of ``notifications/message``, lowest first (``server/utilities/logging.mdx``).
+LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
+#: Where 2026-07-28 asks for log lines: a request's ``_meta`` (there is no ``logging/setLevel``).
+LOG_LEVEL_KEY = "io.modelcontextprotocol/logLevel"
 
 
 class ServerError(Exception):
@@ -39,6 +45,13 @@ class ServerError(Exception):
     @property
     def code(self):
         return self.error.get("code") if isinstance(self.error, dict) else None
+
+
+def read_only(tool):
+    """True when the tool's annotations say ``readOnlyHint: true`` (the only tools a client may
+    call unasked: a hint left out means the tool may change its environment)."""
+    annotations = tool.get("annotations") if isinstance(tool, dict) else None
+    return isinstance(annotations, dict) and annotations.get("readOnlyHint") is True
 
 
 def sample_arguments(schema):
@@ -96,6 +109,8 @@ class ClientBase:
 
     revision = HANDSHAKE
     server = None
+    #: The level of log lines asked for at 2026-07-28, sent in every request's ``_meta``.
+    log_level = None
 
     def _first_look(self, known):
         """The handshake (the 2025-11-25 generation: ``initialize``, the revision the server
@@ -149,9 +164,41 @@ class ClientBase:
         """Every prompt the server lists (``prompts/list``), page after page."""
         return self._pages("prompts/list", "prompts")
 
+    def list_resource_templates(self):
+        """Every resource template the server lists (``resources/templates/list``), page after page."""
+        return self._pages("resources/templates/list", "resourceTemplates")
+
     def call_tool(self, name, arguments=None):
         """The result of ``tools/call`` (a tool that fails still answers, with ``isError``)."""
         return self.request("tools/call", {"name": name, "arguments": arguments or {}})
+
+    def read_resource(self, uri):
+        """The result of ``resources/read``: the resource's ``contents``."""
+        return self.request("resources/read", {"uri": uri})
+
+    def get_prompt(self, name, arguments=None):
+        """The result of ``prompts/get``: the prompt's ``messages`` (``arguments``: names to strings)."""
+        return self.request("prompts/get", {"name": name, **({"arguments": arguments} if arguments else {})})
+
+    def set_log_level(self, level):
+        """Ask for log lines at ``level`` and above: ``logging/setLevel`` in a session; from
+        2026-07-28, which has none, ``_meta`` of every later request says it."""
+        if level not in LOG_LEVELS:
+            raise ValueError(f"the log levels are {', '.join(LOG_LEVELS)}, not {level!r}")
+        if self.revision >= STATELESS:
+            self.log_level = level
+        else:
+            self.request("logging/setLevel", {"level": level})
+
+    def _cancelled(self, request_id, method, why):
+        """Tell the server the client gave up on ``request_id`` (``notifications/cancelled``; never
+        for ``initialize``, which a client must not cancel); a failure to tell it is passed over."""
+        if method == "initialize":
+            return
+        try:
+            self.notify("notifications/cancelled", {"requestId": request_id, "reason": why})
+        except Exception:  # noqa: BLE001 - the server may be gone: giving up goes on
+            pass
 
     def _with_meta(self, params):
         """``params`` with 2026-07-28's ``_meta`` (the revision and the client's capabilities)."""
@@ -159,5 +206,6 @@ class ClientBase:
             return params
         params = dict(params or {})
         params["_meta"] = {**params.get("_meta", {}), VERSION_KEY: self.revision,
-                           CAPABILITIES_KEY: CAPABILITIES}
+                           CAPABILITIES_KEY: CAPABILITIES,
+                           **({LOG_LEVEL_KEY: self.log_level} if self.log_level else {})}
         return params

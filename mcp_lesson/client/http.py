@@ -22,6 +22,9 @@ What the transport asks of a client (2025-11-25 ``basic/transports.mdx``):
 * **Resuming.** A stream that ends before its response is resumed with a GET
   carrying ``Last-Event-ID``, after the ``retry`` the stream asked for (the
   client MUST wait that long), at most :data:`MAX_RESUMES` times in a row.
+* **Giving up.** A request with no more of its answer within ``timeout`` is given up: its
+  connection is closed (at 2026-07-28 that alone is the cancellation) and, up to
+  2025-11-25, ``notifications/cancelled`` is posted for it (never for ``initialize``).
 * **The server's requests**, on a POST's stream or on the session's GET stream
   (opened after the handshake; a 405 means the server offers none), are
   answered with a POST: ``ping`` with ``{}``, ``roots/list`` with no roots,
@@ -43,14 +46,12 @@ from mcp_lesson.core.messages import create_request
 from mcp_lesson.core.transport import HTTP_REVISIONS, STATELESS, http_request_for
 from mcp_lesson.core.classification import classify_json
 from mcp_lesson.shared.sse import SSE
-from mcp_lesson.client.common import HANDSHAKE, TIMEOUT, ClientBase, ServerError, reply_to
+from mcp_lesson.client.common import HANDSHAKE, MAX_MESSAGE, TIMEOUT, ClientBase, ServerError, reply_to
 
 #: The wait before resuming a stream that gave no ``retry``, in milliseconds.
 DEFAULT_RETRY_MS = 1000
 #: Resumptions of one request's stream in a row before the client gives up.
 MAX_RESUMES = 5
-#: Longest message the client reads, in bytes (an answer, or one event of a stream).
-MAX_MESSAGE = 16 * 2**20
 #: Most characters of a server's text the command line prints on one line.
 SHOWN = 200
 
@@ -59,9 +60,13 @@ _SESSION_HEADER = "Mcp-Session-Id"
 
 
 class Client(ClientBase):
-    """One client of one server at ``url``; see the module. Use :func:`connect`, or ``open`` and ``close``."""
+    """One client of one server at ``url``; see the module. Use :func:`connect`, or ``open`` and ``close``.
 
-    def __init__(self, url, revision=HANDSHAKE, timeout=TIMEOUT, on_notification=None, listen=True):
+    ``headers`` go on every request (an ``Authorization``, say); ``max_message`` is the longest
+    answer (or event of a stream) read, in bytes."""
+
+    def __init__(self, url, revision=HANDSHAKE, timeout=TIMEOUT, on_notification=None, listen=True,
+                 headers=None, max_message=MAX_MESSAGE):
         if revision not in HTTP_REVISIONS:
             raise ValueError(f"Streamable HTTP is in the revisions {', '.join(HTTP_REVISIONS)}, "
                              f"not in {revision!r}")
@@ -77,6 +82,8 @@ class Client(ClientBase):
         #: What the server did that the transport does not allow, but the client could go on with.
         self.notes = []
         self._on_notification = on_notification
+        self._given = dict(headers or {})
+        self.max_message = max_message
         self._listen = listen
         self._timeout = timeout
         from urllib.parse import urlsplit
@@ -113,7 +120,12 @@ class Client(ClientBase):
             self._next_id += 1
             request_id = self._next_id
         message = create_request(method, self._with_meta(params), request_id=request_id)
-        answer = self._post(message, expect_answer=True)
+        try:
+            answer = self._post(message, expect_answer=True)
+        except _timeouts():  # the connection is closed by now: at 2026-07-28 that is the cancellation
+            if self.revision < STATELESS:
+                self._cancelled(request_id, method, f"no answer within {self._timeout:g} s")
+            raise
         if "error" in answer:
             error = answer["error"]
             raise ServerError(f"{method}: error {error.get('code')}: {error.get('message')}", error)
@@ -144,7 +156,7 @@ class Client(ClientBase):
     # --- HTTP --------------------------------------------------------------------------
 
     def _headers(self, headers):
-        headers = dict(headers)
+        headers = {**self._given, **headers}
         if self.session_id is not None:
             headers[_SESSION_HEADER] = self.session_id
         if self.server is not None and self.revision >= "2025-06-18":
@@ -170,7 +182,7 @@ class Client(ClientBase):
                 return None
             if kind == "text/event-stream" and answer.status_code == 200:
                 return self._read_stream(answer, message["id"])
-            body = _read_at_most(answer, MAX_MESSAGE, message["method"]).decode("utf-8", "replace")
+            body = _read_at_most(answer, self.max_message, message["method"]).decode("utf-8", "replace")
         return self._json_answer(answer.status_code, kind, body, message)
 
     def _json_answer(self, status, kind, body, message):
@@ -187,17 +199,20 @@ class Client(ClientBase):
 
     def _read_stream(self, answer, request_id):
         """Read a POST's stream until the response to ``request_id``, resuming it if it is cut."""
-        reader, resumes = SSE(MAX_MESSAGE), 0
+        reader, resumes = SSE(self.max_message), 0
         while True:
             try:
                 for chunk in answer.iter_bytes():
                     for data, size, _ in reader.feed(chunk):
-                        if size > MAX_MESSAGE:
+                        if size > self.max_message:
                             raise ServerError(f"the stream of request {request_id} carried an event of "
-                                              f"{size:,} bytes, over the client's limit of {MAX_MESSAGE:,}")
+                                              f"{size:,} bytes, over the client's limit of "
+                                              f"{self.max_message:,} (--max-message)")
                         reply = self._take(data)
                         if reply is not None and reply.get("id") == request_id:
                             return reply
+            except _timeouts():
+                raise
             except _http_errors():  # a connection cut mid-stream is resumed below
                 pass
             answer.close()
@@ -252,7 +267,7 @@ class Client(ClientBase):
             self._listening.set()
 
     def _listen_until_closed(self):
-        reader, last_id = SSE(MAX_MESSAGE), None
+        reader, last_id = SSE(self.max_message), None
         while not self._closing.is_set():
             headers = self._headers({"Accept": "text/event-stream", **({"Last-Event-ID": last_id} if last_id else {})})
             try:
@@ -262,7 +277,7 @@ class Client(ClientBase):
                         return  # 405: the server offers no GET stream
                     for chunk in answer.iter_bytes():
                         for data, size, _ in reader.feed(chunk):
-                            if size <= MAX_MESSAGE:
+                            if size <= self.max_message:
                                 self._take(data)
                             else:
                                 self.notes.append(f"the GET stream carried an event of {size:,} bytes, "
@@ -283,13 +298,21 @@ def _http_errors():
     return (httpx.HTTPError, httpx.StreamError)
 
 
+def _timeouts():
+    """The exceptions httpx raises for an answer that did not come in time."""
+    import httpx
+
+    return (httpx.TimeoutException,)
+
+
 def _read_at_most(answer, limit, what):
     """The body of ``answer``, or :class:`ServerError` when it is longer than ``limit`` bytes."""
     body = bytearray()
     for chunk in answer.iter_bytes():
         body += chunk
         if len(body) > limit:
-            raise ServerError(f"{what}: the answer is longer than the client's limit of {limit:,} bytes",
+            raise ServerError(f"{what}: the answer is longer than the client's limit of {limit:,} bytes "
+                              "(--max-message)",
                               status=answer.status_code)
     return bytes(body)
 

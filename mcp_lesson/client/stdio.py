@@ -21,7 +21,8 @@ badly it behaves, can hang a notebook or a test, or fill its memory:
   :attr:`StdioServer.sent` keep the last :data:`KEEP_LINES` lines (at most
   :data:`KEEP_CHARS` characters) and count the ones they dropped; at most
   :data:`READ_AHEAD` unread lines wait in memory (then the server waits, as
-  a pipe makes it), and a line longer than :data:`MAX_LINE_BYTES` is cut;
+  a pipe makes it), and a line longer than ``max_line`` (by default
+  :data:`MAX_LINE_BYTES`) is cut, and comes as a :class:`LongLine`;
   the server's stderr (its logs) is read all the time, never into a
   notebook's output, and only its first :data:`STDERR_HEAD_BYTES` and last
   :data:`STDERR_TAIL_BYTES` bytes are kept, in memory (nothing goes to disk):
@@ -84,6 +85,12 @@ MAX_LINE_BYTES = 1 << 20
 READ_AHEAD = 16
 
 
+class LongLine(str):
+    """A line longer than the reader's limit, cut to it: :attr:`size` is the whole line's, in bytes."""
+
+    size = 0
+
+
 #: The start of the name of the environment variable that marks every process
 #: a server starts (the rest of the name is unique to that server).
 MARK_PREFIX = "MCP_LESSON_STDIO_SERVER_"
@@ -93,7 +100,7 @@ STATELESS_SINCE = "2026-07-28"
 
 
 _REVISION = re.compile(r"\d{4}-\d{2}-\d{2}")
-_LIVE = set()  # servers started and not yet stopped, for the atexit hook
+_LIVE: set["StdioServer"] = set()  # servers started and not yet stopped, for the atexit hook
 _LIVE_LOCK = threading.Lock()
 
 
@@ -104,12 +111,14 @@ class StdioServer:
     ``timeout`` bounds each wait for a reply and each write; ``revision``
     (``None``, or a protocol revision such as ``"2025-11-25"``) only tells
     :meth:`probe` how to follow up: from :data:`STATELESS_SINCE` on there is
-    no ``ping``. Lines are read by a background thread into a small queue, so
+    no ``ping``. ``max_line`` is the longest line read whole, in bytes; ``env``
+    holds variables added to the server's environment. Lines are read by a background thread into a small queue, so
     :meth:`read_line` can wait with a timeout.
     """
 
     def __init__(
-        self, command=DEFAULT_COMMAND, *, timeout=REPLY_TIMEOUT, grace=GRACE, stop_timeout=3.0, revision=None
+        self, command=DEFAULT_COMMAND, *, timeout=REPLY_TIMEOUT, grace=GRACE, stop_timeout=3.0, revision=None,
+        max_line=MAX_LINE_BYTES, env=None,
     ):
         if revision is not None and not (isinstance(revision, str) and _REVISION.fullmatch(revision)):
             raise ValueError(f"revision must be None or a date such as {STATELESS_SINCE!r}, not {revision!r}")
@@ -118,10 +127,12 @@ class StdioServer:
         self.grace = grace
         self.stop_timeout = stop_timeout
         self.revision = revision
+        self.max_line = max_line
+        self.env = dict(env or {})
         self.process = None
         self.sent = RecentLines()  # the latest lines written, in order
         self.received = RecentLines()  # the latest lines read, in order
-        self.cut_lines = 0  # lines longer than MAX_LINE_BYTES, read cut short
+        self.cut_lines = 0  # lines longer than max_line, read cut short
         self.at_eof = False  # True once the server closed its stdout (or the client stopped reading)
         self._lines = queue.Queue(maxsize=READ_AHEAD)
         self._stopping = threading.Event()
@@ -142,7 +153,7 @@ class StdioServer:
         client, which then stops it. Its environment is this process's, plus
         a variable of its own (:data:`MARK_PREFIX` and a unique suffix, set
         to ``1``) that every process it starts inherits: :meth:`stop` looks
-        for it.
+        for it; and the variables of ``env``.
         """
         if self.process is not None:
             return self
@@ -153,7 +164,7 @@ class StdioServer:
             stderr=subprocess.PIPE,
             close_fds=True,
             start_new_session=True,
-            env=dict(os.environ, **{self._mark: "1"}),
+            env={**os.environ, **self.env, self._mark: "1"},
         )
         os.set_blocking(self.process.stdin.fileno(), False)
         with _LIVE_LOCK:
@@ -174,7 +185,7 @@ class StdioServer:
 
         def take(piece):
             nonlocal cut
-            room = MAX_LINE_BYTES - len(line)
+            room = self.max_line - len(line)
             line.extend(piece[: max(0, room)])
             cut += max(0, len(piece) - max(0, room))
 
@@ -201,10 +212,14 @@ class StdioServer:
             self._reader_done.set()
 
     def _finish(self, line, cut):
-        """The text of one line read (``cut`` bytes of it were dropped)."""
-        if cut:
-            self.cut_lines += 1
-        return line.decode("utf-8", errors="replace").rstrip("\r")
+        """The text of one line read (``cut`` bytes of it were dropped: then a :class:`LongLine`)."""
+        text = line.decode("utf-8", errors="replace").rstrip("\r")
+        if not cut:
+            return text
+        self.cut_lines += 1
+        text = LongLine(text)
+        text.size = len(line) + cut
+        return text
 
     def _put(self, text):
         """Queue one line, waiting while the queue is full; False when asked to stop."""
@@ -396,7 +411,7 @@ class StdioServer:
         """The next line from the server, or None after ``timeout`` seconds or at end of output.
 
         The line is also kept in :attr:`received`. A line longer than
-        :data:`MAX_LINE_BYTES` comes cut to that length (see :attr:`cut_lines`).
+        ``max_line`` comes cut to that length, a :class:`LongLine` (see :attr:`cut_lines`).
         """
         timeout = self.timeout if timeout is None else timeout
         deadline = time.monotonic() + timeout

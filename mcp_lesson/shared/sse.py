@@ -47,6 +47,8 @@ class SSE:
         #: The reconnection time the stream asked for, in milliseconds (``None`` before any).
         self.retry = None
         self._rest = b""
+        self._more = []  # chunks after _rest that end no line, joined to it only when a line ends
+        self._more_size = 0
         self._dropped = 0  # bytes of the unfinished line not kept
         self._clear()
 
@@ -55,18 +57,23 @@ class SSE:
 
     def feed(self, chunk):
         """The events that ``chunk`` completes; ``b""`` at the end of the stream ends none."""
-        data, held = self._rest + chunk, b""
+        if b"\n" not in chunk and b"\r" not in chunk and not self._rest.endswith(b"\r"):
+            self._hold(chunk)  # inside a line: kept aside, not copied again with every chunk
+            return []
+        data, held = b"".join((self._rest, *self._more, chunk)), b""
+        self._more, self._more_size = [], 0
         if data.endswith(b"\r"):  # perhaps the first half of a CRLF: wait for the next byte
             data, held = data[:-1], b"\r"
         lines = data.replace(b"\r\n", b"\n").replace(b"\r", b"\n").split(b"\n")
         dropped, self._dropped = self._dropped, 0  # bytes cut from the first line's start
-        self._rest = lines.pop() + held
+        self._rest = lines.pop()
         if not lines:
             dropped, self._dropped = 0, dropped
         limit = self.max_data + _FIELD_ROOM
         if len(self._rest) > limit:  # one endless line: keep its start, count the rest
             self._dropped += len(self._rest) - limit
             self._rest = self._rest[:limit]
+        self._rest += held  # a CR that may end the line is never cut off with the rest
         events = []
         for line in lines:
             if not line:
@@ -77,6 +84,16 @@ class SSE:
                 self._field(*line.partition(b":")[::2], dropped)
             dropped = 0
         return events
+
+    def _hold(self, chunk):
+        """Keep ``chunk``, which ends no line, after the unfinished line, within the line's limit."""
+        room = self.max_data + _FIELD_ROOM - len(self._rest) - self._more_size
+        if len(chunk) > room:  # one endless line: keep its start, count the rest
+            self._dropped += len(chunk) - max(room, 0)
+            chunk = chunk[:max(room, 0)]
+        if chunk:
+            self._more.append(chunk)
+            self._more_size += len(chunk)
 
     def _field(self, name, value, dropped=0):
         value = value[1:] if value.startswith(b" ") else value

@@ -8,6 +8,8 @@ import pytest
 from http_server import server  # noqa: F401 (fixtures)
 from processes import patience, run_to_end
 
+from client.servers import scripted, sse
+
 from mcp_lesson.client.cli import main
 from mcp_lesson.client.common import HANDSHAKE, ServerError, elicitation_answer, sample_arguments
 from mcp_lesson.client.http import Client, connect
@@ -70,10 +72,11 @@ def test_sample_arguments_follow_the_schema():
 
 
 def test_the_command_line_lists_and_calls(server, capsys):
-    assert main([server.url, "--call", "add", '{"a": 2, "b": 40}']) == 0
+    assert main(["--call", "add", '{"a": 2, "b": 40}', server.url]) == 0  # the URL after a call stays the URL
     out = capsys.readouterr().out.splitlines()
     assert out == ["server: mcp-lesson-calculator 0.2.0 (revision 2025-11-25)",
-                   "tools: add, calculator, count", "resources: none", "prompts: none", "add: 42"]
+                   "tools: add, calculator, count", "resources: none", "resource templates: none",
+                   "prompts: none", "add: 42"]
 
 
 # --- over stdio, and resources and prompts ------------------------------
@@ -119,12 +122,13 @@ def test_the_command_line_over_stdio_lists_tools_resources_and_prompts(tmp_path,
     assert main(["--stdio", "--call", "add", '{"a": 2, "b": 40}', "--", *CALCULATOR]) == 0
     assert capsys.readouterr().out.splitlines() == [
         "server: mcp-lesson-calculator 0.2.0 (revision 2025-11-25)",
-        "tools: add, calculator", "resources: none", "prompts: none", "add: 42"]
+        "tools: add, calculator", "resources: none", "resource templates: none", "prompts: none", "add: 42"]
     shelf = tmp_path / "shelf.py"
     shelf.write_text(SHELF)
     assert main(["--stdio", "--timeout", str(patience(30)), "--", sys.executable, str(shelf)]) == 0
     out = capsys.readouterr().out.splitlines()
-    assert out[1:] == ["tools: echo", "resources: hello (note://hello)", "prompts: greet"]
+    assert out[1:] == ["tools: echo", "resources: hello (note://hello)", "resource templates: none",
+                       "prompts: greet"]
 
 
 @pytest.mark.parametrize("arguments, words, status", [
@@ -149,8 +153,8 @@ def test_a_stdio_server_silent_past_the_timeout_is_one_line():
 
 @pytest.mark.parametrize("arguments, words", [
     (["--call", "nope"], "tools/call: error -32602: Unknown tool: nope"),
-    (["--call", "add", "[1]"], "the arguments must be a JSON object"),
-    (["--call", "add", "{"], "the arguments are not JSON"),
+    (["--call", "add", "[1]"], "must be a JSON object"),
+    (["--call", "add", "{"], "are not JSON"),
 ])
 def test_the_command_line_says_what_went_wrong_in_one_line(server, arguments, words):
     done = run_to_end([sys.executable, "-m", "mcp_lesson.client", server.url, *arguments], patience(60))
@@ -164,61 +168,6 @@ def test_no_server_is_one_line():
 
 
 # --- a server that breaks the rules -------------------------------------------------------
-
-
-class Scripted:
-    """A tiny HTTP server on 127.0.0.1 answering every POST with what ``answer(body)`` gives:
-    (status, content type, body bytes); GET gets 405."""
-
-    def __init__(self, answer):
-        import http.server
-        import threading
-
-        class Handler(http.server.BaseHTTPRequestHandler):
-            def do_POST(self):
-                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-                status, kind, data = answer(body)
-                self.send_response(status)
-                self.send_header("Content-Type", kind)
-                self.send_header("Content-Length", str(len(data)))
-                if body.get("method") == "initialize":
-                    self.send_header("Mcp-Session-Id", "s1")
-                self.end_headers()
-                self.wfile.write(data)
-
-            def do_GET(self):
-                self.send_response(405)
-                self.send_header("Content-Length", "0")
-                self.end_headers()
-
-            do_DELETE = do_GET
-
-            def log_message(self, *args):
-                pass
-
-        self.httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/mcp"
-        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
-
-    def close(self):
-        self.httpd.shutdown()
-        self.httpd.server_close()
-
-
-def scripted(tools_call):
-    """Answers initialize as JSON, notifications with 202, and tools/call with ``tools_call(body)``."""
-    def answer(body):
-        if body.get("method") == "initialize":
-            result = {"protocolVersion": "2025-11-25", "capabilities": {}, "serverInfo": {"name": "s", "version": "1"}}
-            return 200, "application/json", json.dumps({"jsonrpc": "2.0", "id": body["id"], "result": result}).encode()
-        if "id" not in body:
-            return 202, "application/json", b""
-        return tools_call(body)
-    return Scripted(answer)
-
-
-def sse(*events):
-    return b"".join(event + b"\n\n" for event in events)
 
 
 @pytest.mark.full  # 17 MiB answers from a scripted server: the full tier
@@ -257,7 +206,8 @@ def test_an_invalid_message_on_a_stream_is_noted_and_passed_over():
 def test_try_tools_gives_a_line_to_each_tool_that_fails_and_names_what_it_does_not_show(capsys):
     """--try-tools stopped at the first failure without naming the tool, and an
     image in a result was dropped without a word."""
-    tools = [{"name": name, "inputSchema": {"type": "object"}} for name in ("broken", "picture", "plain")]
+    tools = [{"name": name, "inputSchema": {"type": "object"}, "annotations": {"readOnlyHint": True}}
+             for name in ("broken", "picture", "plain")]
 
     def reply(body):
         if body["method"] == "tools/list":
@@ -285,13 +235,17 @@ def test_try_tools_gives_a_line_to_each_tool_that_fails_and_names_what_it_does_n
     assert "broken" in failure and "it broke" in failure
 
 
-def test_timeout_is_an_option_and_a_tool_slower_than_it_is_one_line():
+@pytest.mark.parametrize("revision", [HANDSHAKE, "2026-07-28"])
+def test_a_request_given_up_is_cancelled_and_one_line(revision):
+    """On --timeout the client gave up without a word to the server. Up to 2025-11-25 it posts
+    notifications/cancelled for the request; at 2026-07-28 closing the answer's connection is
+    the cancellation, and no notification is sent."""
     import threading
 
     release = threading.Event()
 
     def reply(body):
-        if body["method"] == "tools/list":
+        if body["method"] in ("tools/list", "server/discover"):
             result = {"tools": [{"name": "slow", "inputSchema": {"type": "object"}}]}
         else:
             release.wait(patience(60))  # answers only once the test has seen the client give up
@@ -300,12 +254,18 @@ def test_timeout_is_an_option_and_a_tool_slower_than_it_is_one_line():
 
     server = scripted(reply)
     try:
-        done = run_to_end([sys.executable, "-m", "mcp_lesson.client", server.url, "--try-tools",
-                           "--timeout", "0.5"], patience(60))
+        done = run_to_end([sys.executable, "-m", "mcp_lesson.client", server.url, "--revision", revision,
+                           "--call", "slow", "--timeout", "0.5"], patience(60))
     finally:
         release.set()
         server.close()
     assert done.returncode == 1 and "Traceback" not in done.stderr
     assert "slow" in done.stderr and "--timeout" in done.stderr
+    [call] = [body for _, body in server.posted if body.get("method") == "tools/call"]
+    cancelled = [body["params"] for _, body in server.posted if body.get("method") == "notifications/cancelled"]
+    if revision == "2026-07-28":
+        assert cancelled == []
+    else:
+        assert [params["requestId"] for params in cancelled] == [call["id"]]
     bad = run_to_end([sys.executable, "-m", "mcp_lesson.client", server.url, "--timeout", "0"], patience(60))
     assert bad.returncode == 2 and "--timeout" in bad.stderr

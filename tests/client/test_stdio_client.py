@@ -23,6 +23,7 @@ from mcp_lesson.shared.process_tree import alive
 from mcp_lesson.client.stdio import (
     KEEP_LINES,
     MAX_LINE_BYTES,
+    LongLine,
     STDERR_HEAD_BYTES,
     STDERR_TAIL_BYTES,
     ServerError,
@@ -242,9 +243,20 @@ def test_a_line_longer_than_the_limit_is_cut_and_counted():
         "sys.stdout.flush()\ntime.sleep(600)"
     )
     with StdioServer([sys.executable, "-c", script], timeout=20.0, stop_timeout=0.5) as long:
-        assert long.read_line() == "z" * MAX_LINE_BYTES
+        line = long.read_line()
+        assert line == "z" * MAX_LINE_BYTES and isinstance(line, LongLine) and line.size == 3 * MAX_LINE_BYTES
         assert long.cut_lines == 1
-        assert long.read_line() == "after"
+        after = long.read_line()
+        assert after == "after" and not isinstance(after, LongLine)
+
+
+@pytest.mark.timeout(60)
+def test_a_limit_of_its_own_and_variables_for_the_server():
+    script = "import os, sys\nsys.stdout.write(os.environ['WORD'] * 3 + '\\n')\nsys.stdout.flush()\nsys.stdin.read()"
+    with StdioServer([sys.executable, "-c", script], timeout=20.0, stop_timeout=0.5, max_line=5,
+                     env={"WORD": "abc"}) as server:
+        line = server.read_line()
+        assert (line, line.size) == ("abcab", 9)
 
 
 # --- a message that cannot be written as JSON ------------------------------

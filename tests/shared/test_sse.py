@@ -45,3 +45,13 @@ def test_two_empty_data_lines_make_a_newline_and_cr_alone_ends_lines():
 def test_data_past_the_limit_is_counted_not_kept():
     events, _ = cut(b"data: " + b"x" * 50 + b"\ndata: y\n\n", 7, SSE(max_data=10))
     assert events == [(b"x" * 10, 52, {})]
+
+
+@pytest.mark.parametrize("size", [1, 7, 64, 1000])
+def test_a_long_event_in_many_chunks_is_the_same_event(size):
+    """The chunks inside one long line are kept aside and joined once, with the same result
+    (and the same count of what is past the limit) as the whole stream fed at once."""
+    stream = b"id: 9\r\ndata: " + b"abc" * 300 + b"\r\ndata: " + b"z" * 200 + b"\r\n\r\ndata: end\n\n"
+    for limit in (10_000, 500, 5):
+        whole = SSE(max_data=limit)
+        assert cut(stream, size, SSE(max_data=limit))[0] == whole.feed(stream)
