@@ -4,11 +4,13 @@
 ``classify: 55/55 cases pass`` followed by the first few failures in plain
 words. Whatever the learner's function does (raise ``NotImplementedError``,
 raise anything else, return the wrong type, mutate its input, print a flood,
-return an object whose ``==`` lies) is reported, never re-raised, so a lesson
-always runs on to the end; see :mod:`mcp_lesson.exercises.calling` for how.
+return an object whose ``==`` lies, loop forever, be stopped with the kernel's stop
+button) is reported in words, never re-raised, so a lesson always runs on to the end
+and no frame of the course's own code is shown; see
+:mod:`mcp_lesson.exercises.calling` for how.
 """
 
-from mcp_lesson.exercises.calling import PrintedOutput
+from mcp_lesson.exercises.calling import PrintedOutput, in_a_notebook
 from mcp_lesson.exercises.registry import BY_NAME, CHECKED
 from mcp_lesson.exercises.tables import CheckReport
 from mcp_lesson.protocol.values import python_value
@@ -69,12 +71,18 @@ def check(fn, target=None, show=3):
     if not callable(fn):
         print(f"check() needs the function you wrote, got {python_value(fn)}")
         return
-    report = run_check(fn, target)
-    name = getattr(fn, "__name__", "")
-    if name.isidentifier() and name != report.target:
-        report = report._replace(target=name)
-    print(report.text(show))
-    if (target is None and name not in BY_NAME and report.passed == 0
-            and not report.not_implemented):
-        print(f"  (check knows no function called {name}, so it held it to classify's verdicts; "
-              + _likelier(fn, name) + ")")
+    try:
+        report = run_check(fn, target)
+        name = getattr(fn, "__name__", "")
+        if name.isidentifier() and name != report.target:
+            report = report._replace(target=name)
+        print(report.text(show))
+        gave_up = any(row.raised in ("DidNotFinish", "NotRun", "Interrupted") for row in report.rows)
+        if (target is None and name not in BY_NAME and report.passed == 0
+                and not report.not_implemented and not gave_up):
+            print(f"  (check knows no function called {name}, so it held it to classify's verdicts; "
+                  + _likelier(fn, name) + ")")
+    except KeyboardInterrupt:  # the stop button between two calls: one line, no course frames
+        if not in_a_notebook():  # a script or a terminal: Ctrl-C stops it all
+            raise
+        print("check stopped: you interrupted it")
