@@ -173,8 +173,8 @@ def call_safely(fn, args, kwargs=None, printed=None, limit=None):
 
     What ``fn`` prints goes to ``printed`` (a :class:`PrintedOutput`; a new one,
     thrown away, when not given), never to the notebook. The call may run
-    ``limit`` seconds (default :data:`CALL_LIMIT`): past it, it is stopped and the
-    exception is a :class:`DidNotFinish`. After :data:`MAX_STUCK` of those with
+    ``limit`` seconds (default: :data:`CALL_LIMIT` in a notebook, no limit elsewhere):
+    past it, it is stopped and the exception is a :class:`DidNotFinish`. After :data:`MAX_STUCK` of those with
     the same ``printed`` (one check), and after the stop button in this cell, later
     calls are not made (:class:`NotRun`); the stop button itself gives
     :class:`Interrupted` in a notebook (outside one, ``KeyboardInterrupt`` goes through).
@@ -186,7 +186,9 @@ def call_safely(fn, args, kwargs=None, printed=None, limit=None):
     if sink.stuck >= MAX_STUCK:
         return None, NotRun(f"it did not finish {MAX_STUCK} times, so the check stopped calling it")
     args, kwargs = _own_copy(tuple(args), dict(kwargs or {}))
-    seconds = CALL_LIMIT if limit is None else limit
+    # In a notebook's kernel, :data:`CALL_LIMIT`; elsewhere (a script, the judge's process,
+    # whose calls go to its sandbox under a limit of its own), none unless asked for.
+    seconds = (CALL_LIMIT if cell is not None else None) if limit is None else limit
     try:
         with contextlib.redirect_stdout(sink), contextlib.redirect_stderr(sink), time_limit(seconds):
             return fn(*args, **kwargs), None

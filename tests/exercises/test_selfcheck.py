@@ -297,6 +297,7 @@ def test_the_stop_button_stops_a_check_in_one_line_and_the_next_cell_checks_agai
         return mcp_lesson.classify(msg)
 
     monkeypatch.setattr(calling, "_cell_now", lambda: 7)
+    monkeypatch.setitem(calling._STOPPED, "cell", None)
     check(classify)
     check(classify)  # the same cell: nothing more is called
     out = capsys.readouterr().out
@@ -315,6 +316,8 @@ def test_a_call_that_never_ends_is_stopped_in_one_line_and_the_check_goes_on(mon
     from mcp_lesson.exercises import calling
 
     monkeypatch.setattr(calling, "CALL_LIMIT", 0.2)
+    monkeypatch.setattr(calling, "_cell_now", lambda: 3)  # in a notebook (elsewhere: no limit)
+    monkeypatch.setitem(calling._STOPPED, "cell", None)
 
     def create_request(method, params=None, request_id=None):
         while method == "ping":
