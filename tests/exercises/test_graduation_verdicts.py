@@ -71,3 +71,19 @@ def test_a_call_that_never_ends_costs_that_call_alone(masters_package, tmp_path)
                             r"[\d.]+ s: a loop that never ends\?", line), line
     passed, total = lessons_said(output)["06"]
     assert passed == total - len(lines) > 0, output[-3000:]
+
+
+def test_every_lesson_asks_for_every_lesson_and_a_failure_exits_1(masters_package, tmp_path):
+    """A package complete up to lesson 04 passes (tests/exercises/test_graduation.py, through
+    make); for CI, --every-lesson wants every lesson written; a function it has written that
+    fails exits 1 however complete the rest is."""
+    package = copy_of(masters_package, tmp_path)
+    for name in ("conversation.py", "revisions.py", "transport.py", "traffic.py", "server.py"):
+        (package / name).unlink()
+    assert graduate_with(package, "-k", "create_request or is_reply_to", limit="10")[0] == 0
+    code, output = graduate_with(package, "--every-lesson", "-k", "create_request or is_reply_to", limit="10")
+    assert code == 1 and "not written yet" in output, output[-3000:]
+    redefine(package, "create_request", "def create_request(method, params=None, request_id=None):\n"
+                                         "    return {'jsonrpc': '2.0', 'method': method}\n")
+    code, output = graduate_with(package, "-k", "create_request", limit="10")
+    assert code == 1 and failures(output), output[-3000:]
