@@ -11,6 +11,7 @@ and no frame of the course's own code is shown; see
 """
 
 from mcp_lesson.exercises.calling import PrintedOutput, in_a_notebook
+from mcp_lesson.exercises.on_screen import stale_note, watch
 from mcp_lesson.exercises.registry import BY_NAME, CHECKED
 from mcp_lesson.exercises.tables import CheckReport
 from mcp_lesson.protocol.values import python_value
@@ -66,11 +67,17 @@ def check(fn, target=None, show=3):
     """Print how ``fn`` does on the case table, e.g. ``classify: 55/55 cases pass``.
 
     The report names ``fn`` itself, so ``check(rough_kind, target="classify")`` (held to
-    classify's verdicts) prints ``rough_kind: 29/55 cases pass``.
+    classify's verdicts) prints ``rough_kind: 29/55 cases pass``. When the cell that defines
+    ``fn`` was edited and stopped before its ``def`` ran, a first line says that the check
+    judges the version that ran before (:mod:`mcp_lesson.exercises.on_screen`).
     """
     if not callable(fn):
         print(f"check() needs the function you wrote, got {python_value(fn)}")
         return
+    watch()  # from now on, a cell that stops before its def is seen
+    note = stale_note(fn)
+    if note:  # the cell on screen did not run: say whose code is judged
+        print(note)
     try:
         report = run_check(fn, target)
         name = getattr(fn, "__name__", "")
