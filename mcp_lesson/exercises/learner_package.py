@@ -490,6 +490,12 @@ def export_core(masters, core):
 
 
 _HOOKED = {}
+_LESSON = {"now": None}
+
+
+def current_lesson():
+    """The lesson whose :func:`start_lesson` ran last in this process ("03"), or None."""
+    return _LESSON["now"]
 
 
 def start_lesson(lesson):
@@ -513,6 +519,7 @@ def start_lesson(lesson):
     shell = get_ipython()
     if shell is None:
         return
+    _LESSON["now"] = str(lesson)
     previous = _HOOKED.pop(id(shell), None)
     if previous is not None:
         shell.events.unregister("post_run_cell", previous)

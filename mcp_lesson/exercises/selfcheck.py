@@ -11,6 +11,7 @@ and no frame of the course's own code is shown; see
 """
 
 from mcp_lesson.exercises.calling import PrintedOutput, in_a_notebook
+from mcp_lesson.exercises.learner_package import current_lesson
 from mcp_lesson.exercises.on_screen import stale_note, watch
 from mcp_lesson.exercises.registry import BY_NAME, CHECKED
 from mcp_lesson.exercises.tables import CheckReport
@@ -45,10 +46,12 @@ def run_check(fn, target=None):
 
 def _likelier(fn, name):
     """Words for a function that passes none of classify's cases: the other function's table on
-    which it passes the most (say, a builder's), or how to name one."""
+    which it passes the most (say, a builder's), among the functions of the lessons up to the
+    one that runs (none is named before its lesson), or how to name one."""
     best = None
+    lesson = current_lesson()
     for target in CHECKED:
-        if target == "classify":
+        if target == "classify" or (lesson is not None and BY_NAME[target].lesson > lesson):
             continue
         try:
             report = run_check(fn, target)
@@ -58,7 +61,7 @@ def _likelier(fn, name):
         if answered and (best is None or answered / report.total > best[0] / best[1].total):
             best = answered, report
     if best is None:
-        return f"if {name} does another function's job, name that one: check({name}, target=\"reply_for\"), say"
+        return f"if {name} does another function's job, name that one: check({name}, target=\"<its name>\")"
     return (f"it answers {best[0]}/{best[1].total} cases of {best[1].target}'s table right: "
             f"check({name}, target=\"{best[1].target}\")")
 

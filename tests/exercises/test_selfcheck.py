@@ -131,6 +131,24 @@ def test_a_builder_with_an_unknown_name_gets_a_hint(capsys):
     assert capsys.readouterr().out.startswith(f"build: {builds}/{builds} cases pass")
 
 
+def test_the_hint_names_no_function_of_a_later_lesson(monkeypatch, capsys):
+    """In lesson 01 (its start_lesson ran), a builder's hint names no lesson's function:
+    create_request is lesson 02's."""
+    from mcp_lesson.exercises import learner_package
+
+    def build(method, params=None, request_id=None):
+        return mcp_lesson.create_request(method, params, request_id)
+
+    monkeypatch.setitem(learner_package._LESSON, "now", "01")
+    check(build)
+    out = capsys.readouterr().out
+    assert 'target="<its name>"' in out
+    assert not any(name in out.replace("build", "") for name in registry.CHECKED if name != "classify"), out
+    monkeypatch.setitem(learner_package._LESSON, "now", "02")
+    check(build)
+    assert 'target="create_request"' in capsys.readouterr().out
+
+
 def test_a_learner_value_whose_equality_raises_is_a_failure_not_a_crash():
     class Odd:
         def __eq__(self, other):
