@@ -28,6 +28,7 @@ import copy
 import io
 import json
 import signal
+import sys
 import threading
 
 from mcp_lesson.protocol.values import show_value
@@ -126,7 +127,7 @@ def time_limit(seconds):
     thread, Windows, the in-browser kernel) the code runs with no limit. Inside another
     time limit, the outer one holds."""
     timer = getattr(signal, "setitimer", None)
-    if (not seconds or timer is None or getattr(_ARMED, "on", False)
+    if (not seconds or timer is None or sys.platform == "emscripten" or getattr(_ARMED, "on", False)
             or threading.current_thread() is not threading.main_thread()):
         yield
         return
@@ -138,12 +139,16 @@ def time_limit(seconds):
 
     try:
         previous = signal.signal(signal.SIGALRM, alarm)
-    except (ValueError, OSError):  # no signals here after all
+        timer(signal.ITIMER_REAL, seconds, 0.25)
+    except (ValueError, OSError):  # no signals or timers here after all: no limit
+        try:
+            signal.signal(signal.SIGALRM, previous)
+        except (NameError, UnboundLocalError, ValueError, OSError):
+            pass
         yield
         return
     _ARMED.on = True
     try:
-        timer(signal.ITIMER_REAL, seconds, 0.25)
         yield
     finally:
         state["armed"] = False
