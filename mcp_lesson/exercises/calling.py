@@ -163,13 +163,24 @@ _STOPPED = {"cell": None}
 
 
 def _cell_now():
-    """The execution count of the cell that runs now, or None outside IPython."""
+    """The execution count of the IPython cell that runs now (IPython's ``run_code`` is on the
+    stack), or None: outside IPython, or in a process that has a shell but runs no cell of it."""
     try:
+        if "IPython" not in sys.modules:
+            return None
         from IPython import get_ipython
 
         shell = get_ipython()
-        return None if shell is None else shell.execution_count
-    except Exception:  # noqa: BLE001 - no IPython, or an odd one: no cell
+        if shell is None:
+            return None
+        frame = sys._getframe(1)
+        while frame is not None:
+            code = frame.f_code
+            if code.co_name == "run_code" and "IPython" in code.co_filename:
+                return shell.execution_count
+            frame = frame.f_back
+        return None
+    except Exception:  # noqa: BLE001 - an odd IPython: no cell
         return None
 
 

@@ -61,7 +61,7 @@ from mcp_lesson.exercises import registry
 from mcp_lesson.exercises.cells import (  # noqa: F401  (BODY_MAGICS, STUB: at their old address)
     BODY_MAGICS, CODES, MARKER, STUB, _defined_in_order, _parses, codes_text, defined_names,
     is_exported, is_stub, own_codes, python_of, still_raises_at, used_names)
-from mcp_lesson.exercises.on_screen import watch, where_it_stopped
+from mcp_lesson.exercises.on_screen import names_defined, watch, where_it_stopped
 
 
 PACKAGE = "my_mcp"
@@ -368,8 +368,10 @@ def _not_exported(result, lesson, cell_id):
     stopped = f"this cell stopped at line {line} with {what}" if line else f"this cell stopped with {what}"
     path = package_dir() / f"{registry.module_of(lesson)}.py"
     where = f"{PACKAGE}/{path.name}"
-    try:
-        kept = cell_id is not None and any(part_id == cell_id for part_id, _ in _read_parts(path))
+    names = set(names_defined(getattr(result.info, "raw_cell", "") or ""))
+    try:  # the cell's earlier version: by its id, else (no id) a part that defines its names
+        kept = any(part_id == cell_id if cell_id is not None else (part_id is None and names & defined_names(code))
+                   for part_id, code in _read_parts(path))
     except (OSError, PackageFileError):
         kept = False
     if kept:
