@@ -5,8 +5,14 @@ costing that call alone (the calls after it go to a fresh worker)."""
 
 import re
 
-from exercises.test_graduation import (  # noqa: F401  (masters_package: the fixture)
-    SUMMARY, copy_of, graduate_with, lessons_said, masters_package, redefine)
+import pytest
+
+from exercises.test_graduation import ROOT, copy_of, export, graduate_with, lessons_said, redefine
+
+
+@pytest.fixture(scope="module")
+def masters_package(tmp_path_factory):
+    return export(ROOT / "notebooks", tmp_path_factory.mktemp("masters"))
 
 #: A reply_for that writes "id": None into the message it was given, where the id is not one.
 WRITES_INTO_ITS_ARGUMENT = '''
