@@ -29,7 +29,7 @@ ROOT_FLAG := $(shell [ "$$(id -u)" = 0 ] && echo --allow-root)
 # runs `make app`, which would hand Voila the ARGS meant for pytest). Make
 # passes such variables on through MAKEFLAGS and through the environment.
 MAKEOVERRIDES :=
-unexport ARGS PORT NB FORCE PYTHON PKG ALL
+unexport ARGS PORT NB FORCE PYTHON PKG ALL EVERY
 
 # Python writes its compiled modules (__pycache__, ignored by git) for everything make runs,
 # even where the shell says PYTHONDONTWRITEBYTECODE, as some containers do: pytest caches
@@ -187,10 +187,12 @@ learner: $(STAMP)
 
 # Graduation: the course's own tests, run against a learner's package (by
 # default the one the learner copies export, notebooks/learner/my_mcp; PKG=dir for
-# another; ALL=1 lists every failure, not only the first few). Exits 0 only
-# when every test passes.
+# another; ALL=1 lists every failure, not only the first few). Exits 0 when
+# everything the package has written passes and it is complete up to a lesson
+# (EVERY=1, for CI: only when every lesson is written and passes), 1 when a
+# function it has written fails: then make adds its own line, "make: ***".
 graduate: $(STAMP)
-	@$(BIN)/python tools/graduate.py $(if $(filter-out 0 no,$(ALL)),--all) $(if $(PKG),'$(subst ','\'',$(PKG))')
+	@$(BIN)/python tools/graduate.py $(if $(filter-out 0 no,$(ALL)),--all)$(if $(filter-out 0 no,$(EVERY)), --every-lesson) $(if $(PKG),'$(subst ','\'',$(PKG))')
 
 # Mutation testing of the judge: mutmut mutates the masters' exported package, graduation is
 # the test; prints the score. MODULES="conversation revisions" picks modules of the package

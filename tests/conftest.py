@@ -39,6 +39,9 @@ def pytest_addoption(parser):
                           "against the package in DIR instead of mcp_lesson")
     parser.addoption("--all-failures", action="store_true", default=False,
                      help="with --graduate: list every failure, not only the first few")
+    parser.addoption("--every-lesson", action="store_true", default=False,
+                     help="with --graduate: pass only when every lesson's functions are written and "
+                          "pass (by default, a package complete up to a lesson passes)")
 
 
 def pytest_configure(config):
@@ -48,9 +51,14 @@ def pytest_configure(config):
     implementation.use(config.getoption("--graduate"))
     if implementation.GRADUATING is not None:
         # A learner's package fails often: say so at once, without hypothesis
-        # spending seconds per test shrinking the example.
+        # spending seconds per test shrinking the example. And one verdict per
+        # package: the same examples on every run and every machine (drawn from a
+        # seed fixed by each test, no database of earlier runs), so the same
+        # package gets the same lines; what a property test once found is kept
+        # as a stored example (@example) beside it.
         settings.register_profile("graduation", parent=settings.get_profile("course"),
-                                  phases=[Phase.explicit, Phase.reuse, Phase.generate])
+                                  phases=[Phase.explicit, Phase.generate], derandomize=True,
+                                  database=None, print_blob=False)
         settings.load_profile("graduation")
         # The learner reads the summary below, not pytest's dots, sections and counts.
         config.option.verbose = -2
@@ -175,12 +183,21 @@ def _one_line(exc, limit=300):
 
 
 def _failure_in_words(exc):
-    """What went wrong in a test of a graduating package, in plain words."""
+    """What went wrong in a test of a graduating package, in plain words: first, a call
+    that changed what it was given (the test's later checks read the changed value, so
+    they would blame another call), then the call that raised, then the comparison."""
     calls = list(implementation.CALLS)
     call = calls[-1] if calls else None
-    if isinstance(exc, (implementation.Unmet, implementation.CourseFault)):
+    if isinstance(exc, implementation.CourseFault):
+        return str(exc)
+    changer = next((c for c in calls if c.changed), None)
+    if changer is not None:
+        return changer.change_in_words()
+    if isinstance(exc, implementation.Unmet):
         return str(exc)
     raiser = next((c for c in reversed(calls) if c.raised is exc), None)
+    if raiser is not None and type(exc).__name__ == "DidNotFinish":
+        return f"{raiser} {implementation.no_answer_in_words(exc)}"
     if raiser is not None:
         return f"{raiser} raised {implementation.exception_in_words(exc)}"
     if isinstance(exc, AssertionError) and _COMPARED is not None:
@@ -288,20 +305,55 @@ def _lesson_line(lesson, counts):
     return line
 
 
+def _outcomes(stats):
+    """``(passed, failed, todo, faults, real)``: the reports of a graduation's tests, the
+    failed ones split into "not written yet", errors of the course, and real failures."""
+    failed = [r for r in stats.get("failed", []) + stats.get("error", []) if r.when in ("call", "setup")]
+    passed = [r for r in stats.get("passed", []) if r.when == "call"]
+    todo = [r for r in failed if getattr(r, "unwritten", None)]
+    faults = [r for r in failed if getattr(r, "course_fault", False)]
+    real = [r for r in failed if r not in todo and r not in faults]
+    return passed, failed, todo, faults, real
+
+
+def graduation_passes(stats, every_lesson=False):
+    """A graduation's verdict. With ``every_lesson``: every test passes. Else: everything the
+    package has written passes (nothing fails but functions not written yet, and the package
+    was read) and at least one lesson is complete (a package complete up to a lesson passes,
+    as lesson 04 invites a learner to graduate)."""
+    passed, failed, todo, faults, real = _outcomes(stats)
+    if every_lesson or not failed:
+        return bool(passed) and not failed and not implementation.PROBLEM
+    if real or faults or implementation.UNREADABLE or implementation.PROBLEM:
+        return False
+    lessons = _by_lesson(passed, failed)
+    return any(counts["passed"] and not counts["unwritten"] and not counts["failed"]
+               for counts in lessons.values())
+
+
+def pytest_sessionfinish(session, exitstatus):
+    """Under graduation, the run's exit status is graduation's verdict (:func:`graduation_passes`):
+    0 when it passes, 1 when it does not."""
+    if implementation.GRADUATING is None:
+        return
+    reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+    if reporter is None or exitstatus not in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED):
+        return
+    every = session.config.getoption("--every-lesson")
+    session.exitstatus = pytest.ExitCode.OK if graduation_passes(reporter.stats, every) else \
+        pytest.ExitCode.TESTS_FAILED
+
+
 def pytest_terminal_summary(terminalreporter):
     if implementation.GRADUATING is None:
         return
     stats = terminalreporter.stats
-    failed = [r for r in stats.get("failed", []) + stats.get("error", []) if r.when in ("call", "setup")]
-    passed = [r for r in stats.get("passed", []) if r.when == "call"]
+    passed, failed, todo, faults, real = _outcomes(stats)
     total = len(passed) + len(failed)
     everything = terminalreporter.config.getoption("--all-failures")
     write = terminalreporter.write_line
     if implementation.PROBLEM:
         write(f"Your package at {implementation.GRADUATING} has a problem: {implementation.PROBLEM}")
-    todo = [r for r in failed if getattr(r, "unwritten", None)]
-    faults = [r for r in failed if getattr(r, "course_fault", False)]
-    real = [r for r in failed if r not in todo and r not in faults]
     summary = f"your package passes {len(passed)}/{total} of the course's tests"
     if todo and not real and not implementation.UNREADABLE:
         summary += (f": every test of what it has written passes, and {len(todo)} wait for "

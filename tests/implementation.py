@@ -16,13 +16,14 @@ and what came back (tests/conftest.py writes the report).
 """
 
 import collections
-from typing import TYPE_CHECKING, Any
+import copy
 import functools
 import itertools
 import json
 import re
 import reprlib
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 from types import SimpleNamespace
 
 from processes import patience
@@ -136,6 +137,18 @@ class Call:
         self.returned = False
         self.result = None
         self.raised = None
+        #: The first change the call made to an argument it was given: ``(which argument,
+        #: where in it, before, after)``, or None.
+        self.changed = None
+
+    def change_in_words(self):
+        """ "reply_for({...}) changed the message it was given: message['id'] was 1.5 and is None
+        after the call; ..." """
+        which, where, before, after = self.changed
+        place = f"{which.split()[-1] if which.startswith('argument') else which}{where}"
+        return (f"{self} changed the {which} it was given: {place} was {full_text(before)} and is "
+                f"{full_text(after)} after the call; the course gives a function a value to read, "
+                "and the caller still needs it as it was")
 
     def __str__(self):
         parts = [shown(arg) for arg in self.args]
@@ -151,6 +164,17 @@ class Call:
         return "did not finish"
 
 
+def no_answer_in_words(exc):
+    """What a call that gave no answer (tools/judge's DidNotFinish) did, after the call:
+    "did not finish in 10 s: a loop that never ends?" or "gave no answer: its process ended"."""
+    text = " ".join(str(exc).split())
+    why = text.partition(" gave no answer: ")[2]
+    late = re.fullmatch(r"it did not finish within ([\d.]+) s", why)
+    if late:
+        return f"did not finish in {late.group(1)} s: a loop that never ends?"
+    return f"gave no answer: {why}" if why else f"gave no answer ({text})"
+
+
 def exception_in_words(exc):
     """ "KeyError ('id')": an exception's type and its text, short."""
     try:
@@ -163,23 +187,83 @@ def exception_in_words(exc):
     return f"{type(exc).__name__} ({text})" if text else type(exc).__name__
 
 
+def _as_given(values):
+    """A copy of ``values`` (a call's arguments) as they were given, or ``values`` itself."""
+    try:
+        return copy.deepcopy(values)
+    except Exception:  # noqa: BLE001 - what cannot be copied is shown as it is after the call
+        return values
+
+
+def _first_change(before, after, path=""):
+    """Where ``after`` first differs from ``before`` (the same value before and after a
+    call): ``("['id']", 1.5, None)``, or None when it is the same (exact types)."""
+    if type(before) is not type(after):
+        return path, before, after
+    if type(before) is dict:
+        for key in list(before) + [key for key in after if key not in before]:
+            where = f"{path}[{key!r}]"
+            if key not in after:
+                return where, before[key], "(gone)"
+            if key not in before:
+                return where, "(absent)", after[key]
+            found = _first_change(before[key], after[key], where)
+            if found:
+                return found
+        return None
+    if type(before) in (list, tuple):
+        for index, (one, other) in enumerate(zip(before, after)):
+            found = _first_change(one, other, f"{path}[{index}]")
+            if found:
+                return found
+        return None if len(before) == len(after) else (path, before, after)
+    return None if _same(before, after) else (path, before, after)
+
+
+def _same(a, b):
+    try:
+        return bool(a == b) or (a != a and b != b)  # NaN stays NaN
+    except Exception:  # noqa: BLE001
+        return False
+
+
 def _recorded(name, fn):
-    """``fn``, remembering each call in :data:`CALLS`."""
+    """``fn``, remembering each call in :data:`CALLS`: its arguments as they were given,
+    what came back, and the first change it made to an argument (a dict or list it was
+    given and changed, which the judge sees: tools/judge writes it back)."""
 
     @functools.wraps(fn)
     def call(*args, **kwargs):
-        record = Call(name, args, kwargs)
+        record = Call(name, _as_given(args), _as_given(kwargs))
         CALLS.append(record)
         try:
             record.result = fn(*args, **kwargs)
         except BaseException as exc:
             record.raised = exc
             raise
+        finally:
+            record.changed = _changed(record, args, kwargs)
         record.returned = True
         return record.result
 
     call.__name__ = call.__qualname__ = name
     return call
+
+
+def _changed(record, args, kwargs):
+    """The first change the call of ``record`` made to its arguments (see :attr:`Call.changed`)."""
+    given = [(f"argument {index + 1}" if len(args) > 1 else "value", before, after)
+             for index, (before, after) in enumerate(zip(record.args, args))]
+    given += [(f"argument {key}", record.kwargs[key], kwargs[key]) for key in kwargs if key in record.kwargs]
+    for which, before, after in given:
+        if before is after or type(after) not in (dict, list):
+            continue
+        found = _first_change(before, after)
+        if found:
+            if which == "value" and type(after) is dict:
+                which = "message"
+            return (which, *found)
+    return None
 
 
 # --- what a refusal must say ---------------------------------------------------------
@@ -334,7 +418,9 @@ def load_package(folder):
         return None, [], (f"{folder.name}/{one_line(path, 80)} is {what}{more}: graduation takes a "
                           "package of regular files only, so nothing of it was judged")
     limit = _limit()
-    submission = Submission(files, lib, call_limit=limit, budget=patience(900.0))
+    # A call that does not finish costs that call: the calls after it go to a fresh worker, and
+    # only a function stuck STRIKES times is not called again (a loop on every input).
+    submission = Submission(files, lib, call_limit=limit, budget=patience(900.0), strikes=STRIKES)
     shutil.rmtree(files, ignore_errors=True)
     shutil.rmtree(lib, ignore_errors=True)
     submission.refused = "all"  # a package does its own work: none of the course's
@@ -348,6 +434,8 @@ def load_package(folder):
     return submission, names, None
 
 
+#: How many calls of one function may give no answer before its later calls fail at once.
+STRIKES = 3
 #: Seconds a call of the package's function may take (an import: three times
 #: as long); the environment variable sets another, MCP_LESSON_TEST_SLACK scales it.
 LIMIT_VARIABLE = "MCP_LESSON_JUDGE_LIMIT"

@@ -7,11 +7,17 @@
                                                  # lessons first (make test does this
                                                  # with the masters), then graduate that
 
+    python tools/graduate.py --every-lesson PATH # pass only when every lesson is written (CI)
+
 Prints "your package passes N/M of the course's tests", then the first real
 failures in plain words (what was called, what was expected, what came back),
-then the functions not written yet; exits 0 only when every test passes. When
-the judge's sandbox cannot start here (the course's failure, never the
-package's), it says so in one line and exits 2, and nothing is graded.
+then the functions not written yet. Exits 0 when everything the package has
+written passes and it is complete up to a lesson (lesson 04 invites a learner
+to graduate with lessons 01 to 04 written); 1 when a function it has written
+fails (or it cannot be read); with --every-lesson, 0 only when every test of
+every lesson passes. When the judge's sandbox cannot start here (the course's
+failure, never the package's), it says so in one line and exits 2, and nothing
+is graded.
 """
 
 import argparse
@@ -45,6 +51,8 @@ def main(argv=None):
                         help="the package folder (default: the learner's, notebooks/learner/my_mcp)")
     parser.add_argument("--all", action="store_true",
                         help="list every failure (by default, the first few and a count)")
+    parser.add_argument("--every-lesson", action="store_true",
+                        help="pass only when every lesson's functions are written and pass (for CI)")
     parser.add_argument("--export", metavar="NOTEBOOKS",
                         help="export the lessons of this folder into a fresh package first")
     parser.add_argument("pytest_args", nargs=argparse.REMAINDER,
@@ -73,6 +81,8 @@ def _graduate(package, args):
     extra = [arg for arg in args.pytest_args if arg != "--"]
     if args.all:
         extra.append("--all-failures")  # tests/conftest.py
+    if args.every_lesson:
+        extra.append("--every-lesson")  # tests/conftest.py
     return 0 if graduate(package, quiet=False, extra=extra) else 1
 
 

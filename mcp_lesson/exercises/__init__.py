@@ -3,7 +3,7 @@ shared case table (:mod:`.cases`), what each lesson builds (:mod:`.registry`), t
 tables that check a learner's function (:mod:`.tables`, run by :mod:`.selfcheck`;
 compared with the course's version by :mod:`.agreement`, on :mod:`.inputs`), a
 lesson's hidden tests (:mod:`.hidden_tests`), calling a learner's function safely
-(:mod:`.calling`), and the learner's own package: a cell as the package gets it
+(:mod:`.calling`), which version of it a check judges (:mod:`.on_screen`), and the learner's own package: a cell as the package gets it
 (:mod:`.cells`), the exporter (:mod:`.learner_package`), and later lessons'
 carry-forward (:mod:`.carry`) and graduation (:mod:`.graduation`).
 

@@ -7,21 +7,28 @@ code does:
 * :func:`call_safely` gives the function its own deep copy of every argument,
   so a function that mutates its input cannot change the case table; it
   catches any exception (``sys.exit``, ``GeneratorExit`` and other
-  ``BaseException`` subclasses too; only ``KeyboardInterrupt``, the stop
-  button, goes through) and returns it; and it keeps what
+  ``BaseException`` subclasses too) and returns it; it keeps what
   the function prints, up to :data:`MAX_PRINTED` characters, so a function
-  that prints a megabyte per call cannot flood a notebook.
+  that prints a megabyte per call cannot flood a notebook; it stops a call
+  that runs past :data:`CALL_LIMIT` seconds (:class:`DidNotFinish`: a loop that
+  never ends costs one call, and the check goes on); and the stop button
+  (``KeyboardInterrupt``) stops the call and every later call of the same
+  cell (:class:`Interrupted`, :class:`NotRun`), so that a check says so in one
+  line instead of a traceback through the course's own code.
 * :func:`same_verdict` and :func:`same_message` compare by exact type and
   value, so an object whose ``==`` always says True (or raises) is not a
   right answer.
-* :func:`shown` (as JSON) and :func:`python_text` (as Python writes it)
-  render any value on one short line and never raise.
+* :func:`shown` and :func:`python_text` render any value on one short line as
+  Python writes it (a learner reads ``None`` and ``False``, never JSON's words)
+  and never raise.
 """
 
 import contextlib
 import copy
 import io
 import json
+import signal
+import sys
 import threading
 
 from mcp_lesson.protocol.values import show_value
@@ -34,7 +41,8 @@ MAX_PRINTED = 2_000
 
 
 class PrintedOutput(io.TextIOBase):
-    """A write-only text stream that keeps the first characters and counts the rest."""
+    """A write-only text stream that keeps the first characters and counts the rest; one
+    check's calls share one (it also counts those that ran out of time)."""
 
     def __init__(self, limit=MAX_PRINTED):
         super().__init__()
@@ -42,6 +50,7 @@ class PrintedOutput(io.TextIOBase):
         self.kept = []
         self.size = 0  # characters written in all
         self._kept_size = 0
+        self.stuck = 0  # calls of this check that ran out of time (call_safely counts them)
         self._lock = threading.Lock()
 
     def writable(self):
@@ -74,21 +83,146 @@ def _own_copy(args, kwargs):
         return args, kwargs
 
 
-def call_safely(fn, args, kwargs=None, printed=None):
+#: Seconds one call of a learner's function may run in a check in the kernel (a check's
+#: cases each take microseconds: a call this long is a loop that never ends).
+CALL_LIMIT = 5
+#: How many calls of one check may run out of time before the check stops calling
+#: the function (each costs :data:`CALL_LIMIT` seconds).
+MAX_STUCK = 3
+
+
+class DidNotFinish(Exception):
+    """A call of the learner's function that ran past its time limit and was stopped."""
+
+    def __init__(self, seconds):
+        super().__init__(f"did not finish in {seconds:g} s: a loop that never ends?")
+        self.seconds = seconds
+
+
+class Interrupted(Exception):
+    """A call of the learner's function that the learner stopped (the kernel's stop button)."""
+
+    def __init__(self):
+        super().__init__("was stopped: you interrupted it")
+
+
+class NotRun(Exception):
+    """A call that was not made: the learner stopped the check, or the function ran out of
+    time too often in it."""
+
+
+class _Alarm(BaseException):
+    """Raised inside the learner's function when its time is up (a BaseException, so that
+    the learner's ``except Exception`` does not swallow it)."""
+
+
+_ARMED = threading.local()
+
+
+@contextlib.contextmanager
+def time_limit(seconds):
+    """Stop the code run inside with :class:`_Alarm` after ``seconds``, and again every
+    quarter of a second after that (a loop that catches one still stops). Only on the main
+    thread of a Python that has ``SIGALRM`` (a kernel on Linux or macOS); elsewhere (a
+    thread, Windows, the in-browser kernel) the code runs with no limit. Inside another
+    time limit, the outer one holds."""
+    timer = getattr(signal, "setitimer", None)
+    if (not seconds or timer is None or sys.platform == "emscripten" or getattr(_ARMED, "on", False)
+            or threading.current_thread() is not threading.main_thread()):
+        yield
+        return
+    state = {"armed": True}
+
+    def alarm(signum, frame):
+        if state["armed"]:
+            raise _Alarm()
+
+    try:
+        previous = signal.signal(signal.SIGALRM, alarm)
+        timer(signal.ITIMER_REAL, seconds, 0.25)
+    except (ValueError, OSError):  # no signals or timers here after all: no limit
+        try:
+            signal.signal(signal.SIGALRM, previous)
+        except (NameError, UnboundLocalError, ValueError, OSError):
+            pass
+        yield
+        return
+    _ARMED.on = True
+    try:
+        yield
+    finally:
+        state["armed"] = False
+        timer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+        _ARMED.on = False
+
+
+#: The cell in which the learner pressed the stop button during a call (IPython's
+#: execution count), while that cell still runs: its later calls are not made.
+_STOPPED = {"cell": None}
+
+
+def _cell_now():
+    """The execution count of the IPython cell that runs now (IPython's ``run_code`` is on the
+    stack), or None: outside IPython, or in a process that has a shell but runs no cell of it."""
+    try:
+        if "IPython" not in sys.modules:
+            return None
+        from IPython import get_ipython
+
+        shell = get_ipython()
+        if shell is None:
+            return None
+        frame = sys._getframe(1)
+        while frame is not None:
+            code = frame.f_code
+            if code.co_name == "run_code" and "IPython" in code.co_filename:
+                return shell.execution_count
+            frame = frame.f_back
+        return None
+    except Exception:  # noqa: BLE001 - an odd IPython: no cell
+        return None
+
+
+def call_safely(fn, args, kwargs=None, printed=None, limit=None):
     """Run ``fn(*args, **kwargs)`` on deep copies; return ``(value, exception)``.
 
     What ``fn`` prints goes to ``printed`` (a :class:`PrintedOutput`; a new one,
-    thrown away, when not given), never to the notebook.
+    thrown away, when not given), never to the notebook. The call may run
+    ``limit`` seconds (default: :data:`CALL_LIMIT` in a notebook, no limit elsewhere):
+    past it, it is stopped and the exception is a :class:`DidNotFinish`. After :data:`MAX_STUCK` of those with
+    the same ``printed`` (one check), and after the stop button in this cell, later
+    calls are not made (:class:`NotRun`); the stop button itself gives
+    :class:`Interrupted` in a notebook (outside one, ``KeyboardInterrupt`` goes through).
     """
-    args, kwargs = _own_copy(tuple(args), dict(kwargs or {}))
     sink = printed if printed is not None else PrintedOutput()
+    cell = _cell_now()
+    if cell is not None and _STOPPED["cell"] == cell:
+        return None, NotRun("you stopped the check")
+    if sink.stuck >= MAX_STUCK:
+        return None, NotRun(f"it did not finish {MAX_STUCK} times, so the check stopped calling it")
+    args, kwargs = _own_copy(tuple(args), dict(kwargs or {}))
+    # In a notebook's kernel, :data:`CALL_LIMIT`; elsewhere (a script, the judge's process,
+    # whose calls go to its sandbox under a limit of its own), none unless asked for.
+    seconds = (CALL_LIMIT if cell is not None else None) if limit is None else limit
     try:
-        with contextlib.redirect_stdout(sink), contextlib.redirect_stderr(sink):
+        with contextlib.redirect_stdout(sink), contextlib.redirect_stderr(sink), time_limit(seconds):
             return fn(*args, **kwargs), None
-    except KeyboardInterrupt:  # the learner pressed the stop button: that stops the check
-        raise
+    except _Alarm:
+        sink.stuck += 1
+        return None, DidNotFinish(seconds)
+    except KeyboardInterrupt:  # the stop button: this call, and the rest of the cell's
+        if cell is None:  # not in a notebook (a script, a terminal): Ctrl-C stops it all
+            raise
+        _STOPPED["cell"] = cell
+        return None, Interrupted()
     except BaseException as exc:  # anything else is reported, never re-raised
         return None, exc
+
+
+def in_a_notebook():
+    """True when a cell of IPython (a notebook's kernel) runs now."""
+    return _cell_now() is not None
 
 
 def exception_text(exc, limit=80):
@@ -148,14 +282,15 @@ def safe_equal(a, b):
 
 
 def shown(value, limit=90):
-    """A one-line JSON-ish rendering of a value, cut to ``limit`` characters; never raises."""
+    """A value on one line as Python writes it (``None``, ``False``, a dict with its keys
+    in their order), cut to ``limit`` characters; never raises (a value whose repr fails,
+    or is too big to make, is described instead)."""
     try:
         if isinstance(value, (bytes, bytearray)):
             text = repr(bytes(value[: limit + 1]))
         else:
-            try:
-                text = json.dumps(value, ensure_ascii=False)
-            except (TypeError, ValueError, RecursionError):
+            text = _text_of(value)
+            if text is None:
                 text = show_value(value)
         return text if len(text) <= limit else text[: limit - 3] + "..."
     except Exception:
@@ -163,9 +298,12 @@ def shown(value, limit=90):
 
 
 def _text_of(value):
+    """``repr(value)`` as a plain str, or None when there is none (a repr that raises, returns
+    something else, or an int too long for Python to write)."""
     try:
-        return json.dumps(value, ensure_ascii=False)
-    except (TypeError, ValueError, RecursionError):
+        text = repr(value)
+        return str.__str__(text) if isinstance(text, str) else None
+    except Exception:  # noqa: BLE001 - a learner's odd value
         return None
 
 

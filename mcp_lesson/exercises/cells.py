@@ -125,11 +125,24 @@ def _defined_in_order(code):
 #: nbgrader settings and the learner copies use it).
 STUB = "# YOUR CODE HERE\nraise NotImplementedError()"
 _STUB = re.compile(r"#\s*YOUR CODE HERE[ \t]*\r?\n[ \t]*raise NotImplementedError\(\)")
+_YOUR_CODE = re.compile(r"#\s*YOUR CODE HERE[ \t]*$", re.MULTILINE)
+_STILL_RAISES = re.compile(r"^[ \t]*raise NotImplementedError\b", re.MULTILINE)
 
 
 def is_stub(code):
-    """True when ``code`` still holds a released stub (a function not written yet)."""
-    return bool(_STUB.search(code))
+    """True when ``code`` is still the released stub: it holds at least one stub (``# YOUR CODE
+    HERE`` and, on the next line, ``raise NotImplementedError()``) and every ``# YOUR CODE
+    HERE`` is still followed by its ``raise``. A cell with one part written under its
+    ``# YOUR CODE HERE`` and a stub left elsewhere is half written, not the released stub."""
+    stubs = len(_STUB.findall(code))
+    return stubs > 0 and stubs == len(_YOUR_CODE.findall(code))
+
+
+def still_raises_at(source):
+    """The line (from 1) of the first ``raise NotImplementedError`` of a cell's ``source``, or
+    None: a cell that holds one has a part not written yet."""
+    found = _STILL_RAISES.search(source)
+    return source.count("\n", 0, found.start()) + 1 if found else None
 
 
 #: The error codes the lessons' cells take from the course (``from mcp_lesson import

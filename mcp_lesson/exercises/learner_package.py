@@ -60,7 +60,8 @@ from mcp_lesson.exercises import lessons
 from mcp_lesson.exercises import registry
 from mcp_lesson.exercises.cells import (  # noqa: F401  (BODY_MAGICS, STUB: at their old address)
     BODY_MAGICS, CODES, MARKER, STUB, _defined_in_order, _parses, codes_text, defined_names,
-    is_exported, is_stub, own_codes, python_of, used_names)
+    is_exported, is_stub, own_codes, python_of, still_raises_at, used_names)
+from mcp_lesson.exercises.on_screen import names_defined, watch, where_it_stopped
 
 
 PACKAGE = "my_mcp"
@@ -335,27 +336,49 @@ def _export(source, lesson, package=None, cell_id=None):
                       f"NotImplementedError()); {where} keeps your earlier version of it")
     _place(parts, cell_id, code)
     _write_parts(path, lesson, parts)
+    if cell_id is not None:
+        _RAN_AT[str(path.resolve()), cell_id] = _now()
     if left_out:
         return path, f"exported to {where} without {_lines_said(left_out)}: {_NOT_PYTHON}"
+    unwritten = still_raises_at(source)
+    if unwritten and earlier is not None and not is_stub(earlier):
+        # What is on the screen goes into the package, said truthfully: a part not written yet.
+        return path, (f"exported to {where} in place of your earlier version: this cell is half "
+                      f"written (line {unwritten} still raises NotImplementedError), so that part "
+                      "counts as not written yet")
     return path, None
 
 
+#: When each cell's version in the package ran, by (the module's path, the cell's id): HH:MM.
+_RAN_AT = {}
+
+
+def _now():
+    import datetime
+
+    return datetime.datetime.now().strftime("%H:%M")
+
+
 def _not_exported(result, lesson, cell_id):
-    """The line for an exported cell that stopped with an error: it was not
-    exported, and whether the package keeps an earlier version of it."""
+    """The line for an exported cell that stopped with an error: it was not exported, where
+    it stopped and with what, and what the package keeps instead (the version that ran, and
+    when, where that is known)."""
     error = result.error_before_exec or result.error_in_exec
-    what = type(error).__name__ if error is not None else "an error"
-    if isinstance(error, SyntaxError) and error.lineno:
-        what += f" at line {error.lineno}"
-    where = f"{PACKAGE}/{registry.module_of(lesson)}.py"
-    try:
-        kept = cell_id is not None and any(part_id == cell_id for part_id, _ in
-                                           _read_parts(package_dir() / f"{registry.module_of(lesson)}.py"))
+    what, line = where_it_stopped(error)
+    stopped = f"this cell stopped at line {line} with {what}" if line else f"this cell stopped with {what}"
+    path = package_dir() / f"{registry.module_of(lesson)}.py"
+    where = f"{PACKAGE}/{path.name}"
+    names = set(names_defined(getattr(result.info, "raw_cell", "") or ""))
+    try:  # the cell's earlier version: by its id, else (no id) a part that defines its names
+        kept = any(part_id == cell_id if cell_id is not None else (part_id is None and names & defined_names(code))
+                   for part_id, code in _read_parts(path))
     except (OSError, PackageFileError):
         kept = False
     if kept:
-        return f"not exported: it stopped with {what}; {where} keeps the earlier version of this cell"
-    return f"not exported: it stopped with {what}; it goes into {where} once it runs without an error"
+        ran = _RAN_AT.get((str(path.resolve()), cell_id))
+        version = f"the version you ran at {ran}" if ran else "the version of this cell you ran before"
+        return f"not exported: {stopped}; {where} keeps {version}"
+    return f"not exported: {stopped}; it goes into {where} once it runs without an error"
 
 
 def export_cell(source, lesson, package=None, *, cell_id=None):
@@ -469,6 +492,12 @@ def export_core(masters, core):
 
 
 _HOOKED = {}
+_LESSON = {"now": None}
+
+
+def current_lesson():
+    """The lesson whose :func:`start_lesson` ran last in this process ("03"), or None."""
+    return _LESSON["now"]
 
 
 def start_lesson(lesson):
@@ -492,6 +521,7 @@ def start_lesson(lesson):
     shell = get_ipython()
     if shell is None:
         return
+    _LESSON["now"] = str(lesson)
     previous = _HOOKED.pop(id(shell), None)
     if previous is not None:
         shell.events.unregister("post_run_cell", previous)
@@ -526,5 +556,6 @@ def start_lesson(lesson):
 
     shell.events.register("post_run_cell", export_after_run)
     _HOOKED[id(shell)] = export_after_run
+    watch()  # a check then says when the cell on screen did not run (on_screen.py)
     print(f"Cells marked {MARKER} go into your package {PACKAGE}/{registry.module_of(lesson)}.py "
           "when they run.")

@@ -12,7 +12,7 @@ The registry's rows hold these tables; :mod:`mcp_lesson.exercises.selfcheck` run
 import json
 from typing import List, NamedTuple
 
-from mcp_lesson.exercises.calling import (PrintedOutput, call_safely, same_json, exception_text, is_verdict, not_json_at,
+from mcp_lesson.exercises.calling import (CALL_LIMIT, PrintedOutput, call_safely, same_json, exception_text, is_verdict, not_json_at,
                     python_text, same_message, same_verdict, shown, shown_apart)
 from mcp_lesson.exercises.http_cases import REFUSES
 from mcp_lesson.protocol.values import python_value
@@ -29,6 +29,12 @@ class Row(NamedTuple):
     reason: str
     raised: str = ""  # the exception type's name, when the function raised
     raised_in: str = ""  # the function the exception came from, when not the checked one
+    called: str = ""  # the call's arguments as Python writes them, in parentheses
+
+
+#: How a row whose call gave no answer is said, by the name :attr:`Row.raised` holds.
+_NO_ANSWER = {"DidNotFinish": f"did not finish in {CALL_LIMIT:g} s: a loop that never ends?",
+              "Interrupted": "was stopped: you interrupted it"}
 
 
 class CheckReport(NamedTuple):
@@ -49,9 +55,15 @@ class CheckReport(NamedTuple):
         return len(self.rows)
 
     @property
+    def not_run(self):
+        """The rows whose call was not made (the learner stopped the check, or the function
+        ran out of time too often)."""
+        return [row for row in self.rows if row.raised == "NotRun"]
+
+    @property
     def failures(self):
         """The failing rows: the function's own first, then those raised inside a helper."""
-        failing = [row for row in self.rows if not row.ok]
+        failing = [row for row in self.rows if not row.ok and row.raised != "NotRun"]
         return [row for row in failing if not row.raised_in] + [
             row for row in failing if row.raised_in]
 
@@ -72,6 +84,10 @@ class CheckReport(NamedTuple):
             lines.append(f"  Write the body of {self.target}, then run this cell again.")
             return "\n".join(lines)
         for row in self.failures[:show]:
+            if row.raised in _NO_ANSWER:  # one line: the call, and that it gave no answer
+                said = row.got.partition(f"{row.raised}: ")[2] or _NO_ANSWER[row.raised]
+                lines.append(f"  x {row.name}: {self.target}{row.called or '(...)'} {said}")
+                continue
             lines.append(f"  x {row.name}: {row.shown_input}")
             where = f", inside {row.raised_in}" if row.raised_in else ""
             lines.append(f"      expected {row.expected}, got {row.got}{where}  ({row.reason})")
@@ -79,6 +95,10 @@ class CheckReport(NamedTuple):
         if hidden > 0:
             lines.append(f"  ... and {hidden} more failing case{'s' * (hidden != 1)} "
                          f"(check(..., show={len(self.failures)}) shows them all)")
+        if self.not_run:
+            why = self.not_run[0].got.partition("NotRun: ")[2] or "the check stopped"
+            count = len(self.not_run)
+            lines.append(f"  ({count} more case{'s' * (count != 1)} did not run: {why})")
         if self.printed:
             lines.append(f"  ({self.target} printed {self.printed:,} characters while it was "
                          "checked; they are not shown)")
@@ -119,10 +139,11 @@ def _verdict_rows(fn, cases, as_text, printed):
     for case in cases:
         given = case.text if as_text else case.message
         got, exc = call_safely(fn, (given,), {}, printed)
+        called = f"({python_text(given, 70)})"
         if exc is not None:
             rows.append(Row(case.name, shown(given), repr(case.expected),
                             f"an exception, {exception_text(exc)}", False, case.reason,
-                            type(exc).__name__, _raised_in(exc, fn)))
+                            type(exc).__name__, _raised_in(exc, fn), called))
             continue
         ok, reason = same_verdict(got, case.expected), case.reason
         if not ok and type(got) is list and same_verdict(tuple(got), case.expected):
@@ -130,7 +151,7 @@ def _verdict_rows(fn, cases, as_text, printed):
         elif not ok and not is_verdict(got) and _looks_equal(got, case.expected):
             reason = "it compares equal, but a verdict is a plain tuple of a str and an int or None"
         rows.append(Row(case.name, shown(given), repr(case.expected), python_text(got),
-                        ok, reason))
+                        ok, reason, called=called))
     return rows
 
 
@@ -168,7 +189,7 @@ def _build_rows(fn, builds, printed):
         raised = type(exc).__name__ if exc is not None else ""
         raised_in = _raised_in(exc, fn) if exc is not None and not ok else ""
         rows.append(Row(build.name, f"({call})", want, outcome, ok, reason, raised,
-                        raised_in))
+                        raised_in, f"({call})"))
     return rows
 
 
@@ -237,7 +258,7 @@ def same_refusal(got, want):
             or type(error.get("message")) is not str):
         return False, "the second item: an error response, as error_response builds it"
     if _json_text(body["id"]) != _json_text(want[1]["id"]):
-        return False, f"the error's id should be {json.dumps(want[1]['id'])}"
+        return False, f"the error's id should be {python_text(want[1]['id'], 40)}"
     if type(error.get("code")) is not int or error["code"] != want[1]["error"]["code"]:
         return False, f"the code should be {want[1]['error']['code']}"
     if "data" in want[1]["error"] and _json_text(error.get("data")) != _json_text(want[1]["error"]["data"]):
@@ -288,7 +309,7 @@ def _judged_rows(fn, builds, printed, judge):
                 reason = f"{hint}; the case: {reason}" if hint else reason
         raised = type(exc).__name__ if exc is not None else ""
         raised_in = _raised_in(exc, fn) if exc is not None and not ok else ""
-        rows.append(Row(build.name, f"({call})", want, outcome, ok, reason, raised, raised_in))
+        rows.append(Row(build.name, f"({call})", want, outcome, ok, reason, raised, raised_in, f"({call})"))
     return rows
 
 

@@ -54,7 +54,7 @@ def _details(msg, switch):
     return {
         "what": json_type(msg),
         "text_hint": (
-            " (if it is the raw text of a message, parse it first: explain_json does)"
+            " (if it is the raw text of a message, parse it first, with json.loads)"
             if isinstance(msg, (str, bytes, bytearray)) else ""
         ),
         "count": (f"{size:,} message{'s' * (size != 1)}" if size is not None else ""),

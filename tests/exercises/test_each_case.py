@@ -125,9 +125,12 @@ def test_table_case(name, place):
     case = report.rows[place]
     if not case.ok:
         course = _report(name, implementation._course_version(name)).rows[place]
-        shown = case.shown_input if case.shown_input.startswith("(") else f"({case.shown_input})"
-        words = (f"{name}{shown} gave {case.got}; expected {case.expected} "
-                 f"({case.reason}{', inside ' + case.raised_in if case.raised_in else ''})")
+        shown = case.called or (case.shown_input if case.shown_input.startswith("(") else f"({case.shown_input})")
+        if case.raised == "DidNotFinish":  # one line: the call, and that it gave no answer
+            words = f"{name}{shown} {implementation.no_answer_in_words(case.got.partition(': ')[2])}"
+        else:
+            words = (f"{name}{shown} gave {case.got}; expected {case.expected} "
+                     f"({case.reason}{', inside ' + case.raised_in if case.raised_in else ''})")
         if not course.ok:
             raise implementation.CourseFault(_one_line(words))
         raise implementation.Unmet(_one_line(words))

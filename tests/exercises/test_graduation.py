@@ -98,9 +98,16 @@ def test_a_package_of_lessons_01_to_04_is_told_it_is_complete_so_far(masters_pac
         (package / name).unlink()
         if stubs is not None:
             shutil.copy(stubs / name, package / name)
-    code, output = graduate(package)
+    if later == "missing" and shutil.which("make"):  # as the learner types it: no "make: ***" line
+        env = {k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL")}
+        run = run_to_end(["make", "--no-print-directory", "-o", ".venv/.installed", "graduate",
+                          f"PKG={package}"], 900, cwd=ROOT, env=env)
+        code, output = run.returncode, run.stdout + run.stderr
+        assert "make: ***" not in output and "Traceback" not in output, output[-3000:]
+    else:
+        code, output = graduate(package)
     lessons = lessons_said(output)
-    assert code != 0, output[-3000:]  # exit 0 only when every test passes
+    assert code == 0, output[-3000:]  # everything it has written passes, and it is complete up to 04
     assert sorted(lessons) == sorted(registry.MODULES), output[-3000:]
     for lesson in ("01", "02", "03", "04"):
         passed, total = lessons[lesson]

@@ -11,6 +11,8 @@ the metadata out stand for them.
 import json
 import os
 import queue
+import re
+import time
 
 from pathlib import Path
 
@@ -42,11 +44,13 @@ class Kernel:
             self.shutdown()
             raise
 
-    def run(self, code, cell_id=None, deleted=()):
+    def run(self, code, cell_id=None, deleted=(), interrupt_when=None):
         """Run ``code``; return (what it printed, the names of the errors it raised).
 
         With a ``cell_id`` the request carries the metadata JupyterLab sends;
-        without one, none (as nbclient and nbval send it)."""
+        without one, none (as nbclient and nbval send it). ``interrupt_when``: a
+        function polled while the cell runs; when it says True, the kernel is
+        interrupted (the stop button), once."""
         metadata = {}
         if cell_id is not None:
             metadata = {"deletedCells": list(deleted), "recordTiming": False, "cellId": cell_id}
@@ -55,10 +59,16 @@ class Kernel:
         request = self.client.session.msg("execute_request", content, metadata=metadata)
         self.client.shell_channel.send(request)
         printed, errors = [], []
+        deadline = time.monotonic() + patience(60)
         while True:  # the kernel says "idle" for this request when the cell is done
+            if interrupt_when is not None and interrupt_when():
+                self.manager.interrupt_kernel()
+                interrupt_when = None
             try:
-                message = self.client.get_iopub_msg(timeout=patience(60))
+                message = self.client.get_iopub_msg(timeout=0.05 if interrupt_when else patience(60))
             except queue.Empty:
+                if interrupt_when is not None and time.monotonic() < deadline:
+                    continue
                 raise AssertionError(f"the kernel did not finish running {code!r}") from None
             if message["parent_header"].get("msg_id") != request["header"]["msg_id"]:
                 continue
@@ -166,9 +176,82 @@ def test_an_edit_that_does_not_run_says_the_package_keeps_the_earlier_version(ke
     assert kernel.run(SOLVED, cell_id="c02-30") == ("", [])
     printed, errors = kernel.run(SOLVED.replace("return", "return (", 1), cell_id="c02-30")
     assert errors == ["SyntaxError"], (printed, errors)
-    assert printed.strip() == ("not exported: it stopped with SyntaxError at line 3; "
-                               "my_mcp/messages.py keeps the earlier version of this cell"), printed
+    assert re.fullmatch(r"not exported: this cell stopped at line 3 with a SyntaxError; "
+                        r"my_mcp/messages\.py keeps the version you ran at \d\d:\d\d", printed.strip()), printed
     assert load(package=package).is_integer(3) is True
+    printed, errors = kernel.run("#| export\nimport no_such_module_here\n" + SOLVED[10:], cell_id="c02-30")
+    assert errors == ["ModuleNotFoundError"], (printed, errors)
+    assert printed.startswith("not exported: this cell stopped at line 2 with a ModuleNotFoundError; "
+                              "my_mcp/messages.py keeps the version you ran at "), printed
+
+
+HALF_WRITTEN = ("#| export\ndef is_integer(value):\n    # YOUR CODE HERE\n    if type(value) is int:\n"
+                "        return True\n    raise NotImplementedError()\n")
+
+
+def test_a_half_written_cell_is_not_the_released_stub_and_the_package_says_what_it_keeps(kernel, tmp_path):
+    """One part written under its YOUR CODE HERE, a raise NotImplementedError() left below it:
+    the package holds what is on the screen, and the cell says it is half written."""
+    package = tmp_path / "my_mcp"
+    kernel.start(package, "02")
+    assert kernel.run(SOLVED, cell_id="c02-40") == ("", [])
+    printed, errors = kernel.run(HALF_WRITTEN, cell_id="c02-40")
+    assert errors == [] and "released stub" not in printed, printed
+    assert printed.startswith("exported to my_mcp/messages.py in place of your earlier version: this cell "
+                              "is half written (line 6 still raises NotImplementedError)"), printed
+    assert "if type(value) is int" in (package / "messages.py").read_text(encoding="utf-8")
+
+
+def test_a_check_says_when_the_cell_on_screen_did_not_run(kernel, tmp_path):
+    """An edit that stops before its def (a SyntaxError, an error above the def): the check
+    says so, and that it judges the version that ran; once the cell runs, nothing is said."""
+    kernel.start(tmp_path / "my_mcp", "02")
+    define = "def create_request(method, params=None, request_id=None):\n    return {}\n"
+    assert kernel.run(define, cell_id="c02-50") == ("", [])
+    check = "from mcp_lesson import check\ncheck(create_request)"
+    for edit, error, line in ((define.replace("return {}", "return {("), "SyntaxError", 2),
+                              ("ID = undefined_name\n" + define, "NameError", 1)):
+        assert kernel.run(edit, cell_id="c02-50")[1] == [error]
+        printed, errors = kernel.run(check, cell_id="c02-51")
+        first = printed.splitlines()[0]
+        assert not errors and re.fullmatch(
+            rf"\(the cell that defines create_request stopped at line {line} with an? {error} at \d\d:\d\d, "
+            r"so create_request is still the version you ran at \d\d:\d\d: this check judges that one, not "
+            r"the code on the screen\)", first), printed
+    assert kernel.run(define, cell_id="c02-50") == ("", [])
+    printed, _ = kernel.run(check, cell_id="c02-51")
+    assert printed.startswith("create_request: "), printed
+
+
+LOOPS = ("def classify(msg):\n    from pathlib import Path\n    Path({flag!r}).touch()\n"
+         "    while True:\n        pass\n")
+
+
+def test_a_loop_in_a_check_is_stopped_and_the_kernel_stays_usable(kernel, tmp_path):
+    """A function that never returns costs its calls' time limit: the check ends on its own,
+    in words, with no traceback, and the kernel runs the next cell."""
+    kernel.start(tmp_path / "my_mcp", "03")
+    assert kernel.run("from mcp_lesson.exercises import calling\ncalling.CALL_LIMIT = 0.5") == ("", [])
+    assert kernel.run(LOOPS.format(flag=str(tmp_path / "started"))) == ("", [])
+    printed, errors = kernel.run("from mcp_lesson import check\ncheck(classify)", cell_id="c03-90")
+    assert errors == [] and "Traceback" not in printed, printed
+    assert "did not finish in 0.5 s: a loop that never ends?" in printed, printed
+    assert "did not finish 3 times, so the check stopped calling it" in printed, printed
+    assert kernel.run("print(1 + 1)") == ("2\n", [])
+
+
+def test_the_stop_button_during_a_check_says_one_line(kernel, tmp_path):
+    """The kernel's interrupt during a check: one line, no frame of the course's code."""
+    kernel.start(tmp_path / "my_mcp", "03")
+    assert kernel.run("from mcp_lesson.exercises import calling\ncalling.CALL_LIMIT = 600") == ("", [])
+    flag = tmp_path / "started"
+    assert kernel.run(LOOPS.format(flag=str(flag))) == ("", [])
+    printed, errors = kernel.run("from mcp_lesson import check\ncheck(classify)", cell_id="c03-91",
+                                 interrupt_when=flag.exists)
+    assert errors == [] and "Traceback" not in printed and "mcp_lesson" not in printed, printed
+    assert "was stopped: you interrupted it" in printed, printed
+    assert "did not run: you stopped the check" in printed, printed
+    assert kernel.run("print(1 + 1)") == ("2\n", [])
 
 
 def test_a_cell_no_longer_marked_leaves_the_package(kernel, tmp_path):

@@ -131,6 +131,24 @@ def test_a_builder_with_an_unknown_name_gets_a_hint(capsys):
     assert capsys.readouterr().out.startswith(f"build: {builds}/{builds} cases pass")
 
 
+def test_the_hint_names_no_function_of_a_later_lesson(monkeypatch, capsys):
+    """In lesson 01 (its start_lesson ran), a builder's hint names no lesson's function:
+    create_request is lesson 02's."""
+    from mcp_lesson.exercises import learner_package
+
+    def build(method, params=None, request_id=None):
+        return mcp_lesson.create_request(method, params, request_id)
+
+    monkeypatch.setitem(learner_package._LESSON, "now", "01")
+    check(build)
+    out = capsys.readouterr().out
+    assert 'target="<its name>"' in out
+    assert not any(name in out.replace("build", "") for name in registry.CHECKED if name != "classify"), out
+    monkeypatch.setitem(learner_package._LESSON, "now", "02")
+    check(build)
+    assert 'target="create_request"' in capsys.readouterr().out
+
+
 def test_a_learner_value_whose_equality_raises_is_a_failure_not_a_crash():
     class Odd:
         def __eq__(self, other):
@@ -280,9 +298,81 @@ def test_no_learner_exception_escapes_a_check(exc, capsys):
         assert "whose message could not be shown" in out
 
 
-def test_the_stop_button_still_stops_a_check():
+def test_the_stop_button_stops_a_check_in_one_line_and_the_next_cell_checks_again(monkeypatch, capsys):
+    """In a notebook, the kernel's stop button during a call stops that call and the rest
+    of the cell's calls, said in words; the next cell checks as before. Outside a notebook
+    (a script), Ctrl-C goes through."""
+    from mcp_lesson.exercises import calling
+
     with pytest.raises(KeyboardInterrupt):
         check(_raiser(KeyboardInterrupt()))
+    calls = []
+
+    def classify(msg):
+        calls.append(msg)
+        if len(calls) == 2:
+            raise KeyboardInterrupt()
+        return mcp_lesson.classify(msg)
+
+    monkeypatch.setattr(calling, "_cell_now", lambda: 7)
+    monkeypatch.setitem(calling._STOPPED, "cell", None)
+    check(classify)
+    check(classify)  # the same cell: nothing more is called
+    out = capsys.readouterr().out
+    assert len(calls) == 2 and "Traceback" not in out, out
+    assert "was stopped: you interrupted it" in out
+    assert f"({len(CASES) - 2} more cases did not run: you stopped the check)" in out
+    monkeypatch.setattr(calling, "_cell_now", lambda: 8)  # the next cell
+    check(mcp_lesson.classify)
+    assert capsys.readouterr().out == f"classify: {len(CASES)}/{len(CASES)} cases pass\n"
+
+
+def test_a_call_that_never_ends_is_stopped_in_one_line_and_the_check_goes_on(monkeypatch, capsys):
+    """A loop in one case costs that case: the call is stopped at the time limit, said on one
+    line with the call as Python writes it, and the other cases are judged; after a few such
+    calls, the check stops calling the function and says how many cases did not run."""
+    from mcp_lesson.exercises import calling
+
+    monkeypatch.setattr(calling, "CALL_LIMIT", 0.2)
+    monkeypatch.setattr(calling, "_cell_now", lambda: 3)  # in a notebook (elsewhere: no limit)
+    monkeypatch.setitem(calling._STOPPED, "cell", None)
+
+    def create_request(method, params=None, request_id=None):
+        while method == "ping":
+            try:
+                pass
+            except Exception:  # a learner's catch-all does not keep the loop going
+                continue
+        return mcp_lesson.create_request(method, params, request_id)
+
+    report = run_check(create_request)
+    stuck = [row for row in report.rows if row.raised == "DidNotFinish"]
+    assert stuck and all("ping" in row.called for row in stuck)
+    assert report.passed == report.total - len(stuck) - len(report.not_run) > 0
+    check(create_request, show=1)
+    out = capsys.readouterr().out.splitlines()
+    assert out[1] == f"  x {stuck[0].name}: create_request{stuck[0].called} did not finish in 0.2 s: a loop that never ends?"
+
+    def classify(msg):
+        while True:
+            pass
+
+    report = run_check(classify)
+    assert sum(row.raised == "DidNotFinish" for row in report.rows) == calling.MAX_STUCK
+    assert len(report.not_run) == report.total - calling.MAX_STUCK
+    check(classify)
+    assert "did not finish 3 times, so the check stopped calling it" in capsys.readouterr().out
+
+
+def test_a_check_shows_values_in_python_s_words(capsys):
+    """None, False and a dict as Python writes them, never JSON's null, false or quotes."""
+    def create_request(method, params=None, request_id=None):
+        return {"jsonrpc": "2.0", "method": method, "id": None, "params": False}
+
+    check(create_request, show=20)
+    out = capsys.readouterr().out
+    assert "'id': None" in out and "'params': False" in out
+    assert "null" not in out and "false" not in out and '"jsonrpc"' not in out
 
 
 def test_long_values_are_cut_around_their_first_difference():
@@ -295,7 +385,7 @@ def test_long_values_are_cut_around_their_first_difference():
     a, b = shown_apart(got, expected)
     assert a != b and "Parse Error" in a and "Parse error" in b  # ...a cut around it shows it
     assert len(a) <= 90 and len(b) <= 90 and a.startswith("...")
-    assert shown_apart({"a": 1}, {"a": 2}) == ('{"a": 1}', '{"a": 2}')  # short: as they are
+    assert shown_apart({"a": 1}, {"a": 2}) == ("{'a': 1}", "{'a': 2}")  # short: as they are, in Python's words
 
 
 def test_a_python_object_left_in_a_built_message_is_named(capsys):

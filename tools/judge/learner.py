@@ -13,10 +13,12 @@ here, by the wire format, with their exact types.
 The rules of time, per submission:
 
 * each call has :attr:`Submission.call_limit` seconds; a call that runs past
-  it, or that ends the worker (``os._exit``, a crash, a memory limit), costs
-  that function: its later calls fail at once with the same reason ("a loop
-  costs one time limit"). The worker is started again, and the work loaded
-  again, for the other functions;
+  it, or that ends the worker (``os._exit``, a crash, a memory limit), is
+  stopped, and the worker is started again, and the work loaded again, for
+  the calls after it. After :attr:`Submission.strikes` such calls of one
+  function (one, by default: "a loop costs one time limit"), its later calls
+  fail at once with the same reason; graduation allows a few, so that a loop
+  on one input costs that call alone;
 * all calls together have :attr:`Submission.budget` seconds; past it, every
   call fails at once.
 """
@@ -90,8 +92,9 @@ class Submission:
     """One learner's work, in its own sandbox."""
 
     def __init__(self, files=None, lib=None, *, call_limit=10.0, budget=600.0, limits=Limits(),
-                 borrowable=(), lesson=None):
+                 borrowable=(), lesson=None, strikes=1):
         self.sandbox = Sandbox(files, lib, limits)
+        self.strikes, self.stuck = strikes, {}  # name: its calls that gave no answer
         #: The course's functions the learner's code may borrow (registry.may_borrow),
         #: run by the course host under the learner's limits; ``lesson`` names
         #: the lesson in the words of a refusal.
@@ -256,12 +259,16 @@ class Submission:
         try:
             answer = self._ask(request, self.call_limit)
         except Stopped as stop:
-            self.broken[name] = f"{name} gave no answer: {stop}"
+            why = f"{name} gave no answer: {stop}"
+            self.stuck[name] = self.stuck.get(name, 0) + 1
+            if self.stuck[name] >= self.strikes:
+                self.broken[name] = why if self.strikes == 1 else (
+                    f"{name} was not called again: it gave no answer {self.strikes} times ({stop})")
             try:
                 self._reload()
             except Stopped as again:
                 self.load_failure = f"it could not be loaded again ({again})"
-            raise DidNotFinish(self.broken[name]) from None
+            raise DidNotFinish(why) from None
         if answer.get("missing"):
             raise NotLoaded(f"{name} is not defined")
         printed = answer.get("printed")
