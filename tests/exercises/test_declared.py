@@ -132,7 +132,8 @@ def test_the_course_s_reference_is_the_rules_version_or_the_master_s_export():
     assert registry.course_reference("classify", "03") == "rules.classification.classify"
     assert registry.course_reference("create_request", "02") == "core.messages.create_request"  # rules passes it on
     assert registry.course_reference("audit", "10") == "core.traffic.audit"
-    assert registry.course_reference("is_reply_to", "06") is None  # lesson 06's cells are not the core
+    assert registry.course_reference("is_reply_to", "06") == "core.conversation.is_reply_to"
+    assert registry.course_reference("fixed_stream", "05") is None  # lesson 05 writes no module
 
 
 def test_a_graded_function_no_shared_table_names_is_derived_with_its_visible_cases(monkeypatch):

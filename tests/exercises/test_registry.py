@@ -168,9 +168,44 @@ def test_may_borrow_gives_what_the_lessons_before_built():
     assert "classify" not in registry.may_borrow("03")  # what the lesson builds itself
 
 
-def test_carry_forward_refuses_a_function_the_course_has_no_version_of():
+def test_carry_forward_refuses_a_function_the_course_has_no_version_of(monkeypatch):
+    monkeypatch.setitem(registry.BY_NAME, "is_reply_to", registry.BY_NAME["is_reply_to"]._replace(reference=None))
     with pytest.raises(ValueError, match="no version of is_reply_to"):
         carry.carry_forward({}, "is_reply_to")
+
+
+def test_the_package_root_gives_every_function_the_course_has_a_version_of():
+    """mcp_lesson.<name> is the course's version of every function a lesson builds that has one
+    (agree names it so), and ``__all__`` lists those graduation judges, with no list kept by
+    hand; importing the root alone does not load the registry."""
+    import subprocess
+    import sys
+
+    import mcp_lesson
+
+    for row in ROWS:
+        if row.reference is not None:
+            assert getattr(mcp_lesson, row.name) is registry.reference(row.name), row.name
+            assert f"mcp_lesson.{row.name}" in _agree_line(row.name)
+        assert (row.name in mcp_lesson.__all__) == (row.reference is not None and row.graduates), row.name
+    assert {"is_reply_to", "classify_at", "audit", "read_sse"} <= set(mcp_lesson.__all__)
+    with pytest.raises(AttributeError):
+        mcp_lesson.is_valid_session_id  # no lesson builds it (yet)
+    script = "import sys, mcp_lesson\nprint(any('registry' in name for name in sys.modules))"
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert done.stdout.strip() == "False", done.stderr
+
+
+def _agree_line(name):
+    import contextlib
+    import io
+
+    from mcp_lesson.course import agree
+
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        agree(registry.reference(name), table=name)
+    return out.getvalue().splitlines()[0]
 
 
 def test_carry_forward_takes_a_right_function_without_a_table_of_its_own(tmp_path, capsys,
