@@ -241,3 +241,23 @@ def test_the_readme_names_every_module_of_the_learners_package_and_its_lessons()
     for lesson, module in registry.MODULES.items():
         assert f"`{module}.py` ({lesson})" in text or f"`{module}.py` (lesson {lesson})" in text, (lesson, module)
     assert f"In lessons {runs(sorted(registry.MODULES))}, a cell whose first line is `#| export`" in text
+
+
+def test_every_graduated_function_has_its_wrong_versions():
+    """The guard of an exercise's wrong versions, in the fast tier: each function graduation
+    judges has five or more in tests/wrong_versions.py, each Python that defines it (whether
+    graduation fails each one, in words, is tests/exercises/test_wrong_versions.py's, full tier)."""
+    import ast
+
+    from wrong_versions import WRONG
+
+    missing = sorted(set(registry.GRADUATED) - set(WRONG))
+    assert not missing, f"no wrong versions in tests/wrong_versions.py for {', '.join(missing)}"
+    assert set(WRONG) <= set(registry.GRADUATED), sorted(set(WRONG) - set(registry.GRADUATED))
+    few = {name: len(versions) for name, versions in WRONG.items() if len(versions) < 5}
+    assert not few, f"fewer than five wrong versions: {few}"
+    for name, versions in WRONG.items():
+        for mistake, source in versions:
+            tree = ast.parse(source)
+            assert mistake and any(isinstance(node, ast.FunctionDef) and node.name == name
+                                   for node in tree.body), (name, mistake)
