@@ -263,3 +263,22 @@ def test_no_citation_of_a_document_the_repository_lacks():
         text = (root / name).read_text(encoding="utf-8")
         found += [f"{name}: {line.strip()[:80]}" for line in text.splitlines() if cited.search(line)]
     assert not found, "\n".join(found)
+
+
+#: The tests that drive a browser or a server's page, and what they share.
+BROWSER_TESTS = ("test_browser.py", "test_site.py", "chromium.py", "widgets/viewing.py", "widgets/test_classifier.py")
+#: A wait or hang guard given in plain seconds (or milliseconds): each must go through
+#: tests/processes.py's ``patience``, which MCP_LESSON_TEST_SLACK scales on a slower machine.
+FIXED_WAIT = re.compile(r"(?:\btimeout=|set_default_timeout\(|wait_for_timeout\(|mark\.timeout\(|asyncio\.sleep\()"
+                        r"\s*[\d(]")
+
+
+@pytest.mark.parametrize("name", BROWSER_TESTS)
+def test_every_browser_wait_scales_with_the_tests_patience(name):
+    """No browser test waits a fixed time: a machine busy with other work would fail it. A
+    poll's own pause (said so on its line) is not a limit and may stay as it is; a function's
+    default is scaled where the function waits."""
+    fixed = [f"{name}:{number}: {line.strip()}"
+             for number, line in enumerate((TESTS / name).read_text(encoding="utf-8").splitlines(), 1)
+             if FIXED_WAIT.search(line) and "a poll's pause" not in line and not line.lstrip().startswith("def ")]
+    assert not fixed, "\n".join(fixed)

@@ -391,7 +391,7 @@ def open_notebook(offline, site_url, path, timings=None):
     from playwright.sync_api import expect
 
     page = offline.new_page()
-    page.set_default_timeout(120_000)
+    page.set_default_timeout(patience(120) * 1000)
     expect.set_options(timeout=patience(60) * 1000)
     page.fatal, page.dialogs, page.console = [], [], []
 
@@ -415,13 +415,13 @@ def open_notebook(offline, site_url, path, timings=None):
     shown = time.monotonic()
     try:
         # Generous: a busy machine (two cores shared with other work) slows Pyodide down.
-        page.wait_for_function(KERNEL_IDLE, timeout=KERNEL_WAIT * 1000)
+        page.wait_for_function(KERNEL_IDLE, timeout=patience(KERNEL_WAIT) * 1000)
     except Exception:
         status = page.evaluate("() => { const w = window.jupyterapp.shell.currentWidget;"
                                " return w && w.sessionContext && w.sessionContext.kernelDisplayStatus; }")
         screenshot(page, "site-kernel-failure.png")
         page.close()
-        pytest.fail(f"{path}: no idle kernel after {KERNEL_WAIT} s (status: {status}); "
+        pytest.fail(f"{path}: no idle kernel after {patience(KERNEL_WAIT):g} s (status: {status}); "
                     f"the page's last messages:\n" + "\n".join(page.console[-15:]), pytrace=False)
     if timings is not None:
         timings.setdefault(path, {
@@ -436,15 +436,15 @@ def run_all(page, timeout=300):
     (stored prompts would look run); fail if the kernel died."""
     page.evaluate("() => window.jupyterapp.commands.execute('notebook:clear-all-cell-outputs')")
     page.evaluate("() => { window.jupyterapp.commands.execute('notebook:run-all-cells'); }")
-    deadline = time.monotonic() + timeout
+    deadline = time.monotonic() + patience(timeout)
     while time.monotonic() < deadline:
         if page.fatal:
             pytest.fail("the browser's Python died while running the notebook: "
                         + " | ".join(page.fatal[:4]), pytrace=False)
         if page.evaluate(ALL_CELLS_RUN):
             return
-        page.wait_for_timeout(300)
-    pytest.fail(f"the notebook had not finished running after {timeout} s", pytrace=False)
+        page.wait_for_timeout(300)  # (a poll's pause, not a limit)
+    pytest.fail(f"the notebook had not finished running after {patience(timeout):g} s", pytrace=False)
 
 
 def notebook_text(page):
@@ -462,7 +462,7 @@ def screenshot(page, name, docs_name=None):
 # --- the tests ---------------------------------------------------------------------------
 
 
-@pytest.mark.timeout(900)  # the first test may build the site (a few minutes, cold)
+@pytest.mark.timeout(patience(900))  # the first test may build the site (a few minutes, cold)
 @pytest.mark.parametrize("lesson", LEARNER_COPIES)
 def test_a_learner_copy_runs_top_to_bottom(offline_browser, site_url, timings, lesson):
     page = open_notebook(offline_browser, site_url, f"learner/{lesson}", timings)
@@ -488,7 +488,7 @@ def test_a_learner_copy_runs_top_to_bottom(offline_browser, site_url, timings, l
         page.close()
 
 
-@pytest.mark.timeout(900)
+@pytest.mark.timeout(patience(900))
 def test_the_playground_classifies_and_injects_nothing(offline_browser, site_url, timings):
     from playwright.sync_api import expect
 
@@ -505,7 +505,7 @@ def test_the_playground_classifies_and_injects_nothing(offline_browser, site_url
         box.fill(PAYLOAD)
         expect(result).to_contain_text("the id 43")
         expect(result).to_contain_text("<img src=x onerror=alert(1)>")  # shown as text
-        page.wait_for_timeout(300)  # time for an injected onerror to fire
+        page.wait_for_timeout(patience(0.3) * 1000)  # time for an injected onerror to fire
         assert page.locator(".mcp-classifier img, .mcp-classifier script").count() == 0
         assert page.dialogs == []
 
@@ -515,7 +515,7 @@ def test_the_playground_classifies_and_injects_nothing(offline_browser, site_url
                       " app.shell.collapseLeft(); app.shell.collapseRight(); }")
         page.evaluate("() => document.querySelector('.mcp-classifier')"
                       ".closest('.jp-Cell').scrollIntoView({block: 'start'})")
-        page.wait_for_timeout(300)
+        page.wait_for_timeout(patience(0.3) * 1000)  # the scroll settles
         screenshot(page, "site-playground.png", "site.png")
     except BaseException:
         screenshot(page, "site-playground-failure.png")
@@ -535,7 +535,7 @@ def _dirty(page):
     return page.evaluate("() => window.jupyterapp.shell.currentWidget.context.model.dirty")
 
 
-@pytest.mark.timeout(900)
+@pytest.mark.timeout(patience(900))
 def test_the_page_says_python_is_starting_until_it_is_ready(offline_browser, site_url, timings):
     """JupyterLab's status bar only reads "Unknown" while Pyodide starts, which can
     take a minute: the site's page says in words that Python is starting, and
@@ -545,7 +545,7 @@ def test_the_page_says_python_is_starting_until_it_is_ready(offline_browser, sit
 
     path = OPENED_UNMODIFIED[1]
     page = offline_browser.new_page()
-    page.set_default_timeout(120_000)
+    page.set_default_timeout(patience(120) * 1000)
     fatal, dialogs = [], []
     page.on("console", lambda message: fatal.append(message.text)
             if "fatal error" in message.text else None)
@@ -553,9 +553,9 @@ def test_the_page_says_python_is_starting_until_it_is_ready(offline_browser, sit
     try:
         started = time.monotonic()
         page.goto(f"{site_url}/lab/index.html?path={path}")
-        seen = page.wait_for_function(NOTICE_OR_READY, timeout=KERNEL_WAIT * 1000).json_value()
+        seen = page.wait_for_function(NOTICE_OR_READY, timeout=patience(KERNEL_WAIT) * 1000).json_value()
         text = page.locator(KERNEL_NOTICE).inner_text() if seen == "notice" else ""
-        page.wait_for_function(KERNEL_IDLE, timeout=KERNEL_WAIT * 1000)
+        page.wait_for_function(KERNEL_IDLE, timeout=patience(KERNEL_WAIT) * 1000)
         timings.setdefault(path, {"page_opened_to_kernel_idle_s":
                                   round(time.monotonic() - started, 1)})
         expect(page.locator(KERNEL_NOTICE)).to_be_hidden()
@@ -572,7 +572,7 @@ def test_the_page_says_python_is_starting_until_it_is_ready(offline_browser, sit
         page.close()
 
 
-@pytest.mark.timeout(900)
+@pytest.mark.timeout(patience(900))
 def test_a_loaded_lesson_keeps_working_when_the_server_stops(offline_browser, site):
     """What "offline" means for the site. Once a lesson is open and its Python is
     ready, its cells run with the static server gone, and saving keeps the
@@ -608,7 +608,7 @@ def test_a_loaded_lesson_keeps_working_when_the_server_stops(offline_browser, si
         unopened = page.evaluate(READ_FILE, "learner/04_errors.ipynb")
         assert not unopened["ok"], unopened
         with pytest.raises(Exception, match="net::ERR_FAILED"):
-            page.reload(timeout=60_000)
+            page.reload(timeout=patience(60) * 1000)
         # Served again (same address, so the same browser storage): the change is there.
         server = SiteServer("site-server-stopped.log", port=server.port).__enter__()
         page.reload()
@@ -642,7 +642,7 @@ def run_in_fresh_kernel(offline, site_url, codes, timings, label):
     """Run each piece of ``codes`` in turn in one fresh kernel of the site; their outputs.
     Fails if the kernel did not finish (a Python that died never answers)."""
     page = offline.new_page()
-    page.set_default_timeout(120_000)
+    page.set_default_timeout(patience(120) * 1000)
     fatal = []
     page.on("console", lambda message: fatal.append(message.text)
             if "fatal error" in message.text else None)
@@ -671,7 +671,7 @@ def site_python(offline_browser, site_url, timings):
     return {"verdicts": verdicts, "deep": deep}
 
 
-@pytest.mark.timeout(900)
+@pytest.mark.timeout(patience(900))
 def test_the_package_agrees_with_itself_on_pyodide(site_python, site, timings):
     output = site_python["verdicts"]
     try:
@@ -700,7 +700,7 @@ def test_the_package_agrees_with_itself_on_pyodide(site_python, site, timings):
         + json.dumps(differs, indent=2, ensure_ascii=False) + "\n")
 
 
-@pytest.mark.timeout(900)
+@pytest.mark.timeout(patience(900))
 def test_deep_json_gives_a_recursion_error_not_a_crash(site_python):
     """In the browser, json's C scanner on a text nested 100,000 deep would
     overflow the page's stack and kill the kernel. A lesson imports mcp_lesson
