@@ -173,8 +173,8 @@ def derived(exercises):
     * it is checked on the cases declared for it: its row of the shared case table when a case
       module's ``CHECKS`` names it (:data:`SHARED`), else the shared inputs inputs.py's
       ``AGREES_ON`` names it with, answered as its reference answers, else its graded cell's
-      visible cases; with none of them (no visible call the data can hold) it has no table, and
-      ``check`` says the course has no check for it;
+      visible cases; with none of them (its graded cell shows no call the data can hold) it has
+      no table, and ``check`` says the course has no check for it;
     * it graduates unless its graded cell says it is a step of another function (declared.STEP:
       lesson 02's is_integer and is_valid_id, lesson 03's rule helpers), which graduation judges
       through that one."""
@@ -192,8 +192,9 @@ def derived(exercises):
             agree_on = _agree.AGREES_ON[name]
             table = _check.judged(_Visible(name, reference, _AsTheCourse(agree_on), agree_on.name), _same_answer)
         else:
+            # (made when first asked for: the course's answers need its version imported)
             visible = _Visible(name, reference, declared.calls)
-            table = _check.judged(visible, _same_answer) if len(visible) else None
+            table = _check.judged(visible, _same_answer) if declared.calls else None
         rows.append(Built(name, lesson, module_of(lesson), reference, table, agree_on, declared.step_of is None))
     return rows
 
