@@ -668,21 +668,26 @@ SHUTDOWN_REQUEST = re.compile(r"\b([1-5]\d\d) POST /voila/api/shutdown/([0-9a-f-
 
 def _how_it_ended(voila, kernel_id):
     """How the server's log says the kernel ``kernel_id`` ended: "its page" when its page's
-    shutdown request stopped it (a shutdown, neither culled nor replaced first), or reached the
-    server after culling had (a 404: the page did its part, the cull won a race on a busy
-    machine); "refused" when the request was refused (403: the XSRF cookie); "culled" when it
-    was culled or replaced and no request of its page is there (yet); None while it runs."""
-    lines = voila.log_path.read_text(errors="replace").splitlines()
-    statuses = [found.group(1) for found in map(SHUTDOWN_REQUEST.search, lines)
-                if found and found.group(2) == kernel_id]
-    if "403" in statuses:
-        return "refused"
-    if statuses:
+    shutdown request stopped it (a shutdown that no culling or replacing announced just before
+    it: those log their reason first; culling may still come while the page's shutdown is under
+    way), or reached the server after culling had (a 404: the page did its part, the cull won
+    a race on a busy machine); "refused" when the request was refused (403: the XSRF cookie);
+    "culled" when only culling or replacing stopped it, and no request of its page is there
+    (yet); None while it runs."""
+    taken, by_its_page, culled = False, False, False
+    for line in voila.log_path.read_text(errors="replace").splitlines():
+        found = SHUTDOWN_REQUEST.search(line)
+        if found and found.group(2) == kernel_id:
+            if found.group(1) == "403":
+                return "refused"
+            by_its_page = True
+        elif kernel_id in line and ("Culling" in line or "Replacing kernel" in line):
+            taken = True  # the shutdown logged next is the culler's
+        elif f"Kernel shutdown: {kernel_id}" in line:
+            culled, by_its_page, taken = culled or taken, by_its_page or not taken, False
+    if by_its_page:
         return "its page"
-    taken = any(kernel_id in line and ("Culling" in line or "Replacing kernel" in line) for line in lines)
-    if taken:
-        return "culled"
-    return "its page" if any(f"Kernel shutdown: {kernel_id}" in line for line in lines) else None
+    return "culled" if culled or taken else None
 
 
 def _page_kernel(page):
