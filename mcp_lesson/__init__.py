@@ -24,9 +24,12 @@ docstring says what it holds and what it may import; tests/test_layout.py holds 
 * ``widgets/``: the playground's widgets (ipywidgets);
 * ``course/``: the helpers the lesson notebooks import.
 
-The root holds what a learner or a teacher uses: the builders and the verdicts, the codes,
-lesson 09's and 10's functions, the case table and the self-check (the last two imported
-when first used, so that a program that needs only ``mcp_lesson.version`` stays quick).
+The root holds what a learner or a teacher uses: the builders and the verdicts, the codes, the
+case table and the self-check, and every function a lesson builds that the course has a version
+of (``mcp_lesson.audit``, ``mcp_lesson.classify_at``...), as the registry says
+(:mod:`mcp_lesson.exercises.registry`: a new exercise is here with no line added). All but the
+builders, the verdicts and the codes are imported when first asked for, so that a program that
+needs only ``mcp_lesson.version`` stays quick.
 """
 
 import sys as _sys
@@ -58,13 +61,6 @@ from mcp_lesson.rules.messages import (  # noqa: E402
     error_response,
     success_response,
 )
-from mcp_lesson.core.transport import (  # noqa: E402  (lesson 09's export, as it is)
-    check_headers,
-    http_request_for,
-    http_verdict,
-    read_sse,
-)
-from mcp_lesson.core.traffic import audit  # noqa: E402  (lesson 10's export, as it is)
 
 if _sys.platform == "emscripten":  # the browser's Python: see mcp_lesson/protocol/deep_json.py
     from mcp_lesson.protocol.deep_json import install as _install_deep_json_guard
@@ -73,7 +69,9 @@ if _sys.platform == "emscripten":  # the browser's Python: see mcp_lesson/protoc
 
 from mcp_lesson.version import __version__  # noqa: E402
 
-__all__ = [
+#: The names the root gives whatever the registry holds (the rest of ``__all__`` is the
+#: registry's: :func:`__getattr__`).
+_FIXED = [
     # building messages
     "create_request",
     "success_response",
@@ -98,26 +96,39 @@ __all__ = [
     "UNSUPPORTED_PROTOCOL_VERSION",
     "VERSION_KEY",
     "CAPABILITIES_KEY",
-    # messages over HTTP (lesson 09)
-    "http_request_for",
-    "check_headers",
-    "read_sse",
-    "http_verdict",
-    # the audit of a recorded conversation (lesson 10)
-    "audit",
     # the shared case table, and the learner's self-check
     "CASES",
     "check",
 ]
 
 
+def _lessons_functions(graduated_only=False):
+    """The functions the lessons build that the course has a version of, by name (the registry's
+    rows with a reference; with ``graduated_only``, those graduation judges on their own)."""
+    from mcp_lesson.exercises import registry
+
+    return [row.name for row in registry.BUILT
+            if row.reference is not None and (row.graduates or not graduated_only)]
+
+
 def __getattr__(name):
-    """The case table and the self-check, imported when first asked for."""
+    """The case table, the self-check and the lessons' functions (and ``__all__``, which lists
+    those that graduate), imported when first asked for."""
     if name == "CASES":
         from mcp_lesson.exercises.cases import CASES as value
     elif name == "check":
         from mcp_lesson.exercises.selfcheck import check as value
+    elif name == "__all__":
+        value = _FIXED + [found for found in _lessons_functions(graduated_only=True) if found not in _FIXED]
+    elif not name.startswith("_") and name in _lessons_functions():
+        from mcp_lesson.exercises import registry
+
+        value = registry.reference(name)
     else:
         raise AttributeError(f"module 'mcp_lesson' has no attribute {name!r}")
     globals()[name] = value
     return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(__getattr__("__all__")) | set(_lessons_functions()))

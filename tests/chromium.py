@@ -71,9 +71,9 @@ def chromium_or_skip(tests="the browser tests"):
 
 
 def answers(url):
-    """True when ``url`` answers 200 (a server up and ready), within 2 s."""
+    """True when ``url`` answers 200 (a server up and ready), within 2 s (scaled)."""
     try:
-        with urllib.request.urlopen(url, timeout=2) as response:
+        with urllib.request.urlopen(url, timeout=patience(2)) as response:
             return response.status == 200
     except OSError:
         return False
@@ -82,7 +82,7 @@ def answers(url):
 def listening(port):
     """True when something accepts connections on 127.0.0.1:``port``."""
     try:
-        socket.create_connection(("127.0.0.1", port), timeout=1).close()
+        socket.create_connection(("127.0.0.1", port), timeout=patience(1)).close()
         return True
     except OSError:
         return False

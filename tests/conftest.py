@@ -404,3 +404,35 @@ def pytest_terminal_summary(terminalreporter):
     else:
         write(f"Everything your package has written passes; still to write: "
               f"{_names([name for counts in lessons.values() for name in sorted(counts['unwritten'])])}.")
+
+
+# --- a copy of the checkout that another account can read ----------------------------------
+
+#: What a test that acts as another account runs of the checkout: the package and the tools
+#: (the judge, grading), without the npm trees and caches.
+FOR_ANOTHER_ACCOUNT = ("mcp_lesson", "tools")
+_NOT_COPIED = ("node_modules", "__pycache__", ".pytest_cache")
+
+
+@pytest.fixture(scope="session")
+def readable_checkout(tmp_path_factory):
+    """A copy of :data:`FOR_ANOTHER_ACCOUNT` in a folder of /tmp that every account can read
+    (folders 755, files 644), for a test that runs code as another uid: the checkout itself
+    may sit in a folder only its owner can enter (root's home is mode 700, a user's home 750
+    on recent Ubuntu), and pytest's own temporary folders are its owner's alone. Removed at
+    the end of the run."""
+    import shutil
+    import tempfile
+
+    root = Path(__file__).resolve().parents[1]
+    made = Path(tempfile.mkdtemp(prefix="mcp-lesson-readable-", dir="/tmp"))
+    try:
+        for name in FOR_ANOTHER_ACCOUNT:
+            shutil.copytree(root / name, made / name, ignore=shutil.ignore_patterns(*_NOT_COPIED),
+                            symlinks=True)
+        for path in [made, *made.rglob("*")]:
+            if not path.is_symlink():
+                path.chmod(0o755 if path.is_dir() or path.stat().st_mode & 0o100 else 0o644)
+        yield made
+    finally:
+        shutil.rmtree(made, ignore_errors=True)

@@ -9,6 +9,7 @@ anything; nothing inside the package imports the root.
 """
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -173,17 +174,74 @@ def test_the_tests_mirror_the_folders():
     assert not missing, f"no tests/<folder>/ for: {', '.join(missing)}"
 
 
-def test_the_maintainers_map_names_every_folder():
-    """docs/maintaining.md's map of the repository ("What is in here") names each folder
-    of mcp_lesson, and names no module of mcp_lesson that is not there."""
-    guide = (PACKAGE.parent / "docs" / "maintaining.md").read_text(encoding="utf-8")
-    start = guide.index("mcp_lesson/ ")
-    block = guide[start:guide.index("\ntests/", start)]
-    named = {line.split()[0].rstrip("/") for line in block.splitlines()[1:]
-             if line.startswith("  ") and not line.startswith("   ")}
-    assert FOLDERS | {"version.py"} <= named | {"version.py"}, sorted(FOLDERS - named)
-    for name in named:
-        assert (PACKAGE / name).exists(), f"the map names mcp_lesson/{name}, which is not there"
+ROOT = PACKAGE.parent
+
+
+def the_map():
+    """docs/maintaining.md's map of the repository ("What is in here"), entry by entry:
+    ``{path: its words}``, the path as the entry starts ("tools/judge", "mcp_lesson/tap",
+    "benchmarks/bench.py"), a folder's entries inside it joined to its path, the words all its
+    lines (a deeper indent goes on the entry above)."""
+    guide = (ROOT / "docs" / "maintaining.md").read_text(encoding="utf-8")
+    start = guide.index("\n## What is in here")
+    begin = guide.index("```\n", start) + 4
+    block = guide[begin:guide.index("\n```", begin)]
+    entries, top, last = {}, None, None
+    for line in block.splitlines():
+        depth = len(line) - len(line.lstrip(" "))
+        name = line.split()[0] if line.strip() else ""
+        if depth == 0:
+            top = last = name.rstrip("/")
+        elif depth == 2 and top:
+            last = f"{top}/{name.rstrip('/')}"
+        else:
+            entries[last] += " " + line.strip()
+            continue
+        entries[last] = line.strip()
+    return entries
+
+
+def _modules_in(folder):
+    """The modules of ``folder`` a reader looks for by name (not ``__init__.py``, which is the
+    folder itself, nor ``__main__.py``, which the folder's ``python -m`` runs)."""
+    return {path.name for path in folder.glob("*.py") if path.name not in ("__init__.py", "__main__.py")}
+
+
+def _named_modules(words):
+    return set(re.findall(r"(?<![\w/.])(\w+\.py)\b", words))
+
+
+def test_the_maintainers_map_names_every_folder_and_module():
+    """docs/maintaining.md's map of the repository ("What is in here") names each folder of
+    mcp_lesson and each of their modules (but core/'s, which make export writes, and data/'s
+    stored results), each folder and module of tools/ and benchmarks/, each folder of tests/
+    and each module at its top, and names nothing that is not there."""
+    entries = the_map()
+    named = {path.removeprefix("mcp_lesson/") for path in entries if path.startswith("mcp_lesson/")}
+    assert FOLDERS | {"version.py"} <= named, sorted(FOLDERS - named)
+    problems = []
+    for path, words in entries.items():
+        place = ROOT / path
+        if not place.exists() and not any(place.parent.glob(f"{place.name}.*")):  # (a lesson, named without .ipynb)
+            problems.append(f"the map names {path}, which is not there")
+        elif (place.is_dir() and path.startswith(("mcp_lesson/", "tools/"))
+              and path not in ("mcp_lesson/core", "mcp_lesson/data")):
+            missing = sorted(_modules_in(place) - _named_modules(words))
+            gone = sorted(name for name in _named_modules(words) if not any(place.rglob(name)))
+            problems += [f"{path}/: the map does not name {', '.join(missing)}"] * bool(missing)
+            problems += [f"{path}/: the map names {', '.join(gone)}, which is not there"] * bool(gone)
+    for folder in ("tools", "benchmarks"):
+        for place in sorted((ROOT / folder).iterdir()):
+            if (place.suffix == ".py" or place.is_dir()) and place.name not in ("__init__.py", "__pycache__"):
+                if place.relative_to(ROOT).as_posix() not in entries:
+                    problems.append(f"the map has no entry for {place.relative_to(ROOT).as_posix()}")
+    tests = entries["tests"]
+    for place in sorted(TESTS.iterdir()):
+        if place.is_dir() and place.name != "__pycache__" and f"tests/{place.name}/" not in tests:
+            problems.append(f"tests/: the map does not name tests/{place.name}/")
+        elif place.suffix == ".py" and place.name not in _named_modules(tests):
+            problems.append(f"tests/: the map does not name {place.name}")
+    assert not problems, "\n".join(problems)
 
 
 def test_no_citation_of_a_document_the_repository_lacks():
@@ -205,3 +263,22 @@ def test_no_citation_of_a_document_the_repository_lacks():
         text = (root / name).read_text(encoding="utf-8")
         found += [f"{name}: {line.strip()[:80]}" for line in text.splitlines() if cited.search(line)]
     assert not found, "\n".join(found)
+
+
+#: The tests that drive a browser or a server's page, and what they share.
+BROWSER_TESTS = ("test_browser.py", "test_site.py", "chromium.py", "widgets/viewing.py", "widgets/test_classifier.py")
+#: A wait or hang guard given in plain seconds (or milliseconds): each must go through
+#: tests/processes.py's ``patience``, which MCP_LESSON_TEST_SLACK scales on a slower machine.
+FIXED_WAIT = re.compile(r"(?:\btimeout=|set_default_timeout\(|wait_for_timeout\(|mark\.timeout\(|asyncio\.sleep\()"
+                        r"\s*[\d(]")
+
+
+@pytest.mark.parametrize("name", BROWSER_TESTS)
+def test_every_browser_wait_scales_with_the_tests_patience(name):
+    """No browser test waits a fixed time: a machine busy with other work would fail it. A
+    poll's own pause (said so on its line) is not a limit and may stay as it is; a function's
+    default is scaled where the function waits."""
+    fixed = [f"{name}:{number}: {line.strip()}"
+             for number, line in enumerate((TESTS / name).read_text(encoding="utf-8").splitlines(), 1)
+             if FIXED_WAIT.search(line) and "a poll's pause" not in line and not line.lstrip().startswith("def ")]
+    assert not fixed, "\n".join(fixed)

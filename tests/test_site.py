@@ -20,6 +20,11 @@ tests/test_browser.py) then:
   does: a RecursionError, and a parse error from classify_json, with the
   kernel alive after it (the package's own guard, mcp_lesson/protocol/deep_json.py).
 
+A kernel start is most of a test's time (half a minute or more on a busy machine), so
+checks that need a kernel share one where they can: the start page's learner copy is
+also checked to open unmodified, and one page of lesson 06 serves the notice, the case
+table, deep JSON and the stopped server.
+
 Without a browser, the site's files are checked too: every wheel of the
 rewritten pyodide-lock.json is there with its sha256, the kernel is told to
 stay in the site, the page carries the notice for a starting kernel, and the
@@ -150,13 +155,11 @@ READ_FILE = """async (path) => {
 ERROR_OUTPUTS = (".jp-OutputArea-output[data-mime-type='application/vnd.jupyter.stderr'], "
                  ".jp-RenderedText[data-mime-type='application/vnd.jupyter.stderr']")
 
-# Runs pieces of Python one after the other in a fresh kernel of the site, through
-# JupyterLite's own services; their outputs. Gives up after `seconds` a piece (a kernel
-# that died never answers).
-RUN_IN_KERNEL = """async ([codes, seconds]) => {
+# Runs pieces of Python one after the other in the kernel of the notebook in front; their
+# outputs. Gives up after `seconds` a piece (a kernel that died never answers).
+RUN_HERE_WITHIN = """async ([codes, seconds]) => {
 """ + EXECUTE + """
-  const kernels = window.jupyterapp.serviceManager.kernels;
-  const kernel = await kernels.startNew({name: 'python'});
+  const kernel = window.jupyterapp.shell.currentWidget.sessionContext.session.kernel;
   const outs = [];
   for (const code of codes) {
     const {future, out} = execute(kernel, code);
@@ -165,7 +168,6 @@ RUN_IN_KERNEL = """async ([codes, seconds]) => {
     outs.push(out.join(''));
     if (done !== 'done') return {done: false, outs};
   }
-  await kernel.shutdown();
   return {done: true, outs};
 }"""
 
@@ -391,7 +393,7 @@ def open_notebook(offline, site_url, path, timings=None):
     from playwright.sync_api import expect
 
     page = offline.new_page()
-    page.set_default_timeout(120_000)
+    page.set_default_timeout(patience(120) * 1000)
     expect.set_options(timeout=patience(60) * 1000)
     page.fatal, page.dialogs, page.console = [], [], []
 
@@ -415,13 +417,13 @@ def open_notebook(offline, site_url, path, timings=None):
     shown = time.monotonic()
     try:
         # Generous: a busy machine (two cores shared with other work) slows Pyodide down.
-        page.wait_for_function(KERNEL_IDLE, timeout=KERNEL_WAIT * 1000)
+        page.wait_for_function(KERNEL_IDLE, timeout=patience(KERNEL_WAIT) * 1000)
     except Exception:
         status = page.evaluate("() => { const w = window.jupyterapp.shell.currentWidget;"
                                " return w && w.sessionContext && w.sessionContext.kernelDisplayStatus; }")
         screenshot(page, "site-kernel-failure.png")
         page.close()
-        pytest.fail(f"{path}: no idle kernel after {KERNEL_WAIT} s (status: {status}); "
+        pytest.fail(f"{path}: no idle kernel after {patience(KERNEL_WAIT):g} s (status: {status}); "
                     f"the page's last messages:\n" + "\n".join(page.console[-15:]), pytrace=False)
     if timings is not None:
         timings.setdefault(path, {
@@ -436,15 +438,15 @@ def run_all(page, timeout=300):
     (stored prompts would look run); fail if the kernel died."""
     page.evaluate("() => window.jupyterapp.commands.execute('notebook:clear-all-cell-outputs')")
     page.evaluate("() => { window.jupyterapp.commands.execute('notebook:run-all-cells'); }")
-    deadline = time.monotonic() + timeout
+    deadline = time.monotonic() + patience(timeout)
     while time.monotonic() < deadline:
         if page.fatal:
             pytest.fail("the browser's Python died while running the notebook: "
                         + " | ".join(page.fatal[:4]), pytrace=False)
         if page.evaluate(ALL_CELLS_RUN):
             return
-        page.wait_for_timeout(300)
-    pytest.fail(f"the notebook had not finished running after {timeout} s", pytrace=False)
+        page.wait_for_timeout(300)  # (a poll's pause, not a limit)
+    pytest.fail(f"the notebook had not finished running after {patience(timeout):g} s", pytrace=False)
 
 
 def notebook_text(page):
@@ -462,7 +464,7 @@ def screenshot(page, name, docs_name=None):
 # --- the tests ---------------------------------------------------------------------------
 
 
-@pytest.mark.timeout(900)  # the first test may build the site (a few minutes, cold)
+@pytest.mark.timeout(patience(900))  # the first test may build the site (a few minutes, cold)
 @pytest.mark.parametrize("lesson", LEARNER_COPIES)
 def test_a_learner_copy_runs_top_to_bottom(offline_browser, site_url, timings, lesson):
     page = open_notebook(offline_browser, site_url, f"learner/{lesson}", timings)
@@ -488,7 +490,7 @@ def test_a_learner_copy_runs_top_to_bottom(offline_browser, site_url, timings, l
         page.close()
 
 
-@pytest.mark.timeout(900)
+@pytest.mark.timeout(patience(900))
 def test_the_playground_classifies_and_injects_nothing(offline_browser, site_url, timings):
     from playwright.sync_api import expect
 
@@ -505,7 +507,7 @@ def test_the_playground_classifies_and_injects_nothing(offline_browser, site_url
         box.fill(PAYLOAD)
         expect(result).to_contain_text("the id 43")
         expect(result).to_contain_text("<img src=x onerror=alert(1)>")  # shown as text
-        page.wait_for_timeout(300)  # time for an injected onerror to fire
+        page.wait_for_timeout(patience(0.3) * 1000)  # time for an injected onerror to fire
         assert page.locator(".mcp-classifier img, .mcp-classifier script").count() == 0
         assert page.dialogs == []
 
@@ -515,7 +517,7 @@ def test_the_playground_classifies_and_injects_nothing(offline_browser, site_url
                       " app.shell.collapseLeft(); app.shell.collapseRight(); }")
         page.evaluate("() => document.querySelector('.mcp-classifier')"
                       ".closest('.jp-Cell').scrollIntoView({block: 'start'})")
-        page.wait_for_timeout(300)
+        page.wait_for_timeout(patience(0.3) * 1000)  # the scroll settles
         screenshot(page, "site-playground.png", "site.png")
     except BaseException:
         screenshot(page, "site-playground-failure.png")
@@ -535,45 +537,70 @@ def _dirty(page):
     return page.evaluate("() => window.jupyterapp.shell.currentWidget.context.model.dirty")
 
 
-@pytest.mark.timeout(900)
-def test_the_page_says_python_is_starting_until_it_is_ready(offline_browser, site_url, timings):
-    """JupyterLab's status bar only reads "Unknown" while Pyodide starts, which can
-    take a minute: the site's page says in words that Python is starting, and
-    stops saying it once the kernel is idle. The lesson, its kernel started, is
-    as it was (nothing a Save would keep has changed)."""
+@pytest.fixture(scope="module")
+def lesson_06(offline_browser, site, timings):
+    """One page of the site for four tests, as a kernel start costs half a minute or more on a
+    busy machine: lesson 06 (one with the site's note on top) opened from a server of its own;
+    what the page says while its Python starts, and whether opening it changed anything a Save
+    would keep; then, in its kernel, the case table's report and a text nested 100,000 deep
+    parsed as a lesson parses it (the package imported first). The page and its server are
+    then test_a_loaded_lesson_keeps_working_when_the_server_stops's, which stops the server. A
+    kernel that dies in any part fails every test that reads it."""
     from playwright.sync_api import expect
 
     path = OPENED_UNMODIFIED[1]
+    server = SiteServer("site-server-stopped.log").__enter__()
     page = offline_browser.new_page()
-    page.set_default_timeout(120_000)
+    page.set_default_timeout(patience(120) * 1000)
     fatal, dialogs = [], []
     page.on("console", lambda message: fatal.append(message.text)
             if "fatal error" in message.text else None)
     page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
     try:
         started = time.monotonic()
-        page.goto(f"{site_url}/lab/index.html?path={path}")
-        seen = page.wait_for_function(NOTICE_OR_READY, timeout=KERNEL_WAIT * 1000).json_value()
+        page.goto(f"{server.url}/lab/index.html?path={path}")
+        seen = page.wait_for_function(NOTICE_OR_READY, timeout=patience(KERNEL_WAIT) * 1000).json_value()
         text = page.locator(KERNEL_NOTICE).inner_text() if seen == "notice" else ""
-        page.wait_for_function(KERNEL_IDLE, timeout=KERNEL_WAIT * 1000)
-        timings.setdefault(path, {"page_opened_to_kernel_idle_s":
-                                  round(time.monotonic() - started, 1)})
-        expect(page.locator(KERNEL_NOTICE)).to_be_hidden()
-        found = {"notice seen first": seen == "notice",
-                 "says Python is starting": "Python is starting" in text,
-                 "says it can take a minute": "can take a minute" in text,
-                 "opening changed nothing a Save would keep": _dirty(page) is False,
-                 "no fatal error": not fatal, "no dialog": not dialogs}
-        assert all(found.values()), f"{path}: {found} (notice: {text!r}; {fatal[:2]} {dialogs[:2]})"
+        page.wait_for_function(KERNEL_IDLE, timeout=patience(KERNEL_WAIT) * 1000)
+        timings.setdefault(path, {"page_opened_to_kernel_idle_s": round(time.monotonic() - started, 1)})
+        try:
+            expect(page.locator(KERNEL_NOTICE)).to_be_hidden()
+            hidden = True
+        except AssertionError:
+            hidden = False
+        notice = {"notice seen first": seen == "notice",
+                  "says Python is starting": "Python is starting" in text,
+                  "says it can take a minute": "can take a minute" in text,
+                  "gone once the kernel is idle": hidden,
+                  "opening changed nothing a Save would keep": _dirty(page) is False,
+                  "no fatal error": not fatal, "no dialog": not dialogs}
+        started = time.monotonic()
+        answer = page.evaluate(RUN_HERE_WITHIN, [[VERDICTS_CODE, DEEP_JSON_CODE], patience(300)])
+        timings["lesson 06's kernel: the case table, then deep JSON"] = round(time.monotonic() - started, 1)
     except BaseException:
         screenshot(page, "site-notice-failure.png")
-        raise
-    finally:
         page.close()
+        server.stop()
+        raise
+    outs = answer["outs"] + ["", ""]
+    yield {"page": page, "server": server, "path": path, "notice": notice, "notice_text": text,
+           "done": answer["done"], "fatal": fatal, "verdicts": outs[0], "deep": outs[1]}
+    page.close()
+    server.stop()
 
 
-@pytest.mark.timeout(900)
-def test_a_loaded_lesson_keeps_working_when_the_server_stops(offline_browser, site):
+@pytest.mark.timeout(patience(900))
+def test_the_page_says_python_is_starting_until_it_is_ready(lesson_06):
+    """JupyterLab's status bar only reads "Unknown" while Pyodide starts, which can
+    take a minute: the site's page says in words that Python is starting, and
+    stops saying it once the kernel is idle. The lesson, its kernel started, is
+    as it was (nothing a Save would keep has changed)."""
+    found = lesson_06["notice"]
+    assert all(found.values()), f"{lesson_06['path']}: {found} (notice: {lesson_06['notice_text']!r})"
+
+
+@pytest.mark.timeout(patience(900))
+def test_a_loaded_lesson_keeps_working_when_the_server_stops(lesson_06):
     """What "offline" means for the site. Once a lesson is open and its Python is
     ready, its cells run with the static server gone, and saving keeps the
     changes in the browser's storage (they are there when the site is served
@@ -581,11 +608,9 @@ def test_a_loaded_lesson_keeps_working_when_the_server_stops(offline_browser, si
     not opened before, and reloading the page, which fails with net::ERR_FAILED
     (JupyterLite's service worker passes every request on to the server and
     keeps no copies)."""
-    lesson = "learner/02_building_requests.ipynb"
     mark = "Written with the server gone."
-    server, page = SiteServer("site-server-stopped.log").__enter__(), None
+    page, server = lesson_06["page"], lesson_06["server"]
     try:
-        page = open_notebook(offline_browser, server.url, lesson)
         server.stop()
         assert not listening(server.port)
         out = page.evaluate(RUN_HERE, "import mcp_lesson; print(6 * 7, mcp_lesson.__name__)")
@@ -608,7 +633,7 @@ def test_a_loaded_lesson_keeps_working_when_the_server_stops(offline_browser, si
         unopened = page.evaluate(READ_FILE, "learner/04_errors.ipynb")
         assert not unopened["ok"], unopened
         with pytest.raises(Exception, match="net::ERR_FAILED"):
-            page.reload(timeout=60_000)
+            page.reload(timeout=patience(60) * 1000)
         # Served again (same address, so the same browser storage): the change is there.
         server = SiteServer("site-server-stopped.log", port=server.port).__enter__()
         page.reload()
@@ -618,12 +643,9 @@ def test_a_loaded_lesson_keeps_working_when_the_server_stops(offline_browser, si
           return !!(w && w.node.innerText.includes(mark));
         }""", arg=mark)
     except BaseException:
-        if page is not None:
-            screenshot(page, "site-stopped-server-failure.png")
+        screenshot(page, "site-stopped-server-failure.png")
         raise
     finally:
-        if page is not None:
-            page.close()
         server.stop()
 
 
@@ -638,40 +660,16 @@ def host_verdicts():
     return json.loads(out.getvalue())
 
 
-def run_in_fresh_kernel(offline, site_url, codes, timings, label):
-    """Run each piece of ``codes`` in turn in one fresh kernel of the site; their outputs.
-    Fails if the kernel did not finish (a Python that died never answers)."""
-    page = offline.new_page()
-    page.set_default_timeout(120_000)
-    fatal = []
-    page.on("console", lambda message: fatal.append(message.text)
-            if "fatal error" in message.text else None)
-    try:
-        page.goto(f"{site_url}/lab/index.html")
-        page.wait_for_function(
-            "() => { const s = window.jupyterapp && window.jupyterapp.serviceManager.kernelspecs.specs;"
-            " return !!(s && s.kernelspecs && s.kernelspecs.python); }")
-        started = time.monotonic()
-        answer = page.evaluate(RUN_IN_KERNEL, [list(codes), 300])
-        timings[label] = round(time.monotonic() - started, 1)
-    finally:
-        page.close()
-    assert answer["done"], f"the site's Python did not finish (it died?): {fatal[:4]} {answer['outs']}"
-    assert not fatal, fatal[:4]
-    return answer["outs"]
-
-
 @pytest.fixture(scope="module")
-def site_python(offline_browser, site_url, timings):
-    """One fresh kernel of the site for two tests (a start costs half a minute): the case
-    table's report, then deep JSON parsed in the same kernel, with the package imported
-    as a lesson has it. A kernel that dies in either part fails both tests."""
-    verdicts, deep = run_in_fresh_kernel(offline_browser, site_url, [VERDICTS_CODE, DEEP_JSON_CODE],
-                                         timings, "fresh kernel, start, run the case table, parse deep JSON")
-    return {"verdicts": verdicts, "deep": deep}
+def site_python(lesson_06):
+    """The case table's report and deep JSON, from lesson 06's kernel (:func:`lesson_06`):
+    the site's Python had to finish both (a Python that died never answers)."""
+    assert lesson_06["done"], f"the site's Python did not finish (it died?): {lesson_06['fatal'][:4]}"
+    assert not lesson_06["fatal"], lesson_06["fatal"][:4]
+    return lesson_06
 
 
-@pytest.mark.timeout(900)
+@pytest.mark.timeout(patience(900))
 def test_the_package_agrees_with_itself_on_pyodide(site_python, site, timings):
     output = site_python["verdicts"]
     try:
@@ -700,7 +698,7 @@ def test_the_package_agrees_with_itself_on_pyodide(site_python, site, timings):
         + json.dumps(differs, indent=2, ensure_ascii=False) + "\n")
 
 
-@pytest.mark.timeout(900)
+@pytest.mark.timeout(patience(900))
 def test_deep_json_gives_a_recursion_error_not_a_crash(site_python):
     """In the browser, json's C scanner on a text nested 100,000 deep would
     overflow the page's stack and kill the kernel. A lesson imports mcp_lesson

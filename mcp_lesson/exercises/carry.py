@@ -54,7 +54,7 @@ def carry_forward(namespace, *names, folder=None):
             namespace[name] = course[name]
             print(f"{name}: the course's (yours is not in {PACKAGE} yet)")
             continue
-        if not registry.BY_NAME[name].table:
+        if registry.BY_NAME[name].agree_on is not None:
             if registry.BY_NAME[name].agree_on is SAMPLE_VALUES:  # a lesson's small helper
                 right = _small_check(theirs, course[name])
             else:  # no table of its own: it must agree with the course's on its inputs

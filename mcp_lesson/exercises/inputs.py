@@ -1,6 +1,7 @@
-"""What a function is compared with the course's version on: an :class:`Inputs`
-(a name, and the (args, kwargs) of each call, made when asked), for the rows of
-:mod:`mcp_lesson.exercises.registry` that have no table of their own.
+"""Shared inputs a function is declared to answer as the course's version does: an
+:class:`Inputs` (a name, and the (args, kwargs) of each call, made when asked), and
+:data:`AGREES_ON`, which names each function checked so. The registry
+(:mod:`mcp_lesson.exercises.registry`) makes its table of them, with the course's answers.
 """
 
 from typing import Callable, NamedTuple
@@ -37,12 +38,22 @@ REVISION_MESSAGES = Inputs("revision messages", lambda: (
     + [((case.message, revision), {}) for revision in (None, REVISIONS[-1])
        for case in CASES]))
 
-#: What a function with no table of its own (no row of the shared case table) is compared with
-#: the course's on, found by its parameters' names as its master writes them: one plain value (a
-#: lesson's small helpers), a parsed message, a text, or a message and a revision (lesson 08).
-BY_PARAMETERS = {
-    ("value",): SAMPLE_VALUES,
-    ("msg",): MESSAGES,
-    ("text",): TEXTS,
-    ("msg", "revision"): REVISION_MESSAGES,
+#: The functions checked on shared inputs, answered as the course's version answers them, each
+#: named here as a case module's ``CHECKS`` names the functions it holds a table for (a function
+#: no case module names is checked on its graded cell's visible cases; nothing is guessed from a
+#: function's name or its parameters'): lesson 01's sorter and lesson 03's rule helpers on the case
+#: table's messages, lesson 02's id helpers on plain values, lesson 04's replies on the messages
+#: and the texts, lesson 08's classify_at on (message, revision) pairs.
+AGREES_ON = {
+    "rough_kind": MESSAGES,
+    "is_integer": SAMPLE_VALUES,
+    "is_valid_id": SAMPLE_VALUES,
+    "is_object": MESSAGES,
+    "has_version": MESSAGES,
+    "judge_call": MESSAGES,
+    "judge_result": MESSAGES,
+    "judge_error": MESSAGES,
+    "reply_for": MESSAGES,
+    "reply_for_json": TEXTS,
+    "classify_at": REVISION_MESSAGES,
 }

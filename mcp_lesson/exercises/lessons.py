@@ -36,7 +36,7 @@ LESSONS = (
     Lesson("03", "03_classifying.ipynb", "classification", core=True),
     Lesson("04", "04_errors.ipynb", "errors", core=True),
     Lesson("05", "05_playground.ipynb"),
-    Lesson("06", "06_real_server.ipynb", "conversation", local_only=(
+    Lesson("06", "06_real_server.ipynb", "conversation", core=True, local_only=(
         "it starts the course's calculator MCP server as a separate process and talks "
         "to it over that process's stdin and stdout.")),
     Lesson("07", "07_disagreements.ipynb", local_only=(

@@ -12,22 +12,25 @@ table; none keeps a list of its own.
 
 An exercise is declared once, in its lesson's master, and every row here is derived from it
 (:func:`derived`, on mcp_lesson/core/graded.py, which ``make export`` writes from the masters):
-no row is typed by hand. What a master does not say is found by the function's name (its row of
-the shared case table, :data:`SHARED`) or its parameters' names (the shared inputs it agrees on);
-so a new graded function appears here, in the self-check, in graduation and in the judge's
-may-borrow list with no other file edited.
+no row is typed by hand. Its cases are declared, never guessed: its graded cell's visible cases,
+unless a case module declares a table for it by name (a row of a module's ``CHECKS``,
+:data:`SHARED`, or of inputs.py's ``AGREES_ON``: shared inputs it answers as the course's version
+does). Its reference is declared too: mcp_lesson.rules' ``RICHER`` names the course's richer
+versions, and the rest are the master's export. So a new graded function appears here, in the
+self-check, in graduation and in the judge's may-borrow list with no other file edited, checked on
+the cases its graded cell shows.
 
-It imports the tables it holds (the case modules' CHECKS, judged as tables.py says, compared
-on the inputs of inputs.py), the lessons' table (mcp_lesson/exercises/lessons.py) and the
-modules of mcp_lesson/rules/ (where the course's richer versions are); :func:`reference`
-imports a course's version only when asked. selfcheck.py and agreement.py, which run those
-tables, import this module.
+It imports the tables it holds (the case modules' CHECKS, judged as tables.py says, and the
+shared inputs of inputs.py) and the lessons' table (mcp_lesson/exercises/lessons.py);
+:func:`reference` imports a course's version only when asked. selfcheck.py and agreement.py,
+which run those tables, import this module.
 """
 
 import importlib
 import importlib.util
 from typing import NamedTuple, Optional
 
+from mcp_lesson import rules as _rules
 from mcp_lesson.exercises import inputs as _agree
 from mcp_lesson.exercises import cases as _cases
 from mcp_lesson.exercises import http_cases as _http
@@ -58,22 +61,23 @@ class Built(NamedTuple):
     #: when the course has none, only a table of answers).
     reference: Optional[str]
     #: The table that checks it (``check(fn)``): its cases and how each is judged
-    #: (:class:`mcp_lesson.exercises.tables.Table`); None when it is checked by agreeing
-    #: with its reference instead.
+    #: (:class:`mcp_lesson.exercises.tables.Table`); None when the course has no case for it
+    #: (a graded cell whose visible part shows no call the data can hold).
     table: Optional[_check.Table]
-    #: What it is compared with its reference on (:func:`mcp_lesson.course.agree`) when
-    #: it has no table (:class:`mcp_lesson.exercises.inputs.Inputs`): the case table's messages
-    #: or texts, a few plain values for a lesson's small helpers (``SAMPLE_VALUES``), or
-    #: lesson 08's (message, revision) pairs; None for a row with a table, which is
-    #: compared on the calls of its table's cases.
+    #: The shared inputs it is declared to answer as its reference does (inputs.py's
+    #: ``AGREES_ON``: the case table's messages or texts, a few plain values for a lesson's small
+    #: helpers, lesson 08's (message, revision) pairs), which its table then holds, with the
+    #: reference's answers; None for the rest, compared on the calls of their table's cases.
     agree_on: Optional[_agree.Inputs] = None
     #: True when graduation runs the course's tests on it (the package's public
     #: functions); False for a lesson's helpers.
     graduates: bool = True
 
     def inputs(self):
-        """The (args, kwargs) pairs it is compared with its reference on."""
-        return self.agree_on.pairs() if self.agree_on is not None else self.table.calls()
+        """The (args, kwargs) pairs it is compared with its reference on (none without a table)."""
+        if self.agree_on is not None:
+            return self.agree_on.pairs()
+        return self.table.calls() if self.table is not None else []
 
 
 #: The module of the learner's package each lesson exports into, by lesson, in
@@ -88,24 +92,28 @@ def module_of(lesson):
 
 
 class _Visible:
-    """The visible cases of a graded cell (mcp_lesson/core/graded.py), as a table's cases: each
-    call with the value the cell's ``expect`` gives, or the course's own answer to a ``try_it``
-    call (made when first asked for: the course's version is imported then)."""
+    """Cases a row declares, as a table's cases: each call with the value the graded cell's
+    ``expect`` gives, or the course's own answer to it (a ``try_it`` call, or a shared input of
+    inputs.py's ``AGREES_ON``), made when first asked for: the course's version is imported
+    then. ``calls`` is a list of ``(args, kwargs, expected)``, or a function that gives one."""
 
-    def __init__(self, name, reference, calls):
-        self.name, self.reference, self.calls, self._cases = name, reference, calls, None
+    def __init__(self, name, reference, calls, called="visible case"):
+        self.name, self.reference, self.calls, self.called = name, reference, calls, called
+        self._cases = None
 
-    def __eq__(self, other):  # (the same graded cell's cases: two derivations of one row agree)
+    def __eq__(self, other):  # (the same declared cases: two derivations of one row agree)
         if not isinstance(other, _Visible):
             return NotImplemented
-        return (self.name, self.reference, self.calls) == (other.name, other.reference, other.calls)
+        return ((self.name, self.reference, self.calls, self.called)
+                == (other.name, other.reference, other.calls, other.called))
 
     __hash__ = None
 
     def _made(self):
         if self._cases is None:
             cases = []
-            for place, (args, kwargs, expected) in enumerate(self.calls, 1):
+            calls = self.calls() if callable(self.calls) else self.calls
+            for place, (args, kwargs, expected) in enumerate(calls, 1):
                 reason = "as the lesson's graded cell shows it"
                 if expected == _AS_THE_COURSE:
                     if self.reference is None:
@@ -119,7 +127,7 @@ class _Visible:
                     except Exception:  # noqa: BLE001 - a call the course itself cannot answer
                         continue
                     reason = f"the course's {self.name} answers so"
-                cases.append(_cases.Build(f"visible case {place}", tuple(args), dict(kwargs), expected, reason))
+                cases.append(_cases.Build(f"{self.called} {place}", tuple(args), dict(kwargs), expected, reason))
             self._cases = cases
         return self._cases
 
@@ -141,25 +149,13 @@ def _same_answer(got, want):
     return ok, "" if ok else "the same value, written the same way"
 
 
-def _rules():
-    """The modules of mcp_lesson/rules/ (the course's richer versions of the lessons' functions)."""
-    import pkgutil
-
-    from mcp_lesson import rules
-
-    return [importlib.import_module(f"mcp_lesson.rules.{found.name}")
-            for found in pkgutil.iter_modules(rules.__path__)]
-
-
 def course_reference(name, lesson):
-    """Where the course's own version of ``name`` is (a row's ``reference``): the function of that
-    name a module of mcp_lesson/rules/ has, as the module that defines it (a rule's richer version,
-    or the lesson's export it passes on), else the master's export in mcp_lesson/core/ when the
-    lesson's cells are the core; else None."""
-    for module in _rules():
-        function = getattr(module, name, None)
-        if callable(function) and getattr(function, "__name__", "") == name:
-            return f"{function.__module__.removeprefix('mcp_lesson.')}.{name}"
+    """Where the course's own version of ``name`` is (a row's ``reference``), as a declaration
+    says: the richer version mcp_lesson.rules' ``RICHER`` names for it, else the master's export
+    in mcp_lesson/core/ when the lesson's cells are the core; else None. (A function of the same
+    name elsewhere in mcp_lesson/rules/ is never taken for it: only ``RICHER`` says so.)"""
+    if name in _rules.RICHER:
+        return f"rules.{_rules.RICHER[name]}.{name}"
     return f"core.{module_of(lesson)}.{name}" if lesson in _lessons.CORE else None
 
 
@@ -171,13 +167,14 @@ SHARED = {**_cases.CHECKS, **_http.CHECKS, **_traffic.CHECKS, **_server.CHECKS}
 def derived(exercises):
     """A row for each function the masters declare (``exercises``, as mcp_lesson/core/graded.py
     holds them, :class:`mcp_lesson.exercises.declared.Declared`) in a lesson that writes into
-    the package. Nothing of a row is typed by hand:
+    the package. Nothing of a row is typed by hand, and nothing is guessed from a name:
 
-    * its module is its lesson's (lessons.py), its reference :func:`course_reference`;
-    * it is checked on its row of the shared case table when it has one (:data:`SHARED`, found
-      by its name); else, when the course has a version of it and its parameters are those of
-      a shared input (inputs.py's BY_PARAMETERS), by agreeing with the course's on those; else
-      on its graded cell's visible cases;
+    * its module is its lesson's (lessons.py), its reference :func:`course_reference`'s;
+    * it is checked on the cases declared for it: its row of the shared case table when a case
+      module's ``CHECKS`` names it (:data:`SHARED`), else the shared inputs inputs.py's
+      ``AGREES_ON`` names it with, answered as its reference answers, else its graded cell's
+      visible cases; with none of them (its graded cell shows no call the data can hold) it has
+      no table, and ``check`` says the course has no check for it;
     * it graduates unless its graded cell says it is a step of another function (declared.STEP:
       lesson 02's is_integer and is_valid_id, lesson 03's rule helpers), which graduation judges
       through that one."""
@@ -191,12 +188,30 @@ def derived(exercises):
         table, agree_on = None, None
         if name in SHARED:
             table = _check.shared(*SHARED[name])
-        elif reference is not None and tuple(declared.parameters) in _agree.BY_PARAMETERS:
-            agree_on = _agree.BY_PARAMETERS[tuple(declared.parameters)]
+        elif name in _agree.AGREES_ON and reference is not None:
+            agree_on = _agree.AGREES_ON[name]
+            table = _check.judged(_Visible(name, reference, _AsTheCourse(agree_on), agree_on.name), _same_answer)
         else:
-            table = _check.judged(_Visible(name, reference, declared.calls), _same_answer)
+            # (made when first asked for: the course's answers need its version imported)
+            visible = _Visible(name, reference, declared.calls)
+            table = _check.judged(visible, _same_answer) if declared.calls else None
         rows.append(Built(name, lesson, module_of(lesson), reference, table, agree_on, declared.step_of is None))
     return rows
+
+
+class _AsTheCourse:
+    """The calls of shared inputs, each expecting the course's answer (a table's declared calls)."""
+
+    def __init__(self, inputs):
+        self.inputs = inputs
+
+    def __eq__(self, other):
+        return isinstance(other, _AsTheCourse) and other.inputs is self.inputs
+
+    __hash__ = None
+
+    def __call__(self):
+        return [(args, kwargs, _AS_THE_COURSE) for args, kwargs in self.inputs.pairs()]
 
 
 #: Every function a lesson builds, in the order the lessons build them, each derived from its master.
@@ -214,13 +229,19 @@ CHECKED = tuple(built.name for built in BUILT if built.table)
 
 
 def may_borrow(lesson):
-    """The course's functions that the cells of lesson ``lesson`` may call, by name:
-    those the lessons before it built, in the form those lessons' masters export
-    (:func:`borrowed`). Never a function the lesson itself builds, and never one of
-    the course's richer functions (``explain``, ``classify`` with a ``revision``,
-    ``rule_of``...), which give the answers a later lesson grades under another
-    name. The judge serves only these to graded work (tools/judge)."""
-    return tuple(built.name for built in BUILT if built.lesson < str(lesson) and _core(built.name))
+    """The course's functions that the cells of lesson ``lesson`` (its number, "05") may call, by
+    name: those the lessons before it built, in the form those lessons' masters export
+    (:func:`borrowed`). Never a function the lesson itself builds, and never one of the course's
+    richer functions (``explain``, ``classify`` with a ``revision``, ``rule_of``...), which give
+    the answers a later lesson grades under another name. The judge serves only these to graded
+    work (tools/judge). A ``ValueError`` for anything but a lesson's number as its file name
+    starts (an int 5 would compare as "5", after every lesson)."""
+    if not (type(lesson) is str and lesson in _NUMBERS):
+        raise ValueError(f"may_borrow takes a lesson's number, one of {', '.join(_NUMBERS)}; got {lesson!r}")
+    return tuple(built.name for built in BUILT if built.lesson < lesson and _core(built.name))
+
+
+_NUMBERS = tuple(lesson.number for lesson in _lessons.LESSONS)
 
 
 def _core(name):

@@ -68,9 +68,11 @@ def teacher():
             process.wait()
 
 
-def as_user(uid, python, code, limit=120, env=None):
-    """Run Python ``code`` as ``uid`` (never root), with this checkout first on its path."""
-    env = {"PATH": "/usr/bin:/bin", "HOME": "/tmp", "LANG": "C.UTF-8", "PYTHONPATH": str(ROOT),
+def as_user(uid, python, code, limit=120, env=None, checkout=ROOT):
+    """Run Python ``code`` as ``uid`` (never root), with ``checkout`` first on its path (a copy
+    the account can read, tests/conftest.py's ``readable_checkout``: this checkout may sit in a
+    folder only its owner can enter)."""
+    env = {"PATH": "/usr/bin:/bin", "HOME": "/tmp", "LANG": "C.UTF-8", "PYTHONPATH": str(checkout),
            **(env or {})}
     return run_to_end(["setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups", "env", "-i",
                        *(f"{key}={value}" for key, value in env.items()), python, "-c", code],
@@ -106,7 +108,7 @@ with Submission() as learner:
 
 
 @pytest.mark.parametrize("kind", ["bwrap", "fallback"])
-def test_a_teachers_own_processes_do_not_stop_the_sandbox(teacher, kind):
+def test_a_teachers_own_processes_do_not_stop_the_sandbox(teacher, kind, readable_checkout):
     """As the teacher, with 20 processes of theirs running, a sandbox
     starts, answers, and still stops the 40 processes its code tries to start
     (bubblewrap: counted in its own user namespace; the fallback: the teacher's
@@ -115,7 +117,7 @@ def test_a_teachers_own_processes_do_not_stop_the_sandbox(teacher, kind):
         pytest.skip("bubblewrap is not installed (Debian: apt-get install bubblewrap)")
     many = sandbox.Limits().processes + 24
     run = as_user(teacher, SYSTEM_PYTHON, JUDGED % {"limit": patience(10), "many": many},
-                  env={sandbox.FORCE_VARIABLE: kind})
+                  env={sandbox.FORCE_VARIABLE: kind}, checkout=readable_checkout)
     assert run.returncode == 0, (run.stdout + run.stderr)[-3000:]
     seen = json.loads(run.stdout.strip().splitlines()[-1])
     assert seen["kind"] == kind, seen

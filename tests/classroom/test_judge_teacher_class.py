@@ -110,7 +110,7 @@ def users_python():
 
 
 @pytest.fixture
-def teachers_course(course, teacher):
+def teachers_course(course, teacher, readable_checkout):
     """(a copy of the course that is the teacher's, ``run(*args)``: the users' Python run
     with ``args`` as the teacher): a teacher who is not root and already runs 20
     processes of their own."""
@@ -121,9 +121,11 @@ def teachers_course(course, teacher):
     shutil.copytree(course, their_course, symlinks=True)
     for path in [theirs, home, *theirs.rglob("*")]:
         os.lchown(path, teacher, teacher)
-    env = {"PATH": "/usr/bin:/bin", "HOME": str(home), "LANG": "C.UTF-8", "PYTHONPATH": str(ROOT)}
+    # (the checkout may sit in a folder only its owner can enter: the teacher runs a copy)
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(home), "LANG": "C.UTF-8", "PYTHONPATH": str(readable_checkout)}
 
     def run(*args, cwd=home):
+        args = [readable_checkout / CLASSROOM.relative_to(ROOT) if arg == CLASSROOM else arg for arg in args]
         return run_to_end(["setpriv", f"--reuid={teacher}", f"--regid={teacher}", "--clear-groups",
                            "env", "-i", *(f"{key}={value}" for key, value in env.items()),
                            str(python), *map(str, args)], 1800, cwd=str(cwd))

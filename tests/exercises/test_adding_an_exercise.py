@@ -2,7 +2,8 @@
 gets ``is_reserved_code(code)`` the way docs/maintaining.md's "Adding a graded exercise" says
 (the master's solution cell and graded cell, then ``make lessons NB=...``'s commands), and the
 self-check, the grader's points, graduation's cases, the judge's may-borrow list, the start
-page's table and the learner copy all have it, with one file edited by hand: the master.
+page's table, the package's root and the learner copy all have it, with one file edited by hand:
+the master.
 
 Full tier: it copies the course and runs a lesson in a kernel and graduation in a pytest of
 the copy's own (a minute or more on a busy machine)."""
@@ -170,7 +171,14 @@ try:
     caught = None
 except AssertionError as exc:
     caught = str(exc)
+import contextlib, io, mcp_lesson
+from mcp_lesson.exercises.selfcheck import check
+said = io.StringIO()
+with contextlib.redirect_stdout(said):
+    check(is_reserved_code)
 print(json.dumps({"row": [row.lesson, row.module, row.reference, row.graduates],
+                  "check": said.getvalue(), "root": mcp_lesson.is_reserved_code is is_reserved_code
+                  and "is_reserved_code" in mcp_lesson.__all__,
                   "right": [right.passed, right.total], "wrong": wrong.passed,
                   "points": declared.points(), "borrow": "is_reserved_code" in registry.may_borrow("05"),
                   "hidden": len(graded.cases), "caught": caught,
@@ -178,6 +186,8 @@ print(json.dumps({"row": [row.lesson, row.module, row.reference, row.graduates],
 """)
     assert found["row"] == ["04", "errors", "core.errors.is_reserved_code", True]
     assert found["right"] == [3, 3] and found["wrong"] < 3  # the self-check: the visible cases
+    assert found["check"] == "is_reserved_code: 3/3 cases pass\n"  # its own cases, by its name
+    assert found["root"]  # mcp_lesson.is_reserved_code, with no line of the root's written
     assert found["points"] == dict(before_points, **{"04_errors": before_points["04_errors"] + POINTS})
     assert found["borrow"]
     assert found["hidden"] == 5 and found["almost"] and "almost(-32769)" in (found["caught"] or "")

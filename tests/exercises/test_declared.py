@@ -99,11 +99,16 @@ def test_every_row_of_the_shared_case_table_names_a_function_a_master_declares()
         assert registry.BY_NAME[name].table.cases is cases
 
 
-def test_the_inputs_to_agree_on_are_found_by_the_parameters_names():
+def test_the_shared_inputs_a_function_answers_are_declared_by_its_name_never_guessed():
+    """inputs.py's AGREES_ON names the functions checked on shared inputs (their table: those
+    inputs, with the course's answers); another function with the same parameters is checked on
+    its own graded cell's visible cases."""
+    inputs = _agree_inputs()
+    assert not hasattr(inputs, "BY_PARAMETERS")
     [row] = registry.derived([_declared_as("reply_for_json")])
-    assert row.table is None and row.agree_on is _agree_inputs().TEXTS
-    [row] = registry.derived([_declared_as("reply_for_json", parameters=("line",))])
-    assert row.table is not None and row.agree_on is None  # no shared inputs for a line: its visible cases
+    assert row.agree_on is inputs.TEXTS and len(row.table.cases) == len(inputs.TEXTS.pairs())
+    [row] = registry.derived([_declared_as("rough_kind", name="rough_again")])  # rough_kind's parameters
+    assert row.agree_on is None and len(row.table.cases) == len(_declared_as("rough_kind")[-1])
 
 
 def test_a_step_of_another_function_does_not_graduate_and_says_so_in_its_graded_cell():
@@ -127,15 +132,16 @@ def test_the_course_s_reference_is_the_rules_version_or_the_master_s_export():
     assert registry.course_reference("classify", "03") == "rules.classification.classify"
     assert registry.course_reference("create_request", "02") == "core.messages.create_request"  # rules passes it on
     assert registry.course_reference("audit", "10") == "core.traffic.audit"
-    assert registry.course_reference("is_reply_to", "06") is None  # lesson 06's cells are not the core
+    assert registry.course_reference("is_reply_to", "06") == "core.conversation.is_reply_to"
+    assert registry.course_reference("fixed_stream", "05") is None  # lesson 05 writes no module
 
 
-def test_a_graded_function_no_shared_table_names_is_derived_with_its_visible_cases():
-    """A master's new exported function (here a copy of lesson 04's reply_for under another
-    name, with other parameters) gets a row: its lesson's module, the core's reference, and a
-    self-check table of its graded cell's visible cases that the course's version passes and a
-    wrong one fails."""
-    entry = _declared_as("reply_for", parameters=("message",))
+def test_a_graded_function_no_shared_table_names_is_derived_with_its_visible_cases(monkeypatch):
+    """A master's new exported function (here lesson 04's reply_for, as if no case module named
+    it) gets a row: its lesson's module, the course's reference, and a self-check table of its
+    graded cell's visible cases that the course's version passes and a wrong one fails."""
+    monkeypatch.delitem(_agree_inputs().AGREES_ON, "reply_for")
+    entry = _declared_as("reply_for")
     [row] = registry.derived([entry])
     assert (row.name, row.lesson, row.module, row.reference) == ("reply_for", "04", "errors", "rules.classification.reply_for")
     assert row.graduates and len(row.table.cases) == len(entry[-1])
@@ -146,7 +152,8 @@ def test_a_graded_function_no_shared_table_names_is_derived_with_its_visible_cas
 
 
 def test_a_derived_row_is_checked_and_borrowed_like_any_other(monkeypatch):
-    entry = _declared_as("reply_for", parameters=("message",))
+    monkeypatch.delitem(_agree_inputs().AGREES_ON, "reply_for")
+    entry = _declared_as("reply_for")
     [row] = registry.derived([entry])
     row = row._replace(name="reply_again")
     monkeypatch.setitem(registry.BY_NAME, "reply_again", row)

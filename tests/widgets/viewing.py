@@ -11,6 +11,7 @@ import re
 import time
 
 from mcp_lesson.widgets import INSTANT_LIMIT
+from processes import patience
 
 
 REQUEST = '{"jsonrpc": "2.0", "id": 1, "method": "tools/list"}'
@@ -47,7 +48,8 @@ def in_a_kernel_loop(steps):
 
 
 async def settled(classifier, judged, within=30):
-    """Wait (at most ``within`` s, to never hang) until the classifier has judged ``judged`` texts."""
-    deadline = time.monotonic() + within
+    """Wait (at most ``within`` s, scaled by the tests' patience, to never hang) until the
+    classifier has judged ``judged`` texts."""
+    deadline = time.monotonic() + patience(within)
     while classifier.judged < judged and time.monotonic() < deadline:
-        await asyncio.sleep(0.01)
+        await asyncio.sleep(0.01)  # (a poll's pause, not a limit)
