@@ -30,6 +30,7 @@ from mcp_lesson.rules.explanation import explain
 from mcp_lesson.core.traffic import audit as lesson_audit
 from mcp_lesson.shared.recording import time_order as in_time_order
 from mcp_lesson.tap._settings import DIRECTIONS, SENDER
+from mcp_lesson.tap.citations import settle
 from mcp_lesson.tap.entries import (_answers_an_id, ended_words, _http_of, _is_number, _method, _protocol_version, _quoted, id_key,  # noqa: F401
                       line_of, message_of, refused, scope_of, show_id, unjudged)
 from mcp_lesson.tap.judge import _short
@@ -50,12 +51,6 @@ NAMED_CODES = {
 #: The code the SDKs answer a cancelled request with (LSP's RequestCancelled; no MCP revision
 #: defines it, and 2025-11-25's basic/utilities/cancellation.mdx asks for no answer at all).
 CANCELLED = -32800
-#: The problems that are warnings: allowed by the letter of the spec, against its advice.
-WARNINGS = ("version_header", "error_code", "batch_answered")
-#: What the report says that is no problem at all (``"severity": "note"``): a message passed
-#: on but not judged (too long to keep, or compressed in a way the tap cannot decode).
-NOTES = ("not_judged",)
-
 #: A line lesson 10's audit reads as no JSON (its verdict: -32700).
 _NOT_JSON = "-"
 
@@ -100,6 +95,7 @@ def audit(conversation, revision="agreed", first_line=1):
         revision = agreed_revision(conversation)[0]
         per_scope = revisions_by_scope(conversation)
     reading = _Reading(conversation, first_line)
+    reading.revision = revision
     reading.revision_of = lambda session: per_scope.get(("session", session), (revision,))[0]
     exchanges = {}  # the HTTP exchange -> the scope its ids count in
     said_revision = {}  # each side's first _meta revision
@@ -116,6 +112,8 @@ def audit(conversation, revision="agreed", first_line=1):
                 reading.stops.append(entry)
             elif entry.get("event") == "client_closed" and reading.closed is None:
                 reading.closed = index  # the client's input ended: it can answer nothing sent after
+            elif entry.get("event") == "tap_error" and type(entry.get("exchange")) is int:
+                reading.tap_errors.append(index)  # an HTTP answer that broke off, or a server not reached
             elif entry.get("event") == "client_gone":
                 # The client left during the answer (the suite reads one event of a stream,
                 # then cancels it): what it asked there is no longer owed, and an answer that
@@ -125,10 +123,7 @@ def audit(conversation, revision="agreed", first_line=1):
         value, reason = message_of(entry)
         why = unjudged(entry)
         if why is not None:  # passed on, never a problem: a note, and what it answers where known
-            answers = (f" (its id, {show_id(value['id'])}, read from its first or last bytes)"
-                       if isinstance(value, dict) and "id" in value else "")
-            reading.found(index, "not_judged", f"the {SENDER[direction]}'s message{answers} {why}",
-                          severity="note")
+            reading.found(index, "not_judged", f"{_what_was_cut(direction, value)} {why}")
             if value is None:
                 if direction == "from_server":  # neither id nor method read: its exchange's answer
                     reading.refusal(index, exchange)
@@ -143,6 +138,10 @@ def audit(conversation, revision="agreed", first_line=1):
                                                "its end: a reader of lines never sees it as a message")
         if reason is not None:
             reading.add(scope, index, direction, exchange, None, reason=reason)
+            continue
+        if why is not None:  # what its ends tell, to pair it: no rule reads a cut copy
+            reading.add(scope, index, direction, exchange, value, kind="request" if "id" in value and "method"
+                        in value else "notification" if "method" in value else "response", cut=True)
             continue
         judged = per_scope[scope][0] if scope in per_scope else revision
         verdict = classify(value, judged)
@@ -162,12 +161,14 @@ class _Slot:
     """One message as lesson 10's audit sees it, and where it came from."""
 
     __slots__ = ("index", "direction", "member", "kind", "reason", "revision", "batch", "exchange", "key",
-                 "refusal")
+                 "refusal", "cut")
 
-    def __init__(self, index, direction, member, kind, reason, revision, batch, exchange, refusal=False):
+    def __init__(self, index, direction, member, kind, reason, revision, batch, exchange, refusal=False,
+                 cut=False):
         self.index, self.direction, self.member, self.kind = index, direction, member, kind
         self.reason, self.revision, self.batch, self.exchange = reason, revision, batch, exchange
         self.refusal = refusal  # an HTTP refusal's answer to a request of its exchange (no message)
+        self.cut = cut  # too long to judge: only its id and kind are known, read from its ends
         self.key = id_key(member.get("id")) if isinstance(member, dict) else None
 
     @property
@@ -233,6 +234,9 @@ class _Reading:
         self.batch_ids = {}  # (scope, direction, id key) -> the index of an invalid batch holding it
         self.revision_of = lambda session: None  # the revision an HTTP session agreed
         self.closed = None  # the index of the stdio client's client_closed event
+        self.tap_errors = []  # the indexes of the HTTP tap's tap_error events of an exchange
+        self.revision = None  # the revision the recording agreed (a finding's, unless it says its own)
+        self.broken = set()  # the requests (their slots' id()) whose HTTP answer broke off
 
     def found(self, index, problem, detail, **extra):
         self.own.append(self._problem(index, problem, detail, **extra))
@@ -248,12 +252,12 @@ class _Reading:
         return line_of(self.conversation, index, self.first_line)
 
     def add(self, scope, index, direction, exchange, member, kind="invalid", reason=None, revision=None,
-            batch=False):
-        slot = _Slot(index, direction, member, kind, reason, revision, batch, exchange)
+            batch=False, cut=False):
+        slot = _Slot(index, direction, member, kind, reason, revision, batch, exchange, cut=cut)
         self.scopes.setdefault(scope, _Scope()).add(slot)
         if direction == "to_server" and type(exchange) is int and slot.asks:
             self.by_exchange.setdefault(exchange, []).append((scope, slot))
-        if kind == "notification" and member.get("method") == "notifications/cancelled":
+        if kind == "notification" and not cut and member.get("method") == "notifications/cancelled":
             params = member.get("params")
             cancelled = id_key(params.get("requestId")) if isinstance(params, dict) else None
             if cancelled is not None:
@@ -279,15 +283,20 @@ class _Reading:
             self.forgiven.setdefault((scope, "to_server", request.key), index)
 
     def problems(self):
-        """Lesson 10's audit of each scope, in words, with the tap's own problems."""
+        """Lesson 10's audit of each scope, in words, with the tap's own problems, each with its
+        keyword, its severity and the page and sentence of the specification it rests on
+        (:func:`.citations.settle`)."""
         found = list(self.own)
-        flagged_by_scope = {}
+        flagged_by_scope, audited = {}, {}
         for scope_key, scope in self.scopes.items():
-            flagged = flagged_by_scope.setdefault(scope_key, set())
-            named = lesson_audit(scope.text())
+            named = audited[scope_key] = lesson_audit(scope.text())
             for place, name in named:
                 if name == "unanswered" and not self._forgiven(scope_key, scope.slots[place - 1]):
                     scope.unanswered.setdefault(scope.slots[place - 1].direction, []).append(place)
+        found += self._tap_errors()
+        for scope_key, scope in self.scopes.items():
+            flagged = flagged_by_scope.setdefault(scope_key, set())
+            named = audited[scope_key]
             for place, name in named:
                 problem = self._word(scope_key, scope, place, name)
                 if problem is not None:
@@ -297,7 +306,50 @@ class _Reading:
             found += self._error_codes(scope_key, scope, flagged)
         found += message_rules(self, flagged_by_scope)
         found += http_rules(self, self.revision_of)
+        settled = [settle(problem, self.revision) for problem in found]
+        found = [problem for problem in settled if problem is not None]
         found.sort(key=lambda problem: (problem["line"] is None, problem["line"] or 0))
+        return found
+
+    def _tap_errors(self):
+        """The HTTP tap's errors of an exchange: a server that was never reached owes its requests
+        nothing (a note); an answer that broke off before the response to a request of its
+        exchange is that request's finding (``broken_off``), said once, for all of them."""
+        found, waiting = [], None
+        for index in self.tap_errors:
+            event = self.conversation[index]
+            exchange = event["exchange"]
+            reached = event.get("reached")
+            if reached is None:  # a recording of a tap that did not say
+                reached = not str(event.get("detail", "")).startswith("cannot reach")
+            owed = [(scope, slot) for scope, slot in self.by_exchange.get(exchange, ())
+                    if not self._forgiven(scope, slot)]
+            if not reached:
+                self.forgive_exchange(exchange, index)
+                asked = ", ".join(f"{show_id(slot.member['id'])} ({_method(slot.member)})" for _, slot in owed)
+                found.append(self._problem(index, "not_delivered", f"the tap could not reach the server, so the "
+                                           f"client's request{'s' if len(owed) > 1 else ''} {asked or ''} never "
+                                           f"reached it (the client got a 502): "
+                                           f"{_short(str(event.get('detail', '')), 200)}".replace("  ", " ")))
+                continue
+            if waiting is None:
+                waiting = {id(scope.slots[place - 1]) for scope in self.scopes.values()
+                           for place in scope.unanswered.get("to_server", ())}
+            left = [(scope, slot) for scope, slot in owed if id(slot) in waiting]
+            if not left:
+                continue
+            for scope, slot in left:
+                self.broken.add(id(slot))
+            asked = ", ".join(f"{show_id(slot.member['id'])} ({_method(slot.member)}, line {self.line(slot.index)})"
+                              for _, slot in left)
+            size = event.get("size")
+            came = (f"; the {size:,} bytes that came are kept in the recording" if type(size) is int and size
+                    else "; nothing of it came" if size == 0 else "")
+            found.append(self._problem(index, "broken_off", f"the server's answer to the client's request"
+                                       f"{'s' if len(left) > 1 else ''} {asked} broke off before "
+                                       f"{'their responses' if len(left) > 1 else 'its response'}: "
+                                       f"{_short(str(event.get('detail', '')), 200)}{came}",
+                                       revision=left[0][1].revision))
         return found
 
     def _word(self, scope_key, scope, place, name):
@@ -307,6 +359,8 @@ class _Reading:
         member, index = slot.member, slot.index
         if name == "pollution" or (name == "invalid" and slot.reason is not None):
             return self._not_json(slot)
+        if name == "answer_to_notification" and slot.key is None:
+            name = "unknown_id"  # an error with a null id answers no notification: it answers nothing
         if name == "invalid":
             judged = slot.revision
             if slot.batch:
@@ -319,7 +373,8 @@ class _Reading:
             earlier = scope.slots[first - 1] if first else slot
             return self._problem(index, "id_reused", f"the {sender} reused the id {show_id(member['id'])} "
                                  f"while its request on line {self.line(earlier.index)} "
-                                 f"({_method(earlier.member)}) is still unanswered", id=member["id"])
+                                 f"({_method(earlier.member)}) is still unanswered", id=member["id"],
+                                 rule="id_reused.in_flight", revision=slot.revision)
         if name == "answered_twice":
             asked = _latest_before(scope.requests.get((other, slot.key), []), place)
             request = scope.slots[asked - 1] if asked else slot
@@ -328,20 +383,22 @@ class _Reading:
             return self._problem(index, "answered_twice", f"a second answer to the {SENDER[other]}'s "
                                  f"request {show_id(member['id'])} ({_method(request.member)}, line "
                                  f"{self.line(request.index)}), first answered on line "
-                                 f"{self.line(answer.index)}", id=member["id"])
+                                 f"{self.line(answer.index)}", id=member["id"], revision=slot.revision)
         if name == "answer_to_notification":
             at = _latest_before(scope.notifications[other], place)
             notice = scope.slots[at - 1] if at else slot
             return self._problem(index, "answer_to_notification", f"the {sender} answered the "
                                  f"notification {_method(notice.member)} (line {self.line(notice.index)}): "
-                                 "a notification gets no answer, not even an error", id=member.get("id"))
+                                 "a notification gets no answer, not even an error", id=member.get("id"),
+                                 revision=slot.revision)
         if name == "unknown_id" and slot.key is not None:
             asked = _latest_before(scope.requests.get((other, slot.key), []), place)
             if asked is not None:  # an invalid request, owed an error
                 request = scope.slots[asked - 1]
                 return self._problem(index, "unknown_id", f"a result to the {SENDER[other]}'s invalid "
                                      f"request {show_id(member['id'])} ({_method(request.member)}, line "
-                                     f"{self.line(request.index)}), which is owed an error", id=member["id"])
+                                     f"{self.line(request.index)}), which is owed an error", id=member["id"],
+                                     revision=slot.revision)
             batch = self.batch_ids.get((scope_key, other, slot.key))
             if batch is not None and batch < index:
                 judged = slot.revision
@@ -350,17 +407,18 @@ class _Reading:
                                      f"{_under(judged) and ', which revision ' + str(judged) + ' does not allow'}"
                                      " (2025-03-26 alone has batches): the batch was answered as if it were "
                                      "allowed, where the revision asks for one error", id=member["id"],
-                                     severity="warning")
+                                     revision=judged)
             return self._problem(index, "unknown_id", f"a response to the id {show_id(member['id'])}, "
-                                 f"which the {SENDER[other]} never sent", id=member["id"])
+                                 f"which the {SENDER[other]} never sent", id=member["id"], revision=slot.revision)
         if name == "unknown_id":
             has = "no id" if "id" not in member else f"the id {show_id(member.get('id'))}"
-            return self._problem(index, "unmatched", f"a response with {has} answers none of the "
+            kind = "an error" if "error" in member else "a response"
+            return self._problem(index, "unmatched", f"{kind} with {has} answers none of the "
                                  f"{SENDER[other]}'s messages{self._meant(scope, slot, place)}",
-                                 id=member.get("id"))
+                                 id=member.get("id"), revision=slot.revision)
         if name == "unanswered":
-            if self._forgiven(scope_key, slot):
-                return None  # cancelled, or its client left: owed nothing
+            if self._forgiven(scope_key, slot) or id(slot) in self.broken:
+                return None  # cancelled, or its client left: owed nothing; or said with its broken answer
             if slot.direction == "from_server" and self.closed is not None and slot.index > self.closed:
                 return None  # asked of a client whose input had already ended (stdio): it cannot answer
             why = ""
@@ -368,7 +426,7 @@ class _Reading:
                 why = f" (the server {ended_words(self.ended, self.stops)})"
             return self._problem(index, "unanswered", f"the {sender}'s request {show_id(member['id'])} "
                                  f"({_method(member)}) was never answered by the {SENDER[other]}{why}",
-                                 id=member["id"])
+                                 id=member["id"], revision=slot.revision)
         return self._problem(index, name, f"lesson 10's audit found {name}")
 
     def _forgiven(self, scope_key, slot):
@@ -398,7 +456,10 @@ class _Reading:
         if slot.direction == "from_server" and said is not None:
             return self._problem(slot.index, "pollution", f"the server answered with {_quoted(entry)} (HTTP "
                                  f"{said.get('status', '?')}), which is not JSON{why}: an MCP client "
-                                 "cannot read it as a message")
+                                 "cannot read it as a message", rule="pollution.http")
+        if said is not None:
+            return self._problem(slot.index, "not_json", f"the client posted {_quoted(entry)}, which is not "
+                                 f"JSON{why}", rule="not_json.http")
         if slot.direction == "from_server":
             return self._problem(slot.index, "pollution", f"the server wrote {_quoted(entry)} on stdout, which "
                                  f"is not JSON{why}: stdout is for JSON-RPC messages only, logs belong on "
@@ -406,36 +467,71 @@ class _Reading:
         return self._problem(slot.index, "not_json", f"the client sent {_quoted(entry)}, which is not JSON{why}")
 
     def _error_codes(self, scope_key, scope, flagged):
-        """The warnings for the server's errors to its client's requests (:data:`NAMED_CODES`).
-        A request the client cancelled is owed nothing, so its error (the SDKs answer -32800,
-        LSP's "request cancelled") is no failure of the method's."""
+        """The findings on the codes of the server's errors to its client's requests
+        (:data:`NAMED_CODES`): a code no spec defines where the method's page names one, -32800
+        for a request never cancelled, and a resource not found answered with another code
+        than its revision's. A request the client cancelled is owed nothing, so its error (the
+        SDKs answer -32800, LSP's "request cancelled") is no failure of the method's."""
         found = []
         for place, slot in enumerate(scope.slots, 1):
-            if (slot.direction != "from_server" or slot.kind != "response" or slot.key is None
+            if (slot.direction != "from_server" or slot.kind != "response" or slot.key is None or slot.cut
                     or place in flagged or slot.refusal or "error" not in slot.member):
                 continue
             asked = _latest_before(scope.requests.get(("to_server", slot.key), []), place)
-            if asked is None:
+            if asked is None or scope.slots[asked - 1].cut:
                 continue
-            method = scope.slots[asked - 1].member.get("method")
-            named = NAMED_CODES.get(method)
+            request = scope.slots[asked - 1].member
+            method = request.get("method")
             error = slot.member.get("error")
             code = error.get("code") if isinstance(error, dict) else None
-            if named is None or (type(code) is int and -32768 <= code <= -32000):
-                continue
             if self._forgiven(scope_key, scope.slots[asked - 1]):
                 continue  # cancelled by its client (or left by it): whatever the error, it is no answer owed
+            revision = slot.revision
+            if method == "resources/read":
+                found += self._resource_code(slot, request, code, revision)
+                continue
+            named = NAMED_CODES.get(method)
+            if named is None or (type(code) is int and -32768 <= code <= -32000 and code != CANCELLED):
+                continue
             if code == CANCELLED:
                 found.append(self._problem(slot.index, "error_code", f"the server answered {method} with "
                                            f"error code {CANCELLED}, \"request cancelled\" in the SDKs (a code "
                                            "of LSP's, which no MCP revision defines), though the client "
-                                           "never cancelled it", id=slot.member.get("id"), severity="warning"))
+                                           "never cancelled it", id=slot.member.get("id"),
+                                           rule="error_code.cancelled", revision=revision))
                 continue
             expected, page, case = named
             found.append(self._problem(slot.index, "error_code", f"the server answered {method} with error "
-                                       f"code {show_id(code)}, which no spec defines; for {case} 2025-11-25's "
-                                       f"{page} names {expected}", id=slot.member.get("id"), severity="warning"))
+                                       f"code {show_id(code)}, which no spec defines; for {case} {page} names "
+                                       f"{expected}", id=slot.member.get("id"), rule=f"error_code.{method}",
+                                       revision=revision))
         return found
+
+    def _resource_code(self, slot, request, code, revision):
+        """A resource not found: -32002 up to 2025-11-25 (a SHOULD), -32602 in 2026-07-28 (a
+        MUST). Read as not found: an error with the other revision's code for a well-formed
+        request (one with a string ``uri``), or a code no spec defines."""
+        params = request.get("params") if isinstance(request.get("params"), dict) else {}
+        uri = params.get("uri")
+        stateless = isinstance(revision, str) and revision >= "2026"
+        expected, other = (-32602, -32002) if stateless else (-32002, -32602)
+        if type(code) is not int or code == expected or (-32768 <= code <= -32000 and code != other):
+            return []
+        if code == other and not isinstance(uri, str):
+            return []  # -32602 for a request without a uri is right
+        which = f"resources/read of {_short(json.dumps(uri), 80)}" if isinstance(uri, str) else "resources/read"
+        words = ("which no spec defines" if not -32768 <= code <= -32000 else
+                 "invalid params" if code == -32602 else "the code of earlier revisions for a resource not found")
+        if stateless:
+            tell = "for a resource that does not exist, 2026-07-28's server/resources.mdx asks for -32602"
+        else:
+            tell = ("for a resource not found, server/resources.mdx names -32002 (if the resource exists and "
+                    "the request was at fault, -32602 is right)" if code == -32602 else
+                    "for a resource not found, server/resources.mdx names -32002")
+        return [self._problem(slot.index, "error_code", f"the server answered {which} with error code "
+                              f"{show_id(code)}, {words}; {tell}", id=slot.member.get("id"),
+                              rule="error_code.resources/read" + (".2026" if stateless else ""),
+                              revision=revision)]
 
 
 def _stand_in(slot, token):
@@ -471,6 +567,19 @@ def _check_meta_revision(member, index, direction, said_revision, found):
               f"the {SENDER[direction]}'s earlier ones {first}")
 
 
+def _what_was_cut(direction, value):
+    """The subject of a note on a message too long to judge: what its ends tell of it."""
+    sender = SENDER[direction]
+    if not isinstance(value, dict):
+        return f"the {sender}'s message"
+    read = "read from its first or last bytes"
+    if "method" in value and "id" in value:
+        return f"the {sender}'s request {show_id(value['id'])} ({_method(value)}; its id and method {read})"
+    if "method" in value:
+        return f"the {sender}'s notification {_method(value)} (its method {read})"
+    return f"the {sender}'s answer to request {show_id(value['id'])} (its id {read})"
+
+
 def _other(direction):
     return "from_server" if direction == "to_server" else "to_server"
 
@@ -493,12 +602,11 @@ def _check_version_header(entry, value, revision, index, found):
         return
     if sent is None:
         found(index, "version_header", f"the client sent no MCP-Protocol-Version header in a session that "
-              f"agreed on {revision}: after the handshake every request over HTTP MUST carry it "
-              f"({revision} basic/transports.mdx)")
+              f"agreed on {revision}: after the handshake every request over HTTP carries it", revision=revision)
         return
     found(index, "version_header", f"the client sent MCP-Protocol-Version {_short(json.dumps(sent), 40)} "
-          f"in a session that agreed on {revision}: after the handshake each request SHOULD carry the "
-          f"negotiated revision ({revision} basic/transports.mdx)", severity="warning")
+          f"in a session that agreed on {revision}: after the handshake each request carries the "
+          f"negotiated revision", rule="version_header.other", revision=revision)
 
 
 def _under(revision):
