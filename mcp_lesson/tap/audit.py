@@ -458,7 +458,7 @@ class _Reading:
                                  f"{said.get('status', '?')}), which is not JSON{why}: an MCP client "
                                  "cannot read it as a message", rule="pollution.http")
         if said is not None:
-            return self._problem(slot.index, "not_json", f"the client posted {_quoted(entry)}, which is not "
+            return self._problem(slot.index, "not_json", f"the client sent {_quoted(entry)}, which is not "
                                  f"JSON{why}", rule="not_json.http")
         if slot.direction == "from_server":
             return self._problem(slot.index, "pollution", f"the server wrote {_quoted(entry)} on stdout, which "

@@ -239,6 +239,43 @@ def test_an_answer_that_breaks_off_is_a_tap_error_and_cut_for_the_client(tmp_pat
     listener.close()
     errors = [e for e in entries if e.get("event") == "tap_error"]
     assert len(errors) == 1 and errors[0]["detail"].startswith("reading the answer failed")
+    # the bytes that came are kept, and the report says the answer broke off, once
+    assert (errors[0]["size"], errors[0]["arrived"], errors[0]["reached"]) == (10, '{"jsonrpc"', True)
+    returncode, problems = _problems(tap.recording)
+    assert returncode == 1
+    assert [(p["problem"], p["keyword"]) for p in problems] == [("broken_off", "MUST")]
+    assert "request 1 (ping" in problems[0]["detail"] and "10 bytes" in problems[0]["detail"]
+
+
+def test_a_server_that_takes_the_request_then_dies_was_reached(tmp_path):
+    """A server that reads the request and closes its connection without a word: the client's
+    502 and the tap_error say it was reached, and the report names the request it never
+    answered, once."""
+    import socket
+    import threading
+
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(8)
+
+    def serve():
+        conn, _ = listener.accept()
+        conn.recv(65536)
+        conn.close()
+
+    threading.Thread(target=serve, daemon=True).start()
+    to = f"http://127.0.0.1:{listener.getsockname()[1]}/mcp"
+    tap = HttpTapped(tmp_path, to)
+    with http_client() as client:
+        answer = client.post(tap.url, content=b'{"jsonrpc":"2.0","id":1,"method":"ping"}',
+                             headers={"Content-Type": "application/json"})
+    entries = tap.stop()
+    listener.close()
+    assert answer.status_code == 502 and "cannot reach" not in answer.text and "took the request" in answer.text
+    [error] = [e for e in entries if e.get("event") == "tap_error"]
+    assert error["reached"] is True and error["size"] == 0
+    returncode, problems = _problems(tap.recording)
+    assert (returncode, [p["problem"] for p in problems]) == (1, ["broken_off"])
 
 
 @pytest.mark.full
