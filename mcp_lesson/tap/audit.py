@@ -237,6 +237,7 @@ class _Reading:
         self.tap_errors = []  # the indexes of the HTTP tap's tap_error events of an exchange
         self.revision = None  # the revision the recording agreed (a finding's, unless it says its own)
         self.broken = set()  # the requests (their slots' id()) whose HTTP answer broke off
+        self.explained = set()  # the requests a response without a usable id was meant for
 
     def found(self, index, problem, detail, **extra):
         self.own.append(self._problem(index, problem, detail, **extra))
@@ -293,6 +294,11 @@ class _Reading:
             for place, name in named:
                 if name == "unanswered" and not self._forgiven(scope_key, scope.slots[place - 1]):
                     scope.unanswered.setdefault(scope.slots[place - 1].direction, []).append(place)
+            for place, name in named:  # a response without a usable id says which request it left waiting
+                if name in ("unknown_id", "answer_to_notification", "invalid"):
+                    meant = self._meant_slot(scope, scope.slots[place - 1], place)
+                    if meant is not None:
+                        self.explained.add(id(meant))
         found += self._tap_errors()
         for scope_key, scope in self.scopes.items():
             flagged = flagged_by_scope.setdefault(scope_key, set())
@@ -417,8 +423,9 @@ class _Reading:
                                  f"{SENDER[other]}'s messages{self._meant(scope, slot, place)}",
                                  id=member.get("id"), revision=slot.revision)
         if name == "unanswered":
-            if self._forgiven(scope_key, slot) or id(slot) in self.broken:
-                return None  # cancelled, or its client left: owed nothing; or said with its broken answer
+            if self._forgiven(scope_key, slot) or id(slot) in self.broken or id(slot) in self.explained:
+                return None  # cancelled, or its client left: owed nothing; or said with the answer that broke
+                # off, or with the response without an id that was meant for it
             if slot.direction == "from_server" and self.closed is not None and slot.index > self.closed:
                 return None  # asked of a client whose input had already ended (stdio): it cannot answer
             why = ""
@@ -434,17 +441,24 @@ class _Reading:
         since = self.forgiven.get((scope_key, slot.direction, slot.key))
         return since is not None and since > slot.index
 
-    def _meant(self, scope, slot, place):
+    def _meant_slot(self, scope, slot, place):
         """For a response without a usable id: the oldest request of the other side before it
-        that is never answered, which it may have been meant for."""
+        that is never answered, which it may have been meant for (None when there is none)."""
         member = slot.member
         if (not isinstance(member, dict) or slot.key is not None or "method" in member
                 or not ("result" in member or "error" in member)):
-            return ""
+            return None
         waiting = scope.unanswered.get(_other(slot.direction), ())
         if not waiting or waiting[0] > place:
+            return None
+        return scope.slots[waiting[0] - 1]
+
+    def _meant(self, scope, slot, place):
+        """Words for :meth:`_meant_slot`: the request it was meant for, which is said there
+        (and not again as unanswered)."""
+        oldest = self._meant_slot(scope, slot, place)
+        if oldest is None:
             return ""
-        oldest = scope.slots[waiting[0] - 1]
         return (f"; was it meant for request {show_id(oldest.member['id'])} ({_method(oldest.member)}, "
                 f"line {self.line(oldest.index)}), which is never answered?")
 

@@ -131,7 +131,8 @@ RULES = {
     "cancelled_answered": Rule("SHOULD", "a request answered after its sender cancelled it", _by_era(
         (_HANDSHAKE, "basic/utilities/cancellation.mdx",
          "Receivers of cancellation notifications SHOULD: ... Not send a response for the cancelled request"),
-        (("2026-07-28",), "basic/patterns/cancellation.mdx", "Not send a response for the cancelled request"))),
+        (("2026-07-28",), "basic/patterns/cancellation.mdx",
+         "Servers receiving cancellation notifications SHOULD: ... Not send a response for the cancelled request"))),
     "unknown_tool": Rule("statement", "a call of an unknown tool answered as a tool's failure (isError)", _by_era(
         (_HANDSHAKE, "server/tools.mdx", "Protocol Errors: Standard JSON-RPC errors for issues like: Unknown tools"),
         (("2026-07-28",), "server/tools.mdx", "Protocol Errors indicate issues with the request structure itself "
