@@ -128,9 +128,11 @@ def audit(conversation, revision="agreed", first_line=1):
                 if direction == "from_server":  # neither id nor method read: its exchange's answer
                     reading.refusal(index, exchange)
                 continue
-        if direction == "from_server" and refused(entry) and (reason is not None or not _answers_an_id(value)):
+        if direction == "from_server" and refused(entry) and (reason is not None or not _answers_an_id(value)
+                                                              or not reading.echoes(value, exchange)):
             # A refusal over HTTP (403 for an Origin, 421 for a Host, 404 for a session...):
-            # its body may be plain text, or an error without an id; it answers its exchange.
+            # its body may be plain text, or an error without an id, or with an id of its own
+            # (the TypeScript SDK's "server-error"); it answers its exchange.
             reading.refusal(index, exchange)
             continue
         if entry.get("newline") is False:
@@ -263,6 +265,12 @@ class _Reading:
             cancelled = id_key(params.get("requestId")) if isinstance(params, dict) else None
             if cancelled is not None:
                 self.forgiven.setdefault((scope, direction, cancelled), index)
+
+    def echoes(self, value, exchange):
+        """True when a response (or a batch of them) names an id of a request of its exchange."""
+        asked = {slot.key for _, slot in self.by_exchange.get(exchange, ())} if type(exchange) is int else set()
+        members = value if isinstance(value, list) else [value]
+        return any(isinstance(member, dict) and id_key(member.get("id")) in asked for member in members)
 
     def refused_batch(self, scope, direction, members, index):
         """Note the ids of a batch that is invalid under the revision (2025-03-26 alone has

@@ -347,10 +347,10 @@ def http_rules(reading, revision_of):
         given = _session_of(entry)
         if type(status) is not int:
             continue
-        if isinstance(session, str) and session not in handed | {given}:
-            found += _session(reading, index, session, status, None, revision_of(session))
-        elif isinstance(session, str) and session in ended:
+        if isinstance(session, str) and session in ended:
             found += _session(reading, index, session, status, ended[session], revision_of(session))
+        elif isinstance(session, str) and session not in handed | {given}:
+            found += _session(reading, index, session, status, None, revision_of(session))
         if given is not None and status < 300:
             handed.add(given)
         if isinstance(session, str) and session not in ended and (

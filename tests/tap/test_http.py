@@ -474,9 +474,9 @@ def small_server():
     yield from serving(SMALL_SERVER)
 
 
-def _post(url, message, accept_encoding=None):
-    """POST ``message`` with exactly the Accept-Encoding given (none: no such header);
-    ``(status, headers (names in lower case), the body as it came)``."""
+def _post(url, message, accept_encoding=None, **more):
+    """POST ``message`` with exactly the Accept-Encoding given (none: no such header), and the
+    headers ``more``; ``(status, headers (names in lower case), the body as it came)``."""
     import http.client
     import urllib.parse
 
@@ -489,6 +489,7 @@ def _post(url, message, accept_encoding=None):
                    "Content-Length": str(len(body))}
         if accept_encoding is not None:
             headers["Accept-Encoding"] = accept_encoding
+        headers.update(more)
         for name, value in headers.items():
             connection.putheader(name, value)
         connection.endheaders(body)
@@ -552,6 +553,44 @@ def test_an_answer_too_long_to_judge_is_a_note_and_still_answers_its_request(tmp
     assert [(p["problem"], p.get("severity")) for p in problems] == [("not_judged", "note")] * 3
     said = report(tap.recording).stdout
     assert "never answered" not in said
+
+
+def test_a_valid_answer_too_long_to_judge_is_never_judged_on_its_cut_copy(tmp_path, small_server):
+    """Under a revision agreed, a tools/call answer over --max-line: its cut copy would break
+    CallToolResult's schema; it is a note only, and the report exits 0."""
+    tap = HttpTapped(tmp_path, small_server.url, "--max-line", "2000")
+    hello = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "c", "version": "1"}}}
+    status, _, _ = _post(tap.url, hello)
+    call = {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "t", "arguments": {}, "pad": 5000}}
+    status, _, body = _post(tap.url, call, **{"MCP-Protocol-Version": "2025-11-25"})
+    assert status == 200 and len(body) > 5000
+    tap.stop()
+    returncode, problems = _problems(tap.recording)
+    assert (returncode, [(p["problem"], p["severity"]) for p in problems]) == (0, [("not_judged", "note")])
+    assert problems[0]["detail"].startswith("the server's answer to request 2 (its id read from")
+
+
+def test_a_session_ended_by_delete_then_answered_400_is_a_problem(tmp_path, small_server):
+    """transports.mdx: once a session has ended, the server MUST answer its requests with 404."""
+    import http.client
+    import urllib.parse
+
+    tap = HttpTapped(tmp_path, small_server.url)
+    session = {"Mcp-Session-Id": "ended-one", "MCP-Protocol-Version": "2025-11-25"}
+    assert _post(tap.url, {"jsonrpc": "2.0", "id": 1, "method": "ping"}, **session)[0] == 200
+    where = urllib.parse.urlsplit(tap.url)
+    connection = http.client.HTTPConnection(where.hostname, where.port, timeout=patience(20))
+    connection.request("DELETE", where.path, headers=session)
+    assert connection.getresponse().status == 200
+    connection.close()
+    assert _post(tap.url, {"jsonrpc": "2.0", "id": 2, "method": "ping"}, **session)[0] == 400
+    tap.stop()
+    returncode, problems = _problems(tap.recording)
+    assert returncode == 1
+    assert [(p["problem"], p["keyword"]) for p in problems] == [("session_status", "MUST")]
+    assert "404" in problems[0]["detail"] and problems[0]["cites"].endswith("basic/transports.mdx, the latest "
+                                                                            "revision with a handshake")
 
 
 @pytest.mark.parametrize("answer, body, kept", [
