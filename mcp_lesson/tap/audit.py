@@ -239,7 +239,6 @@ class _Reading:
         self.tap_errors = []  # the indexes of the HTTP tap's tap_error events of an exchange
         self.revision = None  # the revision the recording agreed (a finding's, unless it says its own)
         self.broken = set()  # the requests (their slots' id()) whose HTTP answer broke off
-        self.explained = set()  # the requests a response without a usable id was meant for
 
     def found(self, index, problem, detail, **extra):
         self.own.append(self._problem(index, problem, detail, **extra))
@@ -267,8 +266,11 @@ class _Reading:
                 self.forgiven.setdefault((scope, direction, cancelled), index)
 
     def echoes(self, value, exchange):
-        """True when a response (or a batch of them) names an id of a request of its exchange."""
-        asked = {slot.key for _, slot in self.by_exchange.get(exchange, ())} if type(exchange) is int else set()
+        """True when a response (or a batch of them) names an id of a request of its exchange (or
+        when the recording numbers no exchanges, and only its id can tell)."""
+        if type(exchange) is not int:
+            return True
+        asked = {slot.key for _, slot in self.by_exchange.get(exchange, ())}
         members = value if isinstance(value, list) else [value]
         return any(isinstance(member, dict) and id_key(member.get("id")) in asked for member in members)
 
@@ -302,11 +304,6 @@ class _Reading:
             for place, name in named:
                 if name == "unanswered" and not self._forgiven(scope_key, scope.slots[place - 1]):
                     scope.unanswered.setdefault(scope.slots[place - 1].direction, []).append(place)
-            for place, name in named:  # a response without a usable id says which request it left waiting
-                if name in ("unknown_id", "answer_to_notification", "invalid"):
-                    meant = self._meant_slot(scope, scope.slots[place - 1], place)
-                    if meant is not None:
-                        self.explained.add(id(meant))
         found += self._tap_errors()
         for scope_key, scope in self.scopes.items():
             flagged = flagged_by_scope.setdefault(scope_key, set())
@@ -431,9 +428,8 @@ class _Reading:
                                  f"{SENDER[other]}'s messages{self._meant(scope, slot, place)}",
                                  id=member.get("id"), revision=slot.revision)
         if name == "unanswered":
-            if self._forgiven(scope_key, slot) or id(slot) in self.broken or id(slot) in self.explained:
-                return None  # cancelled, or its client left: owed nothing; or said with the answer that broke
-                # off, or with the response without an id that was meant for it
+            if self._forgiven(scope_key, slot) or id(slot) in self.broken:
+                return None  # cancelled, or its client left: owed nothing; or said with the answer that broke off
             if slot.direction == "from_server" and self.closed is not None and slot.index > self.closed:
                 return None  # asked of a client whose input had already ended (stdio): it cannot answer
             why = ""
@@ -462,13 +458,13 @@ class _Reading:
         return scope.slots[waiting[0] - 1]
 
     def _meant(self, scope, slot, place):
-        """Words for :meth:`_meant_slot`: the request it was meant for, which is said there
-        (and not again as unanswered)."""
+        """Words for :meth:`_meant_slot`: the request it was meant for (whose own finding says
+        it was never answered)."""
         oldest = self._meant_slot(scope, slot, place)
         if oldest is None:
             return ""
         return (f"; was it meant for request {show_id(oldest.member['id'])} ({_method(oldest.member)}, "
-                f"line {self.line(oldest.index)}), which is never answered?")
+                f"line {self.line(oldest.index)})?")
 
     def _not_json(self, slot):
         entry = self.conversation[slot.index]

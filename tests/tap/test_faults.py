@@ -54,7 +54,8 @@ def test_the_report_names_each_fault_once_with_its_keyword(tmp_path):
         ("capability", "MUST", "problem"),  # sampling/createMessage
         ("capability", "MUST", "problem"),  # elicitation/create
         ("cancelled_answered", "SHOULD", "warning"),
-        ("unmatched", "MUST", "problem"),  # the null-id error; request 8 said there, once
+        ("unmatched", "MUST", "problem"),  # the null-id error, which answers nothing...
+        ("unanswered", "MUST", "problem"),  # ...and request 8, which it should have echoed
     ]), found
     for finding in found:
         assert finding["cites"].startswith("docs/specification/2025-11-25/") or \
