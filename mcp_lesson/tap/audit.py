@@ -14,8 +14,8 @@ What the tap adds, and nothing else:
 * **HTTP**: a refusal (a status of 400 or more without a usable id) is the answer of
   the requests of its exchange, whatever its body; a client that left during an
   answer is owed nothing there, as a cancelled request is owed nothing;
-* its own rules: ``no_newline``, ``revision`` and two warnings, ``version_header``
-  and ``error_code``;
+* its own rules: ``no_newline``, ``revision``, ``version_header``, ``batch_answered``
+  and ``broken_off``; each finding's keyword, severity and sentence come from :mod:`.citations`;
 * the words: each problem with its line, its direction, its id and a sentence.
 
 What an entry is lives in :mod:`.entries`, the revision agreed in :mod:`.revision`,
@@ -34,23 +34,11 @@ from mcp_lesson.tap.citations import settle
 from mcp_lesson.tap.entries import (_answers_an_id, ended_words, _http_of, _is_number, _method, _protocol_version, _quoted, id_key,  # noqa: F401
                       line_of, message_of, refused, scope_of, show_id, unjudged)
 from mcp_lesson.tap.judge import _short
-from mcp_lesson.tap.rules import http_rules, message_rules
+from mcp_lesson.tap.rules import _latest_before, error_code_rules, http_rules, message_rules
 from mcp_lesson.tap.revision import PROBE_REFUSALS, agreed_revision, revisions_by_scope  # noqa: F401
 from mcp_lesson.tap.times import answer_times  # noqa: F401
 
 
-#: The code 2025-11-25 names for a request's usual failure, where it names one: the page that
-#: says so and the case. A server that answers such a request with a code outside JSON-RPC's
-#: reserved range (-32768 to -32000; the SDK's catch-all gave 0) gets a warning.
-NAMED_CODES = {
-    "tools/call": (-32602, "server/tools.mdx", "an unknown tool"),
-    "prompts/get": (-32602, "server/prompts.mdx", "an invalid prompt name"),
-    "resources/read": (-32002, "server/resources.mdx", "a resource not found"),
-    "logging/setLevel": (-32602, "server/utilities/logging.mdx", "an invalid log level"),
-}
-#: The code the SDKs answer a cancelled request with (LSP's RequestCancelled; no MCP revision
-#: defines it, and 2025-11-25's basic/utilities/cancellation.mdx asks for no answer at all).
-CANCELLED = -32800
 #: A line lesson 10's audit reads as no JSON (its verdict: -32700).
 _NOT_JSON = "-"
 
@@ -77,18 +65,19 @@ def audit(conversation, revision="agreed", first_line=1):
     The tap's own: ``no_newline``, ``revision`` (a request whose ``_meta`` names
     another revision than the same side's earlier ones), ``version_header``
     (over HTTP, after the handshake, a request without ``MCP-Protocol-Version``,
-    a MUST of 2025-06-18 and later), and warnings, marked ``"severity":
-    "warning"`` (:data:`WARNINGS`): ``version_header`` (a header other than the
-    revision agreed, a SHOULD), ``error_code`` (see :data:`NAMED_CODES`, and
-    :data:`CANCELLED` for a request never cancelled) and ``batch_answered`` (an
-    answer to a member of a batch the revision does not allow). A message
-    passed on but not judged is a note (``"severity": "note"``, :data:`NOTES`),
-    never a problem. The MCP rules of :mod:`.rules`, each citing the page of the
-    revision that states it: ``capability``, ``id_reused`` (after its answer),
-    ``unknown_tool``, ``reserved_code``, ``result_shape``, ``session_status`` and
-    ``origin``. A request cancelled (``notifications/cancelled``), or left
-    by a client that went during its answer, is not ``unanswered``, and its
-    error gets no ``error_code`` warning.
+    or with another revision than the one agreed), ``batch_answered`` (an answer
+    to a member of a batch the revision does not allow) and ``broken_off`` (an
+    HTTP answer that broke off before the response to a request of its
+    exchange); the MCP rules of :mod:`.rules`. A message passed on but not
+    judged is a note (``not_judged``), and so is a request the HTTP tap could
+    not pass on (``not_delivered``). A request cancelled
+    (``notifications/cancelled``), or left by a client that went during its
+    answer, is not ``unanswered``, and its error gets no ``error_code``.
+
+    Each finding has ``severity`` (``"problem"``, ``"warning"`` or ``"note"``),
+    ``keyword`` (the specification's, see :mod:`.citations`) and ``cites`` (the
+    page of the revision in use), and its ``detail`` ends with the sentence it
+    rests on, quoted.
     """
     per_scope = {}
     if revision == "agreed":
@@ -212,11 +201,6 @@ class _Scope:
         return [{"direction": slot.direction, "text": _stand_in(slot, token)} for slot in self.slots]
 
 
-def _latest_before(places, place):
-    at = bisect.bisect_left(places, place)
-    return places[at - 1] if at else None
-
-
 def _first_after(places, place):
     at = bisect.bisect_right(places, place)
     return places[at] if at < len(places) else None
@@ -314,7 +298,7 @@ class _Reading:
                     if name != "unanswered":  # a request unanswered is still judged by the rules
                         flagged.add(place)
                     found.append(problem)
-            found += self._error_codes(scope_key, scope, flagged)
+            found += error_code_rules(self, scope_key, scope, flagged)
         found += message_rules(self, flagged_by_scope)
         found += http_rules(self, self.revision_of)
         settled = [settle(problem, self.revision) for problem in found]
@@ -483,74 +467,6 @@ class _Reading:
                                  f"is not JSON{why}: stdout is for JSON-RPC messages only, logs belong on "
                                  "stderr")
         return self._problem(slot.index, "not_json", f"the client sent {_quoted(entry)}, which is not JSON{why}")
-
-    def _error_codes(self, scope_key, scope, flagged):
-        """The findings on the codes of the server's errors to its client's requests
-        (:data:`NAMED_CODES`): a code no spec defines where the method's page names one, -32800
-        for a request never cancelled, and a resource not found answered with another code
-        than its revision's. A request the client cancelled is owed nothing, so its error (the
-        SDKs answer -32800, LSP's "request cancelled") is no failure of the method's."""
-        found = []
-        for place, slot in enumerate(scope.slots, 1):
-            if (slot.direction != "from_server" or slot.kind != "response" or slot.key is None or slot.cut
-                    or place in flagged or slot.refusal or "error" not in slot.member):
-                continue
-            asked = _latest_before(scope.requests.get(("to_server", slot.key), []), place)
-            if asked is None or scope.slots[asked - 1].cut:
-                continue
-            request = scope.slots[asked - 1].member
-            method = request.get("method")
-            error = slot.member.get("error")
-            code = error.get("code") if isinstance(error, dict) else None
-            if self._forgiven(scope_key, scope.slots[asked - 1]):
-                continue  # cancelled by its client (or left by it): whatever the error, it is no answer owed
-            revision = slot.revision
-            if method == "resources/read":
-                found += self._resource_code(slot, request, code, revision)
-                continue
-            named = NAMED_CODES.get(method)
-            if named is None or (type(code) is int and -32768 <= code <= -32000 and code != CANCELLED):
-                continue
-            if code == CANCELLED:
-                found.append(self._problem(slot.index, "error_code", f"the server answered {method} with "
-                                           f"error code {CANCELLED}, \"request cancelled\" in the SDKs (a code "
-                                           "of LSP's, which no MCP revision defines), though the client "
-                                           "never cancelled it", id=slot.member.get("id"),
-                                           rule="error_code.cancelled", revision=revision))
-                continue
-            expected, page, case = named
-            found.append(self._problem(slot.index, "error_code", f"the server answered {method} with error "
-                                       f"code {show_id(code)}, which no spec defines; for {case} {page} names "
-                                       f"{expected}", id=slot.member.get("id"), rule=f"error_code.{method}",
-                                       revision=revision))
-        return found
-
-    def _resource_code(self, slot, request, code, revision):
-        """A resource not found: -32002 up to 2025-11-25 (a SHOULD), -32602 in 2026-07-28 (a
-        MUST). Read as not found: an error with the other revision's code for a well-formed
-        request (one with a string ``uri``), or a code no spec defines."""
-        params = request.get("params") if isinstance(request.get("params"), dict) else {}
-        uri = params.get("uri")
-        stateless = isinstance(revision, str) and revision >= "2026"
-        expected, other = (-32602, -32002) if stateless else (-32002, -32602)
-        if type(code) is not int or code == expected or (-32768 <= code <= -32000 and code != other):
-            return []
-        if code == other and not isinstance(uri, str):
-            return []  # -32602 for a request without a uri is right
-        which = f"resources/read of {_short(json.dumps(uri), 80)}" if isinstance(uri, str) else "resources/read"
-        words = ("which no spec defines" if not -32768 <= code <= -32000 else
-                 "invalid params" if code == -32602 else "the code of earlier revisions for a resource not found")
-        if stateless:
-            tell = "for a resource that does not exist, 2026-07-28's server/resources.mdx asks for -32602"
-        else:
-            tell = ("for a resource not found, server/resources.mdx names -32002 (if the resource exists and "
-                    "the request was at fault, -32602 is right)" if code == -32602 else
-                    "for a resource not found, server/resources.mdx names -32002")
-        return [self._problem(slot.index, "error_code", f"the server answered {which} with error code "
-                              f"{show_id(code)}, {words}; {tell}", id=slot.member.get("id"),
-                              rule="error_code.resources/read" + (".2026" if stateless else ""),
-                              revision=revision)]
-
 
 def _stand_in(slot, token):
     """A line of the same kind as ``slot``'s message under its revision, with ``token`` of its
