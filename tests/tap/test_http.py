@@ -247,6 +247,47 @@ def test_an_answer_that_breaks_off_is_a_tap_error_and_cut_for_the_client(tmp_pat
     assert "request 1 (ping" in problems[0]["detail"] and "10 bytes" in problems[0]["detail"]
 
 
+def test_an_event_stream_that_breaks_off_mid_event_keeps_what_came(tmp_path):
+    """A stream with one whole event (progress), then half of the response's event, then the end
+    of the connection: the whole event is an entry, the half is in the tap_error, and the report
+    says the request's answer broke off, once."""
+    import socket
+    import threading
+
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(8)
+    progress = b'event: message\ndata: {"jsonrpc":"2.0","method":"notifications/progress",' \
+               b'"params":{"progressToken":"p","progress":1}}\n\n'
+    half = b'event: message\ndata: {"jsonrpc":"2.0","id":1,"resu'
+
+    def serve():
+        conn, _ = listener.accept()
+        conn.recv(65536)
+        conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n")
+        for part in (progress, half):
+            conn.sendall(b"%x\r\n%s\r\n" % (len(part), part))
+        conn.close()
+
+    threading.Thread(target=serve, daemon=True).start()
+    tap = HttpTapped(tmp_path, f"http://127.0.0.1:{listener.getsockname()[1]}/mcp")
+    import httpx
+
+    call = {"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+            "params": {"name": "t", "arguments": {}, "_meta": {"progressToken": "p"}}}
+    with http_client() as client, pytest.raises(httpx.HTTPError):
+        client.post(tap.url, json=call).read()
+    entries = tap.stop()
+    listener.close()
+    assert [json.loads(e["text"])["method"] for e in entries if e.get("direction") == "from_server"] == [
+        "notifications/progress"]
+    [error] = [e for e in entries if e.get("event") == "tap_error"]
+    assert error["arrived"] == 'data: {"jsonrpc":"2.0","id":1,"resu' and error["size"] == len(error["arrived"])
+    returncode, problems = _problems(tap.recording)
+    assert (returncode, [(p["problem"], p["keyword"]) for p in problems]) == (1, [("broken_off", "MUST")])
+    assert "request 1 (tools/call" in problems[0]["detail"]
+
+
 def test_a_server_that_takes_the_request_then_dies_was_reached(tmp_path):
     """A server that reads the request and closes its connection without a word: the client's
     502 and the tap_error say it was reached, and the report names the request it never
