@@ -322,10 +322,10 @@ class _Reading:
             if not reached:
                 self.forgive_exchange(exchange, index)
                 asked = ", ".join(f"{show_id(slot.member['id'])} ({_method(slot.member)})" for _, slot in owed)
+                what = (f"request{'s' if len(owed) > 1 else ''} {asked}" if owed else "message")
                 found.append(self._problem(index, "not_delivered", f"the tap could not reach the server, so the "
-                                           f"client's request{'s' if len(owed) > 1 else ''} {asked or ''} never "
-                                           f"reached it (the client got a 502): "
-                                           f"{_short(str(event.get('detail', '')), 200)}".replace("  ", " ")))
+                                           f"client's {what} never reached it (the client got a 502): "
+                                           f"{_short(str(event.get('detail', '')), 200)}"))
                 continue
             if waiting is None:
                 waiting = {id(scope.slots[place - 1]) for scope in self.scopes.values()

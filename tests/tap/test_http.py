@@ -115,6 +115,8 @@ def test_the_http_tap_says_when_the_server_cannot_be_reached(tmp_path):
     assert answer.status_code == 502 and f"cannot reach {nowhere}" in answer.text
     entries = tap.stop()
     assert any(e.get("event") == "tap_error" and "cannot reach" in e["detail"] for e in entries)
+    returncode, problems = _problems(tap.recording)  # never delivered: a note, nobody's fault
+    assert (returncode, [(p["problem"], p["severity"]) for p in problems]) == (0, [("not_delivered", "note")])
 
 
 def _raw(tap_url, data, keep_open=False):
