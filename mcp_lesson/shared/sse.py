@@ -52,6 +52,12 @@ class SSE:
         self._dropped = 0  # bytes of the unfinished line not kept
         self._clear()
 
+    def pending(self):
+        """The bytes of the event not yet complete, as its lines came (those kept), the line
+        still arriving last: what a stream that breaks off leaves."""
+        lines = [b"data:" + line for line in self._data] if self._data else []
+        return b"\n".join(lines + ([self._rest] if self._rest else []))
+
     def _clear(self):
         self._data, self._size, self._lines, self._fields = [], 0, 0, {}
 

@@ -14,8 +14,8 @@ What the tap adds, and nothing else:
 * **HTTP**: a refusal (a status of 400 or more without a usable id) is the answer of
   the requests of its exchange, whatever its body; a client that left during an
   answer is owed nothing there, as a cancelled request is owed nothing;
-* its own rules: ``no_newline``, ``revision`` and two warnings, ``version_header``
-  and ``error_code``;
+* its own rules: ``no_newline``, ``revision``, ``version_header``, ``batch_answered``
+  and ``broken_off``; each finding's keyword, severity and sentence come from :mod:`.citations`;
 * the words: each problem with its line, its direction, its id and a sentence.
 
 What an entry is lives in :mod:`.entries`, the revision agreed in :mod:`.revision`,
@@ -30,31 +30,14 @@ from mcp_lesson.rules.explanation import explain
 from mcp_lesson.core.traffic import audit as lesson_audit
 from mcp_lesson.shared.recording import time_order as in_time_order
 from mcp_lesson.tap._settings import DIRECTIONS, SENDER
+from mcp_lesson.tap.citations import settle
 from mcp_lesson.tap.entries import (_answers_an_id, ended_words, _http_of, _is_number, _method, _protocol_version, _quoted, id_key,  # noqa: F401
                       line_of, message_of, refused, scope_of, show_id, unjudged)
 from mcp_lesson.tap.judge import _short
-from mcp_lesson.tap.rules import http_rules, message_rules
+from mcp_lesson.tap.rules import _latest_before, error_code_rules, http_rules, message_rules
 from mcp_lesson.tap.revision import PROBE_REFUSALS, agreed_revision, revisions_by_scope  # noqa: F401
 from mcp_lesson.tap.times import answer_times  # noqa: F401
 
-
-#: The code 2025-11-25 names for a request's usual failure, where it names one: the page that
-#: says so and the case. A server that answers such a request with a code outside JSON-RPC's
-#: reserved range (-32768 to -32000; the SDK's catch-all gave 0) gets a warning.
-NAMED_CODES = {
-    "tools/call": (-32602, "server/tools.mdx", "an unknown tool"),
-    "prompts/get": (-32602, "server/prompts.mdx", "an invalid prompt name"),
-    "resources/read": (-32002, "server/resources.mdx", "a resource not found"),
-    "logging/setLevel": (-32602, "server/utilities/logging.mdx", "an invalid log level"),
-}
-#: The code the SDKs answer a cancelled request with (LSP's RequestCancelled; no MCP revision
-#: defines it, and 2025-11-25's basic/utilities/cancellation.mdx asks for no answer at all).
-CANCELLED = -32800
-#: The problems that are warnings: allowed by the letter of the spec, against its advice.
-WARNINGS = ("version_header", "error_code", "batch_answered")
-#: What the report says that is no problem at all (``"severity": "note"``): a message passed
-#: on but not judged (too long to keep, or compressed in a way the tap cannot decode).
-NOTES = ("not_judged",)
 
 #: A line lesson 10's audit reads as no JSON (its verdict: -32700).
 _NOT_JSON = "-"
@@ -82,24 +65,26 @@ def audit(conversation, revision="agreed", first_line=1):
     The tap's own: ``no_newline``, ``revision`` (a request whose ``_meta`` names
     another revision than the same side's earlier ones), ``version_header``
     (over HTTP, after the handshake, a request without ``MCP-Protocol-Version``,
-    a MUST of 2025-06-18 and later), and warnings, marked ``"severity":
-    "warning"`` (:data:`WARNINGS`): ``version_header`` (a header other than the
-    revision agreed, a SHOULD), ``error_code`` (see :data:`NAMED_CODES`, and
-    :data:`CANCELLED` for a request never cancelled) and ``batch_answered`` (an
-    answer to a member of a batch the revision does not allow). A message
-    passed on but not judged is a note (``"severity": "note"``, :data:`NOTES`),
-    never a problem. The MCP rules of :mod:`.rules`, each citing the page of the
-    revision that states it: ``capability``, ``id_reused`` (after its answer),
-    ``unknown_tool``, ``reserved_code``, ``result_shape``, ``session_status`` and
-    ``origin``. A request cancelled (``notifications/cancelled``), or left
-    by a client that went during its answer, is not ``unanswered``, and its
-    error gets no ``error_code`` warning.
+    or with another revision than the one agreed), ``batch_answered`` (an answer
+    to a member of a batch the revision does not allow) and ``broken_off`` (an
+    HTTP answer that broke off before the response to a request of its
+    exchange); the MCP rules of :mod:`.rules`. A message passed on but not
+    judged is a note (``not_judged``), and so is a request the HTTP tap could
+    not pass on (``not_delivered``). A request cancelled
+    (``notifications/cancelled``), or left by a client that went during its
+    answer, is not ``unanswered``, and its error gets no ``error_code``.
+
+    Each finding has ``severity`` (``"problem"``, ``"warning"`` or ``"note"``),
+    ``keyword`` (the specification's, see :mod:`.citations`) and ``cites`` (the
+    page of the revision in use), and its ``detail`` ends with the sentence it
+    rests on, quoted.
     """
     per_scope = {}
     if revision == "agreed":
         revision = agreed_revision(conversation)[0]
         per_scope = revisions_by_scope(conversation)
     reading = _Reading(conversation, first_line)
+    reading.revision = revision
     reading.revision_of = lambda session: per_scope.get(("session", session), (revision,))[0]
     exchanges = {}  # the HTTP exchange -> the scope its ids count in
     said_revision = {}  # each side's first _meta revision
@@ -116,6 +101,8 @@ def audit(conversation, revision="agreed", first_line=1):
                 reading.stops.append(entry)
             elif entry.get("event") == "client_closed" and reading.closed is None:
                 reading.closed = index  # the client's input ended: it can answer nothing sent after
+            elif entry.get("event") == "tap_error" and type(entry.get("exchange")) is int:
+                reading.tap_errors.append(index)  # an HTTP answer that broke off, or a server not reached
             elif entry.get("event") == "client_gone":
                 # The client left during the answer (the suite reads one event of a stream,
                 # then cancels it): what it asked there is no longer owed, and an answer that
@@ -125,17 +112,16 @@ def audit(conversation, revision="agreed", first_line=1):
         value, reason = message_of(entry)
         why = unjudged(entry)
         if why is not None:  # passed on, never a problem: a note, and what it answers where known
-            answers = (f" (its id, {show_id(value['id'])}, read from its first or last bytes)"
-                       if isinstance(value, dict) and "id" in value else "")
-            reading.found(index, "not_judged", f"the {SENDER[direction]}'s message{answers} {why}",
-                          severity="note")
+            reading.found(index, "not_judged", f"{_what_was_cut(direction, value)} {why}")
             if value is None:
                 if direction == "from_server":  # neither id nor method read: its exchange's answer
                     reading.refusal(index, exchange)
                 continue
-        if direction == "from_server" and refused(entry) and (reason is not None or not _answers_an_id(value)):
+        if direction == "from_server" and refused(entry) and (reason is not None or not _answers_an_id(value)
+                                                              or not reading.echoes(value, exchange)):
             # A refusal over HTTP (403 for an Origin, 421 for a Host, 404 for a session...):
-            # its body may be plain text, or an error without an id; it answers its exchange.
+            # its body may be plain text, or an error without an id, or with an id of its own
+            # (the TypeScript SDK's "server-error"); it answers its exchange.
             reading.refusal(index, exchange)
             continue
         if entry.get("newline") is False:
@@ -143,6 +129,10 @@ def audit(conversation, revision="agreed", first_line=1):
                                                "its end: a reader of lines never sees it as a message")
         if reason is not None:
             reading.add(scope, index, direction, exchange, None, reason=reason)
+            continue
+        if why is not None:  # what its ends tell, to pair it: no rule reads a cut copy
+            reading.add(scope, index, direction, exchange, value, kind="request" if "id" in value and "method"
+                        in value else "notification" if "method" in value else "response", cut=True)
             continue
         judged = per_scope[scope][0] if scope in per_scope else revision
         verdict = classify(value, judged)
@@ -162,12 +152,14 @@ class _Slot:
     """One message as lesson 10's audit sees it, and where it came from."""
 
     __slots__ = ("index", "direction", "member", "kind", "reason", "revision", "batch", "exchange", "key",
-                 "refusal")
+                 "refusal", "cut")
 
-    def __init__(self, index, direction, member, kind, reason, revision, batch, exchange, refusal=False):
+    def __init__(self, index, direction, member, kind, reason, revision, batch, exchange, refusal=False,
+                 cut=False):
         self.index, self.direction, self.member, self.kind = index, direction, member, kind
         self.reason, self.revision, self.batch, self.exchange = reason, revision, batch, exchange
         self.refusal = refusal  # an HTTP refusal's answer to a request of its exchange (no message)
+        self.cut = cut  # too long to judge: only its id and kind are known, read from its ends
         self.key = id_key(member.get("id")) if isinstance(member, dict) else None
 
     @property
@@ -209,11 +201,6 @@ class _Scope:
         return [{"direction": slot.direction, "text": _stand_in(slot, token)} for slot in self.slots]
 
 
-def _latest_before(places, place):
-    at = bisect.bisect_left(places, place)
-    return places[at - 1] if at else None
-
-
 def _first_after(places, place):
     at = bisect.bisect_right(places, place)
     return places[at] if at < len(places) else None
@@ -233,6 +220,9 @@ class _Reading:
         self.batch_ids = {}  # (scope, direction, id key) -> the index of an invalid batch holding it
         self.revision_of = lambda session: None  # the revision an HTTP session agreed
         self.closed = None  # the index of the stdio client's client_closed event
+        self.tap_errors = []  # the indexes of the HTTP tap's tap_error events of an exchange
+        self.revision = None  # the revision the recording agreed (a finding's, unless it says its own)
+        self.broken = set()  # the requests (their slots' id()) whose HTTP answer broke off
 
     def found(self, index, problem, detail, **extra):
         self.own.append(self._problem(index, problem, detail, **extra))
@@ -248,16 +238,25 @@ class _Reading:
         return line_of(self.conversation, index, self.first_line)
 
     def add(self, scope, index, direction, exchange, member, kind="invalid", reason=None, revision=None,
-            batch=False):
-        slot = _Slot(index, direction, member, kind, reason, revision, batch, exchange)
+            batch=False, cut=False):
+        slot = _Slot(index, direction, member, kind, reason, revision, batch, exchange, cut=cut)
         self.scopes.setdefault(scope, _Scope()).add(slot)
         if direction == "to_server" and type(exchange) is int and slot.asks:
             self.by_exchange.setdefault(exchange, []).append((scope, slot))
-        if kind == "notification" and member.get("method") == "notifications/cancelled":
+        if kind == "notification" and not cut and member.get("method") == "notifications/cancelled":
             params = member.get("params")
             cancelled = id_key(params.get("requestId")) if isinstance(params, dict) else None
             if cancelled is not None:
                 self.forgiven.setdefault((scope, direction, cancelled), index)
+
+    def echoes(self, value, exchange):
+        """True when a response (or a batch of them) names an id of a request of its exchange (or
+        when the recording numbers no exchanges, and only its id can tell)."""
+        if type(exchange) is not int:
+            return True
+        asked = {slot.key for _, slot in self.by_exchange.get(exchange, ())}
+        members = value if isinstance(value, list) else [value]
+        return any(isinstance(member, dict) and id_key(member.get("id")) in asked for member in members)
 
     def refused_batch(self, scope, direction, members, index):
         """Note the ids of a batch that is invalid under the revision (2025-03-26 alone has
@@ -279,25 +278,73 @@ class _Reading:
             self.forgiven.setdefault((scope, "to_server", request.key), index)
 
     def problems(self):
-        """Lesson 10's audit of each scope, in words, with the tap's own problems."""
+        """Lesson 10's audit of each scope, in words, with the tap's own problems, each with its
+        keyword, its severity and the page and sentence of the specification it rests on
+        (:func:`.citations.settle`)."""
         found = list(self.own)
-        flagged_by_scope = {}
+        flagged_by_scope, audited = {}, {}
         for scope_key, scope in self.scopes.items():
-            flagged = flagged_by_scope.setdefault(scope_key, set())
-            named = lesson_audit(scope.text())
+            named = audited[scope_key] = lesson_audit(scope.text())
             for place, name in named:
                 if name == "unanswered" and not self._forgiven(scope_key, scope.slots[place - 1]):
                     scope.unanswered.setdefault(scope.slots[place - 1].direction, []).append(place)
+        found += self._tap_errors()
+        for scope_key, scope in self.scopes.items():
+            flagged = flagged_by_scope.setdefault(scope_key, set())
+            named = audited[scope_key]
             for place, name in named:
                 problem = self._word(scope_key, scope, place, name)
                 if problem is not None:
                     if name != "unanswered":  # a request unanswered is still judged by the rules
                         flagged.add(place)
                     found.append(problem)
-            found += self._error_codes(scope_key, scope, flagged)
+            found += error_code_rules(self, scope_key, scope, flagged)
         found += message_rules(self, flagged_by_scope)
         found += http_rules(self, self.revision_of)
+        settled = [settle(problem, self.revision) for problem in found]
+        found = [problem for problem in settled if problem is not None]
         found.sort(key=lambda problem: (problem["line"] is None, problem["line"] or 0))
+        return found
+
+    def _tap_errors(self):
+        """The HTTP tap's errors of an exchange: a server that was never reached owes its requests
+        nothing (a note); an answer that broke off before the response to a request of its
+        exchange is that request's finding (``broken_off``), said once, for all of them."""
+        found, waiting = [], None
+        for index in self.tap_errors:
+            event = self.conversation[index]
+            exchange = event["exchange"]
+            reached = event.get("reached")
+            if reached is None:  # a recording of a tap that did not say
+                reached = not str(event.get("detail", "")).startswith("cannot reach")
+            owed = [(scope, slot) for scope, slot in self.by_exchange.get(exchange, ())
+                    if not self._forgiven(scope, slot)]
+            if not reached:
+                self.forgive_exchange(exchange, index)
+                asked = ", ".join(f"{show_id(slot.member['id'])} ({_method(slot.member)})" for _, slot in owed)
+                what = (f"request{'s' if len(owed) > 1 else ''} {asked}" if owed else "message")
+                found.append(self._problem(index, "not_delivered", f"the tap could not reach the server, so the "
+                                           f"client's {what} never reached it (the client got a 502): "
+                                           f"{_short(str(event.get('detail', '')), 200)}"))
+                continue
+            if waiting is None:
+                waiting = {id(scope.slots[place - 1]) for scope in self.scopes.values()
+                           for place in scope.unanswered.get("to_server", ())}
+            left = [(scope, slot) for scope, slot in owed if id(slot) in waiting]
+            if not left:
+                continue
+            for scope, slot in left:
+                self.broken.add(id(slot))
+            asked = ", ".join(f"{show_id(slot.member['id'])} ({_method(slot.member)}, line {self.line(slot.index)})"
+                              for _, slot in left)
+            size = event.get("size")
+            came = (f"; the {size:,} bytes that came are kept in the recording" if type(size) is int and size
+                    else "; nothing of it came" if size == 0 else "")
+            found.append(self._problem(index, "broken_off", f"the server's answer to the client's request"
+                                       f"{'s' if len(left) > 1 else ''} {asked} broke off before "
+                                       f"{'their responses' if len(left) > 1 else 'its response'}: "
+                                       f"{_short(str(event.get('detail', '')), 200)}{came}",
+                                       revision=left[0][1].revision))
         return found
 
     def _word(self, scope_key, scope, place, name):
@@ -307,6 +354,8 @@ class _Reading:
         member, index = slot.member, slot.index
         if name == "pollution" or (name == "invalid" and slot.reason is not None):
             return self._not_json(slot)
+        if name == "answer_to_notification" and slot.key is None:
+            name = "unknown_id"  # an error with a null id answers no notification: it answers nothing
         if name == "invalid":
             judged = slot.revision
             if slot.batch:
@@ -319,7 +368,8 @@ class _Reading:
             earlier = scope.slots[first - 1] if first else slot
             return self._problem(index, "id_reused", f"the {sender} reused the id {show_id(member['id'])} "
                                  f"while its request on line {self.line(earlier.index)} "
-                                 f"({_method(earlier.member)}) is still unanswered", id=member["id"])
+                                 f"({_method(earlier.member)}) is still unanswered", id=member["id"],
+                                 rule="id_reused.in_flight", revision=slot.revision)
         if name == "answered_twice":
             asked = _latest_before(scope.requests.get((other, slot.key), []), place)
             request = scope.slots[asked - 1] if asked else slot
@@ -328,20 +378,22 @@ class _Reading:
             return self._problem(index, "answered_twice", f"a second answer to the {SENDER[other]}'s "
                                  f"request {show_id(member['id'])} ({_method(request.member)}, line "
                                  f"{self.line(request.index)}), first answered on line "
-                                 f"{self.line(answer.index)}", id=member["id"])
+                                 f"{self.line(answer.index)}", id=member["id"], revision=slot.revision)
         if name == "answer_to_notification":
             at = _latest_before(scope.notifications[other], place)
             notice = scope.slots[at - 1] if at else slot
             return self._problem(index, "answer_to_notification", f"the {sender} answered the "
                                  f"notification {_method(notice.member)} (line {self.line(notice.index)}): "
-                                 "a notification gets no answer, not even an error", id=member.get("id"))
+                                 "a notification gets no answer, not even an error", id=member.get("id"),
+                                 revision=slot.revision)
         if name == "unknown_id" and slot.key is not None:
             asked = _latest_before(scope.requests.get((other, slot.key), []), place)
             if asked is not None:  # an invalid request, owed an error
                 request = scope.slots[asked - 1]
                 return self._problem(index, "unknown_id", f"a result to the {SENDER[other]}'s invalid "
                                      f"request {show_id(member['id'])} ({_method(request.member)}, line "
-                                     f"{self.line(request.index)}), which is owed an error", id=member["id"])
+                                     f"{self.line(request.index)}), which is owed an error", id=member["id"],
+                                     revision=slot.revision)
             batch = self.batch_ids.get((scope_key, other, slot.key))
             if batch is not None and batch < index:
                 judged = slot.revision
@@ -350,17 +402,18 @@ class _Reading:
                                      f"{_under(judged) and ', which revision ' + str(judged) + ' does not allow'}"
                                      " (2025-03-26 alone has batches): the batch was answered as if it were "
                                      "allowed, where the revision asks for one error", id=member["id"],
-                                     severity="warning")
+                                     revision=judged)
             return self._problem(index, "unknown_id", f"a response to the id {show_id(member['id'])}, "
-                                 f"which the {SENDER[other]} never sent", id=member["id"])
+                                 f"which the {SENDER[other]} never sent", id=member["id"], revision=slot.revision)
         if name == "unknown_id":
             has = "no id" if "id" not in member else f"the id {show_id(member.get('id'))}"
-            return self._problem(index, "unmatched", f"a response with {has} answers none of the "
+            kind = "an error" if "error" in member else "a response"
+            return self._problem(index, "unmatched", f"{kind} with {has} answers none of the "
                                  f"{SENDER[other]}'s messages{self._meant(scope, slot, place)}",
-                                 id=member.get("id"))
+                                 id=member.get("id"), revision=slot.revision)
         if name == "unanswered":
-            if self._forgiven(scope_key, slot):
-                return None  # cancelled, or its client left: owed nothing
+            if self._forgiven(scope_key, slot) or id(slot) in self.broken:
+                return None  # cancelled, or its client left: owed nothing; or said with the answer that broke off
             if slot.direction == "from_server" and self.closed is not None and slot.index > self.closed:
                 return None  # asked of a client whose input had already ended (stdio): it cannot answer
             why = ""
@@ -368,7 +421,7 @@ class _Reading:
                 why = f" (the server {ended_words(self.ended, self.stops)})"
             return self._problem(index, "unanswered", f"the {sender}'s request {show_id(member['id'])} "
                                  f"({_method(member)}) was never answered by the {SENDER[other]}{why}",
-                                 id=member["id"])
+                                 id=member["id"], revision=slot.revision)
         return self._problem(index, name, f"lesson 10's audit found {name}")
 
     def _forgiven(self, scope_key, slot):
@@ -376,19 +429,26 @@ class _Reading:
         since = self.forgiven.get((scope_key, slot.direction, slot.key))
         return since is not None and since > slot.index
 
-    def _meant(self, scope, slot, place):
+    def _meant_slot(self, scope, slot, place):
         """For a response without a usable id: the oldest request of the other side before it
-        that is never answered, which it may have been meant for."""
+        that is never answered, which it may have been meant for (None when there is none)."""
         member = slot.member
         if (not isinstance(member, dict) or slot.key is not None or "method" in member
                 or not ("result" in member or "error" in member)):
-            return ""
+            return None
         waiting = scope.unanswered.get(_other(slot.direction), ())
         if not waiting or waiting[0] > place:
+            return None
+        return scope.slots[waiting[0] - 1]
+
+    def _meant(self, scope, slot, place):
+        """Words for :meth:`_meant_slot`: the request it was meant for (whose own finding says
+        it was never answered)."""
+        oldest = self._meant_slot(scope, slot, place)
+        if oldest is None:
             return ""
-        oldest = scope.slots[waiting[0] - 1]
         return (f"; was it meant for request {show_id(oldest.member['id'])} ({_method(oldest.member)}, "
-                f"line {self.line(oldest.index)}), which is never answered?")
+                f"line {self.line(oldest.index)})?")
 
     def _not_json(self, slot):
         entry = self.conversation[slot.index]
@@ -398,45 +458,15 @@ class _Reading:
         if slot.direction == "from_server" and said is not None:
             return self._problem(slot.index, "pollution", f"the server answered with {_quoted(entry)} (HTTP "
                                  f"{said.get('status', '?')}), which is not JSON{why}: an MCP client "
-                                 "cannot read it as a message")
+                                 "cannot read it as a message", rule="pollution.http")
+        if said is not None:
+            return self._problem(slot.index, "not_json", f"the client sent {_quoted(entry)}, which is not "
+                                 f"JSON{why}", rule="not_json.http")
         if slot.direction == "from_server":
             return self._problem(slot.index, "pollution", f"the server wrote {_quoted(entry)} on stdout, which "
                                  f"is not JSON{why}: stdout is for JSON-RPC messages only, logs belong on "
                                  "stderr")
         return self._problem(slot.index, "not_json", f"the client sent {_quoted(entry)}, which is not JSON{why}")
-
-    def _error_codes(self, scope_key, scope, flagged):
-        """The warnings for the server's errors to its client's requests (:data:`NAMED_CODES`).
-        A request the client cancelled is owed nothing, so its error (the SDKs answer -32800,
-        LSP's "request cancelled") is no failure of the method's."""
-        found = []
-        for place, slot in enumerate(scope.slots, 1):
-            if (slot.direction != "from_server" or slot.kind != "response" or slot.key is None
-                    or place in flagged or slot.refusal or "error" not in slot.member):
-                continue
-            asked = _latest_before(scope.requests.get(("to_server", slot.key), []), place)
-            if asked is None:
-                continue
-            method = scope.slots[asked - 1].member.get("method")
-            named = NAMED_CODES.get(method)
-            error = slot.member.get("error")
-            code = error.get("code") if isinstance(error, dict) else None
-            if named is None or (type(code) is int and -32768 <= code <= -32000):
-                continue
-            if self._forgiven(scope_key, scope.slots[asked - 1]):
-                continue  # cancelled by its client (or left by it): whatever the error, it is no answer owed
-            if code == CANCELLED:
-                found.append(self._problem(slot.index, "error_code", f"the server answered {method} with "
-                                           f"error code {CANCELLED}, \"request cancelled\" in the SDKs (a code "
-                                           "of LSP's, which no MCP revision defines), though the client "
-                                           "never cancelled it", id=slot.member.get("id"), severity="warning"))
-                continue
-            expected, page, case = named
-            found.append(self._problem(slot.index, "error_code", f"the server answered {method} with error "
-                                       f"code {show_id(code)}, which no spec defines; for {case} 2025-11-25's "
-                                       f"{page} names {expected}", id=slot.member.get("id"), severity="warning"))
-        return found
-
 
 def _stand_in(slot, token):
     """A line of the same kind as ``slot``'s message under its revision, with ``token`` of its
@@ -471,6 +501,19 @@ def _check_meta_revision(member, index, direction, said_revision, found):
               f"the {SENDER[direction]}'s earlier ones {first}")
 
 
+def _what_was_cut(direction, value):
+    """The subject of a note on a message too long to judge: what its ends tell of it."""
+    sender = SENDER[direction]
+    if not isinstance(value, dict):
+        return f"the {sender}'s message"
+    read = "read from its first or last bytes"
+    if "method" in value and "id" in value:
+        return f"the {sender}'s request {show_id(value['id'])} ({_method(value)}; its id and method {read})"
+    if "method" in value:
+        return f"the {sender}'s notification {_method(value)} (its method {read})"
+    return f"the {sender}'s answer to request {show_id(value['id'])} (its id {read})"
+
+
 def _other(direction):
     return "from_server" if direction == "to_server" else "to_server"
 
@@ -493,12 +536,11 @@ def _check_version_header(entry, value, revision, index, found):
         return
     if sent is None:
         found(index, "version_header", f"the client sent no MCP-Protocol-Version header in a session that "
-              f"agreed on {revision}: after the handshake every request over HTTP MUST carry it "
-              f"({revision} basic/transports.mdx)")
+              f"agreed on {revision}: after the handshake every request over HTTP carries it", revision=revision)
         return
     found(index, "version_header", f"the client sent MCP-Protocol-Version {_short(json.dumps(sent), 40)} "
-          f"in a session that agreed on {revision}: after the handshake each request SHOULD carry the "
-          f"negotiated revision ({revision} basic/transports.mdx)", severity="warning")
+          f"in a session that agreed on {revision}: after the handshake each request carries the "
+          f"negotiated revision", rule="version_header.other", revision=revision)
 
 
 def _under(revision):

@@ -40,14 +40,15 @@ _FIRST_METHOD = re.compile(r'\A\s*\{[^{}\[\]]{0,2000}?"method"\s*:\s*("(?:[^"\\]
 
 def unjudged(entry):
     """Words for a message the tap passed on but did not judge (too long to keep, or
-    compressed in a way it cannot decode); None for any other entry."""
+    compressed in a way it cannot decode), to follow its subject ("the server's message is
+    ..."); None for any other entry."""
     if entry.get("truncated"):
         size = entry.get("size")
         long = f"{size:,} bytes long" if type(size) is int else "longer than the tap keeps"
-        return f"it is {long}, too long to judge (the tap judges lines of up to --max-line bytes)"
+        return f"is {long}, too long to judge (the tap judges lines of up to --max-line bytes)"
     if entry.get("undecoded"):
         size = entry.get("size")
-        return (f"it came {_short(str(entry.get('detail') or 'compressed'), 120)}"
+        return (f"came {_short(str(entry.get('detail') or 'compressed'), 120)}"
                 f"{f' ({size:,} bytes)' if type(size) is int else ''}, so it was not judged")
     return None
 

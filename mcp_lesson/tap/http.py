@@ -194,8 +194,9 @@ class HttpTap:
                 body if body or scope["method"] in ("POST", "PUT", "PATCH") else None, record)
         except UpstreamError as exc:
             record()
-            words = f"cannot reach {self.to}: {exc}"
-            self._record("tap_error", detail=words, exchange=exchange)
+            words = (f"the server at {self.to} took the request, then gave no answer: {exc}" if exc.reached
+                     else f"cannot reach {self.to}: {exc}")
+            self._record("tap_error", detail=words, exchange=exchange, reached=exc.reached, size=0)
             await _plain_answer(send, 502, f"{PROG}: {words}")
             return
         finally:
@@ -263,6 +264,16 @@ class HttpTap:
             self.recorder.write(ticket, self._entry("from_server", body, when, len(body), tail, http=said) if body
                                 else self._event(when, "http_response", **said))
         return True
+
+    def _came(self, events, body, size, plain, plain_size, decoder):
+        """What came of an answer that broke off, for its ``tap_error``: ``size`` (its bytes) and
+        ``arrived`` (their first ``max_line``, as text; decoded where it came compressed; of an
+        event stream, the event it was in the middle of, the events before it being entries)."""
+        if events is not None:
+            data = events.pending()
+            return {"size": len(data), "arrived": data[:self.max_line].decode("utf-8", "replace")}
+        data, total = (plain, plain_size) if decoder is not None else (body, size)
+        return {"size": total, "arrived": bytes(data[:self.max_line]).decode("utf-8", "replace")}
 
     async def _read_body(self, receive):
         """``(body, None)``, or ``(None, (status, words))``: status None when the client went away."""
@@ -370,7 +381,9 @@ class HttpTap:
                 await send(start)
             ticket, when = self.recorder.ticket()
             if cut is not None:  # the client's answer breaks off too: the connection is closed
-                self.recorder.write(ticket, self._event(when, "tap_error", detail=cut, exchange=exchange))
+                self.recorder.write(ticket, self._event(when, "tap_error", detail=cut, exchange=exchange,
+                                                        reached=True, **self._came(events, body, size, plain,
+                                                                                   plain_size, decoder)))
                 raise _Cut
             finished = True
             try:  # the answer's end leaves before its entry is made

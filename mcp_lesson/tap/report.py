@@ -190,7 +190,7 @@ def _print_session(out, number, session, revision, how, problems, disagreements,
     if not problems:
         print("  no problems: every request answered once, nothing else answered, "
               f"{'only JSON-RPC' if unit.startswith('message') else 'clean stdout'}, every message "
-              "valid", file=out)
+              f"judged valid{' (the notes say which were not judged)' if notes else ''}", file=out)
     if disagreements:
         print(f"  the judge ({start.get('judge')}) and the course's rules disagree on "
               f"{len(disagreements)} line{'s' if len(disagreements) > 1 else ''}:", file=out)

@@ -69,8 +69,9 @@ def _about(entries, index, requests):
 
 def card(entries, steps=None):
     """The card of one recording: the revision agreed, what each step got (``steps``), and the
-    audit's findings as ``[problem, severity, what it is about]``, each once, sorted (how many
-    times a server's timer logged is no part of it)."""
+    audit's findings as ``[problem, severity, keyword, what it is about]``, each once, sorted (how
+    many times a server's timer logged is no part of it); the keyword is the specification's
+    (MUST, SHOULD... or "statement", "example"), None for the tap's own notes."""
     requests, where = {}, {}
     for index, entry in enumerate(entries):
         where[index + 1] = index
@@ -81,11 +82,11 @@ def card(entries, steps=None):
             http = entry.get("http") if isinstance(entry.get("http"), dict) else {}
             if entry["direction"] == "to_server" and type(http.get("exchange")) is int:
                 requests[("exchange", http["exchange"])] = value["method"]
-    found = {(problem["problem"], problem.get("severity", "problem"),
+    found = {(problem["problem"], problem.get("severity", "problem"), problem.get("keyword"),
               _about(entries, where[problem["line"]], requests) if problem.get("line") in where else "")
              for problem in audit(entries)}
     return {"revision": agreed_revision(entries)[0], "steps": steps or {},
-            "findings": [list(finding) for finding in sorted(found)]}
+            "findings": [list(finding) for finding in sorted(found, key=lambda one: [str(part) for part in one])]}
 
 
 def suite_table(cards):
@@ -98,12 +99,12 @@ def suite_table(cards):
 
 
 def table(cards):
-    """A Markdown table of ``{server: card}``: one row a finding (or "no problems")."""
-    rows = ["| server | revision | finding | severity | about |", "|---|---|---|---|---|"]
+    """A Markdown table of ``{server: card}``: one row a finding (or "no findings")."""
+    rows = ["| server | revision | finding | severity | keyword | about |", "|---|---|---|---|---|---|"]
     for server, one in cards.items():
-        findings = one["findings"] or [["no problems", "", ""]]
-        for problem, severity, about in findings:
-            rows.append(f"| {server} | {one['revision']} | {problem} | {severity} | {about} |")
+        findings = one["findings"] or [["no findings", "", "", ""]]
+        for problem, severity, keyword, about in findings:
+            rows.append(f"| {server} | {one['revision']} | {problem} | {severity} | {keyword or ''} | {about} |")
     return "\n".join(rows) + "\n"
 
 

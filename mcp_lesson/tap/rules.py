@@ -7,29 +7,39 @@
 * ``id_reused``: an id reused after its answer, where the revision says an id MUST NOT
   have been used before by the same requestor in the session (2024-11-05 to 2025-11-25;
   JSON-RPC alone allows it, and so do the course's rules, as lesson 10's audit does);
-* ``unknown_tool``: a ``tools/call`` of a tool the server's ``tools/list`` never named,
-  answered with a result: an unknown tool is a protocol error (-32602) in every revision;
+* ``unknown_tool``: a ``tools/call`` of a tool the server's complete ``tools/list`` never
+  named, answered as the tool's own failure (``isError``): tools.mdx lists unknown tools
+  among protocol errors (a call answered with a plain result is no finding: the server
+  has the tool, unlisted or on a page not read);
 * ``reserved_code``: a code of JSON-RPC's reserved range with another meaning (-32601,
   "method not found", for a method the server has; -32700, "parse error", to a request
   that was read);
 * ``result_shape``: a result that breaks the revision's ``schema.json`` (:mod:`.schemas`);
+* ``progress_token``: a progress notification whose token no request of the other side
+  gave; ``cancelled_answered``: a response to a request its sender had cancelled;
+  ``version``: an ``initialize`` answered with a ``protocolVersion`` no revision has;
 * over HTTP, ``session_status`` (a request on a session that ended, or that the server
   never handed out, answered otherwise than 404) and ``origin`` (an ``Origin`` of
   another site accepted, where the server must answer 403).
+
+Each finding names its rule of :mod:`.citations`, which gives it its keyword, its severity and
+the sentence it quotes. A message too long to judge (``slot.cut``) is read by no rule.
 
 The audit (:mod:`.audit`) calls these with what it has read: its scopes of slots, in time
 order (each slot a message with its direction, kind, id key and revision).
 """
 
+import bisect
+import json
 from urllib.parse import urlsplit
 
+from mcp_lesson.protocol.revisions import REVISIONS
 from mcp_lesson.shared.recording import time_order as in_time_order
-from mcp_lesson.tap.entries import _http_of, _method, id_key, show_id
+from mcp_lesson.tap.citations import RULES
+from mcp_lesson.tap.entries import _http_of, _method, _protocol_version, id_key, show_id
 from mcp_lesson.tap.judge import _short
 from mcp_lesson.tap.schemas import shape_problem
 
-#: The revision cited where the recording agreed on none: the last one with a handshake.
-FALLBACK = "2025-11-25"
 #: What a message sent by one side needs the other (or the sender) to have announced:
 #: method -> (whose capabilities, the path in them, the page that says so).
 NEEDS = {
@@ -47,23 +57,26 @@ NEEDS = {
 SERVES = {"tools/call": "tools", "tools/list": "tools", "prompts/get": "prompts", "prompts/list": "prompts",
           "resources/read": "resources", "resources/list": "resources", "logging/setLevel": "logging",
           "completion/complete": "completions"}
-#: The page that says an id MUST NOT be reused in a session, by revision.
-ID_PAGE = {"2024-11-05": "basic/messages.mdx", "2025-03-26": "basic/index.mdx",
-           "2025-06-18": "basic/index.mdx", "2025-11-25": "basic/index.mdx"}
+#: The code the revisions name for a request's usual failure, where it names one: the page that
+#: says so and the case. A server that answers such a request with a code outside JSON-RPC's
+#: reserved range (-32768 to -32000; the SDK's catch-all gave 0) gets a warning.
+NAMED_CODES = {
+    "tools/call": (-32602, "server/tools.mdx", "an unknown tool"),
+    "prompts/get": (-32602, "server/prompts.mdx", "an invalid prompt name"),
+    "resources/read": (-32002, "server/resources.mdx", "a resource not found"),
+    "logging/setLevel": (-32602, "server/utilities/logging.mdx", "an invalid log level"),
+}
+#: The code the SDKs answer a cancelled request with (LSP's RequestCancelled; no MCP revision
+#: defines it, and 2025-11-25's basic/utilities/cancellation.mdx asks for no answer at all).
+CANCELLED = -32800
 _LOOPBACK = {"localhost", "127.0.0.1", "::1"}
 _CAPS_KEY = "io.modelcontextprotocol/clientCapabilities"
 
 
-def cite(revision, page):
-    """``"docs/specification/2025-11-25/server/tools.mdx"``: the page of the revision agreed (or
-    of :data:`FALLBACK`, said as such, where none was)."""
-    known = revision if isinstance(revision, str) else FALLBACK
-    return f"docs/specification/{known}/{page}" + ("" if isinstance(revision, str) else ", the latest with a handshake")
-
-
-def _transport_page(revision):
-    return "basic/transports/streamable-http.mdx" if isinstance(revision, str) and revision >= "2026" \
-        else "basic/transports.mdx"
+def _latest_before(places, place):
+    """The last of ``places`` (sorted) before ``place``, or None."""
+    at = bisect.bisect_left(places, place)
+    return places[at - 1] if at else None
 
 
 def _has(capabilities, path):
@@ -151,29 +164,84 @@ def message_rules(reading, flagged):
     a list of problems. ``flagged`` holds, by scope, the places lesson 10's audit found fault
     with (no rule here speaks of them again)."""
     known = _Known(reading.conversation, reading.scopes)
+    tokens = _progress_tokens(reading.scopes)
     found = []
     for scope_key, scope in reading.scopes.items():
         answer_of, request_of = _answers(scope)
         skip = flagged.get(scope_key, set())
         answered = {}  # (direction, id key) -> the place of the answer to its latest request
+        cancelled = {}  # (direction of the canceller, id key) -> the place of its notifications/cancelled
         for place, slot in enumerate(scope.slots, 1):
             member = slot.member if isinstance(slot.member, dict) else None
-            if member is None or place in skip:
+            if member is None or place in skip or slot.cut:
                 continue
             method = member.get("method")
             if slot.kind in ("request", "notification") and method in NEEDS:
                 found += _capability(reading, known, scope_key, slot, method)
+            if slot.kind == "notification" and method == "notifications/progress":
+                found += _progress(reading, slot, tokens)
+            if slot.kind == "notification" and method == "notifications/cancelled":
+                params = member.get("params") if isinstance(member.get("params"), dict) else {}
+                key = id_key(params.get("requestId"))
+                if key is not None:
+                    cancelled.setdefault((slot.direction, key), place)
             if slot.kind == "request" and slot.key is not None:
                 earlier = answered.get((slot.direction, slot.key))
-                if earlier is not None and slot.revision in ID_PAGE:
+                if earlier is not None and slot.revision in RULES["id_reused"].where:
                     found.append(_reused(reading, scope, slot, earlier))
                 if place in answer_of:
                     answered[(slot.direction, slot.key)] = answer_of[place]
-            if slot.kind == "response" and slot.direction == "from_server" and place in request_of \
-                    and not slot.refusal:
+            if slot.kind == "response" and place in request_of and not slot.refusal:
                 request = scope.slots[request_of[place] - 1]
-                found += _answer_rules(reading, known, scope_key, request, slot)
+                at = cancelled.get((request.direction, request.key))
+                if at is not None and request_of[place] < at < place:
+                    found.append(_cancelled_answered(reading, request, slot, scope.slots[at - 1]))
+                if slot.direction == "from_server" and not request.cut:
+                    found += _answer_rules(reading, known, scope_key, request, slot)
     return found
+
+
+def _progress_tokens(scopes):
+    """``{direction: keys of the progress tokens its requests gave}`` over the whole recording
+    (a token given in any scope is given), and the directions with a request too long to read,
+    whose token may be in what was not kept."""
+    given, unread = {"to_server": set(), "from_server": set()}, set()
+    for scope in scopes.values():
+        for slot in scope.slots:
+            if slot.kind != "request" or not isinstance(slot.member, dict):
+                continue
+            if slot.cut:
+                unread.add(slot.direction)
+                continue
+            params = slot.member.get("params") if isinstance(slot.member.get("params"), dict) else {}
+            meta = params.get("_meta") if isinstance(params.get("_meta"), dict) else {}
+            token = id_key(meta.get("progressToken"))
+            if token is not None:
+                given.setdefault(slot.direction, set()).add(token)
+    return given, unread
+
+
+def _progress(reading, slot, tokens):
+    given, unread = tokens
+    other = "to_server" if slot.direction == "from_server" else "from_server"
+    params = slot.member.get("params") if isinstance(slot.member.get("params"), dict) else {}
+    token = params.get("progressToken")
+    key = id_key(token)
+    if key is None or key in given.get(other, ()) or other in unread:
+        return []  # no token (the schema's concern), one given, or one that may be in a request not kept
+    sender, asker = ("server", "client") if slot.direction == "from_server" else ("client", "server")
+    return [reading._problem(slot.index, "progress_token", f"the {sender} sent notifications/progress for "
+                             f"the token {show_id(token)}, which no request of the {asker}'s gave "
+                             "(params._meta.progressToken)", rule="progress_token", revision=slot.revision)]
+
+
+def _cancelled_answered(reading, request, answer, cancel):
+    sender = "server" if answer.direction == "from_server" else "client"
+    return reading._problem(answer.index, "cancelled_answered", f"the {sender} answered request "
+                            f"{show_id(request.member['id'])} ({_method(request.member)}, line "
+                            f"{reading.line(request.index)}), which its sender had cancelled on line "
+                            f"{reading.line(cancel.index)} (unless the answer was already on its way when "
+                            "the cancellation came)", id=answer.member.get("id"), revision=answer.revision)
 
 
 def _capability(reading, known, scope_key, slot, method):
@@ -184,19 +252,18 @@ def _capability(reading, known, scope_key, slot, method):
         return []
     announced = "its own" if whose == sender else f"the {whose}'s"
     return [reading._problem(slot.index, "capability", f"the {sender} sent {method}, but {announced} "
-                             f"capabilities in the handshake have no {'.'.join(path)}: a side uses only "
-                             f"what was announced ({cite(slot.revision, page)})",
+                             f"capabilities in the handshake have no {'.'.join(path)} (see {page}): a side "
+                             "uses only what was announced", revision=slot.revision,
                              **({"id": slot.member["id"]} if "id" in slot.member else {}))]
 
 
 def _reused(reading, scope, slot, answer_place):
     answer = scope.slots[answer_place - 1]
     sender = "server" if slot.direction == "from_server" else "client"
-    page = ID_PAGE.get(slot.revision)
     words = (f"the {sender} reused the id {show_id(slot.member['id'])} ({_method(slot.member)}), already "
              f"answered on line {reading.line(answer.index)}")
-    return reading._problem(slot.index, "id_reused", f"{words}: an id MUST NOT have been used before by the "
-                            f"same requestor in the session ({cite(slot.revision, page)})", id=slot.member["id"])
+    return reading._problem(slot.index, "id_reused", f"{words}: an id is not used twice by the same requestor "
+                            "in a session", id=slot.member["id"], revision=slot.revision)
 
 
 def _answer_rules(reading, known, scope_key, request, slot):
@@ -206,18 +273,22 @@ def _answer_rules(reading, known, scope_key, request, slot):
     found = []
     params = request.member.get("params") if isinstance(request.member.get("params"), dict) else {}
     if "result" in member:
+        result = member["result"]
         name = params.get("name")
         if (method == "tools/call" and isinstance(name, str) and known.tools_complete
-                and name not in known.tools):
+                and name not in known.tools and isinstance(result, dict) and result.get("isError") is True):
             found.append(reading._problem(slot.index, "unknown_tool", f"the client called the tool "
                                           f"{_short(name, 60)!r}, which the server's tools/list never named, "
-                                          "and the server answered with a result: an unknown tool is a "
-                                          f"protocol error, -32602 ({cite(slot.revision, 'server/tools.mdx')})",
-                                          id=member.get("id")))
-        words = shape_problem(method, member["result"], slot.revision)
+                                          "and the server answered with the tool's own failure (isError): an "
+                                          "unknown tool is a protocol error, a JSON-RPC error (-32602 in the "
+                                          "page's example)", id=member.get("id"), revision=slot.revision))
+        if method == "initialize":
+            found += _version(reading, request, slot)
+        words = shape_problem(method, result, slot.revision)
         if words is not None:
             found.append(reading._problem(slot.index, "result_shape", f"the server's answer to {method}: {words} "
-                                          f"(schema/{slot.revision}/schema.json)", id=member.get("id")))
+                                          f"(schema/{slot.revision}/schema.json)", id=member.get("id"),
+                                          revision=slot.revision))
         return found
     error = member.get("error") if isinstance(member.get("error"), dict) else {}
     code = error.get("code")
@@ -228,16 +299,38 @@ def _answer_rules(reading, known, scope_key, request, slot):
             why = ("answered it with a result elsewhere in the recording" if method in known.answered
                    else f"announced the {SERVES[method]} capability")
             found.append(reading._problem(slot.index, "reserved_code", f"the server answered {method} with "
-                                          f"-32601, \"method not found\", though it {why}: a name it does not "
-                                          f"know is invalid params, -32602 "
-                                          f"({cite(slot.revision, _page_of(method))})", id=member.get("id")))
+                                          f"-32601, \"method not found\", though it {why}: -32601 says the "
+                                          f"method does not exist (an unknown name, or arguments it refuses, "
+                                          f"are invalid params, -32602, in {_page_of(method)}; an error passed "
+                                          "on from elsewhere, such as a client's refusal, keeps a code that "
+                                          "means something else here)", id=member.get("id"),
+                                          rule="reserved_code.-32601", revision=slot.revision))
     elif code == -32700:
         found.append(reading._problem(slot.index, "reserved_code", "the server answered with -32700, \"parse "
                                       f"error\", a request it could read ({_method(request.member)}, line "
-                                      f"{reading.line(request.index)}): -32700 is for a message that is no JSON "
-                                      f"({cite(slot.revision, 'basic/index.mdx' if slot.revision != '2024-11-05' else 'basic/messages.mdx')})",
-                                      id=member.get("id")))
+                                      f"{reading.line(request.index)}): -32700 is for a message that is no JSON",
+                                      id=member.get("id"), rule="reserved_code.-32700", revision=slot.revision))
     return found
+
+
+def _version(reading, request, slot):
+    """An ``initialize`` answered with a ``protocolVersion`` no revision of MCP has: one before the
+    first (2024-11-05), between the known ones, or no date at all. One later than the latest
+    the course knows may be a newer revision, and is no finding."""
+    answered = _protocol_version(slot.member, "result")
+    if answered is None or answered in REVISIONS:
+        return []
+    dated = len(answered) == 10 and answered[4] == answered[7] == "-" and answered.replace("-", "").isdigit()
+    if dated and answered > REVISIONS[-1]:
+        return []
+    asked = _protocol_version(request.member, "params")
+    offered = (f"the client offered {_short(asked, 40)}" if asked is not None
+               else "the client offered no protocolVersion")
+    return [reading._problem(slot.index, "version", f"the server answered initialize with protocolVersion "
+                             f"{_short(answered, 40)!r}, a version no revision of MCP has (they are "
+                             f"{', '.join(REVISIONS)}); {offered}: a server that does not support the version "
+                             "asked answers with another one it supports", id=slot.member.get("id"),
+                             revision=None)]
 
 
 def _page_of(method):
@@ -274,10 +367,10 @@ def http_rules(reading, revision_of):
         given = _session_of(entry)
         if type(status) is not int:
             continue
-        if isinstance(session, str) and session not in handed | {given}:
-            found += _session(reading, index, session, status, None, revision_of(session))
-        elif isinstance(session, str) and session in ended:
+        if isinstance(session, str) and session in ended:
             found += _session(reading, index, session, status, ended[session], revision_of(session))
+        elif isinstance(session, str) and session not in handed | {given}:
+            found += _session(reading, index, session, status, None, revision_of(session))
         if given is not None and status < 300:
             handed.add(given)
         if isinstance(session, str) and session not in ended and (
@@ -290,18 +383,18 @@ def http_rules(reading, revision_of):
 def _session(reading, index, session, status, ended_at, revision):
     if isinstance(revision, str) and revision >= "2026":
         return []  # no sessions in a stateless revision
-    page = cite(revision, "basic/transports.mdx")
     if ended_at is None:
         if status < 300 or status == 404:
             return []  # a server without sessions may ignore the header
         return [reading._problem(index, "session_status", f"a request on the session {_short(session, 40)!r}, "
-                                 f"which the server never handed out, got HTTP {status}: a request on a "
-                                 f"session that does not exist (or no longer does) gets 404 Not Found ({page})")]
+                                 f"which the server never handed out, got HTTP {status}: such a session does "
+                                 "not exist, as one that ended, which gets 404 Not Found",
+                                 rule="session_status.unknown", revision=revision)]
     if status == 404:
         return []
     return [reading._problem(index, "session_status", f"a request on the session {_short(session, 40)!r}, which "
                              f"ended on line {reading.line(ended_at)}, got HTTP {status}: once a session has "
-                             f"ended the server MUST answer its requests with 404 Not Found ({page})")]
+                             "ended the server answers its requests with 404 Not Found", revision=revision)]
 
 
 def _own_hosts(conversation):
@@ -339,5 +432,73 @@ def _origin(reading, index, headers, status, revision, own):
     return [reading._problem(index, "origin", f"the server accepted a request with Origin "
                              f"{_short(origin, 60)!r} (HTTP {status}), a site other than its own "
                              f"({_short(', '.join(sorted(n for n in names if n)) or str(host), 60)}): servers "
-                             f"MUST validate Origin and answer an invalid one with 403 Forbidden, against "
-                             f"DNS rebinding ({cite(revision, _transport_page(revision))})")]
+                             "validate Origin and answer an invalid one with 403 Forbidden, against DNS "
+                             "rebinding", revision=revision)]
+
+
+def error_code_rules(reading, scope_key, scope, flagged):
+    """The findings on the codes of the server's errors to its client's requests
+    (:data:`NAMED_CODES`): a code no spec defines where the method's page names one, -32800
+    for a request never cancelled, and a resource not found answered with another code
+    than its revision's. A request the client cancelled is owed nothing, so its error (the
+    SDKs answer -32800, LSP's "request cancelled") is no failure of the method's."""
+    found = []
+    for place, slot in enumerate(scope.slots, 1):
+        if (slot.direction != "from_server" or slot.kind != "response" or slot.key is None or slot.cut
+                or place in flagged or slot.refusal or "error" not in slot.member):
+            continue
+        asked = _latest_before(scope.requests.get(("to_server", slot.key), []), place)
+        if asked is None or scope.slots[asked - 1].cut:
+            continue
+        request = scope.slots[asked - 1].member
+        method = request.get("method")
+        error = slot.member.get("error")
+        code = error.get("code") if isinstance(error, dict) else None
+        if reading._forgiven(scope_key, scope.slots[asked - 1]):
+            continue  # cancelled by its client (or left by it): whatever the error, it is no answer owed
+        revision = slot.revision
+        if method == "resources/read":
+            found += _resource_code(reading, slot, request, code, revision)
+            continue
+        named = NAMED_CODES.get(method)
+        if named is None or (type(code) is int and -32768 <= code <= -32000 and code != CANCELLED):
+            continue
+        if code == CANCELLED:
+            found.append(reading._problem(slot.index, "error_code", f"the server answered {method} with "
+                                       f"error code {CANCELLED}, \"request cancelled\" in the SDKs (a code "
+                                       "of LSP's, which no MCP revision defines), though the client "
+                                       "never cancelled it", id=slot.member.get("id"),
+                                       rule="error_code.cancelled", revision=revision))
+            continue
+        expected, page, case = named
+        found.append(reading._problem(slot.index, "error_code", f"the server answered {method} with error "
+                                   f"code {show_id(code)}, which no spec defines; for {case} {page} names "
+                                   f"{expected}", id=slot.member.get("id"), rule=f"error_code.{method}",
+                                   revision=revision))
+    return found
+
+def _resource_code(reading, slot, request, code, revision):
+    """A resource not found: -32002 up to 2025-11-25 (a SHOULD), -32602 in 2026-07-28 (a
+    MUST). Read as not found: an error with the other revision's code for a well-formed
+    request (one with a string ``uri``), or a code no spec defines."""
+    params = request.get("params") if isinstance(request.get("params"), dict) else {}
+    uri = params.get("uri")
+    stateless = isinstance(revision, str) and revision >= "2026"
+    expected, other = (-32602, -32002) if stateless else (-32002, -32602)
+    if type(code) is not int or code == expected or (-32768 <= code <= -32000 and code != other):
+        return []
+    if code == other and not isinstance(uri, str):
+        return []  # -32602 for a request without a uri is right
+    which = f"resources/read of {_short(json.dumps(uri), 80)}" if isinstance(uri, str) else "resources/read"
+    words = ("which no spec defines" if not -32768 <= code <= -32000 else
+             "invalid params" if code == -32602 else "the code of earlier revisions for a resource not found")
+    if stateless:
+        tell = "for a resource that does not exist, 2026-07-28's server/resources.mdx asks for -32602"
+    else:
+        tell = ("for a resource not found, server/resources.mdx names -32002 (if the resource exists and "
+                "the request was at fault, -32602 is right)" if code == -32602 else
+                "for a resource not found, server/resources.mdx names -32002")
+    return [reading._problem(slot.index, "error_code", f"the server answered {which} with error code "
+                          f"{show_id(code)}, {words}; {tell}", id=slot.member.get("id"),
+                          rule="error_code.resources/read" + (".2026" if stateless else ""),
+                          revision=revision)]

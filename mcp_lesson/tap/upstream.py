@@ -26,7 +26,12 @@ CHUNK = 65536
 
 
 class UpstreamError(Exception):
-    """The server could not be reached, or its answer broke off or was not HTTP."""
+    """The server could not be reached (:attr:`reached` false), or it was and its answer broke
+    off, never came or was not HTTP."""
+
+    def __init__(self, words, reached=True):
+        super().__init__(words)
+        self.reached = reached
 
 
 class _NotHTTP(Exception):
@@ -209,7 +214,7 @@ class Upstream:
             if sock is not None:  # each part written at once (see http.listen)
                 sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
             return reader, writer
-        raise UpstreamError(str(why) or type(why).__name__)
+        raise UpstreamError(str(why) or type(why).__name__, reached=False)
 
     def _kept(self):
         now = time.monotonic()

@@ -7,8 +7,10 @@ The servers, pinned and installed by ``make venv``:
   (every feature of the protocol), ``server-filesystem`` and ``server-memory``, over stdio
   (server-everything's HTTP mode listens on every interface, and the course's tests listen
   on loopback only);
-* from PyPI (pyproject.toml's test extras): ``mcp-server-time`` and ``mcp-server-git``, built
-  on the Python SDK (its FastMCP);
+* from PyPI (pyproject.toml's test extras): ``mcp-server-time``, ``mcp-server-git`` and
+  ``mcp-server-fetch`` (fetching a page the test serves on 127.0.0.1), built on the Python SDK;
+* a server of the SDK's own ``MCPServer`` (FastMCP before mcp 2), with a tool, a prompt and a
+  resource, as a developer writes one first;
 * the course's own SDK server (mcp_lesson.server.calculator) is held to both clients in tests/tap/.
 
 The clients:
@@ -74,6 +76,59 @@ def _git_repository(folder):
     return repo
 
 
+#: A server of the SDK's MCPServer (FastMCP before mcp 2), as a developer's first one.
+MCPSERVER = """
+from mcp.server.mcpserver import MCPServer
+
+server = MCPServer("first")
+
+
+@server.tool()
+def echo(message: str) -> str:
+    \"\"\"Say the message back.\"\"\"
+    return message
+
+
+@server.prompt()
+def greet(name: str) -> str:
+    \"\"\"A greeting.\"\"\"
+    return f"Hello, {name}!"
+
+
+@server.resource("note://hello")
+def hello() -> str:
+    \"\"\"A note.\"\"\"
+    return "hello"
+
+
+server.run()
+"""
+
+
+def _page(folder):
+    """A page served on 127.0.0.1 from ``folder`` (a thread of this process), for mcp-server-fetch."""
+    import functools
+    import http.server
+    import threading
+
+    (folder / "index.html").write_text("<html><body><h1>A page</h1><p>for mcp-server-fetch</p></body></html>\n",
+                                       encoding="utf-8")
+
+    class Quiet(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=str(folder)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return f"http://127.0.0.1:{server.server_address[1]}/index.html"
+
+
+def _mcpserver(folder):
+    script = folder / "first_server.py"
+    script.write_text(MCPSERVER, encoding="utf-8")
+    return [sys.executable, str(script)]
+
+
 #: Each server: (its command, a tool, its arguments), given a scratch folder.
 SERVERS = {
     "server-everything": lambda folder: (
@@ -89,6 +144,10 @@ SERVERS = {
     "mcp-server-git": lambda folder: (
         [sys.executable, "-m", _python_module("mcp_server_git"), "--repository", str(folder / "repo")],
         "git_status", {"repo_path": str(folder / "repo")}),
+    "mcp-server-fetch": lambda folder: (
+        [sys.executable, "-m", _python_module("mcp_server_fetch"), "--ignore-robots-txt", "--allow-private-ips"],
+        "fetch", {"url": _page(folder)}),
+    "mcpserver": lambda folder: (_mcpserver(folder), "echo", {"message": "hi"}),
 }
 
 
@@ -202,7 +261,10 @@ STORE = "MCP_LESSON_STORE_CARD"
 
 
 def _pinned(name):
-    """The version of a server the project pins: npm's from the lock, PyPI's installed."""
+    """The version of a server the project pins: npm's from the lock, PyPI's installed (for the
+    SDK's own MCPServer, the SDK's)."""
+    if name == "mcpserver":
+        name = "mcp"
     if name.startswith("server-"):
         lock = json.loads((ROOT / "tools" / "real_servers" / "package-lock.json").read_text())
         return lock["packages"][f"node_modules/@modelcontextprotocol/{name}"]["version"]
@@ -224,7 +286,8 @@ def test_the_report_card_is_what_the_servers_do(tmp_path):
         recording = folder / "look.jsonl"
         steps = first_look(command, recording, tool, arguments, timeout=patience(60))
         entries = [json.loads(line) for line in recording.read_text().splitlines()]
-        cards[f"{name} {_pinned(name)}"] = card(entries, steps)
+        label = f"MCPServer (mcp {_pinned(name)})" if name == "mcpserver" else f"{name} {_pinned(name)}"
+        cards[label] = card(entries, steps)
     _compare(cards, CARD, "card", table)
 
 

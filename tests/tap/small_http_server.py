@@ -4,9 +4,11 @@ compress its answers, answer with megabytes, put the id last.
     python tests/tap/small_http_server.py      # announces "listening on URL" on stderr
 
 Each POSTed request gets a result naming what the server saw: ``{"accept_encoding": the
-Accept-Encoding header or null, "pad": "x" * params.pad}``; a notification gets 202. The
+Accept-Encoding header or null, "pad": "x" * params.pad}`` (``initialize`` its own result,
+``tools/call`` a text content of the pad); a notification gets 202. The
 answer is gzip-compressed when the request's Accept-Encoding names gzip, an event stream
-when ``params.stream`` is true, and written with its id last when ``params.id_last`` is.
+when ``params.stream`` is true, and written with its id last when ``params.id_last`` is. A
+DELETE ends the session its ``Mcp-Session-Id`` names, and a request on it then gets 400.
 """
 
 import gzip
@@ -21,9 +23,27 @@ class Handler(http.server.BaseHTTPRequestHandler):
     def log_message(self, *args):
         pass
 
+    #: The sessions a DELETE ended: a request on one gets 400 (where the spec asks for 404).
+    ended = set()
+
+    def do_DELETE(self):
+        self.ended.add(self.headers.get("Mcp-Session-Id"))
+        self.send_response(200)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
     def do_POST(self):
         size = int(self.headers.get("Content-Length") or 0)
         message = json.loads(self.rfile.read(size))
+        if self.headers.get("Mcp-Session-Id") in self.ended:
+            body = json.dumps({"jsonrpc": "2.0", "id": "server-error",
+                               "error": {"code": -32600, "message": "Bad Request: no such session"}}).encode()
+            self.send_response(400)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+            return
         if "id" not in message:
             self.send_response(202)
             self.send_header("Content-Length", "0")
@@ -32,6 +52,11 @@ class Handler(http.server.BaseHTTPRequestHandler):
         params = message.get("params") or {}
         asked = self.headers.get("Accept-Encoding")
         result = {"accept_encoding": asked, "pad": "x" * int(params.get("pad", 0))}
+        if message.get("method") == "initialize":
+            result = {"protocolVersion": params.get("protocolVersion"), "capabilities": {"tools": {}},
+                      "serverInfo": {"name": "small", "version": "1"}}
+        elif message.get("method") == "tools/call":
+            result = {"content": [{"type": "text", "text": result["pad"]}]}
         if params.get("id_last"):
             answer = {"result": result, "jsonrpc": "2.0", "id": message["id"]}
         else:

@@ -77,16 +77,18 @@ def test_the_audit_finds_each_fault_of_the_sloppy_server(tmp_path):
     assert 'the server wrote "[sloppy] calling forget" on stdout' in said
     # 2. a null-id result
     assert "Invalid (-32600): the id is null; a result response must carry" in said
-    assert "; was it meant for request 3 (ping, line 5), which is never answered?" in said
-    # 3. an answer to a notification
-    assert ("the server answered the notification notifications/initialized (line 3): a "
-            "notification gets no answer") in said
+    assert "; was it meant for request 3 (ping, line 5)?" in said
+    # 3. an error with a null id after a notification: it answers nothing (JSON-RPC gives a null
+    # id to an error for a message whose id could not be read; a notification is owed nothing)
+    assert "the server answered the notification" not in said
     # 4. a forgotten request
     assert "the client's request 4 (tools/call) was never answered by the server" in said
     problems = [json.loads(raw) for raw in report(tap.recording, "--json").stdout.splitlines()]
     assert sorted(p["problem"] for p in problems) == sorted(
-        ["pollution"] * 3 + ["answer_to_notification", "invalid", "unanswered",
-                             "unanswered"])
+        ["pollution"] * 3 + ["unmatched", "invalid", "unanswered", "unanswered"])
+    assert {p["keyword"] for p in problems} == {"MUST", "MUST NOT"}
+    assert all(p["cites"].startswith(("docs/specification/2025-11-25/", "https://www.jsonrpc.org"))
+               for p in problems)
     assert {p["id"] for p in problems if p["problem"] == "unanswered"} == {3, 4}
 
 
@@ -111,6 +113,7 @@ def test_ids_match_by_type_and_value():
     assert id_key(1) != id_key("1") and id_key(True) is None and id_key(1.0) is None
     talk = [up(request(1)), down(result("1")), down(result(1.0))]
     assert names(talk, None) == [(1, "unanswered"), (2, "unknown_id"), (3, "invalid")]
+    assert "meant for request 1 (ping, line 1)?" in audit(talk, None)[2]["detail"]
 
 
 def test_answered_twice_reused_ids_and_unknown_ids():
@@ -122,14 +125,26 @@ def test_a_null_id_error_answers_an_unreadable_message_not_a_notification():
     parse_error = {"jsonrpc": "2.0", "id": None,
                    "error": {"code": -32700, "message": "Parse error"}}
     assert names([up("{oops"), down(parse_error)], None) == [(1, "not_json")]
-    assert names([up(INITIALIZED), down(parse_error)], None) == [(2, "answer_to_notification")]
+    assert names([up(INITIALIZED), down(parse_error)], None) == [(2, "unmatched")]
     assert names([down(parse_error)], None) == [(1, "unmatched")]
+    # the readable request it should have echoed stays unanswered, said once, at its own line
+    talk = [up(INITIALIZED), up(request(5)), down(parse_error)]
+    assert names(talk, None) == [(2, "unanswered"), (3, "unmatched")]
+    [error] = [p for p in audit(talk, None) if p["problem"] == "unmatched"]
+    assert "request 5" in error["detail"] and error["keyword"] == "MUST"
+    assert "notifications/initialized" not in error["detail"]
 
 
-def test_a_cancelled_request_may_go_unanswered_and_may_still_be_answered():
+def test_a_cancelled_request_may_go_unanswered_and_answered_is_a_warning():
     cancel = {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 1}}
     assert names([up(request(1)), up(cancel)], None) == []
-    assert names([up(request(1)), up(cancel), down(result(1))], None) == []
+    # cancellation.mdx: receivers SHOULD not send a response for the cancelled request
+    [late] = audit([up(request(1)), up(cancel), down(result(1))], None)
+    assert (late["line"], late["problem"], late["severity"], late["keyword"]) == (3, "cancelled_answered",
+                                                                                  "warning", "SHOULD")
+    assert late["cites"].endswith("basic/utilities/cancellation.mdx, the latest revision with a handshake")
+    # answered before the cancel: nothing to say
+    assert names([up(request(1)), down(result(1)), up(cancel)], None) == []
 
 
 def test_answers_are_matched_in_the_order_things_happened():
@@ -144,7 +159,8 @@ def test_batches_are_judged_member_by_member_under_2025_03_26():
     # The invalid member is owed an error: a result to it is no answer (lesson 10's rule).
     assert names(talk, "2025-03-26") == [(1, "invalid"), (2, "unknown_id")]
     [owed] = [p for p in audit(talk, "2025-03-26") if p["problem"] == "unknown_id"]
-    assert owed["detail"] == "a result to the client's invalid request 2 (ping, line 1), which is owed an error"
+    assert owed["detail"].startswith("a result to the client's invalid request 2 (ping, line 1), which is owed "
+                                     "an error (docs/specification/2025-03-26/basic/index.mdx: ")
     assert names(talk, None) == [(1, "invalid"), (2, "invalid")]
 
 
@@ -348,9 +364,9 @@ def test_an_error_code_the_spec_names_otherwise_is_a_warning(tmp_path):
     entries = [json.loads(line) for line in recording.read_text().splitlines()]
     [warning] = audit(entries)
     assert (warning["problem"], warning["severity"]) == ("error_code", "warning")
-    assert warning["detail"] == ("the server answered prompts/get with error code 0, which no spec "
-                                 "defines; for an invalid prompt name 2025-11-25's server/prompts.mdx "
-                                 "names -32602")
+    assert warning["detail"].startswith("the server answered prompts/get with error code 0, which no spec "
+                                        "defines; for an invalid prompt name server/prompts.mdx names -32602")
+    assert (warning["keyword"], warning["cites"]) == ("SHOULD", "docs/specification/2025-11-25/server/prompts.mdx")
     done = report(recording)
     assert done.returncode == 0 and "1 warning:" in done.stdout and "no problems" in done.stdout
 
@@ -371,7 +387,7 @@ def test_a_version_header_other_than_the_agreed_one_is_a_warning_and_none_a_prob
     tap.stop()
     problems = [json.loads(raw) for raw in report(tap.recording, "--json").stdout.splitlines()]
     assert [(p["problem"], p.get("severity")) for p in problems] == [("version_header", "warning"),
-                                                                     ("version_header", None)]
+                                                                     ("version_header", "problem")]
     assert '"2025-03-26"' in problems[0]["detail"]
     assert report(tap.recording).returncode == 1
 
@@ -385,7 +401,7 @@ def test_a_cancelled_calls_error_is_no_unknown_tool():
     talk = [up(call, t=0.0),
             up({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 1}}, t=0.1),
             down({**cancelled, "id": 1}, t=0.2)]
-    assert audit(talk, None) == []
+    assert [(p["problem"], p["severity"]) for p in audit(talk, None)] == [("cancelled_answered", "warning")]
     [warning] = audit([up(request(2, "tools/call", name="slow"), t=0.0), down({**cancelled, "id": 2}, t=0.2)], None)
     assert (warning["problem"], warning["severity"]) == ("error_code", "warning")
     assert "-32800" in warning["detail"] and "unknown tool" not in warning["detail"]
@@ -403,7 +419,7 @@ def test_answers_to_a_batch_the_revision_does_not_allow_are_no_ids_never_sent():
             down({"jsonrpc": "2.0", "id": 1, "result": {}}, t=0.3),
             down({"jsonrpc": "2.0", "id": 2, "result": {}}, t=0.4)]
     found = [(p["problem"], p.get("severity")) for p in audit(talk)]
-    assert found == [("invalid", None), ("batch_answered", "warning"), ("batch_answered", "warning")]
+    assert found == [("invalid", "problem"), ("batch_answered", "warning"), ("batch_answered", "warning")]
     # Under 2025-03-26, which has batches, the same answers are no problem at all.
     hello["params"]["protocolVersion"] = agreed["result"]["protocolVersion"] = "2025-03-26"
     talk[0], talk[1] = up(hello, t=0.0), down(agreed, t=0.1)

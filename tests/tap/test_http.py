@@ -115,6 +115,8 @@ def test_the_http_tap_says_when_the_server_cannot_be_reached(tmp_path):
     assert answer.status_code == 502 and f"cannot reach {nowhere}" in answer.text
     entries = tap.stop()
     assert any(e.get("event") == "tap_error" and "cannot reach" in e["detail"] for e in entries)
+    returncode, problems = _problems(tap.recording)  # never delivered: a note, nobody's fault
+    assert (returncode, [(p["problem"], p["severity"]) for p in problems]) == (0, [("not_delivered", "note")])
 
 
 def _raw(tap_url, data, keep_open=False):
@@ -239,6 +241,84 @@ def test_an_answer_that_breaks_off_is_a_tap_error_and_cut_for_the_client(tmp_pat
     listener.close()
     errors = [e for e in entries if e.get("event") == "tap_error"]
     assert len(errors) == 1 and errors[0]["detail"].startswith("reading the answer failed")
+    # the bytes that came are kept, and the report says the answer broke off, once
+    assert (errors[0]["size"], errors[0]["arrived"], errors[0]["reached"]) == (10, '{"jsonrpc"', True)
+    returncode, problems = _problems(tap.recording)
+    assert returncode == 1
+    assert [(p["problem"], p["keyword"]) for p in problems] == [("broken_off", "MUST")]
+    assert "request 1 (ping" in problems[0]["detail"] and "10 bytes" in problems[0]["detail"]
+
+
+def test_an_event_stream_that_breaks_off_mid_event_keeps_what_came(tmp_path):
+    """A stream with one whole event (progress), then half of the response's event, then the end
+    of the connection: the whole event is an entry, the half is in the tap_error, and the report
+    says the request's answer broke off, once."""
+    import socket
+    import threading
+
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(8)
+    progress = b'event: message\ndata: {"jsonrpc":"2.0","method":"notifications/progress",' \
+               b'"params":{"progressToken":"p","progress":1}}\n\n'
+    half = b'event: message\ndata: {"jsonrpc":"2.0","id":1,"resu'
+
+    def serve():
+        conn, _ = listener.accept()
+        conn.recv(65536)
+        conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n")
+        for part in (progress, half):
+            conn.sendall(b"%x\r\n%s\r\n" % (len(part), part))
+        conn.close()
+
+    threading.Thread(target=serve, daemon=True).start()
+    tap = HttpTapped(tmp_path, f"http://127.0.0.1:{listener.getsockname()[1]}/mcp")
+    import httpx
+
+    call = {"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+            "params": {"name": "t", "arguments": {}, "_meta": {"progressToken": "p"}}}
+    with http_client() as client, pytest.raises(httpx.HTTPError):
+        client.post(tap.url, json=call).read()
+    entries = tap.stop()
+    listener.close()
+    assert [json.loads(e["text"])["method"] for e in entries if e.get("direction") == "from_server"] == [
+        "notifications/progress"]
+    [error] = [e for e in entries if e.get("event") == "tap_error"]
+    assert error["arrived"] == 'data: {"jsonrpc":"2.0","id":1,"resu' and error["size"] == len(error["arrived"])
+    returncode, problems = _problems(tap.recording)
+    assert (returncode, [(p["problem"], p["keyword"]) for p in problems]) == (1, [("broken_off", "MUST")])
+    assert "request 1 (tools/call" in problems[0]["detail"]
+
+
+def test_a_server_that_takes_the_request_then_dies_was_reached(tmp_path):
+    """A server that reads the request and closes its connection without a word: the client's
+    502 and the tap_error say it was reached, and the report names the request it never
+    answered, once."""
+    import socket
+    import threading
+
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(8)
+
+    def serve():
+        conn, _ = listener.accept()
+        conn.recv(65536)
+        conn.close()
+
+    threading.Thread(target=serve, daemon=True).start()
+    to = f"http://127.0.0.1:{listener.getsockname()[1]}/mcp"
+    tap = HttpTapped(tmp_path, to)
+    with http_client() as client:
+        answer = client.post(tap.url, content=b'{"jsonrpc":"2.0","id":1,"method":"ping"}',
+                             headers={"Content-Type": "application/json"})
+    entries = tap.stop()
+    listener.close()
+    assert answer.status_code == 502 and "cannot reach" not in answer.text and "took the request" in answer.text
+    [error] = [e for e in entries if e.get("event") == "tap_error"]
+    assert error["reached"] is True and error["size"] == 0
+    returncode, problems = _problems(tap.recording)
+    assert (returncode, [p["problem"] for p in problems]) == (1, ["broken_off"])
 
 
 @pytest.mark.full
@@ -437,9 +517,9 @@ def small_server():
     yield from serving(SMALL_SERVER)
 
 
-def _post(url, message, accept_encoding=None):
-    """POST ``message`` with exactly the Accept-Encoding given (none: no such header);
-    ``(status, headers (names in lower case), the body as it came)``."""
+def _post(url, message, accept_encoding=None, **more):
+    """POST ``message`` with exactly the Accept-Encoding given (none: no such header), and the
+    headers ``more``; ``(status, headers (names in lower case), the body as it came)``."""
     import http.client
     import urllib.parse
 
@@ -452,6 +532,7 @@ def _post(url, message, accept_encoding=None):
                    "Content-Length": str(len(body))}
         if accept_encoding is not None:
             headers["Accept-Encoding"] = accept_encoding
+        headers.update(more)
         for name, value in headers.items():
             connection.putheader(name, value)
         connection.endheaders(body)
@@ -515,6 +596,44 @@ def test_an_answer_too_long_to_judge_is_a_note_and_still_answers_its_request(tmp
     assert [(p["problem"], p.get("severity")) for p in problems] == [("not_judged", "note")] * 3
     said = report(tap.recording).stdout
     assert "never answered" not in said
+
+
+def test_a_valid_answer_too_long_to_judge_is_never_judged_on_its_cut_copy(tmp_path, small_server):
+    """Under a revision agreed, a tools/call answer over --max-line: its cut copy would break
+    CallToolResult's schema; it is a note only, and the report exits 0."""
+    tap = HttpTapped(tmp_path, small_server.url, "--max-line", "2000")
+    hello = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "c", "version": "1"}}}
+    status, _, _ = _post(tap.url, hello)
+    call = {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "t", "arguments": {}, "pad": 5000}}
+    status, _, body = _post(tap.url, call, **{"MCP-Protocol-Version": "2025-11-25"})
+    assert status == 200 and len(body) > 5000
+    tap.stop()
+    returncode, problems = _problems(tap.recording)
+    assert (returncode, [(p["problem"], p["severity"]) for p in problems]) == (0, [("not_judged", "note")])
+    assert problems[0]["detail"].startswith("the server's answer to request 2 (its id read from")
+
+
+def test_a_session_ended_by_delete_then_answered_400_is_a_problem(tmp_path, small_server):
+    """transports.mdx: once a session has ended, the server MUST answer its requests with 404."""
+    import http.client
+    import urllib.parse
+
+    tap = HttpTapped(tmp_path, small_server.url)
+    session = {"Mcp-Session-Id": "ended-one", "MCP-Protocol-Version": "2025-11-25"}
+    assert _post(tap.url, {"jsonrpc": "2.0", "id": 1, "method": "ping"}, **session)[0] == 200
+    where = urllib.parse.urlsplit(tap.url)
+    connection = http.client.HTTPConnection(where.hostname, where.port, timeout=patience(20))
+    connection.request("DELETE", where.path, headers=session)
+    assert connection.getresponse().status == 200
+    connection.close()
+    assert _post(tap.url, {"jsonrpc": "2.0", "id": 2, "method": "ping"}, **session)[0] == 400
+    tap.stop()
+    returncode, problems = _problems(tap.recording)
+    assert returncode == 1
+    assert [(p["problem"], p["keyword"]) for p in problems] == [("session_status", "MUST")]
+    assert "404" in problems[0]["detail"] and problems[0]["cites"].endswith("basic/transports.mdx, the latest "
+                                                                            "revision with a handshake")
 
 
 @pytest.mark.parametrize("answer, body, kept", [

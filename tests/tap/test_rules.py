@@ -53,9 +53,12 @@ def test_messages_need_the_capability_the_other_side_announced():
     talk = init() + [log, sample]
     (line, severity, words), = found(talk, "capability")[:1]
     assert (line, severity) == (4, "problem")
-    assert "docs/specification/2025-06-18/server/utilities/logging.mdx" in words
+    assert "server/utilities/logging.mdx" in words and "docs/specification/2025-06-18/basic/lifecycle.mdx" in words
     assert [p[0] for p in found(talk, "capability")] == [4, 5]
-    assert "docs/specification/2025-06-18/client/sampling.mdx" in found(talk, "capability")[1][2]
+    assert "client/sampling.mdx" in found(talk, "capability")[1][2]
+    # a SHOULD before 2025-06-18's lifecycle.mdx made it a MUST
+    early = init("2025-03-26") + [log]
+    assert found(early, "capability")[0][1] == "warning"
     announced = init(client={"sampling": {}}, server={"logging": {}}) + [log, sample]
     assert found(announced, "capability") == []
     # elicitation exists from 2025-06-18; without a handshake nothing is known, nothing is said

@@ -36,7 +36,7 @@ def test_recording_view_finds_the_sloppy_server_s_faults():
     view = RecordingView()
     view.choose("the sloppy server")
     found = {problem["problem"] for problem in view.problems}
-    assert {"pollution", "answer_to_notification", "invalid", "unanswered"} <= found
+    assert {"pollution", "unmatched", "invalid", "unanswered"} <= found
     # The same problems as the tap's own audit of the same lines.
     entries, _ = tap_read(view.value)
     assert [p["detail"] for p in view.problems] == [
