@@ -153,8 +153,9 @@ async def _stdio_sessions(stack, recording):
     sides = {
         "direct": StdioServerParameters(command=PY, args=SERVER[1:], cwd=str(ROOT)),
         "bare": StdioServerParameters(command=PY, args=["-c", BARE, *SERVER], cwd=str(ROOT)),
-        "tap": StdioServerParameters(command=PY, args=[*TAP[1:], "--record", str(recording),
-                                                       "--", *SERVER], cwd=str(ROOT)),
+        "tap": StdioServerParameters(
+            command=PY, args=[*TAP[1:], "--record", str(recording), "--", *SERVER], cwd=str(ROOT)
+        ),
     }
     sessions = {}
     for name, params in sides.items():
@@ -170,8 +171,11 @@ def _http_tap(recording, to, command=None):
     import re
     import select
 
-    tap = subprocess.Popen(command or [*TAP, "--record", str(recording), "--http", "--port", "0", "--to", to],
-                           stderr=subprocess.PIPE, cwd=ROOT)
+    tap = subprocess.Popen(
+        command or [*TAP, "--record", str(recording), "--http", "--port", "0", "--to", to],
+        stderr=subprocess.PIPE,
+        cwd=ROOT,
+    )
     said, deadline = b"", time.monotonic() + 60
     while b"\n" not in said and time.monotonic() < deadline:
         if select.select([tap.stderr], [], [], 0.1)[0]:
@@ -191,8 +195,11 @@ async def _http_sessions(stack, recording):
 
     server = stack.enter_context(HttpServer())
     addresses = {"direct": server.url}
-    for name, command in (("relay", [PY, "-c", RELAY, server.url]), ("bare", [PY, "-c", BARE_HTTP, server.url]),
-                          ("tap", None)):
+    for name, command in (
+        ("relay", [PY, "-c", RELAY, server.url]),
+        ("bare", [PY, "-c", BARE_HTTP, server.url]),
+        ("tap", None),
+    ):
         proc, addresses[name] = _http_tap(recording, server.url, command)
         stack.callback(lambda proc=proc: (proc.terminate(), proc.wait(30)))
     streamed, stateless = {}, {}
@@ -245,31 +252,45 @@ async def _round_trips(pings, block, recording, transport):
             return results
         streamed, stateless = await _http_sessions(stack, recording)
         for what, request in (("ping", ping), ("tools/call", call)):
-            results[f"{what}, streamed (2025-11-25)"] = await _timed_turns(streamed, request, pings, block)
+            results[f"{what}, streamed (2025-11-25)"] = await _timed_turns(
+                streamed, request, pings, block
+            )
         for what, request in (("tools/list", listing), ("tools/call", call)):
-            results[f"{what}, JSON (2026-07-28)"] = await _timed_turns(stateless, request, pings, block)
+            results[f"{what}, JSON (2026-07-28)"] = await _timed_turns(
+                stateless, request, pings, block
+            )
     return results
 
 
 def _stamped(method, params=None):
     """A stateless 2026-07-28 request, stamped as the SDK's client stamps it: the server
     answers it with plain ``application/json`` and a length."""
-    meta = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
-            "io.modelcontextprotocol/clientCapabilities": {},
-            "io.modelcontextprotocol/clientInfo": {"name": "bench-tap", "version": "1.0"}}
-    body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": method,
-                       "params": {**(params or {}), "_meta": meta}}).encode()
-    headers = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json",
-               "MCP-Protocol-Version": "2026-07-28", "Mcp-Method": method}
+    meta = {
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {},
+        "io.modelcontextprotocol/clientInfo": {"name": "bench-tap", "version": "1.0"},
+    }
+    body = json.dumps(
+        {"jsonrpc": "2.0", "id": 1, "method": method, "params": {**(params or {}), "_meta": meta}}
+    ).encode()
+    headers = {
+        "Accept": "application/json, text/event-stream",
+        "Content-Type": "application/json",
+        "MCP-Protocol-Version": "2026-07-28",
+        "Mcp-Method": method,
+    }
     if params and "name" in params:
         headers["Mcp-Name"] = params["name"]
     return body, headers
 
 
 JSON_LISTING, JSON_HEADERS = _stamped("tools/list")
-JSON_REQUESTS = {"tools/list": (JSON_LISTING, JSON_HEADERS),
-                 "tools/call": _stamped("tools/call", {"name": "calculator",
-                                                       "arguments": {"expression": "2 + 2"}})}
+JSON_REQUESTS = {
+    "tools/list": (JSON_LISTING, JSON_HEADERS),
+    "tools/call": _stamped(
+        "tools/call", {"name": "calculator", "arguments": {"expression": "2 + 2"}}
+    ),
+}
 
 
 def _cpu_seconds(pid):
@@ -294,8 +315,11 @@ def json_round_trips(pings, block):
         recording = Path(folder) / "json.jsonl"
         server = stack.enter_context(HttpServer())
         addresses, pids = {"direct": server.url}, {}
-        for name, command in (("relay", [PY, "-c", RELAY, server.url]),
-                              ("bare", [PY, "-c", BARE_HTTP, server.url]), ("tap", None)):
+        for name, command in (
+            ("relay", [PY, "-c", RELAY, server.url]),
+            ("bare", [PY, "-c", BARE_HTTP, server.url]),
+            ("tap", None),
+        ):
             proc, addresses[name] = _http_tap(recording, server.url, command)
             pids[name] = proc.pid
             stack.callback(lambda proc=proc: (proc.terminate(), proc.wait(30)))
@@ -317,8 +341,9 @@ def json_round_trips(pings, block):
                 connection.request("POST", path, body, headers)
                 answer = connection.getresponse()
             got = answer.read()
-            assert answer.status == 200 and answer.getheader("content-type") == "application/json", \
-                (name, answer.status, got[:200])
+            assert (
+                answer.status == 200 and answer.getheader("content-type") == "application/json"
+            ), (name, answer.status, got[:200])
 
         results = {}
         for what, (body, headers) in JSON_REQUESTS.items():
@@ -338,7 +363,10 @@ def json_round_trips(pings, block):
                     times[name].append((time.perf_counter() - start) / block)
             found = {name: statistics.median(each) for name, each in times.items()}
             found["count"] = rounds * block
-            found["cpu"] = {name: (_cpu_seconds(pid) - cpu[name]) / (rounds * block) for name, pid in pids.items()}
+            found["cpu"] = {
+                name: (_cpu_seconds(pid) - cpu[name]) / (rounds * block)
+                for name, pid in pids.items()
+            }
             results[f"{what}, JSON (2026-07-28), http.client"] = found
     return results
 
@@ -355,29 +383,52 @@ def round_trips(pings, block, transport="stdio"):
 
 # --- 2. a flood -----------------------------------------------------------------------------
 
+
 def flood_lines(count):
     """``count`` lines, a mix of what a busy server sends: progress and log notifications,
     tool results, and a few log lines on stdout."""
     kinds = []
     for i in range(count):
         if i % 4 == 0:
-            message = {"jsonrpc": "2.0", "method": "notifications/progress",
-                       "params": {"progressToken": f"job-{i % 97}", "progress": i, "total": count,
-                                  "message": f"step {i} of {count}"}}
+            message = {
+                "jsonrpc": "2.0",
+                "method": "notifications/progress",
+                "params": {
+                    "progressToken": f"job-{i % 97}",
+                    "progress": i,
+                    "total": count,
+                    "message": f"step {i} of {count}",
+                },
+            }
         elif i % 4 == 1:
-            message = {"jsonrpc": "2.0", "method": "notifications/message",
-                       "params": {"level": "info", "logger": "worker",
-                                  "data": {"done": i, "file": f"/data/part-{i}.csv"}}}
+            message = {
+                "jsonrpc": "2.0",
+                "method": "notifications/message",
+                "params": {
+                    "level": "info",
+                    "logger": "worker",
+                    "data": {"done": i, "file": f"/data/part-{i}.csv"},
+                },
+            }
         elif i % 4 == 2:
-            message = {"jsonrpc": "2.0", "id": i, "result": {
-                "content": [{"type": "text", "text": f"row {i}: ok"}], "isError": False,
-                "structuredContent": {"result": i * 2}}}
+            message = {
+                "jsonrpc": "2.0",
+                "id": i,
+                "result": {
+                    "content": [{"type": "text", "text": f"row {i}: ok"}],
+                    "isError": False,
+                    "structuredContent": {"result": i * 2},
+                },
+            }
         elif i % 40 == 3:
             kinds.append(f"INFO worker: finished part {i}")  # a log line on stdout
             continue
         else:
-            message = {"jsonrpc": "2.0", "id": f"r-{i}", "error": {
-                "code": -32602, "message": "Invalid params", "data": {"field": "a"}}}
+            message = {
+                "jsonrpc": "2.0",
+                "id": f"r-{i}",
+                "error": {"code": -32602, "message": "Invalid params", "data": {"field": "a"}},
+            }
         kinds.append(json.dumps(message))
     return kinds
 
@@ -404,8 +455,9 @@ def _drain(fd):
 
 def _flood_once(command, size):
     """Seconds from "go" until ``command`` has ended, everything read; and the bytes read."""
-    proc = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=0,
-                            cwd=ROOT)
+    proc = subprocess.Popen(
+        command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=0, cwd=ROOT
+    )
     try:
         ready = b""
         while not ready.endswith(b"ready\n"):  # started (start-up is not what is measured)
@@ -444,9 +496,11 @@ def flood(count, rounds):
         tapped = [*TAP, "--record", str(recording), "--", *direct]
         times = {"tap": [], "direct": [], "json.loads": []}
         for round_ in range(rounds):
-            steps = [("tap", lambda: _flood_once(tapped, len(data))),
-                     ("direct", lambda: _flood_once(direct, len(data))),
-                     ("json.loads", lambda: (_timed(parse_all), len(data)))]
+            steps = [
+                ("tap", lambda: _flood_once(tapped, len(data))),
+                ("direct", lambda: _flood_once(direct, len(data))),
+                ("json.loads", lambda: (_timed(parse_all), len(data))),
+            ]
             for name, step in steps[:: 1 if round_ % 2 == 0 else -1]:
                 seconds, got = step()
                 assert got == len(data), f"{name}: {got} of {len(data)} bytes"
@@ -469,6 +523,7 @@ def _timed(fn):
 
 # --- the report -----------------------------------------------------------------------------
 
+
 def _print_found(what, found, transport):
     direct, tapped = found["direct"] * 1e6, found["tap"] * 1e6
     added = tapped - direct
@@ -478,66 +533,97 @@ def _print_found(what, found, transport):
     print(f"    direct                     {direct:7.0f} us")
     if "relay" in found:
         relay = found["relay"] * 1e6
-        print(f"    a TCP relay, no HTTP read  {relay:7.0f} us  ({relay - direct:+.0f} us, "
-              f"{relay / direct:.2f}x: one more hop, the floor)")
+        print(
+            f"    a TCP relay, no HTTP read  {relay:7.0f} us  ({relay - direct:+.0f} us, "
+            f"{relay / direct:.2f}x: one more hop, the floor)"
+        )
     if "bare" in found:
         bare = found["bare"] * 1e6
         kind = "a bare Python pass-through" if transport == "stdio" else "a uvicorn+httpx proxy    "
         print(f"    {kind} {bare:7.0f} us  ({bare - direct:+.0f} us, {bare / direct:.2f}x)")
-    print(f"    through the tap, recorded  {tapped:7.0f} us  ({added:+.0f} us, {share:+.1%}, "
-          f"{tapped / direct:.2f}x direct; {per_message:+.0f} us a message)")
+    print(
+        f"    through the tap, recorded  {tapped:7.0f} us  ({added:+.0f} us, {share:+.1%}, "
+        f"{tapped / direct:.2f}x direct; {per_message:+.0f} us a message)"
+    )
     if transport == "stdio":
         met = share < TARGET_ADDED or per_message < TARGET_MESSAGE_US
-        print(f"    goal < {TARGET_ADDED:.0%} added or < {TARGET_MESSAGE_US:.0f} us a message: "
-              f"{'met' if met else 'NOT met'}")
+        print(
+            f"    goal < {TARGET_ADDED:.0%} added or < {TARGET_MESSAGE_US:.0f} us a message: "
+            f"{'met' if met else 'NOT met'}"
+        )
         return
     if "cpu" in found:
-        print("    CPU time a request of the process in the middle: " + ", ".join(
-            f"{name} {seconds * 1e6:.0f} us" for name, seconds in found["cpu"].items()))
+        print(
+            "    CPU time a request of the process in the middle: "
+            + ", ".join(f"{name} {seconds * 1e6:.0f} us" for name, seconds in found["cpu"].items())
+        )
     to_relay, to_direct = tapped / (found["relay"] * 1e6), tapped / direct
     met = to_relay <= TARGET_RELAY_RATIO and to_direct <= TARGET_HTTP_RATIO
-    print(f"    the tap / the relay {to_relay:.2f}x (goal <= {TARGET_RELAY_RATIO}: "
-          f"{'met' if to_relay <= TARGET_RELAY_RATIO else 'NOT met'}); the tap / direct "
-          f"{to_direct:.2f}x (goal <= {TARGET_HTTP_RATIO}: "
-          f"{'met' if to_direct <= TARGET_HTTP_RATIO else 'NOT met'})")
+    print(
+        f"    the tap / the relay {to_relay:.2f}x (goal <= {TARGET_RELAY_RATIO}: "
+        f"{'met' if to_relay <= TARGET_RELAY_RATIO else 'NOT met'}); the tap / direct "
+        f"{to_direct:.2f}x (goal <= {TARGET_HTTP_RATIO}: "
+        f"{'met' if to_direct <= TARGET_HTTP_RATIO else 'NOT met'})"
+    )
     return met
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--pings", type=int, default=1000, help="requests of each kind, each side")
-    parser.add_argument("--block", type=int, default=20,
-                        help="requests a turn (small turns: the noise of a shared machine falls on every side alike)")
+    parser.add_argument(
+        "--block",
+        type=int,
+        default=20,
+        help="requests a turn (small turns: the noise of a shared machine falls on every side alike)",
+    )
     parser.add_argument("--lines", type=int, default=100_000, help="lines in the flood")
     parser.add_argument("--rounds", type=int, default=5, help="flood rounds")
-    parser.add_argument("--parts", default="stdio,http,json,flood,large",
-                        help="which parts, of stdio,http,json,flood,large (json: the http.client part of 2 "
-                             "alone; large: answers of 1 and 8 MiB beside a small one)")
-    parser.add_argument("--large-rounds", type=int, default=21,
-                        help="round trips of each large answer, each side (part 4)")
+    parser.add_argument(
+        "--parts",
+        default="stdio,http,json,flood,large",
+        help="which parts, of stdio,http,json,flood,large (json: the http.client part of 2 "
+        "alone; large: answers of 1 and 8 MiB beside a small one)",
+    )
+    parser.add_argument(
+        "--large-rounds",
+        type=int,
+        default=21,
+        help="round trips of each large answer, each side (part 4)",
+    )
     args = parser.parse_args(argv)
     parts = set(args.parts.split(","))
 
     import importlib.metadata as md
 
-    print(f"python {sys.version.split()[0]}, mcp {md.version('mcp')}, {os.cpu_count()} cores; "
-          "medians of interleaved rounds")
-    for number, transport in ((1, "stdio"), (2, "http")):
-        results, recorded = ({}, 0) if transport not in parts else round_trips(args.pings, args.block, transport)
+    print(
+        f"python {sys.version.split()[0]}, mcp {md.version('mcp')}, {os.cpu_count()} cores; "
+        "medians of interleaved rounds"
+    )
+    for _number, transport in ((1, "stdio"), (2, "http")):
+        results, recorded = (
+            ({}, 0) if transport not in parts else round_trips(args.pings, args.block, transport)
+        )
         if transport == "stdio" and results:
-            print(f"1. round trips, the SDK's ClientSession to the course's server over stdio "
-                  f"({recorded:,} entries recorded through the tap)")
+            print(
+                f"1. round trips, the SDK's ClientSession to the course's server over stdio "
+                f"({recorded:,} entries recorded through the tap)"
+            )
         elif transport == "http" and (results or "json" in parts):
-            print(f"2. round trips over Streamable HTTP to the course's server, direct, through a TCP relay, "
-                  f"a uvicorn+httpx proxy and the tap ({recorded:,} entries recorded through the tap): the SDK's "
-                  f"ClientSession, its answers streamed (text/event-stream, 2025-11-25) and plain JSON "
-                  f"(application/json, a length: stateless 2026-07-28); then the same JSON requests from "
-                  f"http.client, one kept connection to each side")
+            print(
+                f"2. round trips over Streamable HTTP to the course's server, direct, through a TCP relay, "
+                f"a uvicorn+httpx proxy and the tap ({recorded:,} entries recorded through the tap): the SDK's "
+                f"ClientSession, its answers streamed (text/event-stream, 2025-11-25) and plain JSON "
+                f"(application/json, a length: stateless 2026-07-28); then the same JSON requests from "
+                f"http.client, one kept connection to each side"
+            )
             if "json" in parts:
                 results.update(json_round_trips(args.pings, args.block))
         verdicts = [_print_found(what, found, transport) for what, found in results.items()]
         if transport == "http" and verdicts:
-            print(f"  the goal on every kind of answer, in this run: {'met' if all(verdicts) else 'NOT met'}")
+            print(
+                f"  the goal on every kind of answer, in this run: {'met' if all(verdicts) else 'NOT met'}"
+            )
     if "flood" in parts:
         _print_flood(args)
     if "large" in parts:
@@ -553,8 +639,10 @@ def _print_flood(args):
     print(f"  through the tap, recorded  {rates['tap']:>11,.0f} lines/s")
     print(f"  json.loads alone           {rates['json.loads']:>11,.0f} lines/s")
     print(f"  straight, no tap           {rates['direct']:>11,.0f} lines/s  (for scale)")
-    print(f"  the tap / json.loads       {share:>11.2f}  (goal >= {TARGET_FLOOD}: "
-          f"{'met' if share >= TARGET_FLOOD else 'NOT met'})")
+    print(
+        f"  the tap / json.loads       {share:>11.2f}  (goal >= {TARGET_FLOOD}: "
+        f"{'met' if share >= TARGET_FLOOD else 'NOT met'})"
+    )
 
 
 if __name__ == "__main__":

@@ -33,7 +33,17 @@ import time
 from contextlib import ExitStack
 from pathlib import Path
 
-from bench_tap import BARE, BARE_HTTP, PY, RELAY, ROOT, TAP, TARGET_RELAY_RATIO, _cpu_seconds, _http_tap
+from bench_tap import (
+    BARE,
+    BARE_HTTP,
+    PY,
+    RELAY,
+    ROOT,
+    TAP,
+    TARGET_RELAY_RATIO,
+    _cpu_seconds,
+    _http_tap,
+)
 
 MIB = 1 << 20
 #: The answers' sizes, in bytes: small, 1 MiB, 8 MiB.
@@ -114,18 +124,35 @@ uvicorn.Server(uvicorn.Config(app, log_level="critical", lifespan="on")).run(soc
 """
 
 #: The part of :data:`STDIO_SERVER` that makes the answers, handed to the HTTP server.
-_ANSWERS = STDIO_SERVER.split("for line in sys.stdin.buffer:")[0].replace("out = sys.stdout.buffer\n", "")
+_ANSWERS = STDIO_SERVER.split("for line in sys.stdin.buffer:")[0].replace(
+    "out = sys.stdout.buffer\n", ""
+)
 
 
 def _call(size, request_id=2, stream=False):
     arguments = {"size": size, **({"stream": True} if stream else {})}
-    return json.dumps({"jsonrpc": "2.0", "id": request_id, "method": "tools/call",
-                       "params": {"name": "large", "arguments": arguments}}).encode()
+    return json.dumps(
+        {
+            "jsonrpc": "2.0",
+            "id": request_id,
+            "method": "tools/call",
+            "params": {"name": "large", "arguments": arguments},
+        }
+    ).encode()
 
 
-_INITIALIZE = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-    "protocolVersion": "2025-11-25", "capabilities": {},
-    "clientInfo": {"name": "bench-tap", "version": "1"}}}).encode()
+_INITIALIZE = json.dumps(
+    {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-11-25",
+            "capabilities": {},
+            "clientInfo": {"name": "bench-tap", "version": "1"},
+        },
+    }
+).encode()
 _INITIALIZED = b'{"jsonrpc":"2.0","method":"notifications/initialized"}'
 
 
@@ -134,8 +161,9 @@ class LineClient:
     the process in the middle (None when the command is the server itself)."""
 
     def __init__(self, command, middle=True):
-        self.process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                        bufsize=0, cwd=ROOT)
+        self.process = subprocess.Popen(
+            command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=0, cwd=ROOT
+        )
         self.pid = self.process.pid if middle else None
         self._out, self._in = self.process.stdin.fileno(), self.process.stdout.fileno()
         self.ask(_INITIALIZE)
@@ -145,7 +173,7 @@ class LineClient:
         """Send ``line``; the size of the line that answers it."""
         data = memoryview(line + b"\n")
         while data:
-            data = data[os.write(self._out, data):]
+            data = data[os.write(self._out, data) :]
         got = bytearray()
         while True:
             chunk = os.read(self._in, 1 << 20)
@@ -171,8 +199,11 @@ class HttpClient:
         self._connection = http.client.HTTPConnection(parts.hostname, parts.port)
         self._path = parts.path
         self.pid = pid
-        self._headers = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json",
-                         "MCP-Protocol-Version": "2025-11-25"}
+        self._headers = {
+            "Accept": "application/json, text/event-stream",
+            "Content-Type": "application/json",
+            "MCP-Protocol-Version": "2025-11-25",
+        }
         self.ask(_INITIALIZE)
 
     def ask(self, body):
@@ -215,7 +246,9 @@ def _turns(clients, requests, rounds, rest=0.0):
                 clients[name].ask(body)
                 times[name].append(time.perf_counter() - start)
         found[what] = {name: statistics.median(each) for name, each in times.items()}
-        found[what]["cpu"] = {name: (_cpu_seconds(pid) - cpu[name]) / rounds for name, pid in middle.items()}
+        found[what]["cpu"] = {
+            name: (_cpu_seconds(pid) - cpu[name]) / rounds for name, pid in middle.items()
+        }
     return found
 
 
@@ -225,16 +258,24 @@ def _label(size):
 
 def _requests(sizes, rest, kinds):
     label = ", one at a time" if rest else ""
-    return {f"tools/call, {_label(size)}{', ' + kind if kind else ''}{label}": _call(size, stream=kind == "SSE")
-            for size in sizes for kind in kinds}
+    return {
+        f"tools/call, {_label(size)}{', ' + kind if kind else ''}{label}": _call(
+            size, stream=kind == "SSE"
+        )
+        for size in sizes
+        for kind in kinds
+    }
 
 
 def stdio_rows(rounds, sizes=SIZES, rest_rounds=0):
     server = [PY, "-c", STDIO_SERVER]
     with tempfile.TemporaryDirectory() as folder, ExitStack() as stack:
         recording = Path(folder) / "large.jsonl"
-        clients = {"direct": LineClient(server, middle=False), "bare": LineClient([PY, "-c", BARE, *server]),
-                   "tap": LineClient([*TAP, "--record", str(recording), "--", *server])}
+        clients = {
+            "direct": LineClient(server, middle=False),
+            "bare": LineClient([PY, "-c", BARE, *server]),
+            "tap": LineClient([*TAP, "--record", str(recording), "--", *server]),
+        }
         for client in clients.values():
             stack.callback(client.close)
         rows = _turns(clients, _requests(sizes, 0, [""]), rounds)
@@ -250,8 +291,11 @@ def http_rows(rounds, sizes=SIZES, rest_rounds=0):
         server, url = _http_tap(recording, "", [PY, "-c", HTTP_SERVER, _ANSWERS])
         stack.callback(lambda: (server.terminate(), server.wait(30)))
         addresses, pids = {"direct": url}, {}
-        for name, command in (("relay", [PY, "-c", RELAY, url]), ("bare", [PY, "-c", BARE_HTTP, url]),
-                              ("tap", None)):
+        for name, command in (
+            ("relay", [PY, "-c", RELAY, url]),
+            ("bare", [PY, "-c", BARE_HTTP, url]),
+            ("tap", None),
+        ):
             proc, addresses[name] = _http_tap(recording, url, command)
             pids[name] = proc.pid
             stack.callback(lambda proc=proc: (proc.terminate(), proc.wait(30)))
@@ -274,21 +318,33 @@ def report(rows, floor):
         sides = "  ".join(f"{name} {seconds * 1e3:8.2f} ms" for name, seconds in found.items())
         ratio = tapped / under
         verdicts.append(ratio <= TARGET_RELAY_RATIO)
-        print(f"  {what:<40} {sides}  | tap/{floor} {ratio:5.2f}x, tap/direct {tapped / direct:5.2f}x, "
-              f"tap adds {(tapped - under) * 1e3:+7.2f} ms to the {floor} "
-              f"(goal <= {TARGET_RELAY_RATIO}x: {'met' if verdicts[-1] else 'NOT met'})")
+        print(
+            f"  {what:<40} {sides}  | tap/{floor} {ratio:5.2f}x, tap/direct {tapped / direct:5.2f}x, "
+            f"tap adds {(tapped - under) * 1e3:+7.2f} ms to the {floor} "
+            f"(goal <= {TARGET_RELAY_RATIO}x: {'met' if verdicts[-1] else 'NOT met'})"
+        )
         if cpu:
-            print(f"  {'':<40} CPU a request, the process in the middle: " + ", ".join(
-                f"{name} {seconds * 1e3:.2f} ms" for name, seconds in cpu.items()))
+            print(
+                f"  {'':<40} CPU a request, the process in the middle: "
+                + ", ".join(f"{name} {seconds * 1e3:.2f} ms" for name, seconds in cpu.items())
+            )
     return all(verdicts)
 
 
 def main(rounds, sizes=SIZES):
     rest_rounds = max(3, rounds // 3)
-    print(f"4. large answers beside a small one, {rounds} round trips a side back to back, sides in turn, "
-          f"then {rest_rounds} one at a time ({REST:g} s of rest before each); medians")
-    print("  over stdio: a lean client, directly, through a bare Python pass-through, through the tap")
+    print(
+        f"4. large answers beside a small one, {rounds} round trips a side back to back, sides in turn, "
+        f"then {rest_rounds} one at a time ({REST:g} s of rest before each); medians"
+    )
+    print(
+        "  over stdio: a lean client, directly, through a bare Python pass-through, through the tap"
+    )
     stdio_met = report(stdio_rows(rounds, sizes, rest_rounds), "bare")
-    print("  over Streamable HTTP: http.client, directly, through a TCP relay, a uvicorn+httpx proxy, the tap")
+    print(
+        "  over Streamable HTTP: http.client, directly, through a TCP relay, a uvicorn+httpx proxy, the tap"
+    )
     http_met = report(http_rows(rounds, sizes, rest_rounds), "relay")
-    print(f"  the goal on every size, in this run: {'met' if stdio_met and http_met else 'NOT met'}")
+    print(
+        f"  the goal on every size, in this run: {'met' if stdio_met and http_met else 'NOT met'}"
+    )

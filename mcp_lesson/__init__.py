@@ -56,7 +56,7 @@ from mcp_lesson.rules.classification import (
     reply_for_json,
 )
 from mcp_lesson.rules.explanation import explain, explain_json
-from mcp_lesson.rules.messages import (  # noqa: E402
+from mcp_lesson.rules.messages import (
     create_request,
     error_response,
     success_response,
@@ -67,7 +67,7 @@ if _sys.platform == "emscripten":  # the browser's Python: see mcp_lesson/protoc
 
     _install_deep_json_guard()
 
-from mcp_lesson.version import __version__  # noqa: E402
+from mcp_lesson.version import __version__
 
 #: The names the root gives whatever the registry holds (the rest of ``__all__`` is the
 #: registry's: :func:`__getattr__`).
@@ -107,8 +107,11 @@ def _lessons_functions(graduated_only=False):
     rows with a reference; with ``graduated_only``, those graduation judges on their own)."""
     from mcp_lesson.exercises import registry
 
-    return [row.name for row in registry.BUILT
-            if row.reference is not None and (row.graduates or not graduated_only)]
+    return [
+        row.name
+        for row in registry.BUILT
+        if row.reference is not None and (row.graduates or not graduated_only)
+    ]
 
 
 def __getattr__(name):
@@ -119,7 +122,9 @@ def __getattr__(name):
     elif name == "check":
         from mcp_lesson.exercises.selfcheck import check as value
     elif name == "__all__":
-        value = _FIXED + [found for found in _lessons_functions(graduated_only=True) if found not in _FIXED]
+        value = _FIXED + [
+            found for found in _lessons_functions(graduated_only=True) if found not in _FIXED
+        ]
     elif not name.startswith("_") and name in _lessons_functions():
         from mcp_lesson.exercises import registry
 

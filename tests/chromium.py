@@ -12,7 +12,6 @@ import threading
 import urllib.request
 
 import pytest
-
 from processes import patience
 
 AS_ROOT = hasattr(os, "geteuid") and os.geteuid() == 0
@@ -33,8 +32,11 @@ def find_chromium():
     if os.environ.get("CHROMIUM"):
         candidates = [os.environ["CHROMIUM"]]
     else:
-        candidates = ["/usr/bin/chromium", shutil.which("chromium"),
-                      shutil.which("chromium-browser")]
+        candidates = [
+            "/usr/bin/chromium",
+            shutil.which("chromium"),
+            shutil.which("chromium-browser"),
+        ]
     for path in candidates:
         if path and os.path.isfile(path) and os.access(path, os.X_OK):
             return path
@@ -58,8 +60,10 @@ def free_port():
 def chromium_or_skip(tests="the browser tests"):
     """The Chromium path, when it and Python Playwright are there; else skip
     (fail in CI) with a sentence saying how to get them."""
-    how = (f"{tests} need Chromium (Debian/Ubuntu: sudo apt-get install chromium) and "
-           "Python Playwright (in .venv via `make venv`); no browser download is used")
+    how = (
+        f"{tests} need Chromium (Debian/Ubuntu: sudo apt-get install chromium) and "
+        "Python Playwright (in .venv via `make venv`); no browser download is used"
+    )
     path = find_chromium()
     if path is None:
         missing(f"Chromium was not found; {how}")
@@ -99,7 +103,9 @@ def launched(playwright, path, more_args=(), limit=60):
     more than ``limit`` seconds (scaled by the tests' patience), its processes are killed by
     that mark, which ends the close. What a test checked has been checked by then."""
     mark = f"mcp-lesson-browser={secrets.token_hex(8)}"
-    browser = playwright.chromium.launch(executable_path=path, args=[*CHROMIUM_ARGS, *more_args, f"--{mark}"])  # (a
+    browser = playwright.chromium.launch(
+        executable_path=path, args=[*CHROMIUM_ARGS, *more_args, f"--{mark}"]
+    )  # (a
     # switch Chromium does not know, and ignores)
     try:
         yield browser

@@ -12,10 +12,9 @@ import operator
 import re
 from pathlib import Path
 
+import implementation
 import pytest
 from hypothesis import HealthCheck, Phase, settings
-
-import implementation
 
 # Shared machines are noisy: a slow example is not a failure (speed is the
 # benchmark's business, never a test's), so hypothesis gets no deadline.
@@ -24,8 +23,9 @@ settings.register_profile(
 )
 settings.load_profile("course")
 
-from mcp_lesson.exercises.registry import GRADUATED
 from mcp_lesson.exercises.graduation import GRADUATION_FILES  # noqa: E402  (what graduation runs)
+from mcp_lesson.exercises.registry import GRADUATED  # noqa: E402  (after the profile)
+
 SHOWN_FAILURES = 5
 
 
@@ -34,20 +34,34 @@ _COMPARED = None
 
 
 def pytest_addoption(parser):
-    parser.addoption("--graduate", metavar="DIR", default=None,
-                     help="run the course's tests of the functions the lessons build "
-                          "against the package in DIR instead of mcp_lesson")
-    parser.addoption("--all-failures", action="store_true", default=False,
-                     help="with --graduate: list every failure, not only the first few")
-    parser.addoption("--every-lesson", action="store_true", default=False,
-                     help="with --graduate: pass only when every lesson's functions are written and "
-                          "pass (by default, a package complete up to a lesson passes)")
+    parser.addoption(
+        "--graduate",
+        metavar="DIR",
+        default=None,
+        help="run the course's tests of the functions the lessons build "
+        "against the package in DIR instead of mcp_lesson",
+    )
+    parser.addoption(
+        "--all-failures",
+        action="store_true",
+        default=False,
+        help="with --graduate: list every failure, not only the first few",
+    )
+    parser.addoption(
+        "--every-lesson",
+        action="store_true",
+        default=False,
+        help="with --graduate: pass only when every lesson's functions are written and "
+        "pass (by default, a package complete up to a lesson passes)",
+    )
 
 
 def pytest_configure(config):
     config.addinivalue_line(
-        "markers", "course_only: tests mcp_lesson itself only (no lesson builds it); "
-                   "skipped when graduating a learner's package")
+        "markers",
+        "course_only: tests mcp_lesson itself only (no lesson builds it); "
+        "skipped when graduating a learner's package",
+    )
     implementation.use(config.getoption("--graduate"))
     if implementation.GRADUATING is not None:
         # A learner's package fails often: say so at once, without hypothesis
@@ -56,9 +70,14 @@ def pytest_configure(config):
         # seed fixed by each test, no database of earlier runs), so the same
         # package gets the same lines; what a property test once found is kept
         # as a stored example (@example) beside it.
-        settings.register_profile("graduation", parent=settings.get_profile("course"),
-                                  phases=[Phase.explicit, Phase.generate], derandomize=True,
-                                  database=None, print_blob=False)
+        settings.register_profile(
+            "graduation",
+            parent=settings.get_profile("course"),
+            phases=[Phase.explicit, Phase.generate],
+            derandomize=True,
+            database=None,
+            print_blob=False,
+        )
         settings.load_profile("graduation")
         # The learner reads the summary below, not pytest's dots, sections and counts.
         config.option.verbose = -2
@@ -85,6 +104,7 @@ def pytest_collection_modifyitems(config, items):
 
 # --- a graduation's report ------------------------------------------------------------
 
+
 @pytest.hookimpl(wrapper=True)
 def pytest_report_teststatus(report, config):
     status = yield
@@ -99,9 +119,18 @@ def pytest_runtest_setup(item):
     _COMPARED = None
 
 
-_OPERATORS = {"==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le,
-              ">": operator.gt, ">=": operator.ge, "is": operator.is_, "is not": operator.is_not,
-              "in": lambda a, b: a in b, "not in": lambda a, b: a not in b}
+_OPERATORS = {
+    "==": operator.eq,
+    "!=": operator.ne,
+    "<": operator.lt,
+    "<=": operator.le,
+    ">": operator.gt,
+    ">=": operator.ge,
+    "is": operator.is_,
+    "is not": operator.is_not,
+    "in": lambda a, b: a in b,
+    "not in": lambda a, b: a not in b,
+}
 
 
 def pytest_assertrepr_compare(config, op, left, right):
@@ -158,7 +187,11 @@ def _call_that_returned(value, calls):
 
 def _comparison_in_words(op, left, right, calls):
     """ "classify({...}) returned ('request', None); expected ('invalid', -32600)" """
-    show, full, cut = implementation.shown, implementation.full_text, implementation.around_difference
+    show, full, cut = (
+        implementation.shown,
+        implementation.full_text,
+        implementation.around_difference,
+    )
     last = calls[-1] if calls else None
     head = f"{last} {last.outcome()}; " if last is not None else ""
     if op in ("==", "!=", "is", "is not"):
@@ -179,7 +212,7 @@ def _comparison_in_words(op, left, right, calls):
 
 def _one_line(exc, limit=300):
     text = " ".join(str(exc).split()) or type(exc).__name__
-    return text if len(text) <= limit else text[:limit - 3] + "..."
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def _failure_in_words(exc):
@@ -211,8 +244,10 @@ def _failure_in_words(exc):
             return f"{call} {call.outcome()}; the test expected otherwise ({_one_line(exc)})"
         return f"the test's check did not hold: {_one_line(exc)}"
     if isinstance(exc, KeyError) and call is not None and call.returned and exc.args:
-        return (f"{call} {call.outcome()}; expected it to hold the key {implementation.shown(exc.args[0])}, "
-                f"which the test reads ({type(exc).__name__})")
+        return (
+            f"{call} {call.outcome()}; expected it to hold the key {implementation.shown(exc.args[0])}, "
+            f"which the test reads ({type(exc).__name__})"
+        )
     where = f" after {call} {call.outcome()}" if call is not None else ""
     return f"the test stopped at {implementation.exception_in_words(exc)}{where}"
 
@@ -272,7 +307,10 @@ def _lessons_said(lessons):
 
 def _by_lesson(passed, failed):
     """{lesson: {"passed", "failed", "unwritten": {name: count}}} in the lessons' order."""
-    lessons = {lesson: {"passed": 0, "failed": 0, "unwritten": {}} for lesson in sorted(set(GRADUATED.values()))}
+    lessons = {
+        lesson: {"passed": 0, "failed": 0, "unwritten": {}}
+        for lesson in sorted(set(GRADUATED.values()))
+    }
     for report in passed + failed:
         lesson = getattr(report, "lesson", None)
         if lesson is None:
@@ -294,21 +332,27 @@ def _lesson_line(lesson, counts):
     todo = counts["unwritten"]
     head = f"lesson {lesson} ({builds})"
     if not written and todo:
-        return f"{head}: not written yet (lesson {lesson} builds {'it' if len(todo) == 1 else 'them'})"
+        return (
+            f"{head}: not written yet (lesson {lesson} builds {'it' if len(todo) == 1 else 'them'})"
+        )
     line = f"{head}: passed {counts['passed']}/{written}"
     if counts["failed"]:
         line += f", {counts['failed']} failed (above)"
     if todo:
         waiting = sum(todo.values())
-        line += (f"; not written yet: {_names(sorted(todo))} (lesson {lesson} builds "
-                 f"{'it' if len(todo) == 1 else 'them'}; {waiting} more test{'s' * (waiting != 1)} wait)")
+        line += (
+            f"; not written yet: {_names(sorted(todo))} (lesson {lesson} builds "
+            f"{'it' if len(todo) == 1 else 'them'}; {waiting} more test{'s' * (waiting != 1)} wait)"
+        )
     return line
 
 
 def _outcomes(stats):
     """``(passed, failed, todo, faults, real)``: the reports of a graduation's tests, the
     failed ones split into "not written yet", errors of the course, and real failures."""
-    failed = [r for r in stats.get("failed", []) + stats.get("error", []) if r.when in ("call", "setup")]
+    failed = [
+        r for r in stats.get("failed", []) + stats.get("error", []) if r.when in ("call", "setup")
+    ]
     passed = [r for r in stats.get("passed", []) if r.when == "call"]
     todo = [r for r in failed if getattr(r, "unwritten", None)]
     faults = [r for r in failed if getattr(r, "course_fault", False)]
@@ -327,8 +371,10 @@ def graduation_passes(stats, every_lesson=False):
     if real or faults or implementation.UNREADABLE or implementation.PROBLEM:
         return False
     lessons = _by_lesson(passed, failed)
-    return any(counts["passed"] and not counts["unwritten"] and not counts["failed"]
-               for counts in lessons.values())
+    return any(
+        counts["passed"] and not counts["unwritten"] and not counts["failed"]
+        for counts in lessons.values()
+    )
 
 
 def pytest_sessionfinish(session, exitstatus):
@@ -340,8 +386,11 @@ def pytest_sessionfinish(session, exitstatus):
     if reporter is None or exitstatus not in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED):
         return
     every = session.config.getoption("--every-lesson")
-    session.exitstatus = pytest.ExitCode.OK if graduation_passes(reporter.stats, every) else \
-        pytest.ExitCode.TESTS_FAILED
+    session.exitstatus = (
+        pytest.ExitCode.OK
+        if graduation_passes(reporter.stats, every)
+        else pytest.ExitCode.TESTS_FAILED
+    )
 
 
 def pytest_terminal_summary(terminalreporter):
@@ -353,11 +402,15 @@ def pytest_terminal_summary(terminalreporter):
     everything = terminalreporter.config.getoption("--all-failures")
     write = terminalreporter.write_line
     if implementation.PROBLEM:
-        write(f"Your package at {implementation.GRADUATING} has a problem: {implementation.PROBLEM}")
+        write(
+            f"Your package at {implementation.GRADUATING} has a problem: {implementation.PROBLEM}"
+        )
     summary = f"your package passes {len(passed)}/{total} of the course's tests"
     if todo and not real and not implementation.UNREADABLE:
-        summary += (f": every test of what it has written passes, and {len(todo)} wait for "
-                    "functions not written yet")
+        summary += (
+            f": every test of what it has written passes, and {len(todo)} wait for "
+            "functions not written yet"
+        )
     write(summary)
     shown = real if everything else real[:SHOWN_FAILURES]
     for report in shown:
@@ -365,12 +418,16 @@ def pytest_terminal_summary(terminalreporter):
         where = f"lesson {lesson}, " if lesson else ""
         write(f"  x {where}{_in_words(report.nodeid)}: {_reason(report)}")
     if len(real) > len(shown):
-        write(f"  ... and {len(real) - len(shown)} more like these "
-              "(make graduate ALL=1 lists every failure)")
+        write(
+            f"  ... and {len(real) - len(shown)} more like these "
+            "(make graduate ALL=1 lists every failure)"
+        )
     if todo and implementation.UNREADABLE:
         names = ", ".join(sorted({report.unwritten for report in todo}))
-        write(f"  {len(todo)} of the failures need your functions ({names}), which could not "
-              "be read: your package did not import (the problem above)")
+        write(
+            f"  {len(todo)} of the failures need your functions ({names}), which could not "
+            "be read: your package did not import (the problem above)"
+        )
     lessons = _by_lesson(passed, failed)
     if not implementation.UNREADABLE:
         for lesson, counts in lessons.items():
@@ -380,30 +437,42 @@ def pytest_terminal_summary(terminalreporter):
                     if report.lesson == lesson:
                         write(f"      - waits for {report.unwritten}: {_in_words(report.nodeid)}")
     for report in faults:  # the course's own version fails this case too
-        write(f"  ! an error of the course, not of your package (please report it): "
-              f"{_in_words(report.nodeid)}: the course's own version fails this case too: {_reason(report)}")
+        write(
+            f"  ! an error of the course, not of your package (please report it): "
+            f"{_in_words(report.nodeid)}: the course's own version fails this case too: {_reason(report)}"
+        )
     unread = [r for r in stats.get("error", []) if getattr(r, "when", None) == "collect"]
     for report in unread:  # a fault of the course's tests, not of the package
-        write(f"  ! the course's test file {report.nodeid.split('::')[0]} could not be read "
-              f"(an error of the course, not of your package: please report it)")
+        write(
+            f"  ! the course's test file {report.nodeid.split('::')[0]} could not be read "
+            f"(an error of the course, not of your package: please report it)"
+        )
     if total and not failed:
         write("Congratulations: your package does everything the course's tests ask.")
         return
     if real or implementation.UNREADABLE or not todo:
         return
-    done = [lesson for lesson, counts in lessons.items() if not counts["unwritten"] and counts["passed"]]
+    done = [
+        lesson for lesson, counts in lessons.items() if not counts["unwritten"] and counts["passed"]
+    ]
     ahead = [lesson for lesson, counts in lessons.items() if counts["unwritten"]]
     if done and ahead and max(done) < min(ahead):
         nxt = ahead[0]
-        write(f"Your package is complete up to lesson {done[-1]}: every test of "
-              f"{_lessons_said(done)} passes. Next: lesson {nxt}, which builds "
-              f"{_names(sorted(lessons[nxt]['unwritten']))}.")
+        write(
+            f"Your package is complete up to lesson {done[-1]}: every test of "
+            f"{_lessons_said(done)} passes. Next: lesson {nxt}, which builds "
+            f"{_names(sorted(lessons[nxt]['unwritten']))}."
+        )
     elif not done:
-        write(f"Nothing of your package is written yet: lesson {ahead[0]} starts it, with "
-              f"{_names(sorted(lessons[ahead[0]]['unwritten']))}.")
+        write(
+            f"Nothing of your package is written yet: lesson {ahead[0]} starts it, with "
+            f"{_names(sorted(lessons[ahead[0]]['unwritten']))}."
+        )
     else:
-        write(f"Everything your package has written passes; still to write: "
-              f"{_names([name for counts in lessons.values() for name in sorted(counts['unwritten'])])}.")
+        write(
+            f"Everything your package has written passes; still to write: "
+            f"{_names([name for counts in lessons.values() for name in sorted(counts['unwritten'])])}."
+        )
 
 
 # --- a copy of the checkout that another account can read ----------------------------------
@@ -428,8 +497,9 @@ def readable_checkout(tmp_path_factory):
     made = Path(tempfile.mkdtemp(prefix="mcp-lesson-readable-", dir="/tmp"))
     try:
         for name in FOR_ANOTHER_ACCOUNT:
-            shutil.copytree(root / name, made / name, ignore=shutil.ignore_patterns(*_NOT_COPIED),
-                            symlinks=True)
+            shutil.copytree(
+                root / name, made / name, ignore=shutil.ignore_patterns(*_NOT_COPIED), symlinks=True
+            )
         for path in [made, *made.rglob("*")]:
             if not path.is_symlink():
                 path.chmod(0o755 if path.is_dir() or path.stat().st_mode & 0o100 else 0o644)

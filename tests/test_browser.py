@@ -42,7 +42,6 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-
 from chromium import answers, chromium_or_skip, free_port, launched, listening, missing
 from processes import descendants, live_processes, patience, start_guarded, wait_for
 
@@ -69,27 +68,58 @@ WIDGET_ERRORS = ("Error displaying widget", "Model not found", "Failed to load m
 SHOWN = '{\n  "jsonrpc": "2.0",\n  "id": true,\n  "method": "tools/list"\n}'
 REQUEST = '{"jsonrpc": "2.0", "id": 41, "method": "tools/call", "params": {"name": "calculator"}}'
 BROKEN = '{"jsonrpc": "2.0", "id": 42, "method": "tools/li'
-PAYLOAD = json.dumps({
-    "jsonrpc": "2.0",
-    "id": 43,
-    "method": '<img src=x onerror="window.__pwned=1;alert(1)"><script>window.__pwned=2</script>',
-})
+PAYLOAD = json.dumps(
+    {
+        "jsonrpc": "2.0",
+        "id": 43,
+        "method": '<img src=x onerror="window.__pwned=1;alert(1)"><script>window.__pwned=2</script>',
+    }
+)
 # Longer than mcp_lesson.widgets.INSTANT_LIMIT: judged once the typing pauses.
-LONG = json.dumps({"jsonrpc": "2.0", "id": 44, "method": "tools/call",
-                   "params": {"name": "echo", "arguments": {"text": "x" * 60_000}}})
+LONG = json.dumps(
+    {
+        "jsonrpc": "2.0",
+        "id": 44,
+        "method": "tools/call",
+        "params": {"name": "echo", "arguments": {"text": "x" * 60_000}},
+    }
+)
 # For the HTTP view: a header line with markup and no colon, and a body it is checked against.
 HOSTILE_HEADER = "<img src=x onerror=window.__pwned=4>"
-HTTP_BODY = json.dumps({"jsonrpc": "2.0", "id": 45, "method": "tools/list", "params": {"_meta": {
-    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-    "io.modelcontextprotocol/clientCapabilities": {}}}})
+HTTP_BODY = json.dumps(
+    {
+        "jsonrpc": "2.0",
+        "id": 45,
+        "method": "tools/list",
+        "params": {
+            "_meta": {
+                "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                "io.modelcontextprotocol/clientCapabilities": {},
+            }
+        },
+    }
+)
 # For the recording view: a log line holding markup on the server's stdout, and a request
 # that was never answered.
-RECORDING = "\n".join(json.dumps(entry) for entry in [
-    {"t": 0.1, "direction": "to_server", "kind": "request", "code": None,
-     "text": '{"jsonrpc": "2.0", "id": 1, "method": "ping"}'},
-    {"t": 0.2, "direction": "from_server", "kind": "invalid", "code": -32700,
-     "text": "<script>window.__pwned=3</script>"},
-])
+RECORDING = "\n".join(
+    json.dumps(entry)
+    for entry in [
+        {
+            "t": 0.1,
+            "direction": "to_server",
+            "kind": "request",
+            "code": None,
+            "text": '{"jsonrpc": "2.0", "id": 1, "method": "ping"}',
+        },
+        {
+            "t": 0.2,
+            "direction": "from_server",
+            "kind": "invalid",
+            "code": -32700,
+            "text": "<script>window.__pwned=3</script>",
+        },
+    ]
+)
 # Text meant for notebook users only (cells tagged notebook-only).
 NOTEBOOK_ONLY = re.compile(r"Run the cell|Shift\+Enter|make app|\d+/\d+ cases pass|Previous:|Next:")
 KERNEL_ID = re.compile(r'"kernelId":\s*"([0-9a-f-]{36})"')
@@ -104,8 +134,9 @@ class Server:
         self.name = name
         self.log_path = ARTIFACTS / f"{name}.log"
         self.log = open(self.log_path, "w")
-        self.proc = start_guarded(command, cwd=cwd, env=env, stdout=self.log,
-                                  stderr=subprocess.STDOUT)
+        self.proc = start_guarded(
+            command, cwd=cwd, env=env, stdout=self.log, stderr=subprocess.STDOUT
+        )
 
     def wait_until(self, ready, timeout=90):
         deadline = time.monotonic() + patience(timeout)
@@ -123,7 +154,9 @@ class Server:
         """How many kernel processes run under this server right now."""
         table = live_processes()
         under = set(descendants(self.proc.pid, table))
-        return sum("ipykernel_launcher" in process.command for process in table if process.pid in under)
+        return sum(
+            "ipykernel_launcher" in process.command for process in table if process.pid in under
+        )
 
     def stop(self):
         self.proc.end()  # SIGTERM to the whole tree, SIGKILL to what is left after a grace
@@ -143,8 +176,15 @@ def app_command(port, environ=None, args=""):
     """
     environ = os.environ if environ is None else environ
     env = {key: value for key, value in environ.items() if key not in _MAKE_VARIABLES}
-    command = ["make", "--no-print-directory", "-o", ".venv/.installed", "app",
-               f"PORT={port}", f"ARGS={args}"]
+    command = [
+        "make",
+        "--no-print-directory",
+        "-o",
+        ".venv/.installed",
+        "app",
+        f"PORT={port}",
+        f"ARGS={args}",
+    ]
     return command, env
 
 
@@ -153,8 +193,11 @@ CULL_IDLE, CULL_INTERVAL = 6, 2
 
 def max_kernels():
     """The kernel limit set in tools/classroom/voila.py."""
-    found = re.search(r"^c\.ClassroomKernelManager\.max_kernels = (\d+)$",
-                      CLASSROOM_CONFIG.read_text(), re.MULTILINE)
+    found = re.search(
+        r"^c\.ClassroomKernelManager\.max_kernels = (\d+)$",
+        CLASSROOM_CONFIG.read_text(),
+        re.MULTILINE,
+    )
     assert found, "tools/classroom/voila.py must set c.ClassroomKernelManager.max_kernels"
     return int(found.group(1))
 
@@ -184,23 +227,36 @@ def axe_js():
     """The path of axe.min.js, installed with npm into .cache/axe on first use."""
     if _installed_axe() != AXE_VERSION:
         if shutil.which("npm") is None:
-            missing("npm was not found; the accessibility checks install axe-core with it "
-                    "(Debian/Ubuntu: sudo apt-get install npm)")
+            missing(
+                "npm was not found; the accessibility checks install axe-core with it "
+                "(Debian/Ubuntu: sudo apt-get install npm)"
+            )
         AXE_DIR.mkdir(parents=True, exist_ok=True)
         with open(AXE_DIR / ".install.lock", "w") as lock:
             fcntl.flock(lock, fcntl.LOCK_EX)  # two runs on one machine install once
             if _installed_axe() != AXE_VERSION:
                 done = subprocess.run(
-                    ["npm", "install", "--prefix", str(AXE_DIR), "--no-save",
-                     "--no-package-lock", "--no-audit", "--no-fund", "--ignore-scripts",
-                     "--loglevel=error", f"axe-core@{AXE_VERSION}"],
-                    capture_output=True, text=True, timeout=patience(300),
+                    [
+                        "npm",
+                        "install",
+                        "--prefix",
+                        str(AXE_DIR),
+                        "--no-save",
+                        "--no-package-lock",
+                        "--no-audit",
+                        "--no-fund",
+                        "--ignore-scripts",
+                        "--loglevel=error",
+                        f"axe-core@{AXE_VERSION}",
+                    ],
+                    capture_output=True,
+                    text=True,
+                    timeout=patience(300),
                     env={**os.environ, "npm_config_update_notifier": "false"},
                 )
                 if done.returncode != 0 or _installed_axe() != AXE_VERSION:
                     head = " | ".join((done.stderr or done.stdout).strip().splitlines()[:3])
-                    missing(f"npm could not install axe-core {AXE_VERSION} into .cache/axe: "
-                            f"{head}")
+                    missing(f"npm could not install axe-core {AXE_VERSION} into .cache/axe: {head}")
     return AXE_JS
 
 
@@ -220,10 +276,17 @@ def lab_url(tmp_path_factory):
         JUPYTERLAB_WORKSPACES_DIR=str(home / "workspaces"),
     )
     command = [
-        sys.executable, "-m", "jupyter", "lab", "--no-browser",
-        "--ServerApp.ip=127.0.0.1", f"--ServerApp.port={port}",
-        "--ServerApp.port_retries=0", "--IdentityProvider.token=",
-        "--ServerApp.password=", f"--ServerApp.root_dir={root_dir}",
+        sys.executable,
+        "-m",
+        "jupyter",
+        "lab",
+        "--no-browser",
+        "--ServerApp.ip=127.0.0.1",
+        f"--ServerApp.port={port}",
+        "--ServerApp.port_retries=0",
+        "--IdentityProvider.token=",
+        "--ServerApp.password=",
+        f"--ServerApp.root_dir={root_dir}",
         "--LabApp.expose_app_in_browser=True",
     ] + (["--allow-root"] if AS_ROOT else [])
     server = Server("jupyterlab", command, cwd=home, env=env)
@@ -243,8 +306,11 @@ def voila():
     # Culling as tools/classroom/voila.py sets it up, but sooner (the settings
     # themselves are read from that file by the docs tests): a kernel with no
     # page goes after CULL_IDLE s idle, checked every CULL_INTERVAL s.
-    command, env = app_command(port, args=f"--ClassroomKernelManager.cull_idle_timeout={CULL_IDLE} "
-                                          f"--ClassroomKernelManager.cull_interval={CULL_INTERVAL}")
+    command, env = app_command(
+        port,
+        args=f"--ClassroomKernelManager.cull_idle_timeout={CULL_IDLE} "
+        f"--ClassroomKernelManager.cull_interval={CULL_INTERVAL}",
+    )
     server = Server("voila", command, cwd=ROOT, env=env)
     server.url = f"http://127.0.0.1:{port}"
     try:
@@ -413,7 +479,8 @@ def use_http_and_recording_views(page):
     from playwright.sync_api import expect
 
     page.locator(".mcp-http-headers textarea").fill(
-        "MCP-Protocol-Version: 2026-07-28\nMcp-Method: tools/call\n" + HOSTILE_HEADER)
+        "MCP-Protocol-Version: 2026-07-28\nMcp-Method: tools/call\n" + HOSTILE_HEADER
+    )
     result = page.locator(".mcp-http-result")
     page.locator(".mcp-http-body textarea").fill(HTTP_BODY)
     expect(result).to_contain_text("400 REFUSED")
@@ -427,13 +494,16 @@ def use_http_and_recording_views(page):
     expect(recording).to_contain_text("<script>window.__pwned=3</script>")  # as text
     with page.expect_file_chooser() as chooser:  # the button opens the browser's file picker
         page.locator(".mcp-recording-upload").click()
-    chooser.value.set_files(files=[{"name": "talk.jsonl", "mimeType": "application/json",
-                                    "buffer": RECORDING.encode()}])
+    chooser.value.set_files(
+        files=[{"name": "talk.jsonl", "mimeType": "application/json", "buffer": RECORDING.encode()}]
+    )
     expect(recording).to_contain_text('The file "talk.jsonl"')
     expect(recording).to_contain_text("2 PROBLEMS")
     page.wait_for_timeout(patience(0.3) * 1000)  # give an injected onerror the time to fire
-    tools = (".mcp-http img, .mcp-http script, .mcp-recording script, "
-             ".mcp-recording-result img, .mcp-recording-input img")
+    tools = (
+        ".mcp-http img, .mcp-http script, .mcp-recording script, "
+        ".mcp-recording-result img, .mcp-recording-input img"
+    )
     assert page.locator(tools).count() == 0
     # The diagram drawn as a picture (JupyterLab renders Mermaid): its pictures are the SVG
     # Mermaid made of the escaped text, never markup of the recording's.
@@ -534,8 +604,14 @@ def test_app_command_leaves_out_the_callers_args():
     caller = {**os.environ, "ARGS": "--from-env", "MAKEFLAGS": " -- ARGS=--from-makeflags"}
 
     def recipe(command, env):  # what make would run (-n: print it only)
-        dry = subprocess.run([command[0], "-n", *command[1:]], cwd=ROOT, env=env,
-                             capture_output=True, text=True, timeout=patience(60))
+        dry = subprocess.run(
+            [command[0], "-n", *command[1:]],
+            cwd=ROOT,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=patience(60),
+        )
         assert dry.returncode == 0, dry.stderr
         return dry.stdout
 
@@ -653,7 +729,9 @@ def test_every_link_on_the_classroom_page_opens(browser, voila_url):
 def _kernel_state(voila, kernel_id):
     """The server's record of a kernel (a dict), or None once it is gone."""
     try:
-        with urllib.request.urlopen(f"{voila.url}/api/kernels/{kernel_id}", timeout=patience(10)) as reply:
+        with urllib.request.urlopen(
+            f"{voila.url}/api/kernels/{kernel_id}", timeout=patience(10)
+        ) as reply:
             return json.load(reply)
     except urllib.error.HTTPError as error:
         if error.code == 404:
@@ -692,7 +770,8 @@ def _how_it_ended(voila, kernel_id):
 
 def _page_kernel(page):
     return page.evaluate(
-        "JSON.parse(document.getElementById('jupyter-config-data').textContent).kernelId")
+        "JSON.parse(document.getElementById('jupyter-config-data').textContent).kernelId"
+    )
 
 
 @pytest.mark.timeout(patience(300))
@@ -704,7 +783,9 @@ def test_classroom_kernels_go_back_to_the_baseline(browser, voila):
 
     limit = max_kernels()
     # Kernels of earlier tests' pages go when those pages close, or by culling.
-    wait_for(lambda: voila.kernels() == 0, "kernels of earlier tests are still running", 120, every=1)
+    wait_for(
+        lambda: voila.kernels() == 0, "kernels of earlier tests are still running", 120, every=1
+    )
     keeper = open_page(browser, "voila-kernels-failure.png", voila.url)
     try:
         keeper.goto(f"{voila.url}/")
@@ -723,18 +804,30 @@ def test_classroom_kernels_go_back_to_the_baseline(browser, voila):
             closed.append(_page_kernel(page))
             assert_page_stays_local_and_quiet(page)
             close(page)
-        wait_for(lambda: all(_kernel_state(voila, k) is None for k in closed),
-                 "a closed page's kernel is still running", 20, every=1)
+        wait_for(
+            lambda: all(_kernel_state(voila, k) is None for k in closed),
+            "a closed page's kernel is still running",
+            20,
+            every=1,
+        )
         # How each ended, as the server's log tells it, once it tells it: on a busy machine
         # culling may come first (the page's request then finds no kernel, and the page still
         # did its part), or the browser may close a page before its goodbye leaves (it sends
         # it from an unload handler): then only culling gave the kernel back. A refused
         # request is a failure wherever it comes; and at least one page must have said goodbye.
-        wait_for(lambda: all(_how_it_ended(voila, k) is not None for k in closed),
-                 "the server's log does not say how a closed page's kernel ended", 30, every=1)
+        wait_for(
+            lambda: all(_how_it_ended(voila, k) is not None for k in closed),
+            "the server's log does not say how a closed page's kernel ended",
+            30,
+            every=1,
+        )
         ended = {k: _how_it_ended(voila, k) for k in closed}
-        assert "refused" not in ended.values(), f"the server refused a closed page's shutdown request (403): {ended}"
-        assert "its page" in ended.values(), f"no closed page's shutdown request reached the server: {ended}"
+        assert "refused" not in ended.values(), (
+            f"the server refused a closed page's shutdown request (403): {ended}"
+        )
+        assert "its page" in ended.values(), (
+            f"no closed page's shutdown request reached the server: {ended}"
+        )
 
         # Plain GETs that never open a page: more than the limit allows.
         statuses, peak, bare = [], 0, []
@@ -752,18 +845,28 @@ def test_classroom_kernels_go_back_to_the_baseline(browser, voila):
         assert bare, "no plain GET was answered with a page"
 
         # Within two minutes only the open page's kernel is left.
-        wait_for(lambda: voila.kernels() == 1,
-                 f"{voila.kernels()} kernels run; only the open page's should", 120, every=1)
+        wait_for(
+            lambda: voila.kernels() == 1,
+            f"{voila.kernels()} kernels run; only the open page's should",
+            120,
+            every=1,
+        )
         # (The server's record of a culled kernel may outlive its process a moment.)
-        wait_for(lambda: all(_kernel_state(voila, k) is None for k in bare),
-                 "a plain GET's kernel is still on the server's record", 30, every=1)
+        wait_for(
+            lambda: all(_kernel_state(voila, k) is None for k in bare),
+            "a plain GET's kernel is still on the server's record",
+            30,
+            every=1,
+        )
         state = _kernel_state(voila, kept)
         assert state is not None and state["connections"] >= 1
         # ... and that page still works.
         expect(paste(keeper, REQUEST)).to_contain_text("the id 41")
         assert_page_stays_local_and_quiet(keeper)
         close(keeper)
-        wait_for(lambda: voila.kernels() == 0, "the last page's kernel is still running", 20, every=1)
+        wait_for(
+            lambda: voila.kernels() == 0, "the last page's kernel is still running", 20, every=1
+        )
     except BaseException:
         failure_screenshot(keeper, "voila-kernels-failure.png")
         raise

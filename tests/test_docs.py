@@ -19,8 +19,7 @@ import tempfile
 import pytest
 
 import mcp_lesson
-from mcp_lesson.rules import classification
-from mcp_lesson.rules import messages
+from mcp_lesson.rules import classification, messages
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"
@@ -51,13 +50,26 @@ def test_docstring_examples(module):
 # change the checkout or .venv, or listed in NOT_RUN with the reason. A new command that
 # fits neither fails test_every_command_shown_is_covered.
 
-COMMAND_WORDS = {"make", "bash", "jupyter", "conda", "sudo", "ssh", "docker", "pip", "py",
-                 "python", ".venv/bin/python", r".venv\Scripts\python", r".venv\Scripts\jupyter"}
+COMMAND_WORDS = {
+    "make",
+    "bash",
+    "jupyter",
+    "conda",
+    "sudo",
+    "ssh",
+    "docker",
+    "pip",
+    "py",
+    "python",
+    ".venv/bin/python",
+    r".venv\Scripts\python",
+    r".venv\Scripts\jupyter",
+}
 #: Command beginnings that a test cannot run, and why.
 NOT_RUN = {
     "conda ": "needs conda (test_setup.py checks environment.yml against pyproject.toml)",
     "bash tools/course_jupyter.sh": "changes an environment's settings "
-                                    "(test_setup.py runs it on a stand-in environment)",
+    "(test_setup.py runs it on a stand-in environment)",
     "jupyter lab ": "the conda route's own Jupyter (test_setup.py starts make lab-learner's)",
     "sudo apt-get ": "installs system packages",
     "ssh ": "needs a second machine",
@@ -67,7 +79,7 @@ NOT_RUN = {
     "pip config list": "shows the reader's own pip settings",
     "sudo make hub": "makes system accounts, as root (tests/classroom/test_hub.py runs make hub's program)",
     "python <checkout>/tools/grading/classroom.py": "a hub teacher's terminal (tests/classroom/test_hub.py "
-                                                   "runs each, as the teacher)",
+    "runs each, as the teacher)",
 }
 #: Variables a make started by a test must not inherit (the suite may run under make).
 MAKE_CONTEXT = ("MAKEFLAGS", "MFLAGS", "MAKELEVEL", "MAKEOVERRIDES", "ARGS")
@@ -111,15 +123,20 @@ def split_env(command):
 
 
 def test_the_command_collector():
-    sample = ("Run `make test ARGS=-x` or `PYTHON=/x`.\n\n```sh\nmake lab   # open it\n```\n"
-              "  ```sh\n  make app\n  ```\n```python\n>>> make\n```\n")
+    sample = (
+        "Run `make test ARGS=-x` or `PYTHON=/x`.\n\n```sh\nmake lab   # open it\n```\n"
+        "  ```sh\n  make app\n  ```\n```python\n>>> make\n```\n"
+    )
     assert commands_in(sample) == ["make test ARGS=-x", "make lab", "make app"]
 
 
 def covered(command):
     env, words = split_env(command)
-    if words[0] == "make" or command.startswith(".venv/bin/python ") or (
-            command == "python -m mcp_lesson.server"):
+    if (
+        words[0] == "make"
+        or command.startswith(".venv/bin/python ")
+        or (command == "python -m mcp_lesson.server")
+    ):
         return True
     return any(command.startswith(start) for start in NOT_RUN)
 
@@ -155,13 +172,18 @@ def test_make_command_shown(command):
     """make accepts it as written (a dry run: nothing runs, .venv is left alone),
     ARGS reaches the program, and the files it names exist."""
     env, words = split_env(command)
-    done = subprocess.run(["make", "--no-print-directory", "-n", "-o", ".venv/.installed",
-                           *words[1:]], cwd=ROOT, env=clean_env(env), text=True,
-                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    done = subprocess.run(
+        ["make", "--no-print-directory", "-n", "-o", ".venv/.installed", *words[1:]],
+        cwd=ROOT,
+        env=clean_env(env),
+        text=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+    )
     assert done.returncode == 0, done.stdout
     for word in words[1:]:
         if word.startswith("ARGS="):
-            assert word[len("ARGS="):] in done.stdout
+            assert word[len("ARGS=") :] in done.stdout
     for path in paths_in(words):
         assert (ROOT / path).exists(), path
 
@@ -190,9 +212,16 @@ def test_python_command_shown(command):
         return
     if words[1:3] == ["-m", "mcp_lesson.tap"]:  # run in a folder of its own, on no input
         words = [str(ROOT / word) if word.startswith(".venv/") else word for word in words]
-        done = subprocess.run(words, cwd=TAP_FOLDER, env=clean_env(), text=True,
-                              stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                              stderr=subprocess.STDOUT, timeout=120)
+        done = subprocess.run(
+            words,
+            cwd=TAP_FOLDER,
+            env=clean_env(),
+            text=True,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            timeout=120,
+        )
         assert done.returncode == 0 and "Traceback" not in done.stdout, done.stdout
         return
     if words[1:3] == ["-m", "mcp_lesson.client"]:  # against the course's server, at its address
@@ -201,9 +230,19 @@ def test_python_command_shown(command):
         from mcp_lesson.server.running import HttpServer
 
         with HttpServer(start=start_guarded, timeout=patience(30)) as server:
-            words = [server.url if word in ("URL", "http://127.0.0.1:PORT/mcp") else word for word in words]
-            done = subprocess.run([str(ROOT / words[0]), *words[1:]], cwd=ROOT, env=clean_env(), text=True,
-                                  stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=patience(60))
+            words = [
+                server.url if word in ("URL", "http://127.0.0.1:PORT/mcp") else word
+                for word in words
+            ]
+            done = subprocess.run(
+                [str(ROOT / words[0]), *words[1:]],
+                cwd=ROOT,
+                env=clean_env(),
+                text=True,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT,
+                timeout=patience(60),
+            )
         assert done.returncode == 0 and "Traceback" not in done.stdout, done.stdout
         assert done.stdout.startswith("server: mcp-lesson-calculator"), done.stdout
         return
@@ -215,8 +254,14 @@ def test_python_command_shown(command):
     else:
         assert words[1:] == ["tools/make_learner.py", "--check"]
         expected = (0, 1)  # 1: a copy is stale, which the command is there to report
-    done = subprocess.run([str(ROOT / words[0]), *words[1:]], cwd=ROOT, env=clean_env(),
-                          text=True, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    done = subprocess.run(
+        [str(ROOT / words[0]), *words[1:]],
+        cwd=ROOT,
+        env=clean_env(),
+        text=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+    )
     assert done.returncode in expected, done.stdout
     assert "Traceback" not in done.stdout
 
@@ -237,9 +282,15 @@ def test_the_server_answers_the_readme_lines():
     a person would paste them, answers each request; end of input stops it."""
     lines, promised = readme_server_lines()
     assert len(lines) == 4
-    server = subprocess.Popen([str(ROOT / ".venv/bin/python"), "-m", "mcp_lesson.server"],
-                              cwd=ROOT, env=clean_env(), text=True, stdin=subprocess.PIPE,
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    server = subprocess.Popen(
+        [str(ROOT / ".venv/bin/python"), "-m", "mcp_lesson.server"],
+        cwd=ROOT,
+        env=clean_env(),
+        text=True,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
     answers = []
     try:
         for line in lines:
@@ -339,8 +390,11 @@ PICTURE = re.compile(r"!\[[^\]]*\]\(([^)\s]+)\)")
 @pytest.mark.parametrize("page", PAGES, ids=name_of)
 def test_every_picture_comes_from_a_test(page):
     """Each picture shown is one that a test takes (and UPDATE_SCREENSHOTS=1 refreshes)."""
-    tests = "".join(path.read_text() for path in (ROOT / "tests").rglob("*.py")
-                    if path.name != pathlib.Path(__file__).name)
+    tests = "".join(
+        path.read_text()
+        for path in (ROOT / "tests").rglob("*.py")
+        if path.name != pathlib.Path(__file__).name
+    )
     for target in PICTURE.findall(page.read_text()):
         if re.match(r"https?://", target):  # a badge, not a picture of the course
             continue
@@ -355,8 +409,10 @@ def test_every_picture_comes_from_a_test(page):
 # can compute (how long a step takes on some machine) is not given.
 
 WORDS = {1: "one", 2: "two", 3: "three", 4: "four", 5: "five", 6: "six", 7: "seven"}
-FIGURE = re.compile(r"\b\d[\d,.]*(?:\s?(?:ms|s|MB|MiB|GB|KB|minutes?|seconds?|hours?)\b|x\b)"
-                    r"|\b\d+/\d+\b")
+FIGURE = re.compile(
+    r"\b\d[\d,.]*(?:\s?(?:ms|s|MB|MiB|GB|KB|minutes?|seconds?|hours?)\b|x\b)"
+    r"|\b\d+/\d+\b"
+)
 
 
 def flat(text):
@@ -381,8 +437,10 @@ def runs(numbers):
 
 
 def test_the_figure_finder():
-    found = FIGURE.findall("about 600 MB, 3.7 s, 11.3x faster, 264/264 tests, 9.17 ms, "
-                           "on 2025-06-18 in lesson 03, python3.12, a minute")
+    found = FIGURE.findall(
+        "about 600 MB, 3.7 s, 11.3x faster, 264/264 tests, 9.17 ms, "
+        "on 2025-06-18 in lesson 03, python3.12, a minute"
+    )
     assert found == ["600 MB", "3.7 s", "11.3x", "264/264", "9.17 ms"]
 
 
@@ -416,6 +474,7 @@ def local_only_lessons():
 def self_check_line():
     from mcp_lesson import classify
     from mcp_lesson.course import self_check
+
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
         self_check(classify)
@@ -426,6 +485,7 @@ def expected_figures():
     """(page, phrase, where the figure comes from), for every figure the pages give."""
     from mcp_lesson import CASES, REVISIONS
     from mcp_lesson.exercises.selfcheck import check
+
     figures = []
 
     def give(page, phrase, origin):
@@ -450,15 +510,27 @@ def expected_figures():
     local = [name[:2] for name in local]
     in_site = [n for n in numbers if n not in local]
     give("README.md", f"Lessons {runs(in_site)}, and the playground", "tools/site/build.py")
-    give("README.md", f"Lessons {and_list(local)} start a server as a separate process",
-         "tools/site/build.py")
-    give("docs/setup.md", f"runs every lesson but {and_list(local)} in the browser",
-         "tools/site/build.py")
-    client = (source("mcp_lesson/client/stdio.py") + source("mcp_lesson/shared/stdio_lines.py")
-              + source("mcp_lesson/shared/processes.py"))
+    give(
+        "README.md",
+        f"Lessons {and_list(local)} start a server as a separate process",
+        "tools/site/build.py",
+    )
+    give(
+        "docs/setup.md",
+        f"runs every lesson but {and_list(local)} in the browser",
+        "tools/site/build.py",
+    )
+    client = (
+        source("mcp_lesson/client/stdio.py")
+        + source("mcp_lesson/shared/stdio_lines.py")
+        + source("mcp_lesson/shared/processes.py")
+    )
     assert "select.poll(" in client and "os.killpg(" in client
-    give("README.md", f"Lessons {and_list(local)} need Linux, macOS or WSL",
-         "the lessons that use mcp_lesson.client.stdio")
+    give(
+        "README.md",
+        f"Lessons {and_list(local)} need Linux, macOS or WSL",
+        "the lessons that use mcp_lesson.client.stdio",
+    )
 
     # Ports (the Makefile's defaults).
     site_port = setting("Makefile", r"^SITE_PORT \?= (\d+)$")
@@ -470,26 +542,44 @@ def expected_figures():
     voila = "tools/classroom/voila.py"
     idle = setting(voila, r"^c\.ClassroomKernelManager\.cull_idle_timeout = (\d+)")
     most = setting(voila, r"^c\.ClassroomKernelManager\.max_kernels = (\d+)")
-    give("docs/teaching.md", f"culled after {idle} s idle; at most {most} kernels run at once",
-         voila)
+    give(
+        "docs/teaching.md", f"culled after {idle} s idle; at most {most} kernels run at once", voila
+    )
 
     # Grading (the masters' nbgrader metadata, tools/grading).
     from mcp_lesson.exercises import declared
 
     graded = declared.points()  # {master: its points}, the graded masters in the lessons' order
-    give("docs/teaching.md", f"Lessons {and_list([g[:2] for g in graded])} are graded",
-         "the masters' nbgrader metadata")
-    give("docs/teaching.md",
-         "named after its notebook: " + and_list([f"`{g}`" for g in graded]).replace(" and ", ", ") + ".",
-         "the graded masters")
-    [json_points] = [points for _, grade_id, points, _ in declared.graded_cells() if grade_id == "classify_json-tests"]
-    give("docs/teaching.md", f"the test cell of classify_json, 0 of {json_points:g} points",
-         "03_classifying's metadata (docs/feedback.png's caption)")
+    give(
+        "docs/teaching.md",
+        f"Lessons {and_list([g[:2] for g in graded])} are graded",
+        "the masters' nbgrader metadata",
+    )
+    give(
+        "docs/teaching.md",
+        "named after its notebook: "
+        + and_list([f"`{g}`" for g in graded]).replace(" and ", ", ")
+        + ".",
+        "the graded masters",
+    )
+    [json_points] = [
+        points
+        for _, grade_id, points, _ in declared.graded_cells()
+        if grade_id == "classify_json-tests"
+    ]
+    give(
+        "docs/teaching.md",
+        f"the test cell of classify_json, 0 of {json_points:g} points",
+        "03_classifying's metadata (docs/feedback.png's caption)",
+    )
     timeout = setting("tools/grading/course_dir.py", r"^DEFAULT_TIMEOUT = (\d+)")
-    assert timeout == setting("tools/grading/nbgrader_config.py", r"^c\.JudgedExecute\.timeout = (\d+)")
+    assert timeout == setting(
+        "tools/grading/nbgrader_config.py", r"^c\.JudgedExecute\.timeout = (\d+)"
+    )
     give("docs/teaching.md", f"longer limit per cell; {timeout} s by default", "DEFAULT_TIMEOUT")
-    kept = setting("tools/grading/nbgrader_config.py",
-                   r"^c\.JudgedExecute\.max_output_chars = ([\d_]+)")
+    kept = setting(
+        "tools/grading/nbgrader_config.py", r"^c\.JudgedExecute\.max_output_chars = ([\d_]+)"
+    )
     give("docs/teaching.md", f"each cell keeps its first {kept:,} characters", "max_output_chars")
     # The judge's limits (tools/judge/sandbox.py's Limits, classroom.py's sizes).
     from tools.grading import classroom as grading
@@ -497,13 +587,30 @@ def expected_figures():
 
     limits = Limits()
     assert limits.work_size == limits.tmp_size
-    give("README.md", f"small RAM disks of their own ({limits.work_size // 2**20} MB each)", "Limits")
-    give("README.md", f"memory ({limits.memory // 2**30} GB) and processes ({limits.processes})", "Limits")
-    give("README.md", f"(each of up to {limits.processes} may take {limits.memory // 2**30} GB)", "Limits")
-    give("README.md", f"a notebook over {grading.NOTEBOOK_BYTES // 2**20} MB or a student's hand-in over "
-         f"{grading.STUDENT_BYTES // 2**20} MB", "classroom.NOTEBOOK_BYTES, STUDENT_BYTES")
-    give("docs/teaching.md", f"a submission over {grading.STUDENT_BYTES // 2**20} MB (what collect takes",
-         "classroom.STUDENT_BYTES, tools/hub/roles/common/nbgrader_config.py")
+    give(
+        "README.md", f"small RAM disks of their own ({limits.work_size // 2**20} MB each)", "Limits"
+    )
+    give(
+        "README.md",
+        f"memory ({limits.memory // 2**30} GB) and processes ({limits.processes})",
+        "Limits",
+    )
+    give(
+        "README.md",
+        f"(each of up to {limits.processes} may take {limits.memory // 2**30} GB)",
+        "Limits",
+    )
+    give(
+        "README.md",
+        f"a notebook over {grading.NOTEBOOK_BYTES // 2**20} MB or a student's hand-in over "
+        f"{grading.STUDENT_BYTES // 2**20} MB",
+        "classroom.NOTEBOOK_BYTES, STUDENT_BYTES",
+    )
+    give(
+        "docs/teaching.md",
+        f"a submission over {grading.STUDENT_BYTES // 2**20} MB (what collect takes",
+        "classroom.STUDENT_BYTES, tools/hub/roles/common/nbgrader_config.py",
+    )
     pin = re.search(r'"mcp>=(\d+)\.(\d+),<(\d+)\.(\d+)"', source("pyproject.toml")).groups()
     assert (int(pin[2]), int(pin[3])) == (int(pin[0]), int(pin[1]) + 1), pin
     give("docs/teaching.md", f"pinned to {pin[0]}.{pin[1]}.x", "pyproject.toml")
@@ -518,7 +625,11 @@ def expected_figures():
     give("docs/maintaining.md", f"at least {faster:g}x the SDK's throughput", "TARGET_CLASSIFY")
     give("docs/maintaining.md", f"at most {slower:g}x the time of `json.loads`", "TARGET_JSON")
     goal = setting("benchmarks/bench_grading.py", r"^GOAL_MINUTES = (\d+)")
-    give("docs/maintaining.md", f"under {goal} minutes on the 2-core machine", "bench_grading.GOAL_MINUTES")
+    give(
+        "docs/maintaining.md",
+        f"under {goal} minutes on the 2-core machine",
+        "bench_grading.GOAL_MINUTES",
+    )
     spec = importlib.util.spec_from_file_location("course_bench", ROOT / bench)
     bench_module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(bench_module)
@@ -528,10 +639,15 @@ def expected_figures():
     from mcp_lesson.peers import conformance
     from mcp_lesson.server import resumption
 
-    give("docs/conformance.md", f"pinned to {conformance.SUITE_VERSION}, and Node.js {conformance.NODE_VERSION}",
-         "conformance.SUITE_VERSION, NODE_VERSION")
+    give(
+        "docs/conformance.md",
+        f"pinned to {conformance.SUITE_VERSION}, and Node.js {conformance.NODE_VERSION}",
+        "conformance.SUITE_VERSION, NODE_VERSION",
+    )
     give("docs/conformance.md", f"`retry` of {resumption.RETRY_MS} ms", "resumption.RETRY_MS")
-    large = re.search(r"^SIZES = \(\d+, MIB, (\d+) \* MIB\)", source("benchmarks/bench_tap_large.py"), re.M)[1]
+    large = re.search(
+        r"^SIZES = \(\d+, MIB, (\d+) \* MIB\)", source("benchmarks/bench_tap_large.py"), re.M
+    )[1]
     give("docs/maintaining.md", f"answers of 1 and {large} MiB", "bench_tap_large.SIZES")
     # The course's client (mcp_lesson/client/common.py).
     from mcp_lesson.client.common import MAX_MESSAGE, TIMEOUT
@@ -542,22 +658,41 @@ def expected_figures():
     # How long a lesson takes: the estimate's rates and limit (tools/lesson_time.py).
     from tools import lesson_time
 
-    give("docs/maintaining.md", f"promises that a sitting takes {lesson_time.SITTING} minutes or less",
-         "lesson_time.SITTING")
-    give("docs/maintaining.md", f"holds every sitting to {lesson_time.SITTING} minutes", "lesson_time.SITTING")
-    give("docs/maintaining.md", f"its words (at {lesson_time.WORDS_A_MINUTE} a minute)", "lesson_time.WORDS_A_MINUTE")
-    give("docs/maintaining.md", f"({lesson_time.LINES_READ_A_MINUTE} a minute, hidden tests left out)",
-         "lesson_time.LINES_READ_A_MINUTE")
-    give("docs/maintaining.md", f"the exercises ({lesson_time.MINUTES_AN_EXERCISE:g} minutes each, plus "
-         f"{lesson_time.MINUTES_A_LINE:g} a line", "lesson_time.MINUTES_AN_EXERCISE, MINUTES_A_LINE")
+    give(
+        "docs/maintaining.md",
+        f"promises that a sitting takes {lesson_time.SITTING} minutes or less",
+        "lesson_time.SITTING",
+    )
+    give(
+        "docs/maintaining.md",
+        f"holds every sitting to {lesson_time.SITTING} minutes",
+        "lesson_time.SITTING",
+    )
+    give(
+        "docs/maintaining.md",
+        f"its words (at {lesson_time.WORDS_A_MINUTE} a minute)",
+        "lesson_time.WORDS_A_MINUTE",
+    )
+    give(
+        "docs/maintaining.md",
+        f"({lesson_time.LINES_READ_A_MINUTE} a minute, hidden tests left out)",
+        "lesson_time.LINES_READ_A_MINUTE",
+    )
+    give(
+        "docs/maintaining.md",
+        f"the exercises ({lesson_time.MINUTES_AN_EXERCISE:g} minutes each, plus "
+        f"{lesson_time.MINUTES_A_LINE:g} a line",
+        "lesson_time.MINUTES_AN_EXERCISE, MINUTES_A_LINE",
+    )
     return figures
 
 
 FIGURES = expected_figures()
 
 
-@pytest.mark.parametrize("page, phrase, origin", FIGURES,
-                         ids=[f"{page}: {phrase[:40]}" for page, phrase, _ in FIGURES])
+@pytest.mark.parametrize(
+    "page, phrase, origin", FIGURES, ids=[f"{page}: {phrase[:40]}" for page, phrase, _ in FIGURES]
+)
 def test_the_figure_is_the_codes(page, phrase, origin):
     assert phrase in flat(source(page)), f"{page} should say {phrase!r} (from {origin})"
 
@@ -575,8 +710,10 @@ def unmeasured(text):
 @pytest.mark.parametrize("page", PAGES, ids=name_of)
 def test_no_figure_goes_unchecked(page):
     text = flat(unmeasured(page.read_text()))
-    checked = [phrase for where, phrase, _ in FIGURES
-               if where == name_of(page) and phrase in text]
-    unchecked = [m.group() for m in FIGURE.finditer(text)
-                 if not any(m.group() in phrase for phrase in checked)]
+    checked = [phrase for where, phrase, _ in FIGURES if where == name_of(page) and phrase in text]
+    unchecked = [
+        m.group()
+        for m in FIGURE.finditer(text)
+        if not any(m.group() in phrase for phrase in checked)
+    ]
     assert unchecked == [], f"{name_of(page)}: figures no test computes: {unchecked}"

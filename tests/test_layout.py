@@ -20,12 +20,14 @@ PACKAGE = Path(__file__).resolve().parents[1] / "mcp_lesson"
 #: layer it sits on. A folder may import those on lower layers, never a higher or an
 #: equal one (but itself).
 LAYERS = {
-    "version": 0, "protocol": 0,
+    "version": 0,
+    "protocol": 0,
     "core": 1,
     "rules": 2,
     "shared": 3,
     "exercises": 4,
-    "server": 5, "client": 5,
+    "server": 5,
+    "client": 5,
     "peers": 6,
     "tap": 7,
     "widgets": 8,
@@ -58,11 +60,14 @@ def imports_of(name, path):
     found = []
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
-            found += [(alias.name, (), node.lineno) for alias in node.names
-                      if alias.name.split(".")[0] == "mcp_lesson"]
+            found += [
+                (alias.name, (), node.lineno)
+                for alias in node.names
+                if alias.name.split(".")[0] == "mcp_lesson"
+            ]
         elif isinstance(node, ast.ImportFrom):
             if node.level:
-                base = package.split(".")[:len(package.split(".")) - node.level + 1]
+                base = package.split(".")[: len(package.split(".")) - node.level + 1]
                 target = ".".join(base + ([node.module] if node.module else []))
             else:
                 target = node.module or ""
@@ -102,7 +107,9 @@ def test_every_folder_has_a_layer_and_says_what_it_may_import():
             doc = ast.get_docstring(ast.parse((path / "__init__.py").read_text(encoding="utf-8")))
             assert doc, f"mcp_lesson/{name}/__init__.py says nothing of what the folder holds"
             if name != "data":
-                assert "may import" in doc.lower(), f"mcp_lesson/{name}/ does not say what it may import"
+                assert "may import" in doc.lower(), (
+                    f"mcp_lesson/{name}/ does not say what it may import"
+                )
 
 
 def test_imports_go_down_the_layers():
@@ -116,14 +123,18 @@ def test_imports_go_down_the_layers():
             if theirs is None:
                 wrong.append(f"{name}:{line} imports the package's root")
             elif theirs != mine and LAYERS[theirs] >= LAYERS[mine]:
-                wrong.append(f"{name}:{line} ({mine}, layer {LAYERS[mine]}) imports {target} "
-                             f"({theirs}, layer {LAYERS[theirs]})")
+                wrong.append(
+                    f"{name}:{line} ({mine}, layer {LAYERS[mine]}) imports {target} "
+                    f"({theirs}, layer {LAYERS[theirs]})"
+                )
     assert not wrong, "\n".join(wrong)
 
 
 def test_no_cycle_between_modules():
-    edges = {name: {target for target, _n, _l in found if target in MODULES and target != name}
-             for name, found in GRAPH.items()}
+    edges = {
+        name: {target for target, _n, _l in found if target in MODULES and target != name}
+        for name, found in GRAPH.items()
+    }
     # a module's package is imported first: count the edge from a module to its
     # folder's __init__ only where that __init__ really imports something
     state, stack, cycles = {}, [], []
@@ -133,7 +144,7 @@ def test_no_cycle_between_modules():
         stack.append(node)
         for nxt in sorted(edges.get(node, ())):
             if state.get(nxt) == "open":
-                cycles.append(" -> ".join(stack[stack.index(nxt):] + [nxt]))
+                cycles.append(" -> ".join(stack[stack.index(nxt) :] + [nxt]))
             elif nxt not in state:
                 visit(nxt)
         stack.pop()
@@ -150,8 +161,11 @@ def test_no_private_name_crosses_a_folder():
     for name, found in GRAPH.items():
         for target, names, line in found:
             private = [n for n in names if n.startswith("_") and not n.startswith("__")]
-            private += [part for part in target.split(".") if part.startswith("_")
-                        and not part.startswith("__")]
+            private += [
+                part
+                for part in target.split(".")
+                if part.startswith("_") and not part.startswith("__")
+            ]
             if private and concern(target) != concern(name):
                 wrong.append(f"{name}:{line} takes {', '.join(private)} from {target}")
     assert not wrong, "\n".join(wrong)
@@ -169,8 +183,11 @@ TESTS = Path(__file__).resolve().parent
 def test_the_tests_mirror_the_folders():
     """Each folder of mcp_lesson has its tests in the folder of tests/ of the same name (the
     lessons' exported core is tested by exercises/test_core.py, data by what reads it)."""
-    missing = [name for name in sorted(FOLDERS - {"core", "data"})
-               if not sorted((TESTS / name).glob("test_*.py"))]
+    missing = [
+        name
+        for name in sorted(FOLDERS - {"core", "data"})
+        if not sorted((TESTS / name).glob("test_*.py"))
+    ]
     assert not missing, f"no tests/<folder>/ for: {', '.join(missing)}"
 
 
@@ -185,7 +202,7 @@ def the_map():
     guide = (ROOT / "docs" / "maintaining.md").read_text(encoding="utf-8")
     start = guide.index("\n## What is in here")
     begin = guide.index("```\n", start) + 4
-    block = guide[begin:guide.index("\n```", begin)]
+    block = guide[begin : guide.index("\n```", begin)]
     entries, top, last = {}, None, None
     for line in block.splitlines():
         depth = len(line) - len(line.lstrip(" "))
@@ -204,7 +221,9 @@ def the_map():
 def _modules_in(folder):
     """The modules of ``folder`` a reader looks for by name (not ``__init__.py``, which is the
     folder itself, nor ``__main__.py``, which the folder's ``python -m`` runs)."""
-    return {path.name for path in folder.glob("*.py") if path.name not in ("__init__.py", "__main__.py")}
+    return {
+        path.name for path in folder.glob("*.py") if path.name not in ("__init__.py", "__main__.py")
+    }
 
 
 def _named_modules(words):
@@ -222,19 +241,31 @@ def test_the_maintainers_map_names_every_folder_and_module():
     problems = []
     for path, words in entries.items():
         place = ROOT / path
-        if not place.exists() and not any(place.parent.glob(f"{place.name}.*")):  # (a lesson, named without .ipynb)
+        if not place.exists() and not any(
+            place.parent.glob(f"{place.name}.*")
+        ):  # (a lesson, named without .ipynb)
             problems.append(f"the map names {path}, which is not there")
-        elif (place.is_dir() and path.startswith(("mcp_lesson/", "tools/"))
-              and path not in ("mcp_lesson/core", "mcp_lesson/data")):
+        elif (
+            place.is_dir()
+            and path.startswith(("mcp_lesson/", "tools/"))
+            and path not in ("mcp_lesson/core", "mcp_lesson/data")
+        ):
             missing = sorted(_modules_in(place) - _named_modules(words))
             gone = sorted(name for name in _named_modules(words) if not any(place.rglob(name)))
             problems += [f"{path}/: the map does not name {', '.join(missing)}"] * bool(missing)
-            problems += [f"{path}/: the map names {', '.join(gone)}, which is not there"] * bool(gone)
+            problems += [f"{path}/: the map names {', '.join(gone)}, which is not there"] * bool(
+                gone
+            )
     for folder in ("tools", "benchmarks"):
         for place in sorted((ROOT / folder).iterdir()):
-            if (place.suffix == ".py" or place.is_dir()) and place.name not in ("__init__.py", "__pycache__"):
+            if (place.suffix == ".py" or place.is_dir()) and place.name not in (
+                "__init__.py",
+                "__pycache__",
+            ):
                 if place.relative_to(ROOT).as_posix() not in entries:
-                    problems.append(f"the map has no entry for {place.relative_to(ROOT).as_posix()}")
+                    problems.append(
+                        f"the map has no entry for {place.relative_to(ROOT).as_posix()}"
+                    )
     tests = entries["tests"]
     for place in sorted(TESTS.iterdir()):
         if place.is_dir() and place.name != "__pycache__" and f"tests/{place.name}/" not in tests:
@@ -261,16 +292,26 @@ def test_no_citation_of_a_document_the_repository_lacks():
                     found.append(f"{path.relative_to(root)}:{number}: {line.strip()[:80]}")
     for name in ("README.md", "Makefile", "conftest.py"):
         text = (root / name).read_text(encoding="utf-8")
-        found += [f"{name}: {line.strip()[:80]}" for line in text.splitlines() if cited.search(line)]
+        found += [
+            f"{name}: {line.strip()[:80]}" for line in text.splitlines() if cited.search(line)
+        ]
     assert not found, "\n".join(found)
 
 
 #: The tests that drive a browser or a server's page, and what they share.
-BROWSER_TESTS = ("test_browser.py", "test_site.py", "chromium.py", "widgets/viewing.py", "widgets/test_classifier.py")
+BROWSER_TESTS = (
+    "test_browser.py",
+    "test_site.py",
+    "chromium.py",
+    "widgets/viewing.py",
+    "widgets/test_classifier.py",
+)
 #: A wait or hang guard given in plain seconds (or milliseconds): each must go through
 #: tests/processes.py's ``patience``, which MCP_LESSON_TEST_SLACK scales on a slower machine.
-FIXED_WAIT = re.compile(r"(?:\btimeout=|set_default_timeout\(|wait_for_timeout\(|mark\.timeout\(|asyncio\.sleep\()"
-                        r"\s*[\d(]")
+FIXED_WAIT = re.compile(
+    r"(?:\btimeout=|set_default_timeout\(|wait_for_timeout\(|mark\.timeout\(|asyncio\.sleep\()"
+    r"\s*[\d(]"
+)
 
 
 @pytest.mark.parametrize("name", BROWSER_TESTS)
@@ -278,7 +319,11 @@ def test_every_browser_wait_scales_with_the_tests_patience(name):
     """No browser test waits a fixed time: a machine busy with other work would fail it. A
     poll's own pause (said so on its line) is not a limit and may stay as it is; a function's
     default is scaled where the function waits."""
-    fixed = [f"{name}:{number}: {line.strip()}"
-             for number, line in enumerate((TESTS / name).read_text(encoding="utf-8").splitlines(), 1)
-             if FIXED_WAIT.search(line) and "a poll's pause" not in line and not line.lstrip().startswith("def ")]
+    fixed = [
+        f"{name}:{number}: {line.strip()}"
+        for number, line in enumerate((TESTS / name).read_text(encoding="utf-8").splitlines(), 1)
+        if FIXED_WAIT.search(line)
+        and "a poll's pause" not in line
+        and not line.lstrip().startswith("def ")
+    ]
     assert not fixed, "\n".join(fixed)

@@ -62,9 +62,9 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
-
 from chromium import chromium_or_skip, free_port, launched, listening, missing
 from processes import patience, start_guarded
+
 from tools.site import build as site_build
 from tools.site import serve as site_serve
 
@@ -133,13 +133,17 @@ EXECUTE = """function execute(kernel, code) {
 """
 
 # Runs Python in the kernel of the notebook in front; its output, or the error.
-RUN_HERE = """async (code) => {
-""" + EXECUTE + """
+RUN_HERE = (
+    """async (code) => {
+"""
+    + EXECUTE
+    + """
   const kernel = window.jupyterapp.shell.currentWidget.sessionContext.session.kernel;
   const {future, out} = execute(kernel, code);
   await future.done;
   return out.join('');
 }"""
+)
 
 # A file as the page's contents manager reads it: its first cell, or the error.
 READ_FILE = """async (path) => {
@@ -152,13 +156,18 @@ READ_FILE = """async (path) => {
   }
 }"""
 
-ERROR_OUTPUTS = (".jp-OutputArea-output[data-mime-type='application/vnd.jupyter.stderr'], "
-                 ".jp-RenderedText[data-mime-type='application/vnd.jupyter.stderr']")
+ERROR_OUTPUTS = (
+    ".jp-OutputArea-output[data-mime-type='application/vnd.jupyter.stderr'], "
+    ".jp-RenderedText[data-mime-type='application/vnd.jupyter.stderr']"
+)
 
 # Runs pieces of Python one after the other in the kernel of the notebook in front; their
 # outputs. Gives up after `seconds` a piece (a kernel that died never answers).
-RUN_HERE_WITHIN = """async ([codes, seconds]) => {
-""" + EXECUTE + """
+RUN_HERE_WITHIN = (
+    """async ([codes, seconds]) => {
+"""
+    + EXECUTE
+    + """
   const kernel = window.jupyterapp.shell.currentWidget.sessionContext.session.kernel;
   const outs = [];
   for (const code of codes) {
@@ -170,6 +179,7 @@ RUN_HERE_WITHIN = """async ([codes, seconds]) => {
   }
   return {done: true, outs};
 }"""
+)
 
 # The package's verdicts and explanations on the whole case table, as JSON.
 VERDICTS_CODE = """
@@ -268,14 +278,21 @@ def chromium():
 def site():
     """build/site, built (or found up to date) by tools/site/build.py."""
     if shutil.which("npm") is None:
-        missing("npm was not found: the site takes Pyodide from its npm package "
-                "(Debian/Ubuntu: apt-get install nodejs npm)")
+        missing(
+            "npm was not found: the site takes Pyodide from its npm package "
+            "(Debian/Ubuntu: apt-get install nodejs npm)"
+        )
     ARTIFACTS.mkdir(exist_ok=True)
     log = ARTIFACTS / "site-build.log"
     started = time.monotonic()
     with open(log, "w") as out:
-        done = subprocess.run([sys.executable, BUILD], cwd=ROOT, stdout=out,
-                              stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+        done = subprocess.run(
+            [sys.executable, BUILD],
+            cwd=ROOT,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+        )
     if done.returncode != 0:
         pytest.fail(f"`make site` failed:\n{log.read_text()[-3000:]}", pytrace=False)
     assert (SITE / "index.html").exists()
@@ -293,8 +310,12 @@ class SiteServer:
         self.url = f"http://127.0.0.1:{self.port}"
         self.log_path = ARTIFACTS / log_name
         self.log = open(self.log_path, "a" if port else "w")
-        self.process = start_guarded([sys.executable, SERVE, "--port", str(self.port)],
-                                     cwd=ROOT, stdout=self.log, stderr=subprocess.STDOUT)
+        self.process = start_guarded(
+            [sys.executable, SERVE, "--port", str(self.port)],
+            cwd=ROOT,
+            stdout=self.log,
+            stderr=subprocess.STDOUT,
+        )
 
     def __enter__(self):
         deadline = time.monotonic() + patience(30)
@@ -357,8 +378,10 @@ def offline_browser(chromium):
     from playwright.sync_api import sync_playwright
 
     trap = Trap()
-    with sync_playwright() as playwright, launched(
-            playwright, chromium, [f"--proxy-server=http://127.0.0.1:{trap.port}"]) as browser:
+    with (
+        sync_playwright() as playwright,
+        launched(playwright, chromium, [f"--proxy-server=http://127.0.0.1:{trap.port}"]) as browser,
+    ):
         offline = OfflineBrowser(browser)
         try:
             yield offline
@@ -371,9 +394,14 @@ def offline_browser(chromium):
         f"{len(offline.blocked)} elsewhere (aborted)\n"
         + "".join(f"  {url}\n" for url in offline.blocked)
         + f"Chromium's own, refused by the proxy trap: {len(trap.seen)}\n"
-        + "".join(f"  {count} x {host}\n" for host, count in Counter(
-            urlsplit(line.split()[1] if "://" in line else "//" + line.split()[1]).hostname
-            for line in trap.seen).most_common()))
+        + "".join(
+            f"  {count} x {host}\n"
+            for host, count in Counter(
+                urlsplit(line.split()[1] if "://" in line else "//" + line.split()[1]).hostname
+                for line in trap.seen
+            ).most_common()
+        )
+    )
     assert not offline.blocked, f"the site asked for files off the machine: {offline.blocked}"
 
 
@@ -419,17 +447,25 @@ def open_notebook(offline, site_url, path, timings=None):
         # Generous: a busy machine (two cores shared with other work) slows Pyodide down.
         page.wait_for_function(KERNEL_IDLE, timeout=patience(KERNEL_WAIT) * 1000)
     except Exception:
-        status = page.evaluate("() => { const w = window.jupyterapp.shell.currentWidget;"
-                               " return w && w.sessionContext && w.sessionContext.kernelDisplayStatus; }")
+        status = page.evaluate(
+            "() => { const w = window.jupyterapp.shell.currentWidget;"
+            " return w && w.sessionContext && w.sessionContext.kernelDisplayStatus; }"
+        )
         screenshot(page, "site-kernel-failure.png")
         page.close()
-        pytest.fail(f"{path}: no idle kernel after {patience(KERNEL_WAIT):g} s (status: {status}); "
-                    f"the page's last messages:\n" + "\n".join(page.console[-15:]), pytrace=False)
+        pytest.fail(
+            f"{path}: no idle kernel after {patience(KERNEL_WAIT):g} s (status: {status}); "
+            f"the page's last messages:\n" + "\n".join(page.console[-15:]),
+            pytrace=False,
+        )
     if timings is not None:
-        timings.setdefault(path, {
-            "page_shown_s": round(shown - started, 1),
-            "kernel_start_s": round(time.monotonic() - shown, 1),
-        })
+        timings.setdefault(
+            path,
+            {
+                "page_shown_s": round(shown - started, 1),
+                "kernel_start_s": round(time.monotonic() - shown, 1),
+            },
+        )
     return page
 
 
@@ -441,12 +477,17 @@ def run_all(page, timeout=300):
     deadline = time.monotonic() + patience(timeout)
     while time.monotonic() < deadline:
         if page.fatal:
-            pytest.fail("the browser's Python died while running the notebook: "
-                        + " | ".join(page.fatal[:4]), pytrace=False)
+            pytest.fail(
+                "the browser's Python died while running the notebook: "
+                + " | ".join(page.fatal[:4]),
+                pytrace=False,
+            )
         if page.evaluate(ALL_CELLS_RUN):
             return
         page.wait_for_timeout(300)  # (a poll's pause, not a limit)
-    pytest.fail(f"the notebook had not finished running after {patience(timeout):g} s", pytrace=False)
+    pytest.fail(
+        f"the notebook had not finished running after {patience(timeout):g} s", pytrace=False
+    )
 
 
 def notebook_text(page):
@@ -513,10 +554,14 @@ def test_the_playground_classifies_and_injects_nothing(offline_browser, site_url
 
         box.fill('{\n  "jsonrpc": "2.0",\n  "id": true,\n  "method": "tools/list"\n}')
         expect(result).to_contain_text("a bool is not an integer")
-        page.evaluate("() => { const app = window.jupyterapp;"
-                      " app.shell.collapseLeft(); app.shell.collapseRight(); }")
-        page.evaluate("() => document.querySelector('.mcp-classifier')"
-                      ".closest('.jp-Cell').scrollIntoView({block: 'start'})")
+        page.evaluate(
+            "() => { const app = window.jupyterapp;"
+            " app.shell.collapseLeft(); app.shell.collapseRight(); }"
+        )
+        page.evaluate(
+            "() => document.querySelector('.mcp-classifier')"
+            ".closest('.jp-Cell').scrollIntoView({block: 'start'})"
+        )
         page.wait_for_timeout(patience(0.3) * 1000)  # the scroll settles
         screenshot(page, "site-playground.png", "site.png")
     except BaseException:
@@ -553,38 +598,58 @@ def lesson_06(offline_browser, site, timings):
     page = offline_browser.new_page()
     page.set_default_timeout(patience(120) * 1000)
     fatal, dialogs = [], []
-    page.on("console", lambda message: fatal.append(message.text)
-            if "fatal error" in message.text else None)
+    page.on(
+        "console",
+        lambda message: fatal.append(message.text) if "fatal error" in message.text else None,
+    )
     page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
     try:
         started = time.monotonic()
         page.goto(f"{server.url}/lab/index.html?path={path}")
-        seen = page.wait_for_function(NOTICE_OR_READY, timeout=patience(KERNEL_WAIT) * 1000).json_value()
+        seen = page.wait_for_function(
+            NOTICE_OR_READY, timeout=patience(KERNEL_WAIT) * 1000
+        ).json_value()
         text = page.locator(KERNEL_NOTICE).inner_text() if seen == "notice" else ""
         page.wait_for_function(KERNEL_IDLE, timeout=patience(KERNEL_WAIT) * 1000)
-        timings.setdefault(path, {"page_opened_to_kernel_idle_s": round(time.monotonic() - started, 1)})
+        timings.setdefault(
+            path, {"page_opened_to_kernel_idle_s": round(time.monotonic() - started, 1)}
+        )
         try:
             expect(page.locator(KERNEL_NOTICE)).to_be_hidden()
             hidden = True
         except AssertionError:
             hidden = False
-        notice = {"notice seen first": seen == "notice",
-                  "says Python is starting": "Python is starting" in text,
-                  "says it can take a minute": "can take a minute" in text,
-                  "gone once the kernel is idle": hidden,
-                  "opening changed nothing a Save would keep": _dirty(page) is False,
-                  "no fatal error": not fatal, "no dialog": not dialogs}
+        notice = {
+            "notice seen first": seen == "notice",
+            "says Python is starting": "Python is starting" in text,
+            "says it can take a minute": "can take a minute" in text,
+            "gone once the kernel is idle": hidden,
+            "opening changed nothing a Save would keep": _dirty(page) is False,
+            "no fatal error": not fatal,
+            "no dialog": not dialogs,
+        }
         started = time.monotonic()
         answer = page.evaluate(RUN_HERE_WITHIN, [[VERDICTS_CODE, DEEP_JSON_CODE], patience(300)])
-        timings["lesson 06's kernel: the case table, then deep JSON"] = round(time.monotonic() - started, 1)
+        timings["lesson 06's kernel: the case table, then deep JSON"] = round(
+            time.monotonic() - started, 1
+        )
     except BaseException:
         screenshot(page, "site-notice-failure.png")
         page.close()
         server.stop()
         raise
     outs = answer["outs"] + ["", ""]
-    yield {"page": page, "server": server, "path": path, "notice": notice, "notice_text": text,
-           "done": answer["done"], "fatal": fatal, "verdicts": outs[0], "deep": outs[1]}
+    yield {
+        "page": page,
+        "server": server,
+        "path": path,
+        "notice": notice,
+        "notice_text": text,
+        "done": answer["done"],
+        "fatal": fatal,
+        "verdicts": outs[0],
+        "deep": outs[1],
+    }
     page.close()
     server.stop()
 
@@ -596,7 +661,9 @@ def test_the_page_says_python_is_starting_until_it_is_ready(lesson_06):
     stops saying it once the kernel is idle. The lesson, its kernel started, is
     as it was (nothing a Save would keep has changed)."""
     found = lesson_06["notice"]
-    assert all(found.values()), f"{lesson_06['path']}: {found} (notice: {lesson_06['notice_text']!r})"
+    assert all(found.values()), (
+        f"{lesson_06['path']}: {found} (notice: {lesson_06['notice_text']!r})"
+    )
 
 
 @pytest.mark.timeout(patience(900))
@@ -618,7 +685,8 @@ def test_a_loaded_lesson_keeps_working_when_the_server_stops(lesson_06):
         # Saving writes the lesson to the browser's storage; the checkpoint
         # JupyterLab makes next may fail, as JupyterLite reads the site's own
         # copy of the lesson from the server for it.
-        saved = page.evaluate("""async (mark) => {
+        saved = page.evaluate(
+            """async (mark) => {
           const w = window.jupyterapp.shell.currentWidget;
           w.content.model.sharedModel.insertCell(0, {cell_type: 'markdown', source: mark});
           let error = null;
@@ -628,7 +696,9 @@ def test_a_loaded_lesson_keeps_working_when_the_server_stops(lesson_06):
             error = String(e);
           }
           return {dirty: w.context.model.dirty, error};
-        }""", mark)
+        }""",
+            mark,
+        )
         assert saved["dirty"] is False, saved
         unopened = page.evaluate(READ_FILE, "learner/04_errors.ipynb")
         assert not unopened["ok"], unopened
@@ -638,10 +708,13 @@ def test_a_loaded_lesson_keeps_working_when_the_server_stops(lesson_06):
         server = SiteServer("site-server-stopped.log", port=server.port).__enter__()
         page.reload()
         page.wait_for_selector(".jp-Notebook .jp-Cell >> visible=true")
-        page.wait_for_function("""(mark) => {
+        page.wait_for_function(
+            """(mark) => {
           const w = window.jupyterapp && window.jupyterapp.shell.currentWidget;
           return !!(w && w.node.innerText.includes(mark));
-        }""", arg=mark)
+        }""",
+            arg=mark,
+        )
     except BaseException:
         screenshot(page, "site-stopped-server-failure.png")
         raise
@@ -664,7 +737,9 @@ def host_verdicts():
 def site_python(lesson_06):
     """The case table's report and deep JSON, from lesson 06's kernel (:func:`lesson_06`):
     the site's Python had to finish both (a Python that died never answers)."""
-    assert lesson_06["done"], f"the site's Python did not finish (it died?): {lesson_06['fatal'][:4]}"
+    assert lesson_06["done"], (
+        f"the site's Python did not finish (it died?): {lesson_06['fatal'][:4]}"
+    )
     assert not lesson_06["fatal"], lesson_06["fatal"][:4]
     return lesson_06
 
@@ -688,14 +763,18 @@ def test_the_package_agrees_with_itself_on_pyodide(site_python, site, timings):
     assert there["classify_json"] == here["classify_json"]
     # Explanations quote Python's own parser messages, which may change between
     # versions: recorded, not required to match.
-    differs = {name: {"here": text, "there": there["explain_json"][name]}
-               for name, text in here["explain_json"].items()
-               if there["explain_json"].get(name) != text}
+    differs = {
+        name: {"here": text, "there": there["explain_json"][name]}
+        for name, text in here["explain_json"].items()
+        if there["explain_json"].get(name) != text
+    }
     ARTIFACTS.mkdir(exist_ok=True)
     (ARTIFACTS / "site-python.txt").write_text(
         f"host Python {here['python']}, site Python {there['python']}\n"
         f"explain_json texts that differ: {len(differs)}/{len(here['explain_json'])}\n"
-        + json.dumps(differs, indent=2, ensure_ascii=False) + "\n")
+        + json.dumps(differs, indent=2, ensure_ascii=False)
+        + "\n"
+    )
 
 
 @pytest.mark.timeout(patience(900))
@@ -796,5 +875,5 @@ def test_the_site_copies_of_the_lessons(site, folder):
         if lesson.name in site_build.NEEDS_LOCAL_INSTALL:
             assert "needs the course installed on your computer" in cells[0]
             assert "WebAssembly has no way to start another process" in cells[0]
-        assert cells[-len(original):] == original
+        assert cells[-len(original) :] == original
         assert len(cells) - len(original) <= 1

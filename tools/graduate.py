@@ -29,9 +29,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-from mcp_lesson.exercises.lessons import FILES as LESSONS  # noqa: E402
-from mcp_lesson.exercises.learner_package import NO_NESTED_RUNS, PACKAGE, export_notebook
 from mcp_lesson.exercises.graduation import graduate  # noqa: E402
+from mcp_lesson.exercises.learner_package import NO_NESTED_RUNS, PACKAGE, export_notebook  # noqa: E402
+from mcp_lesson.exercises.lessons import FILES as LESSONS  # noqa: E402
 
 
 def judge_fails_to_start():
@@ -47,16 +47,32 @@ def judge_fails_to_start():
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("package", nargs="?", default=str(ROOT / "notebooks" / "learner" / PACKAGE),
-                        help="the package folder (default: the learner's, notebooks/learner/my_mcp)")
-    parser.add_argument("--all", action="store_true",
-                        help="list every failure (by default, the first few and a count)")
-    parser.add_argument("--every-lesson", action="store_true",
-                        help="pass only when every lesson's functions are written and pass (for CI)")
-    parser.add_argument("--export", metavar="NOTEBOOKS",
-                        help="export the lessons of this folder into a fresh package first")
-    parser.add_argument("pytest_args", nargs=argparse.REMAINDER,
-                        help="after --: more pytest arguments (say, -k bool)")
+    parser.add_argument(
+        "package",
+        nargs="?",
+        default=str(ROOT / "notebooks" / "learner" / PACKAGE),
+        help="the package folder (default: the learner's, notebooks/learner/my_mcp)",
+    )
+    parser.add_argument(
+        "--all",
+        action="store_true",
+        help="list every failure (by default, the first few and a count)",
+    )
+    parser.add_argument(
+        "--every-lesson",
+        action="store_true",
+        help="pass only when every lesson's functions are written and pass (for CI)",
+    )
+    parser.add_argument(
+        "--export",
+        metavar="NOTEBOOKS",
+        help="export the lessons of this folder into a fresh package first",
+    )
+    parser.add_argument(
+        "pytest_args",
+        nargs=argparse.REMAINDER,
+        help="after --: more pytest arguments (say, -k bool)",
+    )
     args = parser.parse_args(argv)
     os.environ.pop(NO_NESTED_RUNS, None)  # asked for by name: always a real graduation
     if not args.export:

@@ -22,15 +22,21 @@ request: ``notifications/cancelled``); ``--max-message`` the longest answer it r
 import json
 import sys
 
-from mcp_lesson.core.transport import HTTP_REVISIONS
-from mcp_lesson.protocol.codes import METHOD_NOT_FOUND
-from mcp_lesson.protocol.revisions import REVISIONS
 from mcp_lesson.client.common import (
-    HANDSHAKE, LOG_LEVELS, MAX_MESSAGE, TIMEOUT, ServerError, read_only, sample_arguments,
+    HANDSHAKE,
+    LOG_LEVELS,
+    MAX_MESSAGE,
+    TIMEOUT,
+    ServerError,
+    read_only,
+    sample_arguments,
 )
 from mcp_lesson.client.http import _http_errors, connect
 from mcp_lesson.client.over_stdio import connect_stdio
 from mcp_lesson.client.shown import SHOWN, Shown
+from mcp_lesson.core.transport import HTTP_REVISIONS
+from mcp_lesson.protocol.codes import METHOD_NOT_FOUND
+from mcp_lesson.protocol.revisions import REVISIONS
 
 PROG = "python -m mcp_lesson.client"
 #: The options that take a name and, when the next word is a JSON object, its arguments.
@@ -41,44 +47,104 @@ def _parser():
     import argparse
 
     parser = argparse.ArgumentParser(
-        prog=PROG, allow_abbrev=False, usage=f"{PROG} [options] URL  |  {PROG} --stdio [options] -- COMMAND [ARGS...]",
-        description="Talk to an MCP server, over Streamable HTTP or stdio, with the course's own functions.")
-    parser.add_argument("url", nargs="?", help="the server's MCP endpoint, such as http://127.0.0.1:8000/mcp")
-    parser.add_argument("--stdio", action="store_true",
-                        help="start the server given after -- and talk to it over its stdin and stdout")
-    parser.add_argument("--revision", default=HANDSHAKE, choices=REVISIONS,
-                        help=f"the revision to speak (default {HANDSHAKE}; 2026-07-28 is stateless; "
-                             "2024-11-05 over stdio only)")
+        prog=PROG,
+        allow_abbrev=False,
+        usage=f"{PROG} [options] URL  |  {PROG} --stdio [options] -- COMMAND [ARGS...]",
+        description="Talk to an MCP server, over Streamable HTTP or stdio, with the course's own functions.",
+    )
+    parser.add_argument(
+        "url", nargs="?", help="the server's MCP endpoint, such as http://127.0.0.1:8000/mcp"
+    )
+    parser.add_argument(
+        "--stdio",
+        action="store_true",
+        help="start the server given after -- and talk to it over its stdin and stdout",
+    )
+    parser.add_argument(
+        "--revision",
+        default=HANDSHAKE,
+        choices=REVISIONS,
+        help=f"the revision to speak (default {HANDSHAKE}; 2026-07-28 is stateless; "
+        "2024-11-05 over stdio only)",
+    )
     asked = parser.add_argument_group("what to ask, after the first look (each may be given again)")
-    asked.add_argument("--call", metavar="NAME [ARGUMENTS]",
-                       help="call the tool NAME; ARGUMENTS, when given, a JSON object such as '{\"a\": 1}'")
-    asked.add_argument("--prompt", metavar="NAME [ARGUMENTS]",
-                       help="get the prompt NAME (prompts/get); ARGUMENTS a JSON object of strings")
-    asked.add_argument("--read", action="append", default=[], metavar="URI",
-                       help="read the resource URI (resources/read)")
-    asked.add_argument("--log-level", choices=LOG_LEVELS,
-                       help="ask for the server's log lines at LEVEL and above (logging/setLevel)")
-    asked.add_argument("--try-tools", action="store_true",
-                       help="call each tool annotated readOnlyHint: true once, with arguments made from its "
-                            "input schema; the others are skipped, and named, unless given with --include")
-    asked.add_argument("--include", action="append", default=[], metavar="NAME",
-                       help="with --try-tools: call the tool NAME too, whatever its annotations say")
+    asked.add_argument(
+        "--call",
+        metavar="NAME [ARGUMENTS]",
+        help="call the tool NAME; ARGUMENTS, when given, a JSON object such as '{\"a\": 1}'",
+    )
+    asked.add_argument(
+        "--prompt",
+        metavar="NAME [ARGUMENTS]",
+        help="get the prompt NAME (prompts/get); ARGUMENTS a JSON object of strings",
+    )
+    asked.add_argument(
+        "--read",
+        action="append",
+        default=[],
+        metavar="URI",
+        help="read the resource URI (resources/read)",
+    )
+    asked.add_argument(
+        "--log-level",
+        choices=LOG_LEVELS,
+        help="ask for the server's log lines at LEVEL and above (logging/setLevel)",
+    )
+    asked.add_argument(
+        "--try-tools",
+        action="store_true",
+        help="call each tool annotated readOnlyHint: true once, with arguments made from its "
+        "input schema; the others are skipped, and named, unless given with --include",
+    )
+    asked.add_argument(
+        "--include",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="with --try-tools: call the tool NAME too, whatever its annotations say",
+    )
     shown = parser.add_argument_group("output")
-    shown.add_argument("--json", action="store_true",
-                       help="print one JSON document of every answer, whole (for jq and scripts)")
-    shown.add_argument("--full", action="store_true",
-                       help=f"print every line whole (by default a value is cut at {SHOWN} characters)")
+    shown.add_argument(
+        "--json",
+        action="store_true",
+        help="print one JSON document of every answer, whole (for jq and scripts)",
+    )
+    shown.add_argument(
+        "--full",
+        action="store_true",
+        help=f"print every line whole (by default a value is cut at {SHOWN} characters)",
+    )
     how = parser.add_argument_group("connection")
-    how.add_argument("--header", action="append", default=[], metavar="'NAME: VALUE'",
-                     help="an HTTP header sent with every request, such as 'Authorization: Bearer ...'")
-    how.add_argument("--env", action="append", default=[], metavar="NAME=VALUE",
-                     help="a variable added to the stdio server's environment")
-    how.add_argument("--timeout", type=float, default=TIMEOUT, metavar="SECONDS",
-                     help=f"how long to wait for the server to connect or to send more of an answer "
-                          f"(default {TIMEOUT:g}; a slow tool needs more); then the request is cancelled")
-    how.add_argument("--max-message", type=int, default=MAX_MESSAGE, metavar="BYTES",
-                     help=f"the longest answer read, in bytes (default {MAX_MESSAGE:,}); "
-                          "a longer one is refused in one line")
+    how.add_argument(
+        "--header",
+        action="append",
+        default=[],
+        metavar="'NAME: VALUE'",
+        help="an HTTP header sent with every request, such as 'Authorization: Bearer ...'",
+    )
+    how.add_argument(
+        "--env",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="a variable added to the stdio server's environment",
+    )
+    how.add_argument(
+        "--timeout",
+        type=float,
+        default=TIMEOUT,
+        metavar="SECONDS",
+        help=f"how long to wait for the server to connect or to send more of an answer "
+        f"(default {TIMEOUT:g}; a slow tool needs more); then the request is cancelled",
+    )
+    how.add_argument(
+        "--max-message",
+        type=int,
+        default=MAX_MESSAGE,
+        metavar="BYTES",
+        help=f"the longest answer read, in bytes (default {MAX_MESSAGE:,}); "
+        "a longer one is refused in one line",
+    )
     return parser
 
 
@@ -107,7 +173,9 @@ def _asked(parser, argv):
             except ValueError as exc:
                 parser.error(f"the arguments of {option} {name} are not JSON: {exc}")
             if not isinstance(given, dict):
-                parser.error(f"the arguments of {option} {name} must be a JSON object, such as '{{\"a\": 1}}'")
+                parser.error(
+                    f"the arguments of {option} {name} must be a JSON object, such as '{{\"a\": 1}}'"
+                )
             at += 1
         if option == "--prompt" and not all(isinstance(value, str) for value in given.values()):
             parser.error(f"a prompt's arguments are strings: {option} {name} has one that is not")
@@ -143,12 +211,14 @@ def _arguments(parser, argv):
     command = []
     if "--" in argv:
         at = argv.index("--")
-        argv, command = argv[:at], argv[at + 1:]
+        argv, command = argv[:at], argv[at + 1 :]
     argv, asked = _asked(parser, argv)
     args = parser.parse_args(argv)
     args.command, args.asked = command, asked
     if args.stdio and not command:
-        parser.error("--stdio needs the server's command after --, such as: --stdio -- uvx mcp-server-time")
+        parser.error(
+            "--stdio needs the server's command after --, such as: --stdio -- uvx mcp-server-time"
+        )
     if args.stdio and args.url:
         parser.error("give a URL or --stdio -- COMMAND, not both")
     if not args.stdio and command:
@@ -156,7 +226,9 @@ def _arguments(parser, argv):
     if not args.stdio and not args.url:
         parser.error("give the server's URL, or --stdio -- COMMAND")
     if not args.stdio and args.revision not in HTTP_REVISIONS:
-        parser.error(f"Streamable HTTP is in the revisions {', '.join(HTTP_REVISIONS)}, not in {args.revision}")
+        parser.error(
+            f"Streamable HTTP is in the revisions {', '.join(HTTP_REVISIONS)}, not in {args.revision}"
+        )
     if not args.timeout > 0:
         parser.error("--timeout must be more than 0 seconds")
     if args.max_message < 1:
@@ -176,7 +248,11 @@ def _skipped_why(tool):
     """Why ``--try-tools`` does not call ``tool`` unasked: what its annotations say."""
     annotations = tool.get("annotations") if isinstance(tool.get("annotations"), dict) else {}
     hint = annotations.get("readOnlyHint")
-    said = "not annotated readOnlyHint: true" if hint is None else f"annotated readOnlyHint: {json.dumps(hint)}"
+    said = (
+        "not annotated readOnlyHint: true"
+        if hint is None
+        else f"annotated readOnlyHint: {json.dumps(hint)}"
+    )
     if annotations.get("destructiveHint") is True:
         said += ", destructiveHint: true"
     return said
@@ -215,16 +291,22 @@ class _Session:
         client, shown = self.client, self.shown
         info = client.server_info
         self.document.update(server=client.server, revision=client.revision)
-        self.say(f"server: {shown(info.get('name', '?'))} {shown(info.get('version', ''))} "
-                 f"(revision {client.revision})")
+        self.say(
+            f"server: {shown(info.get('name', '?'))} {shown(info.get('version', ''))} "
+            f"(revision {client.revision})"
+        )
         if self.args.log_level:
             self.log_level(self.args.log_level)
         tools = client.list_tools()
         self.document["tools"] = tools
-        self.say("tools: " + shown.named(tools, also=lambda tool: "read-only" if read_only(tool) else ""))
-        lists = (("resources", "resources", client.list_resources),
-                 ("resource templates", "resourceTemplates", client.list_resource_templates),
-                 ("prompts", "prompts", client.list_prompts))
+        self.say(
+            "tools: " + shown.named(tools, also=lambda tool: "read-only" if read_only(tool) else "")
+        )
+        lists = (
+            ("resources", "resources", client.list_resources),
+            ("resource templates", "resourceTemplates", client.list_resource_templates),
+            ("prompts", "prompts", client.list_prompts),
+        )
         for words, key, listing in lists:
             if client.offers("prompts" if key == "prompts" else "resources"):
                 self.listed(words, key, listing)
@@ -251,7 +333,10 @@ class _Session:
     def log_level(self, level):
         if self.client.revision < "2026-07-28" and not self.client.offers("logging"):
             self.failed += 1
-            print(f"{PROG}: logging/setLevel not sent: the server did not announce logging", file=sys.stderr)
+            print(
+                f"{PROG}: logging/setLevel not sent: the server did not announce logging",
+                file=sys.stderr,
+            )
             return
         done, _ = self.attempt("logging/setLevel", self.client.set_log_level, level)
         self.document["logLevel"] = level if done else None
@@ -275,7 +360,9 @@ class _Session:
                 done, found = self.attempt(name, client.call_tool, name, given)
                 line = f"{shown(name)}: {shown.result(found)}" if done else None
                 params = {"name": name, "arguments": given}
-            answers.append({"method": method, "params": params, "result" if done else "failed": found})
+            answers.append(
+                {"method": method, "params": params, "result" if done else "failed": found}
+            )
             if line:
                 self.say(line)
 
@@ -293,10 +380,15 @@ class _Session:
                 continue
             why = _skipped_why(tool)
             skipped.append({"name": name, "why": why})
-            self.say(f"skipped {self.shown(name)}: {why}; to call it, name it: --include {self.shown(name)}")
+            self.say(
+                f"skipped {self.shown(name)}: {why}; to call it, name it: --include {self.shown(name)}"
+            )
         for name in sorted(included - {tool.get("name") for tool in tools}):
             self.failed += 1
-            print(f"{PROG}: --include {self.shown(name)}: the server lists no such tool", file=sys.stderr)
+            print(
+                f"{PROG}: --include {self.shown(name)}: the server lists no such tool",
+                file=sys.stderr,
+            )
         return steps
 
     def last_words(self):
@@ -317,8 +409,11 @@ def main(argv=None):
     shown = Shown(None if args.full else SHOWN)
     options = {"timeout": args.timeout, "max_message": args.max_message}
     try:
-        client = (connect_stdio(args.command, args.revision, env=args.environment, **options) if args.stdio
-                  else connect(args.url, args.revision, headers=args.headers, **options))
+        client = (
+            connect_stdio(args.command, args.revision, env=args.environment, **options)
+            if args.stdio
+            else connect(args.url, args.revision, headers=args.headers, **options)
+        )
         with client:
             session = _Session(args, client)
             try:

@@ -7,10 +7,10 @@ params)`` (the result, or :class:`ServerError`), ``revision`` and, once open, ``
 (the ``initialize`` result, or 2026-07-28's ``server/discover``).
 """
 
-from mcp_lesson.version import __version__
 from mcp_lesson.core.errors import error_response
 from mcp_lesson.core.transport import CAPABILITIES_KEY, STATELESS, VERSION_KEY
 from mcp_lesson.protocol.codes import METHOD_NOT_FOUND
+from mcp_lesson.version import __version__
 
 #: The revision the client asks for in its handshake.
 HANDSHAKE = "2025-11-25"
@@ -56,8 +56,15 @@ def read_only(tool):
 
 def sample_arguments(schema):
     """Arguments for a tool, from its ``inputSchema``: each property's default, else a value of its type."""
-    samples = {"integer": 1, "number": 1, "string": "text", "boolean": False, "array": [],
-               "object": {}, "null": None}
+    samples = {
+        "integer": 1,
+        "number": 1,
+        "string": "text",
+        "boolean": False,
+        "array": [],
+        "object": {},
+        "null": None,
+    }
     properties = schema.get("properties") if isinstance(schema, dict) else None
     arguments = {}
     for name, rule in (properties if isinstance(properties, dict) else {}).items():
@@ -68,7 +75,9 @@ def sample_arguments(schema):
             arguments[name] = rule["enum"][0]
         else:
             kind = rule.get("type")
-            arguments[name] = samples.get(kind[0] if isinstance(kind, list) and kind else kind, "text")
+            arguments[name] = samples.get(
+                kind[0] if isinstance(kind, list) and kind else kind, "text"
+            )
     return arguments
 
 
@@ -84,8 +93,11 @@ def elicitation_answer(params):
     required = schema.get("required", []) if isinstance(schema, dict) else []
     if not isinstance(properties, dict) or not isinstance(required, list):
         return {"action": "decline"}
-    content = {name: rule["default"] for name, rule in properties.items()
-               if isinstance(rule, dict) and "default" in rule}
+    content = {
+        name: rule["default"]
+        for name, rule in properties.items()
+        if isinstance(rule, dict) and "default" in rule
+    }
     if any(name not in content for name in required):
         return {"action": "decline"}
     return {"action": "accept", "content": content}
@@ -119,11 +131,19 @@ class ClientBase:
         if self.revision >= STATELESS:
             self.server = self.request("server/discover")
             return
-        self.server = self.request("initialize", {
-            "protocolVersion": self.revision, "capabilities": CAPABILITIES, "clientInfo": CLIENT_INFO})
+        self.server = self.request(
+            "initialize",
+            {
+                "protocolVersion": self.revision,
+                "capabilities": CAPABILITIES,
+                "clientInfo": CLIENT_INFO,
+            },
+        )
         agreed = self.server.get("protocolVersion") if isinstance(self.server, dict) else None
         if agreed not in known or agreed >= STATELESS:
-            raise ServerError(f"the server agreed to revision {agreed!r}, which this client does not speak")
+            raise ServerError(
+                f"the server agreed to revision {agreed!r}, which this client does not speak"
+            )
         self.revision = agreed
         self.notify("notifications/initialized")
 
@@ -146,7 +166,11 @@ class ClientBase:
         for _ in range(MAX_PAGES):
             page = self.request(method, {"cursor": cursor} if cursor else None)
             items = page.get(key) if isinstance(page, dict) else None
-            found += [item for item in items if isinstance(item, dict)] if isinstance(items, list) else []
+            found += (
+                [item for item in items if isinstance(item, dict)]
+                if isinstance(items, list)
+                else []
+            )
             cursor = page.get("nextCursor") if isinstance(page, dict) else None
             if not cursor:
                 return found
@@ -178,7 +202,9 @@ class ClientBase:
 
     def get_prompt(self, name, arguments=None):
         """The result of ``prompts/get``: the prompt's ``messages`` (``arguments``: names to strings)."""
-        return self.request("prompts/get", {"name": name, **({"arguments": arguments} if arguments else {})})
+        return self.request(
+            "prompts/get", {"name": name, **({"arguments": arguments} if arguments else {})}
+        )
 
     def set_log_level(self, level):
         """Ask for log lines at ``level`` and above: ``logging/setLevel`` in a session; from
@@ -197,7 +223,7 @@ class ClientBase:
             return
         try:
             self.notify("notifications/cancelled", {"requestId": request_id, "reason": why})
-        except Exception:  # noqa: BLE001 - the server may be gone: giving up goes on
+        except Exception:
             pass
 
     def _with_meta(self, params):
@@ -205,7 +231,10 @@ class ClientBase:
         if self.revision < STATELESS:
             return params
         params = dict(params or {})
-        params["_meta"] = {**params.get("_meta", {}), VERSION_KEY: self.revision,
-                           CAPABILITIES_KEY: CAPABILITIES,
-                           **({LOG_LEVEL_KEY: self.log_level} if self.log_level else {})}
+        params["_meta"] = {
+            **params.get("_meta", {}),
+            VERSION_KEY: self.revision,
+            CAPABILITIES_KEY: CAPABILITIES,
+            **({LOG_LEVEL_KEY: self.log_level} if self.log_level else {}),
+        }
         return params

@@ -41,12 +41,19 @@ import json
 import threading
 import time
 
-from mcp_lesson.exercises.calling import one_line
+from mcp_lesson.client.common import (
+    HANDSHAKE,
+    MAX_MESSAGE,
+    TIMEOUT,
+    ClientBase,
+    ServerError,
+    reply_to,
+)
+from mcp_lesson.core.classification import classify_json
 from mcp_lesson.core.messages import create_request
 from mcp_lesson.core.transport import HTTP_REVISIONS, STATELESS, http_request_for
-from mcp_lesson.core.classification import classify_json
+from mcp_lesson.exercises.calling import one_line
 from mcp_lesson.shared.sse import SSE
-from mcp_lesson.client.common import HANDSHAKE, MAX_MESSAGE, TIMEOUT, ClientBase, ServerError, reply_to
 
 #: The wait before resuming a stream that gave no ``retry``, in milliseconds.
 DEFAULT_RETRY_MS = 1000
@@ -65,11 +72,21 @@ class Client(ClientBase):
     ``headers`` go on every request (an ``Authorization``, say); ``max_message`` is the longest
     answer (or event of a stream) read, in bytes."""
 
-    def __init__(self, url, revision=HANDSHAKE, timeout=TIMEOUT, on_notification=None, listen=True,
-                 headers=None, max_message=MAX_MESSAGE):
+    def __init__(
+        self,
+        url,
+        revision=HANDSHAKE,
+        timeout=TIMEOUT,
+        on_notification=None,
+        listen=True,
+        headers=None,
+        max_message=MAX_MESSAGE,
+    ):
         if revision not in HTTP_REVISIONS:
-            raise ValueError(f"Streamable HTTP is in the revisions {', '.join(HTTP_REVISIONS)}, "
-                             f"not in {revision!r}")
+            raise ValueError(
+                f"Streamable HTTP is in the revisions {', '.join(HTTP_REVISIONS)}, "
+                f"not in {revision!r}"
+            )
         import httpx
 
         self.url = url
@@ -90,8 +107,9 @@ class Client(ClientBase):
 
         # A proxy named in the environment never sits between this machine and its loopback.
         local = urlsplit(url).hostname in ("127.0.0.1", "localhost", "::1")
-        self._http = httpx.Client(timeout=httpx.Timeout(timeout), follow_redirects=False,
-                                  trust_env=not local)
+        self._http = httpx.Client(
+            timeout=httpx.Timeout(timeout), follow_redirects=False, trust_env=not local
+        )
         self._next_id = 0
         self._lock = threading.Lock()
         self._closing = threading.Event()
@@ -106,8 +124,11 @@ class Client(ClientBase):
         if self.revision >= STATELESS:
             return self
         if self._listen:
-            self._listener = threading.Thread(target=self._listen_for_requests, daemon=True,
-                                              name="mcp_lesson.client.http GET stream")
+            self._listener = threading.Thread(
+                target=self._listen_for_requests,
+                daemon=True,
+                name="mcp_lesson.client.http GET stream",
+            )
             self._listener.start()
             # Wait until the server has answered the GET: a request sent before then could have
             # its stream resumed on the GET stream instead of on the resuming GET.
@@ -122,7 +143,9 @@ class Client(ClientBase):
         message = create_request(method, self._with_meta(params), request_id=request_id)
         try:
             answer = self._post(message, expect_answer=True)
-        except _timeouts():  # the connection is closed by now: at 2026-07-28 that is the cancellation
+        except (
+            _timeouts()
+        ):  # the connection is closed by now: at 2026-07-28 that is the cancellation
             if self.revision < STATELESS:
                 self._cancelled(request_id, method, f"no answer within {self._timeout:g} s")
             raise
@@ -141,7 +164,7 @@ class Client(ClientBase):
         if self.session_id is not None:
             try:
                 self._http.delete(self.url, headers=self._headers({}))
-            except Exception:  # noqa: BLE001 - closing must not fail on a server that is gone
+            except Exception:
                 pass
         self._http.close()
         if self._listener is not None:
@@ -165,8 +188,12 @@ class Client(ClientBase):
 
     def _post(self, message, expect_answer):
         post = http_request_for(message, self.revision)
-        with self._http.stream("POST", self.url, headers=self._headers(post["headers"]),
-                               content=post["body"].encode("utf-8")) as answer:
+        with self._http.stream(
+            "POST",
+            self.url,
+            headers=self._headers(post["headers"]),
+            content=post["body"].encode("utf-8"),
+        ) as answer:
             if message.get("method") == "initialize" and _SESSION_HEADER.lower() in answer.headers:
                 self.session_id = answer.headers[_SESSION_HEADER.lower()]
             kind = answer.headers.get("content-type", "").split(";")[0].strip().lower()
@@ -174,15 +201,21 @@ class Client(ClientBase):
                 answer.read()
                 what = message.get("method", f"the response to {message.get('id')!r}")
                 if not 200 <= answer.status_code < 300:
-                    raise ServerError(f"{what}: the server answered {answer.status_code}",
-                                      status=answer.status_code)
+                    raise ServerError(
+                        f"{what}: the server answered {answer.status_code}",
+                        status=answer.status_code,
+                    )
                 if answer.status_code != 202:  # taken, but not as the transport says
-                    self.notes.append(f"{what}: answered {answer.status_code}, where the transport "
-                                      "says 202 Accepted")
+                    self.notes.append(
+                        f"{what}: answered {answer.status_code}, where the transport "
+                        "says 202 Accepted"
+                    )
                 return None
             if kind == "text/event-stream" and answer.status_code == 200:
                 return self._read_stream(answer, message["id"])
-            body = _read_at_most(answer, self.max_message, message["method"]).decode("utf-8", "replace")
+            body = _read_at_most(answer, self.max_message, message["method"]).decode(
+                "utf-8", "replace"
+            )
         return self._json_answer(answer.status_code, kind, body, message)
 
     def _json_answer(self, status, kind, body, message):
@@ -194,8 +227,10 @@ class Client(ClientBase):
                 if "error" in reply or status == 200:
                     return reply
         words = one_line(body.strip(), SHOWN) or "no body"
-        raise ServerError(f"{message['method']}: the server answered {status} ({kind or 'no type'}): {words}",
-                          status=status)
+        raise ServerError(
+            f"{message['method']}: the server answered {status} ({kind or 'no type'}): {words}",
+            status=status,
+        )
 
     def _read_stream(self, answer, request_id):
         """Read a POST's stream until the response to ``request_id``, resuming it if it is cut."""
@@ -205,9 +240,11 @@ class Client(ClientBase):
                 for chunk in answer.iter_bytes():
                     for data, size, _ in reader.feed(chunk):
                         if size > self.max_message:
-                            raise ServerError(f"the stream of request {request_id} carried an event of "
-                                              f"{size:,} bytes, over the client's limit of "
-                                              f"{self.max_message:,} (--max-message)")
+                            raise ServerError(
+                                f"the stream of request {request_id} carried an event of "
+                                f"{size:,} bytes, over the client's limit of "
+                                f"{self.max_message:,} (--max-message)"
+                            )
                         reply = self._take(data)
                         if reply is not None and reply.get("id") == request_id:
                             return reply
@@ -218,9 +255,14 @@ class Client(ClientBase):
             answer.close()
             resumes += 1
             if reader.last_id is None or resumes > MAX_RESUMES:
-                why = "gave no event id to resume from" if reader.last_id is None else \
-                    f"was cut {MAX_RESUMES} times"
-                raise ServerError(f"the stream of request {request_id} ended without its response and {why}")
+                why = (
+                    "gave no event id to resume from"
+                    if reader.last_id is None
+                    else f"was cut {MAX_RESUMES} times"
+                )
+                raise ServerError(
+                    f"the stream of request {request_id} ended without its response and {why}"
+                )
             time.sleep((reader.retry if reader.retry is not None else DEFAULT_RETRY_MS) / 1000)
             answer = self._resume(reader.last_id)
             reader = _carry(reader)
@@ -232,8 +274,10 @@ class Client(ClientBase):
         if answer.status_code != 200:
             answer.read()
             answer.close()
-            raise ServerError(f"resuming after event {last_id!r}: the server answered {answer.status_code}",
-                              status=answer.status_code)
+            raise ServerError(
+                f"resuming after event {last_id!r}: the server answered {answer.status_code}",
+                status=answer.status_code,
+            )
         return answer
 
     def _take(self, data):
@@ -250,7 +294,9 @@ class Client(ClientBase):
         elif kind == "request":
             self._answer(json.loads(text))
         else:  # a client never answers an invalid message from a server: it notes it, and goes on
-            self.notes.append(f"the server sent a message that is not valid ({code}): {one_line(text, SHOWN)}")
+            self.notes.append(
+                f"the server sent a message that is not valid ({code}): {one_line(text, SHOWN)}"
+            )
         return None
 
     def _answer(self, message):
@@ -269,7 +315,9 @@ class Client(ClientBase):
     def _listen_until_closed(self):
         reader, last_id = SSE(self.max_message), None
         while not self._closing.is_set():
-            headers = self._headers({"Accept": "text/event-stream", **({"Last-Event-ID": last_id} if last_id else {})})
+            headers = self._headers(
+                {"Accept": "text/event-stream", **({"Last-Event-ID": last_id} if last_id else {})}
+            )
             try:
                 with self._http.stream("GET", self.url, headers=headers) as answer:
                     self._listening.set()
@@ -280,9 +328,11 @@ class Client(ClientBase):
                             if size <= self.max_message:
                                 self._take(data)
                             else:
-                                self.notes.append(f"the GET stream carried an event of {size:,} bytes, "
-                                                  "left unread")
-            except Exception:  # noqa: BLE001 - the server went, or close() closed the connection
+                                self.notes.append(
+                                    f"the GET stream carried an event of {size:,} bytes, "
+                                    "left unread"
+                                )
+            except Exception:
                 if self._closing.is_set():
                     return
             last_id = reader.last_id
@@ -311,9 +361,11 @@ def _read_at_most(answer, limit, what):
     for chunk in answer.iter_bytes():
         body += chunk
         if len(body) > limit:
-            raise ServerError(f"{what}: the answer is longer than the client's limit of {limit:,} bytes "
-                              "(--max-message)",
-                              status=answer.status_code)
+            raise ServerError(
+                f"{what}: the answer is longer than the client's limit of {limit:,} bytes "
+                "(--max-message)",
+                status=answer.status_code,
+            )
     return bytes(body)
 
 

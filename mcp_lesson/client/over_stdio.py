@@ -13,13 +13,20 @@ read and dropped); a request with no answer within ``timeout`` is cancelled
 
 import json
 
-from mcp_lesson.exercises.calling import one_line
+from mcp_lesson.client.common import (
+    HANDSHAKE,
+    MAX_MESSAGE,
+    TIMEOUT,
+    ClientBase,
+    ServerError,
+    reply_to,
+)
+from mcp_lesson.client.stdio import LongLine, StdioServer
 from mcp_lesson.core.classification import classify_json
 from mcp_lesson.core.messages import create_request
+from mcp_lesson.exercises.calling import one_line
 from mcp_lesson.protocol.revisions import REVISIONS
 from mcp_lesson.shared.stdio_lines import ServerError as LineError
-from mcp_lesson.client.common import HANDSHAKE, MAX_MESSAGE, TIMEOUT, ClientBase, ServerError, reply_to
-from mcp_lesson.client.stdio import LongLine, StdioServer
 
 #: Most characters of a server's line kept in a note.
 SHOWN = 200
@@ -30,8 +37,15 @@ class StdioClient(ClientBase):
     it waits for the server's next line while an answer is owed; ``env`` adds variables to the
     server's environment."""
 
-    def __init__(self, command, revision=HANDSHAKE, timeout=TIMEOUT, on_notification=None,
-                 max_message=MAX_MESSAGE, env=None):
+    def __init__(
+        self,
+        command,
+        revision=HANDSHAKE,
+        timeout=TIMEOUT,
+        on_notification=None,
+        max_message=MAX_MESSAGE,
+        env=None,
+    ):
         if revision not in REVISIONS:
             raise ValueError(f"the revisions are {', '.join(REVISIONS)}, not {revision!r}")
         if not command:
@@ -44,8 +58,9 @@ class StdioClient(ClientBase):
         self._timeout = timeout
         self._on_notification = on_notification
         self.max_message = max_message
-        self._process = StdioServer(self.command, timeout=timeout, revision=revision, max_line=max_message,
-                                    env=env)
+        self._process = StdioServer(
+            self.command, timeout=timeout, revision=revision, max_line=max_message, env=env
+        )
         self._next_id = 0
         self._given_up = set()  # ids of the requests cancelled: a late answer to one is passed over
 
@@ -70,23 +85,31 @@ class StdioClient(ClientBase):
                 if self._process.at_eof or not self._process.running:
                     why = "the server ended before it answered"
                 else:
-                    why = (f"no answer within --timeout {self._timeout:g} s (the server is still running; "
-                           "the request was cancelled)")
+                    why = (
+                        f"no answer within --timeout {self._timeout:g} s (the server is still running; "
+                        "the request was cancelled)"
+                    )
                     self._given_up.add(request_id)
                     self._cancelled(request_id, method, f"no answer within {self._timeout:g} s")
                 raise ServerError(f"{method}: {why}{self._last_words()}")
             if isinstance(line, LongLine):
-                raise ServerError(f"{method}: the server wrote a line of {line.size:,} bytes, over the "
-                                  f"client's limit of {self.max_message:,} (--max-message)")
+                raise ServerError(
+                    f"{method}: the server wrote a line of {line.size:,} bytes, over the "
+                    f"client's limit of {self.max_message:,} (--max-message)"
+                )
             answer = self._take(line)
             if answer is not None and type(answer.get("id")) is int and answer["id"] == request_id:
                 if "error" in answer:
                     error = answer["error"]
-                    raise ServerError(f"{method}: error {error.get('code')}: {error.get('message')}", error)
+                    raise ServerError(
+                        f"{method}: error {error.get('code')}: {error.get('message')}", error
+                    )
                 return answer["result"]
             if answer is not None and answer.get("id") not in self._given_up:
-                self.notes.append(f"an answer to the id {json.dumps(answer.get('id'))}, which the client "
-                                  "is not waiting for")
+                self.notes.append(
+                    f"an answer to the id {json.dumps(answer.get('id'))}, which the client "
+                    "is not waiting for"
+                )
 
     def notify(self, method, params=None):
         self._send(create_request(method, self._with_meta(params)))
@@ -125,8 +148,10 @@ class StdioClient(ClientBase):
         elif kind == "request":
             self._send(reply_to(json.loads(line)))
         else:
-            self.notes.append(f"the server wrote a line that is no valid message ({code}): "
-                              f"{one_line(line, SHOWN)}")
+            self.notes.append(
+                f"the server wrote a line that is no valid message ({code}): "
+                f"{one_line(line, SHOWN)}"
+            )
         return None
 
     def _last_words(self):

@@ -23,7 +23,9 @@ class Shown:
 
     def __call__(self, value):
         """One value on one line: text as it is, anything else as JSON."""
-        return one_line(value if isinstance(value, str) else json.dumps(value, ensure_ascii=False), self.limit)
+        return one_line(
+            value if isinstance(value, str) else json.dumps(value, ensure_ascii=False), self.limit
+        )
 
     def part(self, part):
         """A part of content (a tool's result, a prompt's message): its text, or what it is."""
@@ -34,7 +36,9 @@ class Shown:
         kind = part.get("type")
         said = [str(kind) if isinstance(kind, str) else "content of no type"]
         resource = part.get("resource") if isinstance(part.get("resource"), dict) else part
-        if isinstance(resource.get("text"), str) and resource is not part:  # an embedded text resource
+        if (
+            isinstance(resource.get("text"), str) and resource is not part
+        ):  # an embedded text resource
             return f"[{self(resource.get('uri', '?'))}] {self(resource['text'])}"
         if isinstance(resource.get("mimeType"), str):
             said.append(resource["mimeType"])
@@ -73,7 +77,9 @@ class Shown:
             message = message if isinstance(message, dict) else {}
             content = message.get("content")
             parts = content if isinstance(content, list) else [content]
-            shown.append(f"{self(str(message.get('role', '?')))}: " + " ".join(self.part(p) for p in parts))
+            shown.append(
+                f"{self(str(message.get('role', '?')))}: " + " ".join(self.part(p) for p in parts)
+            )
         return " | ".join(shown) if shown else "no messages"
 
     def named(self, items, key="name", also=None):

@@ -65,10 +65,20 @@ from mcp_lesson.rules.messages import is_valid_id
 from mcp_lesson.shared.process_tree import server_tree
 from mcp_lesson.shared.processes import signal_group
 from mcp_lesson.shared.stdio_lines import (  # noqa: F401  (the lines' names, at their old address too)
-    BoundedLog, json_line, POLL_SECONDS, ready, KEEP_CHARS, KEEP_LINES, RecentLines, reply_id,
-    same_id, ServerError, STDERR_HEAD_BYTES, STDERR_TAIL_BYTES, wire_text,
+    KEEP_CHARS,
+    KEEP_LINES,
+    POLL_SECONDS,
+    STDERR_HEAD_BYTES,
+    STDERR_TAIL_BYTES,
+    BoundedLog,
+    RecentLines,
+    ServerError,
+    json_line,
+    ready,
+    reply_id,
+    same_id,
+    wire_text,
 )
-
 
 #: The course's calculator server (``mcp_lesson/server/calculator.py``).
 DEFAULT_COMMAND = (sys.executable, "-m", "mcp_lesson.server")
@@ -117,11 +127,22 @@ class StdioServer:
     """
 
     def __init__(
-        self, command=DEFAULT_COMMAND, *, timeout=REPLY_TIMEOUT, grace=GRACE, stop_timeout=3.0, revision=None,
-        max_line=MAX_LINE_BYTES, env=None,
+        self,
+        command=DEFAULT_COMMAND,
+        *,
+        timeout=REPLY_TIMEOUT,
+        grace=GRACE,
+        stop_timeout=3.0,
+        revision=None,
+        max_line=MAX_LINE_BYTES,
+        env=None,
     ):
-        if revision is not None and not (isinstance(revision, str) and _REVISION.fullmatch(revision)):
-            raise ValueError(f"revision must be None or a date such as {STATELESS_SINCE!r}, not {revision!r}")
+        if revision is not None and not (
+            isinstance(revision, str) and _REVISION.fullmatch(revision)
+        ):
+            raise ValueError(
+                f"revision must be None or a date such as {STATELESS_SINCE!r}, not {revision!r}"
+            )
         self.command = list(command)
         self.timeout = timeout
         self.grace = grace
@@ -133,7 +154,9 @@ class StdioServer:
         self.sent = RecentLines()  # the latest lines written, in order
         self.received = RecentLines()  # the latest lines read, in order
         self.cut_lines = 0  # lines longer than max_line, read cut short
-        self.at_eof = False  # True once the server closed its stdout (or the client stopped reading)
+        self.at_eof = (
+            False  # True once the server closed its stdout (or the client stopped reading)
+        )
         self._lines = queue.Queue(maxsize=READ_AHEAD)
         self._stopping = threading.Event()
         self._reader_done = threading.Event()
@@ -388,11 +411,13 @@ class StdioServer:
                     break
                 if ready(fd, select.POLLOUT, left):
                     try:
-                        view = view[os.write(fd, view):]
+                        view = view[os.write(fd, view) :]
                     except BlockingIOError:
                         pass
         except OSError as exc:
-            raise ServerError(f"the server is not reading any more ({exc.__class__.__name__})") from None
+            raise ServerError(
+                f"the server is not reading any more ({exc.__class__.__name__})"
+            ) from None
         if not view:
             return
         taken = len(data) - len(view)
@@ -463,7 +488,8 @@ class StdioServer:
         deadline = time.monotonic() + timeout
         self.send(message, timeout)
         lines = self._read_until(
-            lambda got: bool(got) and same_id(reply_id(got[-1]), request_id), deadline - time.monotonic()
+            lambda got: bool(got) and same_id(reply_id(got[-1]), request_id),
+            deadline - time.monotonic(),
         )
         if lines and same_id(reply_id(lines[-1]), request_id):
             return lines[-1]
@@ -484,7 +510,12 @@ class StdioServer:
                 "io.modelcontextprotocol/protocolVersion": self.revision,
                 "io.modelcontextprotocol/clientCapabilities": {},
             }
-            return {"jsonrpc": "2.0", "id": request_id, "method": "server/discover", "params": {"_meta": meta}}
+            return {
+                "jsonrpc": "2.0",
+                "id": request_id,
+                "method": "server/discover",
+                "params": {"_meta": meta},
+            }
         return {"jsonrpc": "2.0", "id": request_id, "method": "ping"}
 
     def probe(self, message, grace=None, await_reply=True):

@@ -127,8 +127,13 @@ def time_limit(seconds):
     thread, Windows, the in-browser kernel) the code runs with no limit. Inside another
     time limit, the outer one holds."""
     timer = getattr(signal, "setitimer", None)
-    if (not seconds or timer is None or sys.platform == "emscripten" or getattr(_ARMED, "on", False)
-            or threading.current_thread() is not threading.main_thread()):
+    if (
+        not seconds
+        or timer is None
+        or sys.platform == "emscripten"
+        or getattr(_ARMED, "on", False)
+        or threading.current_thread() is not threading.main_thread()
+    ):
         yield
         return
     state = {"armed": True}
@@ -180,7 +185,7 @@ def _cell_now():
                 return shell.execution_count
             frame = frame.f_back
         return None
-    except Exception:  # noqa: BLE001 - an odd IPython: no cell
+    except Exception:
         return None
 
 
@@ -206,7 +211,11 @@ def call_safely(fn, args, kwargs=None, printed=None, limit=None):
     # whose calls go to its sandbox under a limit of its own), none unless asked for.
     seconds = (CALL_LIMIT if cell is not None else None) if limit is None else limit
     try:
-        with contextlib.redirect_stdout(sink), contextlib.redirect_stderr(sink), time_limit(seconds):
+        with (
+            contextlib.redirect_stdout(sink),
+            contextlib.redirect_stderr(sink),
+            time_limit(seconds),
+        ):
             return fn(*args, **kwargs), None
     except _Alarm:
         sink.stuck += 1
@@ -246,8 +255,12 @@ def exception_text(exc, limit=80):
 
 def is_verdict(value):
     """True for a real verdict: a 2-tuple of a ``str`` and an ``int`` or None (exact types)."""
-    return (type(value) is tuple and len(value) == 2 and type(value[0]) is str
-            and (value[1] is None or type(value[1]) is int))
+    return (
+        type(value) is tuple
+        and len(value) == 2
+        and type(value[0]) is str
+        and (value[1] is None or type(value[1]) is int)
+    )
 
 
 def same_verdict(got, expected):
@@ -268,7 +281,7 @@ def same_json(a, b):
     False for what is not JSON, never raises."""
     try:
         return json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True)
-    except Exception:  # noqa: BLE001 - a learner's odd value (a key that is no str, an object)
+    except Exception:
         return False
 
 
@@ -303,7 +316,7 @@ def _text_of(value):
     try:
         text = repr(value)
         return str.__str__(text) if isinstance(text, str) else None
-    except Exception:  # noqa: BLE001 - a learner's odd value
+    except Exception:
         return None
 
 
@@ -364,6 +377,7 @@ def cut_apart(a, b, limit=90):
         if around and around[0] > same + 1:
             end = around[0]
         return ("..." if start else "") + text[start:end] + ("..." if end < len(text) else "")
+
     return cut(a), cut(b)
 
 
@@ -374,14 +388,20 @@ def not_json_at(value, _path="", _depth=0):
         if value is None or isinstance(value, (str, bool, int)):
             return None
         if isinstance(value, float):
-            return None if value == value and value not in (float("inf"), float("-inf")) else (
-                _path or "the value", repr(value))
+            return (
+                None
+                if value == value and value not in (float("inf"), float("-inf"))
+                else (_path or "the value", repr(value))
+            )
         if _depth > 50:
             return None
         if isinstance(value, dict):
             for key, item in dict.items(value):
                 if not isinstance(key, str):
-                    return (_path or "the value", f"a key {python_text(key, 30)} that is not a string")
+                    return (
+                        _path or "the value",
+                        f"a key {python_text(key, 30)} that is not a string",
+                    )
                 found = not_json_at(item, f"{_path}.{key}" if _path else key, _depth + 1)
                 if found:
                     return found
@@ -405,8 +425,9 @@ def python_text(value, limit=90):
     shown as :func:`shown` writes it. Never raises."""
     try:
         if isinstance(value, (str, bytes, bytearray)) and len(value) > limit:
-            head = repr(bytes(value[: limit - 10]) if isinstance(value, bytearray)
-                        else value[: limit - 10])
+            head = repr(
+                bytes(value[: limit - 10]) if isinstance(value, bytearray) else value[: limit - 10]
+            )
             return head[:-1] + "..." + head[-1]
         text = repr(value)
         return text if len(text) <= limit else text[: limit - 3] + "..."
@@ -425,11 +446,16 @@ def one_line(text, limit=200, mark="..."):
     ``mark`` after. Never raises, whatever ``text`` is."""
     try:
         text = text if type(text) is str else str(text)
-    except Exception:  # noqa: BLE001 - a str() of its own that fails
+    except Exception:
         text = f"<a {type(text).__name__}>"
     out, size = [], 0
-    for index, char in enumerate(text[:limit + 1]):
-        if char in _DIRECTION or ord(char) < 32 or 0x7f <= ord(char) < 0xa0 or char in "\u2028\u2029":
+    for index, char in enumerate(text[: limit + 1]):
+        if (
+            char in _DIRECTION
+            or ord(char) < 32
+            or 0x7F <= ord(char) < 0xA0
+            or char in "\u2028\u2029"
+        ):
             char = char.encode("unicode_escape").decode("ascii")
         if size + len(char) > limit or index == limit:  # an escape is never cut in two
             return "".join(out) + mark

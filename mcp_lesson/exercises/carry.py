@@ -5,9 +5,9 @@ read from the learner's package, imported fresh (:func:`load`).
 from pathlib import Path
 
 from mcp_lesson.exercises import registry
+from mcp_lesson.exercises.agreement import agrees
 from mcp_lesson.exercises.calling import NOT_YET
 from mcp_lesson.exercises.inputs import SAMPLE_VALUES, SAMPLES
-from mcp_lesson.exercises.agreement import agrees
 from mcp_lesson.exercises.learner_package import PACKAGE, package_dir
 
 
@@ -27,7 +27,8 @@ def load(folder=None, package=None):
     for loaded in [key for key in sys.modules if key == name or key.startswith(name + ".")]:
         del sys.modules[loaded]  # fresh: the modules as they are on disk now
     spec = importlib.util.spec_from_file_location(
-        name, init, submodule_search_locations=[str(init.parent)])
+        name, init, submodule_search_locations=[str(init.parent)]
+    )
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module  # a package: its modules import each other relatively
     try:
@@ -71,8 +72,9 @@ def carry_forward(namespace, *names, folder=None):
             print(f"{name}: the course's (you stopped the check of yours)")
         else:
             namespace[name] = course[name]
-            why = (NOT_YET if report.not_implemented
-                   else f"{report.passed}/{report.total} cases pass")
+            why = (
+                NOT_YET if report.not_implemented else f"{report.passed}/{report.total} cases pass"
+            )
             print(f"{name}: the course's until yours passes (yours: {why})")
 
 

@@ -6,9 +6,8 @@ released stub (:func:`is_stub`), and its error codes taken from the package's ow
 
 import ast
 import difflib
-from pathlib import Path
 import re
-
+from pathlib import Path
 
 MARKER = "#| export"
 
@@ -66,8 +65,11 @@ def python_of(source):
         if tag == "equal":
             kept += cleaned[start:end]
         else:  # one item a line, except the lines that continue a magic (a "\\" at the end)
-            left_out += [(skipped + i + 1, lines[skipped + i].strip()) for i in range(start, end)
-                         if i == start or not cleaned[i - 1].rstrip("\r\n").endswith("\\")]
+            left_out += [
+                (skipped + i + 1, lines[skipped + i].strip())
+                for i in range(start, end)
+                if i == start or not cleaned[i - 1].rstrip("\r\n").endswith("\\")
+            ]
     for index, line in enumerate(kept):  # the marker is the first line that is not blank
         if line.strip():
             if line.strip() == MARKER:
@@ -100,8 +102,11 @@ def used_names(code):
         tree = ast.parse(code)
     except SyntaxError:
         return set()
-    return {node.id for node in ast.walk(tree)
-            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)}
+    return {
+        node.id
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)
+    }
 
 
 def _defined_in_order(code):
@@ -152,7 +157,9 @@ def still_raises_at(source):
 CODES = "codes"
 _NAMES = r"[A-Za-z_][A-Za-z0-9_]*(?:\s*,\s*[A-Za-z_][A-Za-z0-9_]*)*"
 #: ``from mcp_lesson import A, B`` on one line, or ``(A, B, ...)`` over several.
-_CODES_IMPORT = re.compile(rf"^from mcp_lesson import (\(\s*{_NAMES}\s*,?\s*\)|{_NAMES})[ \t]*$", re.MULTILINE)
+_CODES_IMPORT = re.compile(
+    rf"^from mcp_lesson import (\(\s*{_NAMES}\s*,?\s*\)|{_NAMES})[ \t]*$", re.MULTILINE
+)
 
 
 def _code_names():
@@ -180,7 +187,8 @@ def codes_text():
 
     source = Path(codes.__file__).read_text(encoding="utf-8")
     body = source.split('"""', 2)[2].lstrip("\n") if source.startswith('"""') else source
-    return ('"""The reserved JSON-RPC 2.0 error codes and their standard messages, and MCP\'s own\n'
-            'codes and _meta names, copied by the course from mcp_lesson/protocol/codes.py, so that this\n'
-            'package needs nothing of the course."""\n\n'
-            + body)
+    return (
+        '"""The reserved JSON-RPC 2.0 error codes and their standard messages, and MCP\'s own\n'
+        "codes and _meta names, copied by the course from mcp_lesson/protocol/codes.py, so that this\n"
+        'package needs nothing of the course."""\n\n' + body
+    )

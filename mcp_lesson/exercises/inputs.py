@@ -4,11 +4,11 @@
 (:mod:`mcp_lesson.exercises.registry`) makes its table of them, with the course's answers.
 """
 
-from typing import Callable, NamedTuple
+from collections.abc import Callable
+from typing import NamedTuple
 
 from mcp_lesson.exercises.cases import CASES, NOT_TEXT_CASES, REVISION_CASES, TEXT_CASES
 from mcp_lesson.protocol.revisions import REVISIONS
-
 
 #: The plain values a lesson's small helpers are compared with the course's on.
 SAMPLES = (0, 7, -1, 2**80, True, False, 1.0, "", "abc", None, [], {})
@@ -33,10 +33,17 @@ MESSAGES = _one_each("messages", lambda: [case.message for case in CASES])
 SAMPLE_VALUES = _one_each("samples", lambda: SAMPLES)
 #: Lesson 08's classify_at: the revision cases (batches left out, as the exercise does) and
 #: the case table under the course's rules and under the latest revision.
-REVISION_MESSAGES = Inputs("revision messages", lambda: (
-    [((case.message, case.revision), {}) for case in REVISION_CASES if case.revision != "2025-03-26"]
-    + [((case.message, revision), {}) for revision in (None, REVISIONS[-1])
-       for case in CASES]))
+REVISION_MESSAGES = Inputs(
+    "revision messages",
+    lambda: (
+        [
+            ((case.message, case.revision), {})
+            for case in REVISION_CASES
+            if case.revision != "2025-03-26"
+        ]
+        + [((case.message, revision), {}) for revision in (None, REVISIONS[-1]) for case in CASES]
+    ),
+)
 
 #: The functions checked on shared inputs, answered as the course's version answers them, each
 #: named here as a case module's ``CHECKS`` names the functions it holds a table for (a function

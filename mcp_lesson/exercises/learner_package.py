@@ -52,17 +52,27 @@ package); their names are here too, where the lessons import them from.
 
 import json
 import os
-from pathlib import Path
 import re
+from pathlib import Path
 
-from mcp_lesson.exercises import declared
-from mcp_lesson.exercises import lessons
-from mcp_lesson.exercises import registry
+from mcp_lesson.exercises import declared, lessons, registry
 from mcp_lesson.exercises.cells import (  # noqa: F401  (BODY_MAGICS, STUB: at their old address)
-    BODY_MAGICS, CODES, MARKER, STUB, _defined_in_order, _parses, codes_text, defined_names,
-    is_exported, is_stub, own_codes, python_of, still_raises_at, used_names)
+    BODY_MAGICS,
+    CODES,
+    MARKER,
+    STUB,
+    _defined_in_order,
+    _parses,
+    codes_text,
+    defined_names,
+    is_exported,
+    is_stub,
+    own_codes,
+    python_of,
+    still_raises_at,
+    used_names,
+)
 from mcp_lesson.exercises.on_screen import names_defined, watch, where_it_stopped
-
 
 PACKAGE = "my_mcp"
 
@@ -88,7 +98,9 @@ _HEADER = re.compile(r"^# --- cell(?: (?P<id>[A-Za-z0-9_-]{1,64})|[^\n]*?) ---$"
 def _no_id_header(code):
     """The line above a part without an id: it names what the cell defines."""
     names = _defined_in_order(code)
-    return f"# --- cell (no id) defining {', '.join(names)} ---" if names else "# --- cell (no id) ---"
+    return (
+        f"# --- cell (no id) defining {', '.join(names)} ---" if names else "# --- cell (no id) ---"
+    )
 
 
 _NOT_PYTHON = "IPython magics and shell commands are not Python"
@@ -180,7 +192,7 @@ def _read_parts(path):
     found = list(_HEADER.finditer(text))
     parts = []
     for match, after in zip(found, found[1:] + [None]):
-        code = text[match.end():after.start() if after else len(text)].strip("\n")
+        code = text[match.end() : after.start() if after else len(text)].strip("\n")
         if is_exported(code):  # a part that an older version of the course wrote
             code = code.lstrip().partition("\n")[2].strip("\n")
         parts.append([match.group("id"), code])
@@ -194,16 +206,22 @@ def _write_parts(path, lesson, parts):
 
 
 def _write_module(path, lesson, parts, links):
-    head = (f"# Lesson {lesson}'s exported cells, written by the course when they ran.\n"
-            "# Change them in the notebook, not here: running a cell rewrites its part.\n")
-    body = "".join(f"\n{f'# --- cell {cell_id} ---' if cell_id else _no_id_header(code)}\n{code}\n"
-                   for cell_id, code in parts)
+    head = (
+        f"# Lesson {lesson}'s exported cells, written by the course when they ran.\n"
+        "# Change them in the notebook, not here: running a cell rewrites its part.\n"
+    )
+    body = "".join(
+        f"\n{f'# --- cell {cell_id} ---' if cell_id else _no_id_header(code)}\n{code}\n"
+        for cell_id, code in parts
+    )
     text = head + links + body
     if not path.exists() or path.read_bytes() != text.encode("utf-8"):
         path.write_text(text, encoding="utf-8")
 
 
-_LINKS_START = "# --- written by the course: what this module takes from earlier lessons, and gives ---"
+_LINKS_START = (
+    "# --- written by the course: what this module takes from earlier lessons, and gives ---"
+)
 _LINKS_END = "# --- end of what the course writes ---"
 
 
@@ -291,8 +309,11 @@ def _place(parts, cell_id, code):
         return (part_id is None or cell_id is None) and bool(names & defined_names(part_code))
 
     at = next((i for i, part in enumerate(parts) if earlier_version(part)), len(parts))
-    parts[:] = ([part for part in parts[:at] if not earlier_version(part)] + [[cell_id, code]]
-                + [part for part in parts[at:] if not earlier_version(part)])
+    parts[:] = (
+        [part for part in parts[:at] if not earlier_version(part)]
+        + [[cell_id, code]]
+        + [part for part in parts[at:] if not earlier_version(part)]
+    )
 
 
 def _earlier(parts, cell_id, code):
@@ -308,8 +329,10 @@ def _earlier(parts, cell_id, code):
 
 
 def _lines_said(left_out):
-    said = [f"line {number}, `{line if len(line) <= 40 else line[:37] + '...'}`"
-            for number, line in left_out]
+    said = [
+        f"line {number}, `{line if len(line) <= 40 else line[:37] + '...'}`"
+        for number, line in left_out
+    ]
     return said[0] if len(said) == 1 else ", ".join(said[:-1]) + ", and " + said[-1]
 
 
@@ -326,14 +349,17 @@ def _export(source, lesson, package=None, cell_id=None):
         parts = [part for part in parts if cell_id is None or part[0] != cell_id]
         _write_parts(path, lesson, parts)
         what = "it has no Python" if not code.strip() else "it is not Python"
-        return path, (f"{where} leaves this cell out: without {_lines_said(left_out)}, {what} "
-                      f"({_NOT_PYTHON})")
+        return path, (
+            f"{where} leaves this cell out: without {_lines_said(left_out)}, {what} ({_NOT_PYTHON})"
+        )
     earlier = _earlier(parts, cell_id, code)
     if is_stub(code) and earlier is not None and not is_stub(earlier):
         # A released stub run again (the lesson's own copy, not the learner's):
         # it must never replace the learner's work.
-        return path, (f"not exported: this cell is still the released stub (raise "
-                      f"NotImplementedError()); {where} keeps your earlier version of it")
+        return path, (
+            f"not exported: this cell is still the released stub (raise "
+            f"NotImplementedError()); {where} keeps your earlier version of it"
+        )
     _place(parts, cell_id, code)
     _write_parts(path, lesson, parts)
     if cell_id is not None:
@@ -343,9 +369,11 @@ def _export(source, lesson, package=None, cell_id=None):
     unwritten = still_raises_at(source)
     if unwritten and earlier is not None and not is_stub(earlier):
         # What is on the screen goes into the package, said truthfully: a part not written yet.
-        return path, (f"exported to {where} in place of your earlier version: this cell is half "
-                      f"written (line {unwritten} still raises NotImplementedError), so that part "
-                      "counts as not written yet")
+        return path, (
+            f"exported to {where} in place of your earlier version: this cell is half "
+            f"written (line {unwritten} still raises NotImplementedError), so that part "
+            "counts as not written yet"
+        )
     return path, None
 
 
@@ -365,18 +393,28 @@ def _not_exported(result, lesson, cell_id):
     when, where that is known)."""
     error = result.error_before_exec or result.error_in_exec
     what, line = where_it_stopped(error)
-    stopped = f"this cell stopped at line {line} with {what}" if line else f"this cell stopped with {what}"
+    stopped = (
+        f"this cell stopped at line {line} with {what}"
+        if line
+        else f"this cell stopped with {what}"
+    )
     path = package_dir() / f"{registry.module_of(lesson)}.py"
     where = f"{PACKAGE}/{path.name}"
     names = set(names_defined(getattr(result.info, "raw_cell", "") or ""))
     try:  # the cell's earlier version: by its id, else (no id) a part that defines its names
-        kept = any(part_id == cell_id if cell_id is not None else (part_id is None and names & defined_names(code))
-                   for part_id, code in _read_parts(path))
+        kept = any(
+            part_id == cell_id
+            if cell_id is not None
+            else (part_id is None and names & defined_names(code))
+            for part_id, code in _read_parts(path)
+        )
     except (OSError, PackageFileError):
         kept = False
     if kept:
         ran = _RAN_AT.get((str(path.resolve()), cell_id))
-        version = f"the version you ran at {ran}" if ran else "the version of this cell you ran before"
+        version = (
+            f"the version you ran at {ran}" if ran else "the version of this cell you ran before"
+        )
         return f"not exported: {stopped}; {where} keeps {version}"
     return f"not exported: {stopped}; it goes into {where} once it runs without an error"
 
@@ -557,5 +595,7 @@ def start_lesson(lesson):
     shell.events.register("post_run_cell", export_after_run)
     _HOOKED[id(shell)] = export_after_run
     watch()  # a check then says when the cell on screen did not run (on_screen.py)
-    print(f"Cells marked {MARKER} go into your package {PACKAGE}/{registry.module_of(lesson)}.py "
-          "when they run.")
+    print(
+        f"Cells marked {MARKER} go into your package {PACKAGE}/{registry.module_of(lesson)}.py "
+        "when they run."
+    )

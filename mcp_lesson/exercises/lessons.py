@@ -9,7 +9,7 @@ lesson helpers (:mod:`mcp_lesson.course`), the learner's package
 (tools/site/build.py). This module imports nothing, so any module may import it.
 """
 
-from typing import NamedTuple, Optional
+from typing import NamedTuple
 
 
 class Lesson(NamedTuple):
@@ -21,12 +21,12 @@ class Lesson(NamedTuple):
     filename: str
     #: The module of the learner's package its ``#| export`` cells go into
     #: (``my_mcp/<module>.py``), or None when it exports nothing.
-    module: Optional[str] = None
+    module: str | None = None
     #: True when its exercise cells, exported from the master, are part of
     #: mcp_lesson/core (``make export``).
     core: bool = False
     #: Why the in-browser site cannot run it (it starts a process), or None.
-    local_only: Optional[str] = None
+    local_only: str | None = None
 
 
 LESSONS = (
@@ -36,12 +36,24 @@ LESSONS = (
     Lesson("03", "03_classifying.ipynb", "classification", core=True),
     Lesson("04", "04_errors.ipynb", "errors", core=True),
     Lesson("05", "05_playground.ipynb"),
-    Lesson("06", "06_real_server.ipynb", "conversation", core=True, local_only=(
-        "it starts the course's calculator MCP server as a separate process and talks "
-        "to it over that process's stdin and stdout.")),
-    Lesson("07", "07_disagreements.ipynb", local_only=(
-        "it starts a real MCP server as a separate process, and asks the official "
-        "`mcp` Python SDK (which is not in this page's Python) for its verdicts.")),
+    Lesson(
+        "06",
+        "06_real_server.ipynb",
+        "conversation",
+        core=True,
+        local_only=(
+            "it starts the course's calculator MCP server as a separate process and talks "
+            "to it over that process's stdin and stdout."
+        ),
+    ),
+    Lesson(
+        "07",
+        "07_disagreements.ipynb",
+        local_only=(
+            "it starts a real MCP server as a separate process, and asks the official "
+            "`mcp` Python SDK (which is not in this page's Python) for its verdicts."
+        ),
+    ),
     Lesson("08", "08_revisions.ipynb", "revisions", core=True),
     Lesson("09", "09_http.ipynb", "transport", core=True),
     Lesson("10", "10_live_traffic.ipynb", "traffic", core=True),

@@ -13,7 +13,7 @@ nothing is watched and nothing is said.
 
 import datetime
 import re
-from typing import NamedTuple, Optional
+from typing import NamedTuple
 
 #: The names a cell's ``def`` and ``class`` lines define, read as text: a cell that does not
 #: parse still names what it meant to define.
@@ -26,10 +26,10 @@ class Stopped(NamedTuple):
     #: "a SyntaxError", "a NameError"...
     error: str
     #: The line of the cell where it stopped (None when unknown), and when (HH:MM).
-    line: Optional[int]
+    line: int | None
     at: str
     #: When the version the name holds ran (HH:MM), or None when not seen.
-    ran_at: Optional[str]
+    ran_at: str | None
 
 
 _STATE = {"shell": None, "before": {}, "ran": {}, "stale": {}}
@@ -135,6 +135,12 @@ def stale_note(fn):
         return None
     name = fn.__name__
     at = f" at line {stopped.line}" if stopped.line else ""
-    ran = f"the version you ran at {stopped.ran_at}" if stopped.ran_at else "the version that ran before it"
-    return (f"(the cell that defines {name} stopped{at} with {stopped.error} at {stopped.at}, so "
-            f"{name} is still {ran}: this check judges that one, not the code on the screen)")
+    ran = (
+        f"the version you ran at {stopped.ran_at}"
+        if stopped.ran_at
+        else "the version that ran before it"
+    )
+    return (
+        f"(the cell that defines {name} stopped{at} with {stopped.error} at {stopped.at}, so "
+        f"{name} is still {ran}: this check judges that one, not the code on the screen)"
+    )

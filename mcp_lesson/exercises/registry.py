@@ -28,17 +28,17 @@ which run those tables, import this module.
 
 import importlib
 import importlib.util
-from typing import NamedTuple, Optional
+from typing import NamedTuple
 
 from mcp_lesson import rules as _rules
-from mcp_lesson.exercises import inputs as _agree
 from mcp_lesson.exercises import cases as _cases
-from mcp_lesson.exercises import http_cases as _http
-from mcp_lesson.exercises import server_cases as _server
-from mcp_lesson.exercises import traffic_cases as _traffic
 from mcp_lesson.exercises import declared as _declared
+from mcp_lesson.exercises import http_cases as _http
+from mcp_lesson.exercises import inputs as _agree
 from mcp_lesson.exercises import lessons as _lessons
+from mcp_lesson.exercises import server_cases as _server
 from mcp_lesson.exercises import tables as _check
+from mcp_lesson.exercises import traffic_cases as _traffic
 from mcp_lesson.exercises.hidden_tests import same as _same_value
 
 try:  # the masters' graded exercises, as data (make export writes it)
@@ -59,16 +59,16 @@ class Built(NamedTuple):
     module: str
     #: The course's own version, as "module.function" inside mcp_lesson (None
     #: when the course has none, only a table of answers).
-    reference: Optional[str]
+    reference: str | None
     #: The table that checks it (``check(fn)``): its cases and how each is judged
     #: (:class:`mcp_lesson.exercises.tables.Table`); None when the course has no case for it
     #: (a graded cell whose visible part shows no call the data can hold).
-    table: Optional[_check.Table]
+    table: _check.Table | None
     #: The shared inputs it is declared to answer as its reference does (inputs.py's
     #: ``AGREES_ON``: the case table's messages or texts, a few plain values for a lesson's small
     #: helpers, lesson 08's (message, revision) pairs), which its table then holds, with the
     #: reference's answers; None for the rest, compared on the calls of their table's cases.
-    agree_on: Optional[_agree.Inputs] = None
+    agree_on: _agree.Inputs | None = None
     #: True when graduation runs the course's tests on it (the package's public
     #: functions); False for a lesson's helpers.
     graduates: bool = True
@@ -104,8 +104,12 @@ class _Visible:
     def __eq__(self, other):  # (the same declared cases: two derivations of one row agree)
         if not isinstance(other, _Visible):
             return NotImplemented
-        return ((self.name, self.reference, self.calls, self.called)
-                == (other.name, other.reference, other.calls, other.called))
+        return (self.name, self.reference, self.calls, self.called) == (
+            other.name,
+            other.reference,
+            other.calls,
+            other.called,
+        )
 
     __hash__ = None
 
@@ -124,10 +128,14 @@ class _Visible:
                         expected = course(*args, **kwargs)
                     except _check.REFUSES:
                         expected = _check.REFUSES
-                    except Exception:  # noqa: BLE001 - a call the course itself cannot answer
+                    except Exception:
                         continue
                     reason = f"the course's {self.name} answers so"
-                cases.append(_cases.Build(f"{self.called} {place}", tuple(args), dict(kwargs), expected, reason))
+                cases.append(
+                    _cases.Build(
+                        f"{self.called} {place}", tuple(args), dict(kwargs), expected, reason
+                    )
+                )
             self._cases = cases
         return self._cases
 
@@ -190,12 +198,24 @@ def derived(exercises):
             table = _check.shared(*SHARED[name])
         elif name in _agree.AGREES_ON and reference is not None:
             agree_on = _agree.AGREES_ON[name]
-            table = _check.judged(_Visible(name, reference, _AsTheCourse(agree_on), agree_on.name), _same_answer)
+            table = _check.judged(
+                _Visible(name, reference, _AsTheCourse(agree_on), agree_on.name), _same_answer
+            )
         else:
             # (made when first asked for: the course's answers need its version imported)
             visible = _Visible(name, reference, declared.calls)
             table = _check.judged(visible, _same_answer) if declared.calls else None
-        rows.append(Built(name, lesson, module_of(lesson), reference, table, agree_on, declared.step_of is None))
+        rows.append(
+            Built(
+                name,
+                lesson,
+                module_of(lesson),
+                reference,
+                table,
+                agree_on,
+                declared.step_of is None,
+            )
+        )
     return rows
 
 
@@ -237,7 +257,9 @@ def may_borrow(lesson):
     work (tools/judge). A ``ValueError`` for anything but a lesson's number as its file name
     starts (an int 5 would compare as "5", after every lesson)."""
     if not (type(lesson) is str and lesson in _NUMBERS):
-        raise ValueError(f"may_borrow takes a lesson's number, one of {', '.join(_NUMBERS)}; got {lesson!r}")
+        raise ValueError(
+            f"may_borrow takes a lesson's number, one of {', '.join(_NUMBERS)}; got {lesson!r}"
+        )
     return tuple(built.name for built in BUILT if built.lesson < lesson and _core(built.name))
 
 
@@ -256,7 +278,9 @@ def borrowed(name):
     """The master's export of ``name`` (mcp_lesson/core/), the version a later lesson
     may borrow (:func:`may_borrow`); a ``LookupError`` when there is none."""
     where = _core(name)
-    function = getattr(importlib.import_module(f"mcp_lesson.{where}"), name, None) if where else None
+    function = (
+        getattr(importlib.import_module(f"mcp_lesson.{where}"), name, None) if where else None
+    )
     if not callable(function):
         raise LookupError(f"no lesson exports {name}")
     return function

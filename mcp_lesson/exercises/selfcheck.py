@@ -63,13 +63,17 @@ def _likelier(fn, name):
             report = run_check(fn, target)
         except Exception:  # a table the function cannot even be called on
             continue
-        answered = sum(row.ok and not row.raised for row in report.rows)  # a wrong signature's TypeError is no pass
+        answered = sum(
+            row.ok and not row.raised for row in report.rows
+        )  # a wrong signature's TypeError is no pass
         if answered and (best is None or answered / report.total > best[0] / best[1].total):
             best = answered, report
     if best is None:
-        return f"if {name} does another function's job, name that one: check({name}, target=\"<its name>\")"
-    return (f"it answers {best[0]}/{best[1].total} cases of {best[1].target}'s table right: "
-            f"check({name}, target=\"{best[1].target}\")")
+        return f'if {name} does another function\'s job, name that one: check({name}, target="<its name>")'
+    return (
+        f"it answers {best[0]}/{best[1].total} cases of {best[1].target}'s table right: "
+        f'check({name}, target="{best[1].target}")'
+    )
 
 
 def check(fn, target=None, show=3):
@@ -96,11 +100,21 @@ def check(fn, target=None, show=3):
         if name.isidentifier() and name != report.target:
             report = report._replace(target=name)
         print(report.text(show))
-        gave_up = any(row.raised in ("DidNotFinish", "NotRun", "Interrupted") for row in report.rows)
-        if (target is None and name not in BY_NAME and report.passed == 0
-                and not report.not_implemented and not gave_up):
-            print(f"  (check knows no function called {name}, so it held it to classify's verdicts; "
-                  + _likelier(fn, name) + ")")
+        gave_up = any(
+            row.raised in ("DidNotFinish", "NotRun", "Interrupted") for row in report.rows
+        )
+        if (
+            target is None
+            and name not in BY_NAME
+            and report.passed == 0
+            and not report.not_implemented
+            and not gave_up
+        ):
+            print(
+                f"  (check knows no function called {name}, so it held it to classify's verdicts; "
+                + _likelier(fn, name)
+                + ")"
+            )
     except KeyboardInterrupt:  # the stop button between two calls: one line, no course frames
         if not in_a_notebook():  # a script or a terminal: Ctrl-C stops it all
             raise

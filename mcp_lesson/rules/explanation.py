@@ -4,10 +4,18 @@ and says where the revisions, the MCP schema and the SDKs differ.
 """
 
 from mcp_lesson.protocol.codes import PARSE_ERROR
-from mcp_lesson.protocol.values import json_type, show_value
-from mcp_lesson.rules.classification import MAX_BATCH_MEMBERS, RULES, MISSING, SHOWN_MEMBERS, batch_members, classify, rule_of
 from mcp_lesson.protocol.revisions import REVISIONS, switches
 from mcp_lesson.protocol.strict_json import parse
+from mcp_lesson.protocol.values import json_type, show_value
+from mcp_lesson.rules.classification import (
+    MAX_BATCH_MEMBERS,
+    MISSING,
+    RULES,
+    SHOWN_MEMBERS,
+    batch_members,
+    classify,
+    rule_of,
+)
 
 
 def _number_note(value):
@@ -29,7 +37,7 @@ def _number_note(value):
 
 
 def _describe(value):
-    """ "true (a bool)", "null", "missing", "a list of 2 items"... """
+    """ "true (a bool)", "null", "missing", "a list of 2 items"..."""
     if value is MISSING:
         return "missing"
     if value is None or isinstance(value, (dict, list)):
@@ -38,7 +46,7 @@ def _describe(value):
 
 
 _NULL_ID_NOTE = (
-    '. Its id is null: JSON-RPC 2.0 allows that when the request\'s id could not be read, '
+    ". Its id is null: JSON-RPC 2.0 allows that when the request's id could not be read, "
     "and so does this course, but no MCP schema does (2025-11-25 lets the id be left out "
     "instead), and the TypeScript SDK rejects it"
 )
@@ -46,7 +54,11 @@ _NULL_ID_NOTE = (
 
 def _details(msg, switch):
     """Everything the explanation templates may mention, shown safely."""
-    get = (lambda key: dict.get(msg, key, MISSING)) if isinstance(msg, dict) else (lambda key: MISSING)
+    get = (
+        (lambda key: dict.get(msg, key, MISSING))
+        if isinstance(msg, dict)
+        else (lambda key: MISSING)
+    )
     error = get("error")
     code = dict.get(error, "code", MISSING) if isinstance(error, dict) else MISSING
     message = dict.get(error, "message", MISSING) if isinstance(error, dict) else MISSING
@@ -55,7 +67,8 @@ def _details(msg, switch):
         "what": json_type(msg),
         "text_hint": (
             " (if it is the raw text of a message, parse it first, with json.loads)"
-            if isinstance(msg, (str, bytes, bytearray)) else ""
+            if isinstance(msg, (str, bytes, bytearray))
+            else ""
         ),
         "count": (f"{size:,} message{'s' * (size != 1)}" if size is not None else ""),
         "batch_note": " (revision 2025-03-26 alone allowed batches)" if size else "",
@@ -69,8 +82,11 @@ def _details(msg, switch):
         "id_note": _number_note(get("id")),
         "no_id_note": (
             '(an error response about an unreadable request uses "id": null'
-            + ("" if switch.error_id_optional or "error" not in (msg if isinstance(msg, dict) else {})
-               else ', or, from revision 2025-11-25, leaves the id out')
+            + (
+                ""
+                if switch.error_id_optional or "error" not in (msg if isinstance(msg, dict) else {})
+                else ", or, from revision 2025-11-25, leaves the id out"
+            )
             + ")"
         ),
         "null_note": _NULL_ID_NOTE if get("id") is None else "",
@@ -138,9 +154,11 @@ def _member_lines(batch, revision):
     if size > SHOWN_MEMBERS:
         lines.append(f"\n  ... and {size - SHOWN_MEMBERS:,} more")
     if size > MAX_BATCH_MEMBERS:
-        lines.append(f"\n  A server of this course processes the first {MAX_BATCH_MEMBERS:,} "
-                     f"members only and says so in its reply; the last {size - MAX_BATCH_MEMBERS:,} "
-                     "are not processed.")
+        lines.append(
+            f"\n  A server of this course processes the first {MAX_BATCH_MEMBERS:,} "
+            f"members only and says so in its reply; the last {size - MAX_BATCH_MEMBERS:,} "
+            "are not processed."
+        )
     return lines
 
 

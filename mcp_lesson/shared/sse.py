@@ -96,7 +96,7 @@ class SSE:
         room = self.max_data + _FIELD_ROOM - len(self._rest) - self._more_size
         if len(chunk) > room:  # one endless line: keep its start, count the rest
             self._dropped += len(chunk) - max(room, 0)
-            chunk = chunk[:max(room, 0)]
+            chunk = chunk[: max(room, 0)]
         if chunk:
             self._more.append(chunk)
             self._more_size += len(chunk)

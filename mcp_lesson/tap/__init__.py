@@ -127,25 +127,54 @@ May import: :mod:`mcp_lesson.protocol`, :mod:`mcp_lesson.core`, :mod:`mcp_lesson
 :mod:`mcp_lesson.client`, and :mod:`mcp_lesson.version`.
 """
 
-from mcp_lesson.shared.recording import sessions, time_order as in_time_order
+from mcp_lesson.shared.recording import sessions
+from mcp_lesson.shared.recording import time_order as in_time_order
 from mcp_lesson.tap._settings import (
-    CHUNK, DIRECTIONS, GRACE, LOOK, MAX_LINE, MAX_WAITING, PROG, SENDER, TERM_WAIT,
-)
-from mcp_lesson.tap.judge import (
-    CourseJudge, UserJudge, load_judge,
-)
-from mcp_lesson.tap.stdio import (
-    Lines, Pump, Recorder, judged, record, truncated,
-)
-from mcp_lesson.tap.http import (
-    CONNECT_TIMEOUT, HOP_BY_HOP, HttpTap, REQUEST_HEADERS, SSE, serve_http,
+    CHUNK,
+    DIRECTIONS,
+    GRACE,
+    LOOK,
+    MAX_LINE,
+    MAX_WAITING,
+    PROG,
+    SENDER,
+    TERM_WAIT,
 )
 from mcp_lesson.tap.audit import (
-    agreed_revision, answer_times, audit, id_key, line_of, message_of, revisions_by_scope, show_id,
-)
-from mcp_lesson.tap.report import (
-    read_recording, report,
+    agreed_revision,
+    answer_times,
+    audit,
+    id_key,
+    line_of,
+    message_of,
+    revisions_by_scope,
+    show_id,
 )
 from mcp_lesson.tap.cli import (
     main,
+)
+from mcp_lesson.tap.http import (
+    CONNECT_TIMEOUT,
+    HOP_BY_HOP,
+    REQUEST_HEADERS,
+    SSE,
+    HttpTap,
+    serve_http,
+)
+from mcp_lesson.tap.judge import (
+    CourseJudge,
+    UserJudge,
+    load_judge,
+)
+from mcp_lesson.tap.report import (
+    read_recording,
+    report,
+)
+from mcp_lesson.tap.stdio import (
+    Lines,
+    Pump,
+    Recorder,
+    judged,
+    record,
+    truncated,
 )

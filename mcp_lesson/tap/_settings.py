@@ -1,6 +1,4 @@
-"""The tap's limits and names, shared by its modules.
-"""
-
+"""The tap's limits and names, shared by its modules."""
 
 PROG = "mcp_lesson.tap"
 
@@ -27,4 +25,5 @@ TERM_WAIT = 1.0
 LOOK = 0.05
 
 #: The directions of a recording, and who sends each (for plain words): the recording's own.
-from mcp_lesson.shared.recording import DIRECTIONS, SENDERS as SENDER  # noqa: E402,F401
+from mcp_lesson.shared.recording import DIRECTIONS  # noqa: E402, F401  (re-exported)
+from mcp_lesson.shared.recording import SENDERS as SENDER  # noqa: E402, F401  (re-exported)

@@ -25,19 +25,32 @@ the answer times in :mod:`.times`.
 import bisect
 import json
 
+from mcp_lesson.core.traffic import audit as lesson_audit
 from mcp_lesson.rules.classification import classify, reply_for
 from mcp_lesson.rules.explanation import explain
-from mcp_lesson.core.traffic import audit as lesson_audit
 from mcp_lesson.shared.recording import time_order as in_time_order
 from mcp_lesson.tap._settings import DIRECTIONS, SENDER
 from mcp_lesson.tap.citations import settle
-from mcp_lesson.tap.entries import (_answers_an_id, ended_words, _http_of, _is_number, _method, _protocol_version, _quoted, id_key,  # noqa: F401
-                      line_of, message_of, refused, scope_of, show_id, unjudged)
+from mcp_lesson.tap.entries import (
+    _answers_an_id,
+    _http_of,
+    _is_number,  # noqa: F401  (report.py takes it from here)
+    _method,
+    _protocol_version,
+    _quoted,
+    ended_words,
+    id_key,
+    line_of,
+    message_of,
+    refused,
+    scope_of,
+    show_id,
+    unjudged,
+)
 from mcp_lesson.tap.judge import _short
-from mcp_lesson.tap.rules import _latest_before, error_code_rules, http_rules, message_rules
 from mcp_lesson.tap.revision import PROBE_REFUSALS, agreed_revision, revisions_by_scope  # noqa: F401
+from mcp_lesson.tap.rules import _latest_before, error_code_rules, http_rules, message_rules
 from mcp_lesson.tap.times import answer_times  # noqa: F401
-
 
 #: A line lesson 10's audit reads as no JSON (its verdict: -32700).
 _NOT_JSON = "-"
@@ -102,7 +115,9 @@ def audit(conversation, revision="agreed", first_line=1):
             elif entry.get("event") == "client_closed" and reading.closed is None:
                 reading.closed = index  # the client's input ended: it can answer nothing sent after
             elif entry.get("event") == "tap_error" and type(entry.get("exchange")) is int:
-                reading.tap_errors.append(index)  # an HTTP answer that broke off, or a server not reached
+                reading.tap_errors.append(
+                    index
+                )  # an HTTP answer that broke off, or a server not reached
             elif entry.get("event") == "client_gone":
                 # The client left during the answer (the suite reads one event of a stream,
                 # then cancels it): what it asked there is no longer owed, and an answer that
@@ -117,22 +132,44 @@ def audit(conversation, revision="agreed", first_line=1):
                 if direction == "from_server":  # neither id nor method read: its exchange's answer
                     reading.refusal(index, exchange)
                 continue
-        if direction == "from_server" and refused(entry) and (reason is not None or not _answers_an_id(value)
-                                                              or not reading.echoes(value, exchange)):
+        if (
+            direction == "from_server"
+            and refused(entry)
+            and (
+                reason is not None
+                or not _answers_an_id(value)
+                or not reading.echoes(value, exchange)
+            )
+        ):
             # A refusal over HTTP (403 for an Origin, 421 for a Host, 404 for a session...):
             # its body may be plain text, or an error without an id, or with an id of its own
             # (the TypeScript SDK's "server-error"); it answers its exchange.
             reading.refusal(index, exchange)
             continue
         if entry.get("newline") is False:
-            reading.found(index, "no_newline", f"the {SENDER[direction]}'s last line has no newline at "
-                                               "its end: a reader of lines never sees it as a message")
+            reading.found(
+                index,
+                "no_newline",
+                f"the {SENDER[direction]}'s last line has no newline at "
+                "its end: a reader of lines never sees it as a message",
+            )
         if reason is not None:
             reading.add(scope, index, direction, exchange, None, reason=reason)
             continue
         if why is not None:  # what its ends tell, to pair it: no rule reads a cut copy
-            reading.add(scope, index, direction, exchange, value, kind="request" if "id" in value and "method"
-                        in value else "notification" if "method" in value else "response", cut=True)
+            reading.add(
+                scope,
+                index,
+                direction,
+                exchange,
+                value,
+                kind="request"
+                if "id" in value and "method" in value
+                else "notification"
+                if "method" in value
+                else "response",
+                cut=True,
+            )
             continue
         judged = per_scope[scope][0] if scope in per_scope else revision
         verdict = classify(value, judged)
@@ -143,7 +180,9 @@ def audit(conversation, revision="agreed", first_line=1):
             _check_version_header(entry, value, judged, index, reading.found)
         for member in value if batch else [value]:
             kind = classify(member, judged)[0] if batch else verdict[0]
-            reading.add(scope, index, direction, exchange, member, kind=kind, revision=judged, batch=batch)
+            reading.add(
+                scope, index, direction, exchange, member, kind=kind, revision=judged, batch=batch
+            )
             _check_meta_revision(member, index, direction, said_revision, reading.found)
     return reading.problems()
 
@@ -151,11 +190,33 @@ def audit(conversation, revision="agreed", first_line=1):
 class _Slot:
     """One message as lesson 10's audit sees it, and where it came from."""
 
-    __slots__ = ("index", "direction", "member", "kind", "reason", "revision", "batch", "exchange", "key",
-                 "refusal", "cut")
+    __slots__ = (
+        "index",
+        "direction",
+        "member",
+        "kind",
+        "reason",
+        "revision",
+        "batch",
+        "exchange",
+        "key",
+        "refusal",
+        "cut",
+    )
 
-    def __init__(self, index, direction, member, kind, reason, revision, batch, exchange, refusal=False,
-                 cut=False):
+    def __init__(
+        self,
+        index,
+        direction,
+        member,
+        kind,
+        reason,
+        revision,
+        batch,
+        exchange,
+        refusal=False,
+        cut=False,
+    ):
         self.index, self.direction, self.member, self.kind = index, direction, member, kind
         self.reason, self.revision, self.batch, self.exchange = reason, revision, batch, exchange
         self.refusal = refusal  # an HTTP refusal's answer to a request of its exchange (no message)
@@ -165,7 +226,9 @@ class _Slot:
     @property
     def asks(self):
         """A request, valid or not, whose id can be read: owed an answer with that id."""
-        return self.key is not None and "method" in self.member and self.kind in ("request", "invalid")
+        return (
+            self.key is not None and "method" in self.member and self.kind in ("request", "invalid")
+        )
 
 
 class _Scope:
@@ -198,7 +261,9 @@ class _Scope:
         def token(key):
             return None if key is None else tokens.setdefault(key, len(tokens))
 
-        return [{"direction": slot.direction, "text": _stand_in(slot, token)} for slot in self.slots]
+        return [
+            {"direction": slot.direction, "text": _stand_in(slot, token)} for slot in self.slots
+        ]
 
 
 def _first_after(places, place):
@@ -221,7 +286,9 @@ class _Reading:
         self.revision_of = lambda session: None  # the revision an HTTP session agreed
         self.closed = None  # the index of the stdio client's client_closed event
         self.tap_errors = []  # the indexes of the HTTP tap's tap_error events of an exchange
-        self.revision = None  # the revision the recording agreed (a finding's, unless it says its own)
+        self.revision = (
+            None  # the revision the recording agreed (a finding's, unless it says its own)
+        )
         self.broken = set()  # the requests (their slots' id()) whose HTTP answer broke off
 
     def found(self, index, problem, detail, **extra):
@@ -229,16 +296,31 @@ class _Reading:
 
     def _problem(self, index, problem, detail, **extra):
         entry = self.conversation[index]
-        found = {"line": line_of(self.conversation, index, self.first_line), "problem": problem,
-                 "direction": entry.get("direction"), "detail": detail}
+        found = {
+            "line": line_of(self.conversation, index, self.first_line),
+            "problem": problem,
+            "direction": entry.get("direction"),
+            "detail": detail,
+        }
         found.update(extra)
         return found
 
     def line(self, index):
         return line_of(self.conversation, index, self.first_line)
 
-    def add(self, scope, index, direction, exchange, member, kind="invalid", reason=None, revision=None,
-            batch=False, cut=False):
+    def add(
+        self,
+        scope,
+        index,
+        direction,
+        exchange,
+        member,
+        kind="invalid",
+        reason=None,
+        revision=None,
+        batch=False,
+        cut=False,
+    ):
         slot = _Slot(index, direction, member, kind, reason, revision, batch, exchange, cut=cut)
         self.scopes.setdefault(scope, _Scope()).add(slot)
         if direction == "to_server" and type(exchange) is int and slot.asks:
@@ -256,22 +338,43 @@ class _Reading:
             return True
         asked = {slot.key for _, slot in self.by_exchange.get(exchange, ())}
         members = value if isinstance(value, list) else [value]
-        return any(isinstance(member, dict) and id_key(member.get("id")) in asked for member in members)
+        return any(
+            isinstance(member, dict) and id_key(member.get("id")) in asked for member in members
+        )
 
     def refused_batch(self, scope, direction, members, index):
         """Note the ids of a batch that is invalid under the revision (2025-03-26 alone has
         batches): an answer to one of them answers a member of that batch."""
         for member in members:
-            key = id_key(member.get("id")) if isinstance(member, dict) and "method" in member else None
+            key = (
+                id_key(member.get("id"))
+                if isinstance(member, dict) and "method" in member
+                else None
+            )
             if key is not None:
                 self.batch_ids.setdefault((scope, direction, key), index)
 
     def refusal(self, index, exchange):
         """An HTTP refusal answers each request of its exchange: an error to each, for lesson 10."""
         for scope, request in self.by_exchange.get(exchange, ()) if type(exchange) is int else ():
-            stand_in = {"jsonrpc": "2.0", "id": request.member["id"], "error": {"code": 0, "message": ""}}
-            self.scopes[scope].add(_Slot(index, "from_server", stand_in, "response", None, None, False, exchange,
-                                         refusal=True))
+            stand_in = {
+                "jsonrpc": "2.0",
+                "id": request.member["id"],
+                "error": {"code": 0, "message": ""},
+            }
+            self.scopes[scope].add(
+                _Slot(
+                    index,
+                    "from_server",
+                    stand_in,
+                    "response",
+                    None,
+                    None,
+                    False,
+                    exchange,
+                    refusal=True,
+                )
+            )
 
     def forgive_exchange(self, exchange, index):
         for scope, request in self.by_exchange.get(exchange, ()) if type(exchange) is int else ():
@@ -317,34 +420,61 @@ class _Reading:
             reached = event.get("reached")
             if reached is None:  # a recording of a tap that did not say
                 reached = not str(event.get("detail", "")).startswith("cannot reach")
-            owed = [(scope, slot) for scope, slot in self.by_exchange.get(exchange, ())
-                    if not self._forgiven(scope, slot)]
+            owed = [
+                (scope, slot)
+                for scope, slot in self.by_exchange.get(exchange, ())
+                if not self._forgiven(scope, slot)
+            ]
             if not reached:
                 self.forgive_exchange(exchange, index)
-                asked = ", ".join(f"{show_id(slot.member['id'])} ({_method(slot.member)})" for _, slot in owed)
-                what = (f"request{'s' if len(owed) > 1 else ''} {asked}" if owed else "message")
-                found.append(self._problem(index, "not_delivered", f"the tap could not reach the server, so the "
-                                           f"client's {what} never reached it (the client got a 502): "
-                                           f"{_short(str(event.get('detail', '')), 200)}"))
+                asked = ", ".join(
+                    f"{show_id(slot.member['id'])} ({_method(slot.member)})" for _, slot in owed
+                )
+                what = f"request{'s' if len(owed) > 1 else ''} {asked}" if owed else "message"
+                found.append(
+                    self._problem(
+                        index,
+                        "not_delivered",
+                        f"the tap could not reach the server, so the "
+                        f"client's {what} never reached it (the client got a 502): "
+                        f"{_short(str(event.get('detail', '')), 200)}",
+                    )
+                )
                 continue
             if waiting is None:
-                waiting = {id(scope.slots[place - 1]) for scope in self.scopes.values()
-                           for place in scope.unanswered.get("to_server", ())}
+                waiting = {
+                    id(scope.slots[place - 1])
+                    for scope in self.scopes.values()
+                    for place in scope.unanswered.get("to_server", ())
+                }
             left = [(scope, slot) for scope, slot in owed if id(slot) in waiting]
             if not left:
                 continue
-            for scope, slot in left:
+            for _scope, slot in left:
                 self.broken.add(id(slot))
-            asked = ", ".join(f"{show_id(slot.member['id'])} ({_method(slot.member)}, line {self.line(slot.index)})"
-                              for _, slot in left)
+            asked = ", ".join(
+                f"{show_id(slot.member['id'])} ({_method(slot.member)}, line {self.line(slot.index)})"
+                for _, slot in left
+            )
             size = event.get("size")
-            came = (f"; the {size:,} bytes that came are kept in the recording" if type(size) is int and size
-                    else "; nothing of it came" if size == 0 else "")
-            found.append(self._problem(index, "broken_off", f"the server's answer to the client's request"
-                                       f"{'s' if len(left) > 1 else ''} {asked} broke off before "
-                                       f"{'their responses' if len(left) > 1 else 'its response'}: "
-                                       f"{_short(str(event.get('detail', '')), 200)}{came}",
-                                       revision=left[0][1].revision))
+            came = (
+                f"; the {size:,} bytes that came are kept in the recording"
+                if type(size) is int and size
+                else "; nothing of it came"
+                if size == 0
+                else ""
+            )
+            found.append(
+                self._problem(
+                    index,
+                    "broken_off",
+                    f"the server's answer to the client's request"
+                    f"{'s' if len(left) > 1 else ''} {asked} broke off before "
+                    f"{'their responses' if len(left) > 1 else 'its response'}: "
+                    f"{_short(str(event.get('detail', '')), 200)}{came}",
+                    revision=left[0][1].revision,
+                )
+            )
         return found
 
     def _word(self, scope_key, scope, place, name):
@@ -355,73 +485,130 @@ class _Reading:
         if name == "pollution" or (name == "invalid" and slot.reason is not None):
             return self._not_json(slot)
         if name == "answer_to_notification" and slot.key is None:
-            name = "unknown_id"  # an error with a null id answers no notification: it answers nothing
+            name = (
+                "unknown_id"  # an error with a null id answers no notification: it answers nothing
+            )
         if name == "invalid":
             judged = slot.revision
             if slot.batch:
-                return self._problem(index, "invalid", f"a member of the {sender}'s batch is invalid"
-                                     f"{_under(judged)}: {_first_sentence(explain(member, judged))}")
-            return self._problem(index, "invalid", f"the {sender} sent an invalid message{_under(judged)}: "
-                                 f"{_first_sentence(explain(member, judged))}{self._meant(scope, slot, place)}")
+                return self._problem(
+                    index,
+                    "invalid",
+                    f"a member of the {sender}'s batch is invalid"
+                    f"{_under(judged)}: {_first_sentence(explain(member, judged))}",
+                )
+            return self._problem(
+                index,
+                "invalid",
+                f"the {sender} sent an invalid message{_under(judged)}: "
+                f"{_first_sentence(explain(member, judged))}{self._meant(scope, slot, place)}",
+            )
         if name == "id_reused":
             first = _latest_before(scope.requests.get((slot.direction, slot.key), []), place)
             earlier = scope.slots[first - 1] if first else slot
-            return self._problem(index, "id_reused", f"the {sender} reused the id {show_id(member['id'])} "
-                                 f"while its request on line {self.line(earlier.index)} "
-                                 f"({_method(earlier.member)}) is still unanswered", id=member["id"],
-                                 rule="id_reused.in_flight", revision=slot.revision)
+            return self._problem(
+                index,
+                "id_reused",
+                f"the {sender} reused the id {show_id(member['id'])} "
+                f"while its request on line {self.line(earlier.index)} "
+                f"({_method(earlier.member)}) is still unanswered",
+                id=member["id"],
+                rule="id_reused.in_flight",
+                revision=slot.revision,
+            )
         if name == "answered_twice":
             asked = _latest_before(scope.requests.get((other, slot.key), []), place)
             request = scope.slots[asked - 1] if asked else slot
             first = _first_after(scope.answers.get((slot.direction, slot.key), []), asked or 0)
             answer = scope.slots[first - 1] if first else slot
-            return self._problem(index, "answered_twice", f"a second answer to the {SENDER[other]}'s "
-                                 f"request {show_id(member['id'])} ({_method(request.member)}, line "
-                                 f"{self.line(request.index)}), first answered on line "
-                                 f"{self.line(answer.index)}", id=member["id"], revision=slot.revision)
+            return self._problem(
+                index,
+                "answered_twice",
+                f"a second answer to the {SENDER[other]}'s "
+                f"request {show_id(member['id'])} ({_method(request.member)}, line "
+                f"{self.line(request.index)}), first answered on line "
+                f"{self.line(answer.index)}",
+                id=member["id"],
+                revision=slot.revision,
+            )
         if name == "answer_to_notification":
             at = _latest_before(scope.notifications[other], place)
             notice = scope.slots[at - 1] if at else slot
-            return self._problem(index, "answer_to_notification", f"the {sender} answered the "
-                                 f"notification {_method(notice.member)} (line {self.line(notice.index)}): "
-                                 "a notification gets no answer, not even an error", id=member.get("id"),
-                                 revision=slot.revision)
+            return self._problem(
+                index,
+                "answer_to_notification",
+                f"the {sender} answered the "
+                f"notification {_method(notice.member)} (line {self.line(notice.index)}): "
+                "a notification gets no answer, not even an error",
+                id=member.get("id"),
+                revision=slot.revision,
+            )
         if name == "unknown_id" and slot.key is not None:
             asked = _latest_before(scope.requests.get((other, slot.key), []), place)
             if asked is not None:  # an invalid request, owed an error
                 request = scope.slots[asked - 1]
-                return self._problem(index, "unknown_id", f"a result to the {SENDER[other]}'s invalid "
-                                     f"request {show_id(member['id'])} ({_method(request.member)}, line "
-                                     f"{self.line(request.index)}), which is owed an error", id=member["id"],
-                                     revision=slot.revision)
+                return self._problem(
+                    index,
+                    "unknown_id",
+                    f"a result to the {SENDER[other]}'s invalid "
+                    f"request {show_id(member['id'])} ({_method(request.member)}, line "
+                    f"{self.line(request.index)}), which is owed an error",
+                    id=member["id"],
+                    revision=slot.revision,
+                )
             batch = self.batch_ids.get((scope_key, other, slot.key))
             if batch is not None and batch < index:
                 judged = slot.revision
-                return self._problem(index, "batch_answered", f"an answer to the id {show_id(member['id'])}, "
-                                     f"a member of the {SENDER[other]}'s batch on line {self.line(batch)}"
-                                     f"{_under(judged) and ', which revision ' + str(judged) + ' does not allow'}"
-                                     " (2025-03-26 alone has batches): the batch was answered as if it were "
-                                     "allowed, where the revision asks for one error", id=member["id"],
-                                     revision=judged)
-            return self._problem(index, "unknown_id", f"a response to the id {show_id(member['id'])}, "
-                                 f"which the {SENDER[other]} never sent", id=member["id"], revision=slot.revision)
+                return self._problem(
+                    index,
+                    "batch_answered",
+                    f"an answer to the id {show_id(member['id'])}, "
+                    f"a member of the {SENDER[other]}'s batch on line {self.line(batch)}"
+                    f"{_under(judged) and ', which revision ' + str(judged) + ' does not allow'}"
+                    " (2025-03-26 alone has batches): the batch was answered as if it were "
+                    "allowed, where the revision asks for one error",
+                    id=member["id"],
+                    revision=judged,
+                )
+            return self._problem(
+                index,
+                "unknown_id",
+                f"a response to the id {show_id(member['id'])}, "
+                f"which the {SENDER[other]} never sent",
+                id=member["id"],
+                revision=slot.revision,
+            )
         if name == "unknown_id":
             has = "no id" if "id" not in member else f"the id {show_id(member.get('id'))}"
             kind = "an error" if "error" in member else "a response"
-            return self._problem(index, "unmatched", f"{kind} with {has} answers none of the "
-                                 f"{SENDER[other]}'s messages{self._meant(scope, slot, place)}",
-                                 id=member.get("id"), revision=slot.revision)
+            return self._problem(
+                index,
+                "unmatched",
+                f"{kind} with {has} answers none of the "
+                f"{SENDER[other]}'s messages{self._meant(scope, slot, place)}",
+                id=member.get("id"),
+                revision=slot.revision,
+            )
         if name == "unanswered":
             if self._forgiven(scope_key, slot) or id(slot) in self.broken:
                 return None  # cancelled, or its client left: owed nothing; or said with the answer that broke off
-            if slot.direction == "from_server" and self.closed is not None and slot.index > self.closed:
+            if (
+                slot.direction == "from_server"
+                and self.closed is not None
+                and slot.index > self.closed
+            ):
                 return None  # asked of a client whose input had already ended (stdio): it cannot answer
             why = ""
             if self.ended is not None and slot.direction == "to_server":
                 why = f" (the server {ended_words(self.ended, self.stops)})"
-            return self._problem(index, "unanswered", f"the {sender}'s request {show_id(member['id'])} "
-                                 f"({_method(member)}) was never answered by the {SENDER[other]}{why}",
-                                 id=member["id"], revision=slot.revision)
+            return self._problem(
+                index,
+                "unanswered",
+                f"the {sender}'s request {show_id(member['id'])} "
+                f"({_method(member)}) was never answered by the {SENDER[other]}{why}",
+                id=member["id"],
+                revision=slot.revision,
+            )
         return self._problem(index, name, f"lesson 10's audit found {name}")
 
     def _forgiven(self, scope_key, slot):
@@ -433,8 +620,12 @@ class _Reading:
         """For a response without a usable id: the oldest request of the other side before it
         that is never answered, which it may have been meant for (None when there is none)."""
         member = slot.member
-        if (not isinstance(member, dict) or slot.key is not None or "method" in member
-                or not ("result" in member or "error" in member)):
+        if (
+            not isinstance(member, dict)
+            or slot.key is not None
+            or "method" in member
+            or not ("result" in member or "error" in member)
+        ):
             return None
         waiting = scope.unanswered.get(_other(slot.direction), ())
         if not waiting or waiting[0] > place:
@@ -447,8 +638,10 @@ class _Reading:
         oldest = self._meant_slot(scope, slot, place)
         if oldest is None:
             return ""
-        return (f"; was it meant for request {show_id(oldest.member['id'])} ({_method(oldest.member)}, "
-                f"line {self.line(oldest.index)})?")
+        return (
+            f"; was it meant for request {show_id(oldest.member['id'])} ({_method(oldest.member)}, "
+            f"line {self.line(oldest.index)})?"
+        )
 
     def _not_json(self, slot):
         entry = self.conversation[slot.index]
@@ -456,17 +649,33 @@ class _Reading:
         why = f" ({reason})" if "bytes" in entry or entry.get("truncated") else ""
         said = entry.get("http") if isinstance(entry.get("http"), dict) else None
         if slot.direction == "from_server" and said is not None:
-            return self._problem(slot.index, "pollution", f"the server answered with {_quoted(entry)} (HTTP "
-                                 f"{said.get('status', '?')}), which is not JSON{why}: an MCP client "
-                                 "cannot read it as a message", rule="pollution.http")
+            return self._problem(
+                slot.index,
+                "pollution",
+                f"the server answered with {_quoted(entry)} (HTTP "
+                f"{said.get('status', '?')}), which is not JSON{why}: an MCP client "
+                "cannot read it as a message",
+                rule="pollution.http",
+            )
         if said is not None:
-            return self._problem(slot.index, "not_json", f"the client sent {_quoted(entry)}, which is not "
-                                 f"JSON{why}", rule="not_json.http")
+            return self._problem(
+                slot.index,
+                "not_json",
+                f"the client sent {_quoted(entry)}, which is not JSON{why}",
+                rule="not_json.http",
+            )
         if slot.direction == "from_server":
-            return self._problem(slot.index, "pollution", f"the server wrote {_quoted(entry)} on stdout, which "
-                                 f"is not JSON{why}: stdout is for JSON-RPC messages only, logs belong on "
-                                 "stderr")
-        return self._problem(slot.index, "not_json", f"the client sent {_quoted(entry)}, which is not JSON{why}")
+            return self._problem(
+                slot.index,
+                "pollution",
+                f"the server wrote {_quoted(entry)} on stdout, which "
+                f"is not JSON{why}: stdout is for JSON-RPC messages only, logs belong on "
+                "stderr",
+            )
+        return self._problem(
+            slot.index, "not_json", f"the client sent {_quoted(entry)}, which is not JSON{why}"
+        )
+
 
 def _stand_in(slot, token):
     """A line of the same kind as ``slot``'s message under its revision, with ``token`` of its
@@ -484,7 +693,9 @@ def _stand_in(slot, token):
     else:  # invalid: lesson 10 owes it the error the revision prescribes, with the id it can read
         reply = reply_for(member, slot.revision) if isinstance(member, (dict, list)) else None
         owed = token(id_key(reply.get("id"))) if isinstance(reply, dict) else None
-        return json.dumps({"jsonrpc": "2.0", "id": owed} if owed is not None else {"jsonrpc": "2.0"})
+        return json.dumps(
+            {"jsonrpc": "2.0", "id": owed} if owed is not None else {"jsonrpc": "2.0"}
+        )
     return json.dumps({"jsonrpc": "2.0", "id": token(slot.key), **shape})
 
 
@@ -497,8 +708,12 @@ def _check_meta_revision(member, index, direction, said_revision, found):
         return
     first = said_revision.setdefault(direction, said)
     if said != first:
-        found(index, "revision", f"this request's params._meta names revision {said}, "
-              f"the {SENDER[direction]}'s earlier ones {first}")
+        found(
+            index,
+            "revision",
+            f"this request's params._meta names revision {said}, "
+            f"the {SENDER[direction]}'s earlier ones {first}",
+        )
 
 
 def _what_was_cut(direction, value):
@@ -527,20 +742,38 @@ def _check_version_header(entry, value, revision, index, found):
     ``MCP-Protocol-Version`` on every request over HTTP (one without it is a problem), and
     SHOULD send the negotiated one (another one is a warning)."""
     http = entry.get("http") if isinstance(entry.get("http"), dict) else None
-    headers = http.get("headers") if http is not None and isinstance(http.get("headers"), dict) else None
-    if (headers is None or not isinstance(revision, str) or not "2025-06-18" <= revision < "2026-07-28"
-            or not isinstance(value, dict) or value.get("method") == "initialize"):
+    headers = (
+        http.get("headers") if http is not None and isinstance(http.get("headers"), dict) else None
+    )
+    if (
+        headers is None
+        or not isinstance(revision, str)
+        or not "2025-06-18" <= revision < "2026-07-28"
+        or not isinstance(value, dict)
+        or value.get("method") == "initialize"
+    ):
         return
     sent = headers.get("mcp-protocol-version")
     if sent == revision:
         return
     if sent is None:
-        found(index, "version_header", f"the client sent no MCP-Protocol-Version header in a session that "
-              f"agreed on {revision}: after the handshake every request over HTTP carries it", revision=revision)
+        found(
+            index,
+            "version_header",
+            f"the client sent no MCP-Protocol-Version header in a session that "
+            f"agreed on {revision}: after the handshake every request over HTTP carries it",
+            revision=revision,
+        )
         return
-    found(index, "version_header", f"the client sent MCP-Protocol-Version {_short(json.dumps(sent), 40)} "
-          f"in a session that agreed on {revision}: after the handshake each request carries the "
-          f"negotiated revision", rule="version_header.other", revision=revision)
+    found(
+        index,
+        "version_header",
+        f"the client sent MCP-Protocol-Version {_short(json.dumps(sent), 40)} "
+        f"in a session that agreed on {revision}: after the handshake each request carries the "
+        f"negotiated revision",
+        rule="version_header.other",
+        revision=revision,
+    )
 
 
 def _under(revision):

@@ -6,8 +6,8 @@ import base64
 import json
 import re
 
-from mcp_lesson.rules.classification import parse
 from mcp_lesson.protocol.values import show_value
+from mcp_lesson.rules.classification import parse
 from mcp_lesson.tap.judge import _short
 
 
@@ -33,8 +33,12 @@ def show_id(value):
 
 
 #: A message's id where a writer puts it: first (after ``"jsonrpc"``) or last (before it).
-_FIRST_ID = re.compile(r'\A\s*\{\s*(?:"jsonrpc"\s*:\s*"2\.0"\s*,\s*)?"id"\s*:\s*(-?\d{1,300}|"(?:[^"\\]|\\.){0,1000}")')
-_LAST_ID = re.compile(r'"id"\s*:\s*(-?\d{1,300}|"(?:[^"\\]|\\.){0,1000}")\s*(?:,\s*"jsonrpc"\s*:\s*"2\.0"\s*)?\}\s*\Z')
+_FIRST_ID = re.compile(
+    r'\A\s*\{\s*(?:"jsonrpc"\s*:\s*"2\.0"\s*,\s*)?"id"\s*:\s*(-?\d{1,300}|"(?:[^"\\]|\\.){0,1000}")'
+)
+_LAST_ID = re.compile(
+    r'"id"\s*:\s*(-?\d{1,300}|"(?:[^"\\]|\\.){0,1000}")\s*(?:,\s*"jsonrpc"\s*:\s*"2\.0"\s*)?\}\s*\Z'
+)
 _FIRST_METHOD = re.compile(r'\A\s*\{[^{}\[\]]{0,2000}?"method"\s*:\s*("(?:[^"\\]|\\.){0,200}")')
 
 
@@ -48,8 +52,10 @@ def unjudged(entry):
         return f"is {long}, too long to judge (the tap judges lines of up to --max-line bytes)"
     if entry.get("undecoded"):
         size = entry.get("size")
-        return (f"came {_short(str(entry.get('detail') or 'compressed'), 120)}"
-                f"{f' ({size:,} bytes)' if type(size) is int else ''}, so it was not judged")
+        return (
+            f"came {_short(str(entry.get('detail') or 'compressed'), 120)}"
+            f"{f' ({size:,} bytes)' if type(size) is int else ''}, so it was not judged"
+        )
     return None
 
 
@@ -158,7 +164,9 @@ def line_of(conversation, index, first_line=1):
 def _answers_an_id(value):
     """True for a response (or a batch of them) that names an id, which the audit can match."""
     members = value if isinstance(value, list) else [value]
-    return any(isinstance(member, dict) and id_key(member.get("id")) is not None for member in members)
+    return any(
+        isinstance(member, dict) and id_key(member.get("id")) is not None for member in members
+    )
 
 
 def _method(value):
@@ -203,7 +211,11 @@ def ended_words(ended, stops=()):
     words = f"exited with status {status}{when}"
     if sent:
         last = sent[-1]
-        why = last.get("why") if last.get("event") == "stopping" else "passing on the signal it was sent"
+        why = (
+            last.get("why")
+            if last.get("event") == "stopping"
+            else "passing on the signal it was sent"
+        )
         words += f", after the tap sent it {last.get('signal')} ({_short(str(why), 160)})"
     return words
 

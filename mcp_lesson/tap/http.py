@@ -20,23 +20,42 @@ import json
 import signal
 import time
 
-from mcp_lesson.version import __version__
 from mcp_lesson.shared.sse import SSE
 from mcp_lesson.tap._settings import MAX_LINE, MAX_WAITING, PROG, TAIL
 from mcp_lesson.tap.judge import CourseJudge, _short
 from mcp_lesson.tap.listener import BACKLOG, CORK, listen, protocol
 from mcp_lesson.tap.stdio import Recorder, _is_stdout, _peak_memory, _say, judged, truncated
-
+from mcp_lesson.version import __version__
 
 #: The request headers an HTTP entry records: those of MCP's Streamable HTTP transport, and
 #: those that decide the form of the answer.
-REQUEST_HEADERS = ("host", "content-type", "accept", "origin", "mcp-protocol-version", "mcp-session-id",
-                   "mcp-method", "mcp-name", "last-event-id")
+REQUEST_HEADERS = (
+    "host",
+    "content-type",
+    "accept",
+    "origin",
+    "mcp-protocol-version",
+    "mcp-session-id",
+    "mcp-method",
+    "mcp-name",
+    "last-event-id",
+)
 #: Headers that belong to one hop (RFC 9110, 7.6.1), or that the tap sets itself; never passed on.
 #: (``Host`` is passed on as the client sent it; see :class:`HttpTap`.)
-HOP_BY_HOP = frozenset({"connection", "keep-alive", "proxy-authenticate", "proxy-authorization",
-                        "proxy-connection", "te", "trailer", "transfer-encoding", "upgrade",
-                        "content-length"})
+HOP_BY_HOP = frozenset(
+    {
+        "connection",
+        "keep-alive",
+        "proxy-authenticate",
+        "proxy-authorization",
+        "proxy-connection",
+        "te",
+        "trailer",
+        "transfer-encoding",
+        "upgrade",
+        "content-length",
+    }
+)
 #: Seconds to reach the server (reading an answer may take as long as the server takes).
 CONNECT_TIMEOUT = 10.0
 #: Seconds a connection to the server is kept for the next request (below the servers' 5 s).
@@ -98,13 +117,19 @@ class HttpTap:
 
         target = urllib.parse.urlsplit(to)
         if target.scheme != "http" or not target.hostname:
-            raise ValueError(f"--to takes an http:// address, such as "
-                             f"http://127.0.0.1:8000/mcp; not {to!r}")
+            raise ValueError(
+                f"--to takes an http:// address, such as http://127.0.0.1:8000/mcp; not {to!r}"
+            )
         self.to = to
         self._target = target
         self.origin = f"http://{target.netloc}"
         self.path = target.path or "/"
-        self.recorder, self.judge, self.max_line, self.max_body = recorder, judge, max_line, max_body
+        self.recorder, self.judge, self.max_line, self.max_body = (
+            recorder,
+            judge,
+            max_line,
+            max_body,
+        )
         self._exchanges = itertools.count(1)  # next() is atomic: one number per request
         self._client = None
 
@@ -112,11 +137,13 @@ class HttpTap:
         """The entry of one message, ``data`` (its first bytes when ``size``, its whole size,
         is more than the tap keeps; ``tail`` its last bytes then)."""
         head = '{"t":%.6f,"direction":"%s",' % (when - self.recorder.start, direction)
-        extra = "".join(f",{json.dumps(name)}:{json.dumps(value, ensure_ascii=True)}"
-                        for name, value in members.items())
+        extra = "".join(
+            f",{json.dumps(name)}:{json.dumps(value, ensure_ascii=True)}"
+            for name, value in members.items()
+        )
         size = len(data) if size is None else size
         if size > self.max_line:
-            return head + truncated(data[:self.max_line], size, extra, tail)
+            return head + truncated(data[: self.max_line], size, extra, tail)
         return head + judged(self.judge, data, extra)
 
     def _event(self, when, name, **fields):
@@ -143,8 +170,9 @@ class HttpTap:
                 # limit (uvicorn's is 5 s): reused just as the server closes it, a request
                 # would be lost. A connect that fails is tried once more (nothing has been
                 # sent then).
-                self._client = Upstream(self._target.hostname, self._target.port or 80,
-                                        KEEP_ALIVE, CONNECT_TIMEOUT)
+                self._client = Upstream(
+                    self._target.hostname, self._target.port or 80, KEEP_ALIVE, CONNECT_TIMEOUT
+                )
                 await send({"type": "lifespan.startup.complete"})
             elif message["type"] == "lifespan.shutdown":
                 self._client.close()
@@ -164,13 +192,21 @@ class HttpTap:
         ticket, when = self.recorder.ticket()
 
         def asked():
-            return {"method": scope["method"], "path": path,
-                    "headers": _recorded_headers(pairs, REQUEST_HEADERS), "exchange": exchange}
+            return {
+                "method": scope["method"],
+                "path": path,
+                "headers": _recorded_headers(pairs, REQUEST_HEADERS),
+                "exchange": exchange,
+            }
 
         if why is not None:  # never passed on: the client did not finish, or sent too much
             status, words = why
-            self.recorder.write(ticket, self._event(when, "client_gone" if status is None else "tap_error",
-                                                    detail=words, **asked()))
+            self.recorder.write(
+                ticket,
+                self._event(
+                    when, "client_gone" if status is None else "tap_error", detail=words, **asked()
+                ),
+            )
             if status is not None:
                 await _plain_answer(send, status, f"{PROG}: {words}")
             return
@@ -180,8 +216,12 @@ class HttpTap:
             nonlocal recorded
             if not recorded:
                 recorded = True
-                self.recorder.write(ticket, self._entry("to_server", body, when, http=asked()) if body
-                                    else self._event(when, "http_request", **asked()))
+                self.recorder.write(
+                    ticket,
+                    self._entry("to_server", body, when, http=asked())
+                    if body
+                    else self._event(when, "http_request", **asked()),
+                )
 
         headers = [(name, value) for name, value in pairs if name.lower() not in HOP_BY_HOP]
         if not any(name.lower() == "host" for name, _ in headers):  # an HTTP/1.0 client's
@@ -190,12 +230,19 @@ class HttpTap:
 
         try:
             answer = await self._client.request(
-                scope["method"], path, headers,
-                body if body or scope["method"] in ("POST", "PUT", "PATCH") else None, record)
+                scope["method"],
+                path,
+                headers,
+                body if body or scope["method"] in ("POST", "PUT", "PATCH") else None,
+                record,
+            )
         except UpstreamError as exc:
             record()
-            words = (f"the server at {self.to} took the request, then gave no answer: {exc}" if exc.reached
-                     else f"cannot reach {self.to}: {exc}")
+            words = (
+                f"the server at {self.to} took the request, then gave no answer: {exc}"
+                if exc.reached
+                else f"cannot reach {self.to}: {exc}"
+            )
             self._record("tap_error", detail=words, exchange=exchange, reached=exc.reached, size=0)
             await _plain_answer(send, 502, f"{PROG}: {words}")
             return
@@ -213,7 +260,11 @@ class HttpTap:
         and recorded after; False for any other answer (and one that breaks off)."""
         kind, coding = answer.header("content-type") or "", answer.header("content-encoding")
         length = answer.header("content-length")
-        if length is None or "text/event-stream" in kind or (coding and coding.strip().lower() != "identity"):
+        if (
+            length is None
+            or "text/event-stream" in kind
+            or (coding and coding.strip().lower() != "identity")
+        ):
             return False
         import asyncio
 
@@ -222,14 +273,22 @@ class HttpTap:
         def lost():  # the client leaving ends the answer at once, recorded when it happens
             nonlocal gone
             gone = True
-            self._record("client_gone", detail="the client went away during the answer",
-                         path=scope["path"], exchange=exchange)
+            self._record(
+                "client_gone",
+                detail="the client went away during the answer",
+                path=scope["path"],
+                exchange=exchange,
+            )
             main.cancel()
 
         if cork is not None:  # a callback, not a task watching: a task costs a share of a request
             if cork.is_closing():  # gone already
-                self._record("client_gone", detail="the client went away during the answer",
-                             path=scope["path"], exchange=exchange)
+                self._record(
+                    "client_gone",
+                    detail="the client went away during the answer",
+                    path=scope["path"],
+                    exchange=exchange,
+                )
                 return True
             cork.lost = lost
         try:
@@ -245,24 +304,37 @@ class HttpTap:
                 cork.lost = None
         if body is None:
             return False
-        headers = [(name.encode("latin-1"), value.encode("latin-1")) for name, value in answer.headers
-                   if name not in HOP_BY_HOP]
+        headers = [
+            (name.encode("latin-1"), value.encode("latin-1"))
+            for name, value in answer.headers
+            if name not in HOP_BY_HOP
+        ]
         headers.append((b"content-length", length.encode("latin-1")))
         ticket, when = self.recorder.ticket()
         try:
             if cork is not None:
                 cork.hold()
             try:
-                await send({"type": "http.response.start", "status": answer.status, "headers": headers})
+                await send(
+                    {"type": "http.response.start", "status": answer.status, "headers": headers}
+                )
                 await send({"type": "http.response.body", "body": body, "more_body": False})
             finally:
                 if cork is not None:
                     cork.flush()
         finally:
-            said = {"status": answer.status, "headers": _recorded_headers(answer.headers), "exchange": exchange}
+            said = {
+                "status": answer.status,
+                "headers": _recorded_headers(answer.headers),
+                "exchange": exchange,
+            }
             tail = body[-TAIL:] if len(body) > self.max_line + 1 else b""
-            self.recorder.write(ticket, self._entry("from_server", body, when, len(body), tail, http=said) if body
-                                else self._event(when, "http_response", **said))
+            self.recorder.write(
+                ticket,
+                self._entry("from_server", body, when, len(body), tail, http=said)
+                if body
+                else self._event(when, "http_response", **said),
+            )
         return True
 
     def _came(self, events, body, size, plain, plain_size, decoder):
@@ -271,9 +343,9 @@ class HttpTap:
         event stream, the event it was in the middle of, the events before it being entries)."""
         if events is not None:
             data = events.pending()
-            return {"size": len(data), "arrived": data[:self.max_line].decode("utf-8", "replace")}
+            return {"size": len(data), "arrived": data[: self.max_line].decode("utf-8", "replace")}
         data, total = (plain, plain_size) if decoder is not None else (body, size)
-        return {"size": total, "arrived": bytes(data[:self.max_line]).decode("utf-8", "replace")}
+        return {"size": total, "arrived": bytes(data[: self.max_line]).decode("utf-8", "replace")}
 
     async def _read_body(self, receive):
         """``(body, None)``, or ``(None, (status, words))``: status None when the client went away."""
@@ -281,12 +353,18 @@ class HttpTap:
         while True:
             message = await receive()
             if message["type"] == "http.disconnect":
-                return None, (None, "the client went away before its request's body was complete; "
-                                    "nothing was passed on")
+                return None, (
+                    None,
+                    "the client went away before its request's body was complete; "
+                    "nothing was passed on",
+                )
             body += message.get("body", b"")
             if len(body) > self.max_body:
-                return None, (413, f"the request's body is longer than the tap takes "
-                                   f"({self.max_body:,} bytes); nothing was passed on")
+                return None, (
+                    413,
+                    f"the request's body is longer than the tap takes "
+                    f"({self.max_body:,} bytes); nothing was passed on",
+                )
             if not message.get("more_body", False):
                 return bytes(body), None
 
@@ -295,13 +373,19 @@ class HttpTap:
 
         from mcp_lesson.tap.upstream import UpstreamError
 
-        said = {"status": answer.status, "headers": _recorded_headers(answer.headers),
-                "exchange": exchange}
+        said = {
+            "status": answer.status,
+            "headers": _recorded_headers(answer.headers),
+            "exchange": exchange,
+        }
         kind = answer.header("content-type") or ""
         length = answer.header("content-length")
         stream = "text/event-stream" in kind or length is None
-        headers = [(name.encode("latin-1"), value.encode("latin-1")) for name, value in answer.headers
-                   if name not in HOP_BY_HOP]
+        headers = [
+            (name.encode("latin-1"), value.encode("latin-1"))
+            for name, value in answer.headers
+            if name not in HOP_BY_HOP
+        ]
         if not stream:
             headers.append((b"content-length", length.encode("latin-1")))
         start = {"type": "http.response.start", "status": answer.status, "headers": headers}
@@ -317,8 +401,12 @@ class HttpTap:
                 pass
             if finished:  # it left after the whole answer: nothing to say
                 return
-            self._record("client_gone", detail="the client went away during the answer",
-                         path=scope["path"], exchange=exchange)
+            self._record(
+                "client_gone",
+                detail="the client went away during the answer",
+                path=scope["path"],
+                exchange=exchange,
+            )
             gone = True
             main.cancel()
 
@@ -341,37 +429,58 @@ class HttpTap:
                 async for chunk in answer.chunks():
                     ticket, when = self.recorder.ticket()
                     try:
-                        if start is not None:  # an answer with a length: its head goes with its body
+                        if (
+                            start is not None
+                        ):  # an answer with a length: its head goes with its body
                             cork = scope.get(CORK)
                             if cork is not None:
                                 cork.hold()
                             try:
                                 await send(start)
                                 start = None
-                                await send({"type": "http.response.body", "body": chunk, "more_body": True})
+                                await send(
+                                    {"type": "http.response.body", "body": chunk, "more_body": True}
+                                )
                             finally:
                                 if cork is not None:
                                     cork.flush()
                         else:
-                            await send({"type": "http.response.body", "body": chunk, "more_body": True})
-                    except BaseException:  # its turn is given up, so that later entries are not held
+                            await send(
+                                {"type": "http.response.body", "body": chunk, "more_body": True}
+                            )
+                    except (
+                        BaseException
+                    ):  # its turn is given up, so that later entries are not held
                         self.recorder.write(ticket, "")
                         raise
                     pieces = (chunk,) if decoder is None else decoder.feed(chunk)
                     if events is not None:
-                        self.recorder.write(ticket, "".join(
-                            self._entry("from_server", data, when, length, http=said, sse=fields, **coded)
-                            for piece in pieces for data, length, fields in events.feed(piece)))
+                        self.recorder.write(
+                            ticket,
+                            "".join(
+                                self._entry(
+                                    "from_server",
+                                    data,
+                                    when,
+                                    length,
+                                    http=said,
+                                    sse=fields,
+                                    **coded,
+                                )
+                                for piece in pieces
+                                for data, length, fields in events.feed(piece)
+                            ),
+                        )
                         continue
                     size += len(chunk)
                     if len(body) < keep:
-                        body += chunk[:keep - len(body)]
+                        body += chunk[: keep - len(body)]
                     if decoder is None and size > keep:
                         tail = (tail + chunk)[-TAIL:]
                     for piece in pieces:
                         plain_size += len(piece)
                         if len(plain) < keep:
-                            plain += piece[:keep - len(plain)]
+                            plain += piece[: keep - len(plain)]
                         if plain_size > keep:
                             tail = (tail + piece)[-TAIL:]
                     self.recorder.write(ticket, "")
@@ -381,28 +490,58 @@ class HttpTap:
                 await send(start)
             ticket, when = self.recorder.ticket()
             if cut is not None:  # the client's answer breaks off too: the connection is closed
-                self.recorder.write(ticket, self._event(when, "tap_error", detail=cut, exchange=exchange,
-                                                        reached=True, **self._came(events, body, size, plain,
-                                                                                   plain_size, decoder)))
+                self.recorder.write(
+                    ticket,
+                    self._event(
+                        when,
+                        "tap_error",
+                        detail=cut,
+                        exchange=exchange,
+                        reached=True,
+                        **self._came(events, body, size, plain, plain_size, decoder),
+                    ),
+                )
                 raise _Cut
             finished = True
             try:  # the answer's end leaves before its entry is made
                 await send({"type": "http.response.body", "body": b"", "more_body": False})
             finally:
                 if events is not None:
-                    self.recorder.write(ticket, self._undecoded(when, size, said, decoder) if decoder and decoder.failed
-                                        else "")
+                    self.recorder.write(
+                        ticket,
+                        self._undecoded(when, size, said, decoder)
+                        if decoder and decoder.failed
+                        else "",
+                    )
                 elif not size:
-                    self.recorder.write(ticket, "" if stream else self._event(when, "http_response", **said))
+                    self.recorder.write(
+                        ticket, "" if stream else self._event(when, "http_response", **said)
+                    )
                 elif decoder is None:
-                    self.recorder.write(ticket, self._entry("from_server", bytes(body), when, size, tail, http=said))
+                    self.recorder.write(
+                        ticket, self._entry("from_server", bytes(body), when, size, tail, http=said)
+                    )
                 elif decoder.failed:
                     self.recorder.write(ticket, self._undecoded(when, size, said, decoder, body))
                 else:
-                    travelled = ({"travelled": base64.b64encode(body).decode("ascii")} if size <= self.max_line
-                                 else {"travelled_size": size})
-                    self.recorder.write(ticket, self._entry("from_server", bytes(plain), when, plain_size, tail,
-                                                            http=said, **coded, **travelled))
+                    travelled = (
+                        {"travelled": base64.b64encode(body).decode("ascii")}
+                        if size <= self.max_line
+                        else {"travelled_size": size}
+                    )
+                    self.recorder.write(
+                        ticket,
+                        self._entry(
+                            "from_server",
+                            bytes(plain),
+                            when,
+                            plain_size,
+                            tail,
+                            http=said,
+                            **coded,
+                            **travelled,
+                        ),
+                    )
         except asyncio.CancelledError:
             if not gone:  # not the client leaving: the tap is stopping
                 raise
@@ -413,9 +552,18 @@ class HttpTap:
 
     def _undecoded(self, when, size, said, decoder, body=b""):
         """The entry of an answer whose ``Content-Encoding`` the tap could not decode: not judged."""
-        entry = {"t": round(when - self.recorder.start, 6), "direction": "from_server", "kind": None,
-                 "code": None, "undecoded": True, "size": size, "content_encoding": decoder.coding,
-                 "detail": f"compressed with {decoder.failed}", "text": "", "http": said}
+        entry = {
+            "t": round(when - self.recorder.start, 6),
+            "direction": "from_server",
+            "kind": None,
+            "code": None,
+            "undecoded": True,
+            "size": size,
+            "content_encoding": decoder.coding,
+            "detail": f"compressed with {decoder.failed}",
+            "text": "",
+            "http": said,
+        }
         if body and size <= self.max_line:
             entry["travelled"] = base64.b64encode(body).decode("ascii")
         return json.dumps(entry, ensure_ascii=True) + "\n"
@@ -425,7 +573,9 @@ class _Decoder:
     """The decoded bytes of an answer's ``Content-Encoding``, fed as it arrives; ``failed``
     says why decoding stopped (an unknown coding, bytes that are not what it says)."""
 
-    PIECE = 1 << 20  # decoded a piece at a time: a small answer that unpacks to gigabytes is read in steps
+    PIECE = (
+        1 << 20
+    )  # decoded a piece at a time: a small answer that unpacks to gigabytes is read in steps
 
     def __init__(self, coding):
         import zlib
@@ -471,9 +621,16 @@ class _Cut(Exception):
 
 async def _plain_answer(send, status, words):
     data = (words + "\n").encode("utf-8", "replace")
-    await send({"type": "http.response.start", "status": status,
-                "headers": [(b"content-type", b"text/plain; charset=utf-8"),
-                            (b"content-length", str(len(data)).encode())]})
+    await send(
+        {
+            "type": "http.response.start",
+            "status": status,
+            "headers": [
+                (b"content-type", b"text/plain; charset=utf-8"),
+                (b"content-length", str(len(data)).encode()),
+            ],
+        }
+    )
     await send({"type": "http.response.body", "body": data, "more_body": False})
 
 
@@ -517,23 +674,44 @@ def serve_http(to, path, port=0, judge=None, max_line=MAX_LINE, append=False, an
         async def startup(self, sockets=None):
             await super().startup(sockets=sockets)
             if self.started:
-                (announce or (lambda address: _say(f"listening on {address} (passing on to {to})")))(url)
+                (
+                    announce
+                    or (lambda address: _say(f"listening on {address} (passing on to {to})"))
+                )(url)
 
     import importlib.util
 
     # uvloop's event loop where it is installed (pyproject pins it): a turn of asyncio's own
     # loop, and its transports, cost the tap some 100-200 us of CPU a request more.
     loop = "uvloop" if importlib.util.find_spec("uvloop") else "asyncio"
-    config = uvicorn.Config(tap, http=protocol(), loop=loop, log_level="critical", lifespan="on", backlog=BACKLOG,
-                            timeout_graceful_shutdown=SHUTDOWN_WAIT, access_log=False,
-                            server_header=False, date_header=False,  # the server's own pass on
-                            proxy_headers=False)  # a client's X-Forwarded-For is passed on, not taken
+    config = uvicorn.Config(
+        tap,
+        http=protocol(),
+        loop=loop,
+        log_level="critical",
+        lifespan="on",
+        backlog=BACKLOG,
+        timeout_graceful_shutdown=SHUTDOWN_WAIT,
+        access_log=False,
+        server_header=False,
+        date_header=False,  # the server's own pass on
+        proxy_headers=False,
+    )  # a client's X-Forwarded-For is passed on, not taken
     server = Server(config)
-    recorder.event("start", wall=round(time.time(), 6), transport="http", listen=url, to=to,
-                   judge=judge.name, tap=__version__)
+    recorder.event(
+        "start",
+        wall=round(time.time(), 6),
+        transport="http",
+        listen=url,
+        to=to,
+        judge=judge.name,
+        tap=__version__,
+    )
     previous = None
     try:
-        previous = signal.signal(signal.SIGHUP, lambda number, frame: server.handle_exit(number, frame))
+        previous = signal.signal(
+            signal.SIGHUP, lambda number, frame: server.handle_exit(number, frame)
+        )
     except (ValueError, OSError):
         pass
     try:

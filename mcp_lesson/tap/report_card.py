@@ -27,6 +27,7 @@ def first_look(command, recording, tool, arguments, timeout=30.0):
     tapped = [sys.executable, "-m", "mcp_lesson.tap", "--record", str(recording), "--", *command]
     steps = {}
     with StdioClient(tapped, timeout=timeout) as client:
+
         def step(name, method, params=None):
             try:
                 client.request(method, params)
@@ -63,7 +64,8 @@ def _about(entries, index, requests):
         return value["method"]
     http = entry.get("http") if isinstance(entry.get("http"), dict) else {}
     asked = requests.get(("exchange", http.get("exchange"))) or requests.get(
-        (entry.get("direction"), json.dumps(value.get("id"))))
+        (entry.get("direction"), json.dumps(value.get("id")))
+    )
     return f"answer to {asked}" if asked else "an answer"
 
 
@@ -82,11 +84,24 @@ def card(entries, steps=None):
             http = entry.get("http") if isinstance(entry.get("http"), dict) else {}
             if entry["direction"] == "to_server" and type(http.get("exchange")) is int:
                 requests[("exchange", http["exchange"])] = value["method"]
-    found = {(problem["problem"], problem.get("severity", "problem"), problem.get("keyword"),
-              _about(entries, where[problem["line"]], requests) if problem.get("line") in where else "")
-             for problem in audit(entries)}
-    return {"revision": agreed_revision(entries)[0], "steps": steps or {},
-            "findings": [list(finding) for finding in sorted(found, key=lambda one: [str(part) for part in one])]}
+    found = {
+        (
+            problem["problem"],
+            problem.get("severity", "problem"),
+            problem.get("keyword"),
+            _about(entries, where[problem["line"]], requests)
+            if problem.get("line") in where
+            else "",
+        )
+        for problem in audit(entries)
+    }
+    return {
+        "revision": agreed_revision(entries)[0],
+        "steps": steps or {},
+        "findings": [
+            list(finding) for finding in sorted(found, key=lambda one: [str(part) for part in one])
+        ],
+    }
 
 
 def suite_table(cards):
@@ -100,11 +115,16 @@ def suite_table(cards):
 
 def table(cards):
     """A Markdown table of ``{server: card}``: one row a finding (or "no findings")."""
-    rows = ["| server | revision | finding | severity | keyword | about |", "|---|---|---|---|---|---|"]
+    rows = [
+        "| server | revision | finding | severity | keyword | about |",
+        "|---|---|---|---|---|---|",
+    ]
     for server, one in cards.items():
         findings = one["findings"] or [["no findings", "", "", ""]]
         for problem, severity, keyword, about in findings:
-            rows.append(f"| {server} | {one['revision']} | {problem} | {severity} | {keyword or ''} | {about} |")
+            rows.append(
+                f"| {server} | {one['revision']} | {problem} | {severity} | {keyword or ''} | {about} |"
+            )
     return "\n".join(rows) + "\n"
 
 
@@ -132,8 +152,14 @@ def suite_look(command, recording, timeout=300.0):
         port = probe.getsockname()[1]
     started = []
     try:
-        server = subprocess.Popen(command, env={**os.environ, "PORT": str(port)}, stdin=subprocess.DEVNULL,
-                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+        server = subprocess.Popen(
+            command,
+            env={**os.environ, "PORT": str(port)},
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )
         started.append(server)
         deadline = time.monotonic() + timeout
         while True:  # until the server listens
@@ -144,16 +170,38 @@ def suite_look(command, recording, timeout=300.0):
                 if server.poll() is not None or time.monotonic() > deadline:
                     raise RuntimeError(f"the server did not listen on port {port}") from None
                 time.sleep(0.05)
-        tap = subprocess.Popen([sys.executable, "-m", "mcp_lesson.tap", "--record", str(recording), "--http",
-                                "--port", "0", "--to", f"http://127.0.0.1:{port}/mcp"],
-                               stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                               start_new_session=True)
+        tap = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "mcp_lesson.tap",
+                "--record",
+                str(recording),
+                "--http",
+                "--port",
+                "0",
+                "--to",
+                f"http://127.0.0.1:{port}/mcp",
+            ],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            start_new_session=True,
+        )
         started.append(tap)
         said = b""
         while b"\n" not in said:
-            if time.monotonic() > deadline or not select.select([tap.stderr], [], [], 1)[0] and tap.poll() is not None:
+            if (
+                time.monotonic() > deadline
+                or not select.select([tap.stderr], [], [], 1)[0]
+                and tap.poll() is not None
+            ):
                 raise RuntimeError(f"the HTTP tap did not announce itself: {said!r}")
-            said += os.read(tap.stderr.fileno(), 4096) if select.select([tap.stderr], [], [], 0)[0] else b""
+            said += (
+                os.read(tap.stderr.fileno(), 4096)
+                if select.select([tap.stderr], [], [], 0)[0]
+                else b""
+            )
         url = re.search(r"listening on (\S+)", said.decode()).group(1)
         rows = conformance.table(conformance.run_server(url, timeout=timeout))
     finally:
@@ -173,7 +221,10 @@ def main(argv=None):
     :func:`suite_look` and write its rows to OUT as JSON (for a network namespace)."""
     argv = list(sys.argv[1:] if argv is None else argv)
     if len(argv) < 5 or argv[0] != "--suite" or argv[3] != "--":
-        print("usage: python -m mcp_lesson.tap.report_card --suite OUT RECORDING -- COMMAND...", file=sys.stderr)
+        print(
+            "usage: python -m mcp_lesson.tap.report_card --suite OUT RECORDING -- COMMAND...",
+            file=sys.stderr,
+        )
         return 2
     out, recording, command = argv[1], argv[2], argv[4:]
     rows = suite_look(command, recording)

@@ -45,18 +45,37 @@ from mcp_lesson.tap.schemas import shape_problem
 NEEDS = {
     "notifications/message": ("server", ("logging",), "server/utilities/logging.mdx"),
     "notifications/tools/list_changed": ("server", ("tools", "listChanged"), "server/tools.mdx"),
-    "notifications/prompts/list_changed": ("server", ("prompts", "listChanged"), "server/prompts.mdx"),
-    "notifications/resources/list_changed": ("server", ("resources", "listChanged"), "server/resources.mdx"),
-    "notifications/resources/updated": ("server", ("resources", "subscribe"), "server/resources.mdx"),
+    "notifications/prompts/list_changed": (
+        "server",
+        ("prompts", "listChanged"),
+        "server/prompts.mdx",
+    ),
+    "notifications/resources/list_changed": (
+        "server",
+        ("resources", "listChanged"),
+        "server/resources.mdx",
+    ),
+    "notifications/resources/updated": (
+        "server",
+        ("resources", "subscribe"),
+        "server/resources.mdx",
+    ),
     "sampling/createMessage": ("client", ("sampling",), "client/sampling.mdx"),
     "elicitation/create": ("client", ("elicitation",), "client/elicitation.mdx"),
     "roots/list": ("client", ("roots",), "client/roots.mdx"),
     "notifications/roots/list_changed": ("client", ("roots", "listChanged"), "client/roots.mdx"),
 }
 #: The capability a server announces for the methods it has, where a -32601 means it has not.
-SERVES = {"tools/call": "tools", "tools/list": "tools", "prompts/get": "prompts", "prompts/list": "prompts",
-          "resources/read": "resources", "resources/list": "resources", "logging/setLevel": "logging",
-          "completion/complete": "completions"}
+SERVES = {
+    "tools/call": "tools",
+    "tools/list": "tools",
+    "prompts/get": "prompts",
+    "prompts/list": "prompts",
+    "resources/read": "resources",
+    "resources/list": "resources",
+    "logging/setLevel": "logging",
+    "completion/complete": "completions",
+}
 #: The code the revisions name for a request's usual failure, where it names one: the page that
 #: says so and the case. A server that answers such a request with a code outside JSON-RPC's
 #: reserved range (-32768 to -32000; the SDK's catch-all gave 0) gets a warning.
@@ -120,7 +139,9 @@ class _Known:
                 member = slot.member if isinstance(slot.member, dict) else {}
                 params = member.get("params") if isinstance(member.get("params"), dict) else {}
                 if slot.direction == "to_server" and slot.kind == "request":
-                    if member.get("method") == "initialize" and isinstance(params.get("capabilities"), dict):
+                    if member.get("method") == "initialize" and isinstance(
+                        params.get("capabilities"), dict
+                    ):
                         caps.setdefault("client", params["capabilities"])
                     meta = params.get("_meta") if isinstance(params.get("_meta"), dict) else {}
                     if isinstance(meta.get(_CAPS_KEY), dict):
@@ -137,13 +158,18 @@ class _Known:
                     session = _session_of(conversation[slot.index])
                     if session is not None:
                         self.caps.setdefault(("session", session), {}).update(
-                            {side: found for side, found in caps.items()})
+                            {side: found for side, found in caps.items()}
+                        )
                 elif method == "server/discover" and isinstance(result.get("capabilities"), dict):
                     self.discovered = result["capabilities"]
                 elif method == "tools/list" and isinstance(result.get("tools"), list):
-                    self.tools.update(tool.get("name") for tool in result["tools"] if isinstance(tool, dict))
+                    self.tools.update(
+                        tool.get("name") for tool in result["tools"] if isinstance(tool, dict)
+                    )
                     complete = result.get("nextCursor") is None
-                    self.tools_complete = complete if self.tools_complete is None else self.tools_complete or complete
+                    self.tools_complete = (
+                        complete if self.tools_complete is None else self.tools_complete or complete
+                    )
 
     def of(self, scope_key, side):
         found = self.caps.get(scope_key, {}).get(side)
@@ -154,7 +180,9 @@ class _Known:
 
 def _session_of(entry):
     http = _http_of(entry)
-    headers = http.get("headers") if http is not None and isinstance(http.get("headers"), dict) else {}
+    headers = (
+        http.get("headers") if http is not None and isinstance(http.get("headers"), dict) else {}
+    )
     session = headers.get("mcp-session-id")
     return session if isinstance(session, str) else None
 
@@ -213,7 +241,9 @@ def _progress_tokens(scopes):
             if slot.cut:
                 unread.add(slot.direction)
                 continue
-            params = slot.member.get("params") if isinstance(slot.member.get("params"), dict) else {}
+            params = (
+                slot.member.get("params") if isinstance(slot.member.get("params"), dict) else {}
+            )
             meta = params.get("_meta") if isinstance(params.get("_meta"), dict) else {}
             token = id_key(meta.get("progressToken"))
             if token is not None:
@@ -229,19 +259,35 @@ def _progress(reading, slot, tokens):
     key = id_key(token)
     if key is None or key in given.get(other, ()) or other in unread:
         return []  # no token (the schema's concern), one given, or one that may be in a request not kept
-    sender, asker = ("server", "client") if slot.direction == "from_server" else ("client", "server")
-    return [reading._problem(slot.index, "progress_token", f"the {sender} sent notifications/progress for "
-                             f"the token {show_id(token)}, which no request of the {asker}'s gave "
-                             "(params._meta.progressToken)", rule="progress_token", revision=slot.revision)]
+    sender, asker = (
+        ("server", "client") if slot.direction == "from_server" else ("client", "server")
+    )
+    return [
+        reading._problem(
+            slot.index,
+            "progress_token",
+            f"the {sender} sent notifications/progress for "
+            f"the token {show_id(token)}, which no request of the {asker}'s gave "
+            "(params._meta.progressToken)",
+            rule="progress_token",
+            revision=slot.revision,
+        )
+    ]
 
 
 def _cancelled_answered(reading, request, answer, cancel):
     sender = "server" if answer.direction == "from_server" else "client"
-    return reading._problem(answer.index, "cancelled_answered", f"the {sender} answered request "
-                            f"{show_id(request.member['id'])} ({_method(request.member)}, line "
-                            f"{reading.line(request.index)}), which its sender had cancelled on line "
-                            f"{reading.line(cancel.index)} (unless the answer was already on its way when "
-                            "the cancellation came)", id=answer.member.get("id"), revision=answer.revision)
+    return reading._problem(
+        answer.index,
+        "cancelled_answered",
+        f"the {sender} answered request "
+        f"{show_id(request.member['id'])} ({_method(request.member)}, line "
+        f"{reading.line(request.index)}), which its sender had cancelled on line "
+        f"{reading.line(cancel.index)} (unless the answer was already on its way when "
+        "the cancellation came)",
+        id=answer.member.get("id"),
+        revision=answer.revision,
+    )
 
 
 def _capability(reading, known, scope_key, slot, method):
@@ -251,19 +297,33 @@ def _capability(reading, known, scope_key, slot, method):
     if capabilities is None or _has(capabilities, path):
         return []
     announced = "its own" if whose == sender else f"the {whose}'s"
-    return [reading._problem(slot.index, "capability", f"the {sender} sent {method}, but {announced} "
-                             f"capabilities in the handshake have no {'.'.join(path)} (see {page}): a side "
-                             "uses only what was announced", revision=slot.revision,
-                             **({"id": slot.member["id"]} if "id" in slot.member else {}))]
+    return [
+        reading._problem(
+            slot.index,
+            "capability",
+            f"the {sender} sent {method}, but {announced} "
+            f"capabilities in the handshake have no {'.'.join(path)} (see {page}): a side "
+            "uses only what was announced",
+            revision=slot.revision,
+            **({"id": slot.member["id"]} if "id" in slot.member else {}),
+        )
+    ]
 
 
 def _reused(reading, scope, slot, answer_place):
     answer = scope.slots[answer_place - 1]
     sender = "server" if slot.direction == "from_server" else "client"
-    words = (f"the {sender} reused the id {show_id(slot.member['id'])} ({_method(slot.member)}), already "
-             f"answered on line {reading.line(answer.index)}")
-    return reading._problem(slot.index, "id_reused", f"{words}: an id is not used twice by the same requestor "
-                            "in a session", id=slot.member["id"], revision=slot.revision)
+    words = (
+        f"the {sender} reused the id {show_id(slot.member['id'])} ({_method(slot.member)}), already "
+        f"answered on line {reading.line(answer.index)}"
+    )
+    return reading._problem(
+        slot.index,
+        "id_reused",
+        f"{words}: an id is not used twice by the same requestor in a session",
+        id=slot.member["id"],
+        revision=slot.revision,
+    )
 
 
 def _answer_rules(reading, known, scope_key, request, slot):
@@ -275,20 +335,41 @@ def _answer_rules(reading, known, scope_key, request, slot):
     if "result" in member:
         result = member["result"]
         name = params.get("name")
-        if (method == "tools/call" and isinstance(name, str) and known.tools_complete
-                and name not in known.tools and isinstance(result, dict) and result.get("isError") is True):
-            found.append(reading._problem(slot.index, "unknown_tool", f"the client called the tool "
-                                          f"{_short(name, 60)!r}, which the server's tools/list never named, "
-                                          "and the server answered with the tool's own failure (isError): an "
-                                          "unknown tool is a protocol error, a JSON-RPC error (-32602 in the "
-                                          "page's example)", id=member.get("id"), revision=slot.revision))
+        if (
+            method == "tools/call"
+            and isinstance(name, str)
+            and known.tools_complete
+            and name not in known.tools
+            and isinstance(result, dict)
+            and result.get("isError") is True
+        ):
+            found.append(
+                reading._problem(
+                    slot.index,
+                    "unknown_tool",
+                    f"the client called the tool "
+                    f"{_short(name, 60)!r}, which the server's tools/list never named, "
+                    "and the server answered with the tool's own failure (isError): an "
+                    "unknown tool is a protocol error, a JSON-RPC error (-32602 in the "
+                    "page's example)",
+                    id=member.get("id"),
+                    revision=slot.revision,
+                )
+            )
         if method == "initialize":
             found += _version(reading, request, slot)
         words = shape_problem(method, result, slot.revision)
         if words is not None:
-            found.append(reading._problem(slot.index, "result_shape", f"the server's answer to {method}: {words} "
-                                          f"(schema/{slot.revision}/schema.json)", id=member.get("id"),
-                                          revision=slot.revision))
+            found.append(
+                reading._problem(
+                    slot.index,
+                    "result_shape",
+                    f"the server's answer to {method}: {words} "
+                    f"(schema/{slot.revision}/schema.json)",
+                    id=member.get("id"),
+                    revision=slot.revision,
+                )
+            )
         return found
     error = member.get("error") if isinstance(member.get("error"), dict) else {}
     code = error.get("code")
@@ -296,20 +377,39 @@ def _answer_rules(reading, known, scope_key, request, slot):
         capabilities = known.of(scope_key, "server") or {}
         has = method in known.answered or _has(capabilities, (SERVES[method],))
         if has:
-            why = ("answered it with a result elsewhere in the recording" if method in known.answered
-                   else f"announced the {SERVES[method]} capability")
-            found.append(reading._problem(slot.index, "reserved_code", f"the server answered {method} with "
-                                          f"-32601, \"method not found\", though it {why}: -32601 says the "
-                                          f"method does not exist (an unknown name, or arguments it refuses, "
-                                          f"are invalid params, -32602, in {_page_of(method)}; an error passed "
-                                          "on from elsewhere, such as a client's refusal, keeps a code that "
-                                          "means something else here)", id=member.get("id"),
-                                          rule="reserved_code.-32601", revision=slot.revision))
+            why = (
+                "answered it with a result elsewhere in the recording"
+                if method in known.answered
+                else f"announced the {SERVES[method]} capability"
+            )
+            found.append(
+                reading._problem(
+                    slot.index,
+                    "reserved_code",
+                    f"the server answered {method} with "
+                    f'-32601, "method not found", though it {why}: -32601 says the '
+                    f"method does not exist (an unknown name, or arguments it refuses, "
+                    f"are invalid params, -32602, in {_page_of(method)}; an error passed "
+                    "on from elsewhere, such as a client's refusal, keeps a code that "
+                    "means something else here)",
+                    id=member.get("id"),
+                    rule="reserved_code.-32601",
+                    revision=slot.revision,
+                )
+            )
     elif code == -32700:
-        found.append(reading._problem(slot.index, "reserved_code", "the server answered with -32700, \"parse "
-                                      f"error\", a request it could read ({_method(request.member)}, line "
-                                      f"{reading.line(request.index)}): -32700 is for a message that is no JSON",
-                                      id=member.get("id"), rule="reserved_code.-32700", revision=slot.revision))
+        found.append(
+            reading._problem(
+                slot.index,
+                "reserved_code",
+                'the server answered with -32700, "parse '
+                f'error", a request it could read ({_method(request.member)}, line '
+                f"{reading.line(request.index)}): -32700 is for a message that is no JSON",
+                id=member.get("id"),
+                rule="reserved_code.-32700",
+                revision=slot.revision,
+            )
+        )
     return found
 
 
@@ -320,23 +420,41 @@ def _version(reading, request, slot):
     answered = _protocol_version(slot.member, "result")
     if answered is None or answered in REVISIONS:
         return []
-    dated = len(answered) == 10 and answered[4] == answered[7] == "-" and answered.replace("-", "").isdigit()
+    dated = (
+        len(answered) == 10
+        and answered[4] == answered[7] == "-"
+        and answered.replace("-", "").isdigit()
+    )
     if dated and answered > REVISIONS[-1]:
         return []
     asked = _protocol_version(request.member, "params")
-    offered = (f"the client offered {_short(asked, 40)}" if asked is not None
-               else "the client offered no protocolVersion")
-    return [reading._problem(slot.index, "version", f"the server answered initialize with protocolVersion "
-                             f"{_short(answered, 40)!r}, a version no revision of MCP has (they are "
-                             f"{', '.join(REVISIONS)}); {offered}: a server that does not support the version "
-                             "asked answers with another one it supports", id=slot.member.get("id"),
-                             revision=None)]
+    offered = (
+        f"the client offered {_short(asked, 40)}"
+        if asked is not None
+        else "the client offered no protocolVersion"
+    )
+    return [
+        reading._problem(
+            slot.index,
+            "version",
+            f"the server answered initialize with protocolVersion "
+            f"{_short(answered, 40)!r}, a version no revision of MCP has (they are "
+            f"{', '.join(REVISIONS)}); {offered}: a server that does not support the version "
+            "asked answers with another one it supports",
+            id=slot.member.get("id"),
+            revision=None,
+        )
+    ]
 
 
 def _page_of(method):
-    return {"tools": "server/tools.mdx", "prompts": "server/prompts.mdx", "resources": "server/resources.mdx",
-            "logging": "server/utilities/logging.mdx",
-            "completions": "server/utilities/completion.mdx"}[SERVES[method]]
+    return {
+        "tools": "server/tools.mdx",
+        "prompts": "server/prompts.mdx",
+        "resources": "server/resources.mdx",
+        "logging": "server/utilities/logging.mdx",
+        "completions": "server/utilities/completion.mdx",
+    }[SERVES[method]]
 
 
 def http_rules(reading, revision_of):
@@ -356,8 +474,11 @@ def http_rules(reading, revision_of):
         if entry.get("direction") == "to_server" or entry.get("event") == "http_request":
             asked.setdefault(exchange, index)
             continue
-        if not (entry.get("direction") == "from_server" or entry.get("event") == "http_response") \
-                or exchange in answered or exchange not in asked:
+        if (
+            not (entry.get("direction") == "from_server" or entry.get("event") == "http_response")
+            or exchange in answered
+            or exchange not in asked
+        ):
             continue
         answered[exchange] = index
         status = http.get("status")
@@ -373,8 +494,11 @@ def http_rules(reading, revision_of):
             found += _session(reading, index, session, status, None, revision_of(session))
         if given is not None and status < 300:
             handed.add(given)
-        if isinstance(session, str) and session not in ended and (
-                status == 404 or (request.get("method") == "DELETE" and status < 300)):
+        if (
+            isinstance(session, str)
+            and session not in ended
+            and (status == 404 or (request.get("method") == "DELETE" and status < 300))
+        ):
             ended[session] = index
         found += _origin(reading, index, headers, status, revision_of(session), own)
     return found
@@ -386,15 +510,29 @@ def _session(reading, index, session, status, ended_at, revision):
     if ended_at is None:
         if status < 300 or status == 404:
             return []  # a server without sessions may ignore the header
-        return [reading._problem(index, "session_status", f"a request on the session {_short(session, 40)!r}, "
-                                 f"which the server never handed out, got HTTP {status}: such a session does "
-                                 "not exist, as one that ended, which gets 404 Not Found",
-                                 rule="session_status.unknown", revision=revision)]
+        return [
+            reading._problem(
+                index,
+                "session_status",
+                f"a request on the session {_short(session, 40)!r}, "
+                f"which the server never handed out, got HTTP {status}: such a session does "
+                "not exist, as one that ended, which gets 404 Not Found",
+                rule="session_status.unknown",
+                revision=revision,
+            )
+        ]
     if status == 404:
         return []
-    return [reading._problem(index, "session_status", f"a request on the session {_short(session, 40)!r}, which "
-                             f"ended on line {reading.line(ended_at)}, got HTTP {status}: once a session has "
-                             "ended the server answers its requests with 404 Not Found", revision=revision)]
+    return [
+        reading._problem(
+            index,
+            "session_status",
+            f"a request on the session {_short(session, 40)!r}, which "
+            f"ended on line {reading.line(ended_at)}, got HTTP {status}: once a session has "
+            "ended the server answers its requests with 404 Not Found",
+            revision=revision,
+        )
+    ]
 
 
 def _own_hosts(conversation):
@@ -429,11 +567,18 @@ def _origin(reading, index, headers, status, revision, own):
     names = own or ({ours} | (_LOOPBACK if ours in _LOOPBACK else set()))
     if theirs is None or theirs in names:
         return []
-    return [reading._problem(index, "origin", f"the server accepted a request with Origin "
-                             f"{_short(origin, 60)!r} (HTTP {status}), a site other than its own "
-                             f"({_short(', '.join(sorted(n for n in names if n)) or str(host), 60)}): servers "
-                             "validate Origin and answer an invalid one with 403 Forbidden, against DNS "
-                             "rebinding", revision=revision)]
+    return [
+        reading._problem(
+            index,
+            "origin",
+            f"the server accepted a request with Origin "
+            f"{_short(origin, 60)!r} (HTTP {status}), a site other than its own "
+            f"({_short(', '.join(sorted(n for n in names if n)) or str(host), 60)}): servers "
+            "validate Origin and answer an invalid one with 403 Forbidden, against DNS "
+            "rebinding",
+            revision=revision,
+        )
+    ]
 
 
 def error_code_rules(reading, scope_key, scope, flagged):
@@ -444,8 +589,15 @@ def error_code_rules(reading, scope_key, scope, flagged):
     SDKs answer -32800, LSP's "request cancelled") is no failure of the method's."""
     found = []
     for place, slot in enumerate(scope.slots, 1):
-        if (slot.direction != "from_server" or slot.kind != "response" or slot.key is None or slot.cut
-                or place in flagged or slot.refusal or "error" not in slot.member):
+        if (
+            slot.direction != "from_server"
+            or slot.kind != "response"
+            or slot.key is None
+            or slot.cut
+            or place in flagged
+            or slot.refusal
+            or "error" not in slot.member
+        ):
             continue
         asked = _latest_before(scope.requests.get(("to_server", slot.key), []), place)
         if asked is None or scope.slots[asked - 1].cut:
@@ -464,18 +616,35 @@ def error_code_rules(reading, scope_key, scope, flagged):
         if named is None or (type(code) is int and -32768 <= code <= -32000 and code != CANCELLED):
             continue
         if code == CANCELLED:
-            found.append(reading._problem(slot.index, "error_code", f"the server answered {method} with "
-                                       f"error code {CANCELLED}, \"request cancelled\" in the SDKs (a code "
-                                       "of LSP's, which no MCP revision defines), though the client "
-                                       "never cancelled it", id=slot.member.get("id"),
-                                       rule="error_code.cancelled", revision=revision))
+            found.append(
+                reading._problem(
+                    slot.index,
+                    "error_code",
+                    f"the server answered {method} with "
+                    f'error code {CANCELLED}, "request cancelled" in the SDKs (a code '
+                    "of LSP's, which no MCP revision defines), though the client "
+                    "never cancelled it",
+                    id=slot.member.get("id"),
+                    rule="error_code.cancelled",
+                    revision=revision,
+                )
+            )
             continue
         expected, page, case = named
-        found.append(reading._problem(slot.index, "error_code", f"the server answered {method} with error "
-                                   f"code {show_id(code)}, which no spec defines; for {case} {page} names "
-                                   f"{expected}", id=slot.member.get("id"), rule=f"error_code.{method}",
-                                   revision=revision))
+        found.append(
+            reading._problem(
+                slot.index,
+                "error_code",
+                f"the server answered {method} with error "
+                f"code {show_id(code)}, which no spec defines; for {case} {page} names "
+                f"{expected}",
+                id=slot.member.get("id"),
+                rule=f"error_code.{method}",
+                revision=revision,
+            )
+        )
     return found
+
 
 def _resource_code(reading, slot, request, code, revision):
     """A resource not found: -32002 up to 2025-11-25 (a SHOULD), -32602 in 2026-07-28 (a
@@ -489,16 +658,36 @@ def _resource_code(reading, slot, request, code, revision):
         return []
     if code == other and not isinstance(uri, str):
         return []  # -32602 for a request without a uri is right
-    which = f"resources/read of {_short(json.dumps(uri), 80)}" if isinstance(uri, str) else "resources/read"
-    words = ("which no spec defines" if not -32768 <= code <= -32000 else
-             "invalid params" if code == -32602 else "the code of earlier revisions for a resource not found")
+    which = (
+        f"resources/read of {_short(json.dumps(uri), 80)}"
+        if isinstance(uri, str)
+        else "resources/read"
+    )
+    words = (
+        "which no spec defines"
+        if not -32768 <= code <= -32000
+        else "invalid params"
+        if code == -32602
+        else "the code of earlier revisions for a resource not found"
+    )
     if stateless:
-        tell = "for a resource that does not exist, 2026-07-28's server/resources.mdx asks for -32602"
+        tell = (
+            "for a resource that does not exist, 2026-07-28's server/resources.mdx asks for -32602"
+        )
     else:
-        tell = ("for a resource not found, server/resources.mdx names -32002 (if the resource exists and "
-                "the request was at fault, -32602 is right)" if code == -32602 else
-                "for a resource not found, server/resources.mdx names -32002")
-    return [reading._problem(slot.index, "error_code", f"the server answered {which} with error code "
-                          f"{show_id(code)}, {words}; {tell}", id=slot.member.get("id"),
-                          rule="error_code.resources/read" + (".2026" if stateless else ""),
-                          revision=revision)]
+        tell = (
+            "for a resource not found, server/resources.mdx names -32002 (if the resource exists and "
+            "the request was at fault, -32602 is right)"
+            if code == -32602
+            else "for a resource not found, server/resources.mdx names -32002"
+        )
+    return [
+        reading._problem(
+            slot.index,
+            "error_code",
+            f"the server answered {which} with error code {show_id(code)}, {words}; {tell}",
+            id=slot.member.get("id"),
+            rule="error_code.resources/read" + (".2026" if stateless else ""),
+            revision=revision,
+        )
+    ]

@@ -121,7 +121,7 @@ class Answer:
                 end = buffer.find(b"\r\n")
                 if end >= 0:
                     found = bytes(buffer[:end])
-                    del buffer[:end + 2]
+                    del buffer[: end + 2]
                     return found
                 if len(buffer) > MAX_HEAD:
                     raise _NotHTTP("a chunk's size line is too long")
@@ -132,7 +132,9 @@ class Answer:
             try:
                 size = int(size_line, 16)
             except ValueError:
-                raise _NotHTTP(f"a chunk size that is no hexadecimal number: {size_line[:40]!r}") from None
+                raise _NotHTTP(
+                    f"a chunk size that is no hexadecimal number: {size_line[:40]!r}"
+                ) from None
             if size < 0:
                 raise _NotHTTP("a negative chunk size")
             if size == 0:
@@ -143,7 +145,7 @@ class Answer:
                 if not buffer:
                     buffer.extend(await self._more())
                 piece = bytes(buffer[:size])
-                del buffer[:len(piece)]
+                del buffer[: len(piece)]
                 size -= len(piece)
                 yield piece
             while len(buffer) < 2:
@@ -162,7 +164,12 @@ def _read_head(data):
     """``(status, version, headers)`` of an answer's head (the bytes before its blank line)."""
     lines = data.split(b"\r\n")
     parts = lines[0].split(b" ", 2)
-    if len(parts) < 2 or not parts[0].startswith(b"HTTP/1.") or len(parts[1]) != 3 or not parts[1].isdigit():
+    if (
+        len(parts) < 2
+        or not parts[0].startswith(b"HTTP/1.")
+        or len(parts[1]) != 3
+        or not parts[1].isdigit()
+    ):
         raise _NotHTTP(f"its status line is {lines[0][:80]!r}")
     headers = []
     for raw in lines[1:]:
@@ -206,8 +213,10 @@ class Upstream:
         for _ in range(2):
             try:
                 reader, writer = await asyncio.wait_for(
-                    asyncio.open_connection(self.host, self.port, limit=MAX_HEAD), self.connect_timeout)
-            except (OSError, asyncio.TimeoutError) as exc:
+                    asyncio.open_connection(self.host, self.port, limit=MAX_HEAD),
+                    self.connect_timeout,
+                )
+            except (TimeoutError, OSError) as exc:
                 why = exc
                 continue
             sock = writer.get_extra_info("socket")
@@ -251,11 +260,15 @@ class Upstream:
                             raise _NotHTTP(f"its head is longer than {MAX_HEAD:,} bytes")
                         more = await reader.read(CHUNK)
                         if not more:
-                            raise ConnectionResetError("the server closed the connection without answering")
+                            raise ConnectionResetError(
+                                "the server closed the connection without answering"
+                            )
                         heard += more
                     status, version, fields = _read_head(heard[:end])
-                    rest, heard = heard[end + 4:], b""
-                    if 100 <= status < 200 and status != 101:  # an interim answer: the final one follows
+                    rest, heard = heard[end + 4 :], b""
+                    if (
+                        100 <= status < 200 and status != 101
+                    ):  # an interim answer: the final one follows
                         heard = rest
                         continue
                     framing, reusable = _framing(method, status, version, fields)

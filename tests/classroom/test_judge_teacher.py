@@ -25,8 +25,8 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from processes import patience, run_to_end
+
 from tools.judge import sandbox
 from tools.judge.learner import Submission
 
@@ -38,8 +38,12 @@ TEACHERS_OWN = 20
 
 def free_uid():
     """A uid of no account that runs nothing."""
-    busy = {os.stat(f"/proc/{pid}").st_uid for pid in os.listdir("/proc") if pid.isdigit()
-            if os.path.exists(f"/proc/{pid}")}
+    busy = {
+        os.stat(f"/proc/{pid}").st_uid
+        for pid in os.listdir("/proc")
+        if pid.isdigit()
+        if os.path.exists(f"/proc/{pid}")
+    }
     for uid in range(47_000, 48_000):
         try:
             pwd.getpwuid(uid)
@@ -57,9 +61,17 @@ def teacher():
     if not Path(SYSTEM_PYTHON).exists() or not shutil.which("setpriv"):
         pytest.skip(f"{SYSTEM_PYTHON} and setpriv (util-linux) are needed to act as a teacher")
     uid = free_uid()
-    sleepers = [subprocess.Popen(["sleep", "3600"], user=uid, group=uid, extra_groups=[],
-                                 stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
-                for _ in range(TEACHERS_OWN)]
+    sleepers = [
+        subprocess.Popen(
+            ["sleep", "3600"],
+            user=uid,
+            group=uid,
+            extra_groups=[],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+        )
+        for _ in range(TEACHERS_OWN)
+    ]
     try:
         yield uid
     finally:
@@ -72,11 +84,29 @@ def as_user(uid, python, code, limit=120, env=None, checkout=ROOT):
     """Run Python ``code`` as ``uid`` (never root), with ``checkout`` first on its path (a copy
     the account can read, tests/conftest.py's ``readable_checkout``: this checkout may sit in a
     folder only its owner can enter)."""
-    env = {"PATH": "/usr/bin:/bin", "HOME": "/tmp", "LANG": "C.UTF-8", "PYTHONPATH": str(checkout),
-           **(env or {})}
-    return run_to_end(["setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups", "env", "-i",
-                       *(f"{key}={value}" for key, value in env.items()), python, "-c", code],
-                      limit, cwd="/tmp")
+    env = {
+        "PATH": "/usr/bin:/bin",
+        "HOME": "/tmp",
+        "LANG": "C.UTF-8",
+        "PYTHONPATH": str(checkout),
+        **(env or {}),
+    }
+    return run_to_end(
+        [
+            "setpriv",
+            f"--reuid={uid}",
+            f"--regid={uid}",
+            "--clear-groups",
+            "env",
+            "-i",
+            *(f"{key}={value}" for key, value in env.items()),
+            python,
+            "-c",
+            code,
+        ],
+        limit,
+        cwd="/tmp",
+    )
 
 
 JUDGED = """
@@ -116,8 +146,13 @@ def test_a_teachers_own_processes_do_not_stop_the_sandbox(teacher, kind, readabl
     if kind == "bwrap" and sandbox.kind() != "bwrap":
         pytest.skip("bubblewrap is not installed (Debian: apt-get install bubblewrap)")
     many = sandbox.Limits().processes + 24
-    run = as_user(teacher, SYSTEM_PYTHON, JUDGED % {"limit": patience(10), "many": many},
-                  env={sandbox.FORCE_VARIABLE: kind}, checkout=readable_checkout)
+    run = as_user(
+        teacher,
+        SYSTEM_PYTHON,
+        JUDGED % {"limit": patience(10), "many": many},
+        env={sandbox.FORCE_VARIABLE: kind},
+        checkout=readable_checkout,
+    )
     assert run.returncode == 0, (run.stdout + run.stderr)[-3000:]
     seen = json.loads(run.stdout.strip().splitlines()[-1])
     assert seen["kind"] == kind, seen
@@ -137,10 +172,12 @@ def failing_bwrap(tmp_path, monkeypatch):
     folder = tmp_path / "bin"
     folder.mkdir()
     fake = folder / "bwrap"
-    fake.write_text("#!/bin/sh\n"
-                    f'case " $* " in *" -c pass "*) exec {real} "$@";; esac\n'
-                    'echo "bwrap: Creating new namespace failed: Resource temporarily unavailable" >&2\n'
-                    "exit 1\n")
+    fake.write_text(
+        "#!/bin/sh\n"
+        f'case " $* " in *" -c pass "*) exec {real} "$@";; esac\n'
+        'echo "bwrap: Creating new namespace failed: Resource temporarily unavailable" >&2\n'
+        "exit 1\n"
+    )
     fake.chmod(0o755)
     monkeypatch.setenv("PATH", f"{folder}:{os.environ['PATH']}")
     return folder
@@ -155,7 +192,7 @@ def test_a_sandbox_that_cannot_start_is_the_runs_error(failing_bwrap):
         with pytest.raises(sandbox.NotStarted) as failed:
             try:
                 learner.run_cell("def build():\n    return 1\n", "<cell 1>", patience(5))
-            except Exception:  # what a test's own code may do  # noqa: BLE001
+            except Exception:  # what a test's own code may do
                 pytest.fail("a sandbox that did not start was caught as an ordinary error")
         line = str(failed.value)
         assert "\n" not in line and "course" in line and "Resource temporarily unavailable" in line
@@ -170,9 +207,12 @@ def test_graduation_with_a_sandbox_that_cannot_start_is_the_runs_error(failing_b
     naming the course's judge, exit status not 0, and no verdict on the package."""
     package = tmp_path / "my_mcp"
     package.mkdir()
-    (package / "__init__.py").write_text("def build_request(method, params=None, request_id=None):\n"
-                                         "    return {}\n")
-    run = run_to_end([sys.executable, str(ROOT / "tools" / "graduate.py"), str(package)], 600, cwd=ROOT)
+    (package / "__init__.py").write_text(
+        "def build_request(method, params=None, request_id=None):\n    return {}\n"
+    )
+    run = run_to_end(
+        [sys.executable, str(ROOT / "tools" / "graduate.py"), str(package)], 600, cwd=ROOT
+    )
     lines = run.stdout.strip().splitlines()
     assert run.returncode != 0, run.stdout + run.stderr
     assert len(lines) == 1 and "could not start its sandbox" in lines[0], run.stdout + run.stderr

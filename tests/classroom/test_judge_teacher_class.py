@@ -25,8 +25,8 @@ from pathlib import Path
 
 import nbformat
 import pytest
-
 from processes import patience, run_to_end
+
 from classroom.test_judge_class import FULL, LESSON, handed_in, solutions
 from classroom.test_judge_teacher import failing_bwrap, teacher  # noqa: F401 - fixtures
 from tools.grading import classroom
@@ -41,8 +41,9 @@ STUDENT = "honest"
 
 
 def step(course, *args, python=sys.executable, check=True, env=None):
-    run = run_to_end([python, str(CLASSROOM), "--course", str(course), *args], 1800, cwd=ROOT,
-                     env=env)
+    run = run_to_end(
+        [python, str(CLASSROOM), "--course", str(course), *args], 1800, cwd=ROOT, env=env
+    )
     if check:
         assert run.returncode == 0, (run.stdout + run.stderr)[-3000:]
     return run
@@ -68,7 +69,8 @@ def course(collected, tmp_path):
     copy = tmp_path / "classroom"
     shutil.copytree(collected, copy, symlinks=True)
     (copy / "nbgrader_config.py").write_text(
-        (collected / "nbgrader_config.py").read_text().replace(str(collected), str(copy)))
+        (collected / "nbgrader_config.py").read_text().replace(str(collected), str(copy))
+    )
     return copy
 
 
@@ -77,10 +79,13 @@ def recorded(course):
     with classroom.gradebook(course) as gb:
         try:
             submission = gb.find_submission(LESSON, STUDENT)
-        except Exception:  # noqa: BLE001 - no submission at all: nothing recorded
+        except Exception:
             return []
-        return [grade.auto_score if grade.manual_score is None else grade.manual_score
-                for notebook in submission.notebooks for grade in notebook.grades]
+        return [
+            grade.auto_score if grade.manual_score is None else grade.manual_score
+            for notebook in submission.notebooks
+            for grade in notebook.grades
+        ]
 
 
 BUTTON = """
@@ -105,30 +110,54 @@ def users_python():
     from tools.hub.settings import Settings
 
     if not Path(environment.SYSTEM_PYTHON).exists():
-        pytest.skip(f"{environment.SYSTEM_PYTHON} is missing: the users' environment is made from it")
+        pytest.skip(
+            f"{environment.SYSTEM_PYTHON} is missing: the users' environment is made from it"
+        )
     return environment.build(Settings().env) / "bin" / "python"
 
 
 @pytest.fixture
-def teachers_course(course, teacher, readable_checkout):
+def teachers_course(course, teacher, readable_checkout):  # noqa: F811  (a fixture)
     """(a copy of the course that is the teacher's, ``run(*args)``: the users' Python run
     with ``args`` as the teacher): a teacher who is not root and already runs 20
     processes of their own."""
     python = users_python()
-    theirs = Path(tempfile.mkdtemp(prefix="mcp-lesson-teacher-", dir="/tmp"))  # pytest's is root's only
+    theirs = Path(
+        tempfile.mkdtemp(prefix="mcp-lesson-teacher-", dir="/tmp")
+    )  # pytest's is root's only
     home, their_course = theirs / "home", theirs / "classroom"
     home.mkdir()
     shutil.copytree(course, their_course, symlinks=True)
     for path in [theirs, home, *theirs.rglob("*")]:
         os.lchown(path, teacher, teacher)
     # (the checkout may sit in a folder only its owner can enter: the teacher runs a copy)
-    env = {"PATH": "/usr/bin:/bin", "HOME": str(home), "LANG": "C.UTF-8", "PYTHONPATH": str(readable_checkout)}
+    env = {
+        "PATH": "/usr/bin:/bin",
+        "HOME": str(home),
+        "LANG": "C.UTF-8",
+        "PYTHONPATH": str(readable_checkout),
+    }
 
     def run(*args, cwd=home):
-        args = [readable_checkout / CLASSROOM.relative_to(ROOT) if arg == CLASSROOM else arg for arg in args]
-        return run_to_end(["setpriv", f"--reuid={teacher}", f"--regid={teacher}", "--clear-groups",
-                           "env", "-i", *(f"{key}={value}" for key, value in env.items()),
-                           str(python), *map(str, args)], 1800, cwd=str(cwd))
+        args = [
+            readable_checkout / CLASSROOM.relative_to(ROOT) if arg == CLASSROOM else arg
+            for arg in args
+        ]
+        return run_to_end(
+            [
+                "setpriv",
+                f"--reuid={teacher}",
+                f"--regid={teacher}",
+                "--clear-groups",
+                "env",
+                "-i",
+                *(f"{key}={value}" for key, value in env.items()),
+                str(python),
+                *map(str, args),
+            ],
+            1800,
+            cwd=str(cwd),
+        )
 
     try:
         yield their_course, run
@@ -140,7 +169,9 @@ def test_a_teacher_with_a_terminal_and_a_kernel_open_grades_the_class(teachers_c
     """Make autograde's command, run by a teacher who is not root with 20
     processes of their own: the honest student's 14/14, nothing blamed on them."""
     course, as_teacher = teachers_course
-    run = as_teacher(CLASSROOM, "--course", course, "autograde", LESSON, "--timeout", round(patience(10)))
+    run = as_teacher(
+        CLASSROOM, "--course", course, "autograde", LESSON, "--timeout", round(patience(10))
+    )
     said = run.stdout + run.stderr
     assert run.returncode == 0, said[-3000:]
     assert f"{STUDENT}: {FULL:g}/{FULL:g} points" in said, said[-3000:]
@@ -161,8 +192,15 @@ def test_formgraders_button_for_a_teacher_with_a_terminal_open(teachers_course):
 def test_a_sandbox_that_cannot_start_fails_the_run_and_scores_no_one(course, failing_bwrap):  # noqa: F811
     """Make autograde's command with a sandbox that cannot start: exit
     status not 0, one line naming the course's judge, no score for the student."""
-    run = step(course, "autograde", LESSON, "--timeout", str(round(patience(10))), check=False,
-               env=dict(os.environ))
+    run = step(
+        course,
+        "autograde",
+        LESSON,
+        "--timeout",
+        str(round(patience(10))),
+        check=False,
+        env=dict(os.environ),
+    )
     said = run.stdout + run.stderr
     assert run.returncode != 0, said[-3000:]
     failed = [line for line in run.stdout.splitlines() if "could not start its sandbox" in line]
@@ -171,14 +209,15 @@ def test_a_sandbox_that_cannot_start_fails_the_run_and_scores_no_one(course, fai
     assert all(score is None for score in recorded(course)), recorded(course)
 
 
-
-
-def test_formgraders_button_with_a_sandbox_that_cannot_start_scores_no_one(course,
-                                                                          failing_bwrap):  # noqa: F811
+def test_formgraders_button_with_a_sandbox_that_cannot_start_scores_no_one(course, failing_bwrap):  # noqa: F811
     """Formgrader's Autograde button with a sandbox that cannot start
     reports a failure naming the course's judge, and records no score."""
-    run = run_to_end([sys.executable, "-c", BUTTON, str(course), LESSON, STUDENT], 900, cwd=str(course),
-                     env=dict(os.environ, PYTHONPATH=str(ROOT)))
+    run = run_to_end(
+        [sys.executable, "-c", BUTTON, str(course), LESSON, STUDENT],
+        900,
+        cwd=str(course),
+        env=dict(os.environ, PYTHONPATH=str(ROOT)),
+    )
     assert run.returncode == 0, (run.stdout + run.stderr)[-3000:]
     result = json.loads(run.stdout.strip().splitlines()[-1])
     assert result["success"] is False, result

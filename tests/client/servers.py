@@ -4,6 +4,7 @@ stdio server in a few lines of Python (:data:`STDIO`), each doing what a test ne
 import json
 import sys
 
+
 class Scripted:
     """A tiny HTTP server on 127.0.0.1 answering every POST with what ``answer(body)`` gives:
     (status, content type, body bytes); GET gets 405. ``posted`` keeps each POST's
@@ -49,13 +50,23 @@ class Scripted:
 
 def scripted(tools_call):
     """Answers initialize as JSON, notifications with 202, and tools/call with ``tools_call(body)``."""
+
     def answer(body):
         if body.get("method") == "initialize":
-            result = {"protocolVersion": "2025-11-25", "capabilities": {}, "serverInfo": {"name": "s", "version": "1"}}
-            return 200, "application/json", json.dumps({"jsonrpc": "2.0", "id": body["id"], "result": result}).encode()
+            result = {
+                "protocolVersion": "2025-11-25",
+                "capabilities": {},
+                "serverInfo": {"name": "s", "version": "1"},
+            }
+            return (
+                200,
+                "application/json",
+                json.dumps({"jsonrpc": "2.0", "id": body["id"], "result": result}).encode(),
+            )
         if "id" not in body:
             return 202, "application/json", b""
         return tools_call(body)
+
     return Scripted(answer)
 
 

@@ -15,21 +15,20 @@ import time
 import tracemalloc
 
 import pytest
-
 from processes import live_processes, wait_for
 
 from mcp_lesson import create_request
-from mcp_lesson.shared.process_tree import alive
 from mcp_lesson.client.stdio import (
     KEEP_LINES,
     MAX_LINE_BYTES,
-    LongLine,
     STDERR_HEAD_BYTES,
     STDERR_TAIL_BYTES,
+    LongLine,
     ServerError,
     StdioServer,
     same_id,
 )
+from mcp_lesson.shared.process_tree import alive
 
 # A child that never reads its input nor writes a line: a silent, stubborn server.
 STUBBORN = [sys.executable, "-c", "import time; time.sleep(600)"]
@@ -142,14 +141,18 @@ def test_stop_ends_a_grandchild_that_left_the_group_with_setsid():
             server.start()
             grandchildren.append(int(server.read_line()))
             # in a session and group of its own, not the server's
-            assert os.getsid(grandchildren[-1]) != os.getsid(server.process.pid) == server.process.pid
+            assert (
+                os.getsid(grandchildren[-1]) != os.getsid(server.process.pid) == server.process.pid
+            )
             assert os.getpgid(grandchildren[-1]) != server.process.pid
         first.stop()
         assert not first.running
         wait_for(lambda: not alive(grandchildren[0]), "the setsid grandchild outlived stop()", 30)
         assert alive(grandchildren[1]), "stop() ended a process of another server"
         second.stop()
-        wait_for(lambda: not alive(grandchildren[1]), "the second setsid grandchild outlived stop()", 30)
+        wait_for(
+            lambda: not alive(grandchildren[1]), "the second setsid grandchild outlived stop()", 30
+        )
     finally:
         for server in (first, second):
             server.stop()
@@ -180,14 +183,21 @@ STDERR_FLOOD = textwrap.dedent(
 
 @pytest.mark.timeout(300)
 def test_the_server_s_stderr_keeps_its_start_and_end_within_a_fixed_size():
-    flooded = len(b"the first line of the log\n") + 100 * 1024 * 1024 + len(b"the last line of the log\n")
+    flooded = (
+        len(b"the first line of the log\n") + 100 * 1024 * 1024 + len(b"the last line of the log\n")
+    )
     bound = STDERR_HEAD_BYTES + STDERR_TAIL_BYTES
     tracemalloc.start()
     try:
-        with StdioServer([sys.executable, "-c", STDERR_FLOOD], timeout=240.0, stop_timeout=0.5) as server:
+        with StdioServer(
+            [sys.executable, "-c", STDERR_FLOOD], timeout=240.0, stop_timeout=0.5
+        ) as server:
             assert server.read_line() == "done"
             deadline = time.monotonic() + 60.0  # the log is drained by a thread of its own
-            while not server.stderr_text().endswith("the last line of the log\n") and time.monotonic() < deadline:
+            while (
+                not server.stderr_text().endswith("the last line of the log\n")
+                and time.monotonic() < deadline
+            ):
                 time.sleep(0.05)
             held = tracemalloc.get_traced_memory()[1]
             text = server.stderr_text(limit=10 * flooded)
@@ -201,8 +211,6 @@ def test_the_server_s_stderr_keeps_its_start_and_end_within_a_fixed_size():
         assert server.stderr_text(limit=10 * flooded) == text  # still there after stop()
     finally:
         tracemalloc.stop()
-
-
 
 
 @pytest.mark.timeout(120)
@@ -244,7 +252,11 @@ def test_a_line_longer_than_the_limit_is_cut_and_counted():
     )
     with StdioServer([sys.executable, "-c", script], timeout=20.0, stop_timeout=0.5) as long:
         line = long.read_line()
-        assert line == "z" * MAX_LINE_BYTES and isinstance(line, LongLine) and line.size == 3 * MAX_LINE_BYTES
+        assert (
+            line == "z" * MAX_LINE_BYTES
+            and isinstance(line, LongLine)
+            and line.size == 3 * MAX_LINE_BYTES
+        )
         assert long.cut_lines == 1
         after = long.read_line()
         assert after == "after" and not isinstance(after, LongLine)
@@ -253,8 +265,13 @@ def test_a_line_longer_than_the_limit_is_cut_and_counted():
 @pytest.mark.timeout(60)
 def test_a_limit_of_its_own_and_variables_for_the_server():
     script = "import os, sys\nsys.stdout.write(os.environ['WORD'] * 3 + '\\n')\nsys.stdout.flush()\nsys.stdin.read()"
-    with StdioServer([sys.executable, "-c", script], timeout=20.0, stop_timeout=0.5, max_line=5,
-                     env={"WORD": "abc"}) as server:
+    with StdioServer(
+        [sys.executable, "-c", script],
+        timeout=20.0,
+        stop_timeout=0.5,
+        max_line=5,
+        env={"WORD": "abc"},
+    ) as server:
         line = server.read_line()
         assert (line, line.size) == ("abcab", 9)
 
@@ -262,7 +279,11 @@ def test_a_limit_of_its_own_and_variables_for_the_server():
 # --- a message that cannot be written as JSON ------------------------------
 
 # A server that writes back every line it reads.
-ECHO = [sys.executable, "-c", "import sys\nfor line in sys.stdin:\n    print(line, end='', flush=True)"]
+ECHO = [
+    sys.executable,
+    "-c",
+    "import sys\nfor line in sys.stdin:\n    print(line, end='', flush=True)",
+]
 
 
 @pytest.mark.timeout(60)
@@ -365,6 +386,8 @@ def test_atexit_stops_a_forgotten_server():
         # exits without stopping it
         """
     )
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=30)
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=30
+    )
     assert done.returncode == 0 and done.stdout.strip(), done.stderr
     assert _group_members(int(done.stdout.split()[0])) == []

@@ -25,30 +25,40 @@ import nbformat
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
 from processes import patience
 
 from mcp_lesson import audit as core_audit
-from mcp_lesson import classify_json, tap
-from mcp_lesson import course
-from mcp_lesson.exercises.lessons import FILES
+from mcp_lesson import classify_json, course, tap
 from mcp_lesson.exercises import registry
-from mcp_lesson.exercises.traffic_cases import CONVERSATIONS
+from mcp_lesson.exercises.lessons import FILES
 from mcp_lesson.exercises.selfcheck import run_check
+from mcp_lesson.exercises.traffic_cases import CONVERSATIONS
 
 ROOT = Path(__file__).resolve().parents[2]
 MASTER = ROOT / "notebooks" / "10_live_traffic.ipynb"
 
 #: The problems the sloppy server's recording holds, as the lesson explains them.
-SLOPPY = [(2, "pollution"), (6, "answer_to_notification"), (9, "unanswered"), (10, "invalid"),
-          (11, "unanswered"), (12, "pollution"), (14, "pollution")]
+SLOPPY = [
+    (2, "pollution"),
+    (6, "answer_to_notification"),
+    (9, "unanswered"),
+    (10, "invalid"),
+    (11, "unanswered"),
+    (12, "pollution"),
+    (14, "pollution"),
+]
 
 #: The tap's names for the core audit's problems.
-SAME = {"pollution": {"pollution"}, "invalid": {"invalid", "not_json"}, "unanswered": {"unanswered"},
-        "answered_twice": {"answered_twice"}, "unknown_id": {"unknown_id", "unmatched"},
-        "id_reused": {"id_reused"},
-        # an error with a null id after a notification: to the tap, an error that answers nothing
-        "answer_to_notification": {"answer_to_notification", "unmatched"}}
+SAME = {
+    "pollution": {"pollution"},
+    "invalid": {"invalid", "not_json"},
+    "unanswered": {"unanswered"},
+    "answered_twice": {"answered_twice"},
+    "unknown_id": {"unknown_id", "unmatched"},
+    "id_reused": {"id_reused"},
+    # an error with a null id after a notification: to the tap, an error that answers nothing
+    "answer_to_notification": {"answer_to_notification", "unmatched"},
+}
 
 
 def tap_problems(conversation):
@@ -58,14 +68,21 @@ def tap_problems(conversation):
 def unmatched(mine, theirs):
     """The core's problems the tap does not find at the same place, and the tap's that the
     core does not find."""
-    one = [(place, name) for place, name in mine
-           if not any(place == at and said in SAME[name] for at, said in theirs)]
-    other = [(at, said) for at, said in theirs
-             if not any(place == at and said in SAME[name] for place, name in mine)]
+    one = [
+        (place, name)
+        for place, name in mine
+        if not any(place == at and said in SAME[name] for at, said in theirs)
+    ]
+    other = [
+        (at, said)
+        for at, said in theirs
+        if not any(place == at and said in SAME[name] for place, name in mine)
+    ]
     return one, other
 
 
 # --- the stored recordings ---------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("name", ["stdio", "http", "sloppy"])
 def test_each_stored_recording_is_a_recording_of_the_tap_s(name):
@@ -100,6 +117,7 @@ def test_the_sloppy_server_s_four_faults_are_in_its_recording():
 
 # --- the core's audit and the tap's -------------------------------------------------------------
 
+
 @pytest.mark.parametrize("case", CONVERSATIONS, ids=[case.name for case in CONVERSATIONS])
 def test_the_table_is_right_and_the_tap_agrees(case):
     [conversation] = case.args
@@ -119,19 +137,34 @@ def _message(**members):
 
 #: Lines either side may send: valid requests, notifications and responses with a few ids,
 #: invalid ones whose id can be read or not, junk, and an error with id null.
-LINES = sorted({
-    text
-    for request_id in (1, 2, "1")
-    for text in (_message(id=request_id, method="ping"), _message(id=request_id, result={}),
-                 _message(id=request_id, error={"code": -32601, "message": "Method not found"}))
-} | {_message(method="notifications/initialized"), "a log line", '{"jsonrpc": "2.0", "id": 1, "meth',
-     _message(id=None, error={"code": -32700, "message": "Parse error"}), _message(id=2, method=7),
-     _message(id=None, result={}), _message(method="ping", params=[])})
+LINES = sorted(
+    {
+        text
+        for request_id in (1, 2, "1")
+        for text in (
+            _message(id=request_id, method="ping"),
+            _message(id=request_id, result={}),
+            _message(id=request_id, error={"code": -32601, "message": "Method not found"}),
+        )
+    }
+    | {
+        _message(method="notifications/initialized"),
+        "a log line",
+        '{"jsonrpc": "2.0", "id": 1, "meth',
+        _message(id=None, error={"code": -32700, "message": "Parse error"}),
+        _message(id=2, method=7),
+        _message(id=None, result={}),
+        _message(method="ping", params=[]),
+    }
+)
 
 
 @settings(max_examples=400)
-@given(st.lists(st.tuples(st.sampled_from(["to_server", "from_server"]), st.sampled_from(LINES)),
-                max_size=8))
+@given(
+    st.lists(
+        st.tuples(st.sampled_from(["to_server", "from_server"]), st.sampled_from(LINES)), max_size=8
+    )
+)
 def test_the_two_audits_agree_on_any_conversation(lines):
     conversation = [{"direction": direction, "text": text} for direction, text in lines]
     mine = core_audit(conversation)
@@ -151,8 +184,10 @@ HOSTILE = [
     {"event": "http_response", "status": 202},
     {"event": "http_request", "method": "GET<b>"},
 ]
-LINE = re.compile(r"    (participant [CS] as (Client|Server)|[CS](->>|-\)|-->>|--x|-x)[CS]: [A-Za-z0-9 _./,()#;]*"
-                  r"|Note over (C,S|S): [A-Za-z0-9 _./,()#;]*)")
+LINE = re.compile(
+    r"    (participant [CS] as (Client|Server)|[CS](->>|-\)|-->>|--x|-x)[CS]: [A-Za-z0-9 _./,()#;]*"
+    r"|Note over (C,S|S): [A-Za-z0-9 _./,()#;]*)"
+)
 
 
 def test_the_diagram_quotes_nothing_unescaped():
@@ -164,7 +199,7 @@ def test_the_diagram_quotes_nothing_unescaped():
     assert not re.search(r"#(?!\d+;)", text.replace("sequenceDiagram", ""))  # every # starts a code
     shown = re.sub(r"#(\d+);", lambda code: chr(int(code.group(1))), text)
     assert '(2) not JSON: <img src=x onerror="alert(1)">' in shown
-    assert "(3) x:y<script> (id \"a;b#c\")" in shown and "(7) GET<b> with no body" in shown
+    assert '(3) x:y<script> (id "a;b#c")' in shown and "(7) GET<b> with no body" in shown
     assert "Note over C,S: (2) pollution<b>" in shown
 
 
@@ -208,18 +243,43 @@ def test_show_recording_and_show_audit_never_raise(capsys):
     assert "todo: not implemented yet" in out
     assert out.count("(no recording here)") == 2
     assert "audit: 1 problem" in out
-    assert any(line.endswith('<- <img src=x onerror="alert(1)">; S-->>C: forged\\n%% end') for line in out)
+    assert any(
+        line.endswith('<- <img src=x onerror="alert(1)">; S-->>C: forged\\n%% end') for line in out
+    )
 
 
 def test_tapped_config_puts_the_tap_in_front_of_every_server():
-    host = {"mcpServers": {"a": {"command": "npx", "args": ["-y", "a-server"], "env": {"K": "v"}},
-                           "b": {"command": "b-server"}}, "other": 1}
+    host = {
+        "mcpServers": {
+            "a": {"command": "npx", "args": ["-y", "a-server"], "env": {"K": "v"}},
+            "b": {"command": "b-server"},
+        },
+        "other": 1,
+    }
     tapped = course.tapped_config(host, "/rec/", python="/py")
-    assert tapped == {"mcpServers": {
-        "a": {"command": "/py", "args": ["-m", "mcp_lesson.tap", "--record", "/rec/a.jsonl", "--", "npx", "-y",
-                                         "a-server"], "env": {"K": "v"}},
-        "b": {"command": "/py", "args": ["-m", "mcp_lesson.tap", "--record", "/rec/b.jsonl", "--", "b-server"]}},
-        "other": 1}
+    assert tapped == {
+        "mcpServers": {
+            "a": {
+                "command": "/py",
+                "args": [
+                    "-m",
+                    "mcp_lesson.tap",
+                    "--record",
+                    "/rec/a.jsonl",
+                    "--",
+                    "npx",
+                    "-y",
+                    "a-server",
+                ],
+                "env": {"K": "v"},
+            },
+            "b": {
+                "command": "/py",
+                "args": ["-m", "mcp_lesson.tap", "--record", "/rec/b.jsonl", "--", "b-server"],
+            },
+        },
+        "other": 1,
+    }
     assert host["mcpServers"]["a"]["command"] == "npx"  # the host's own is left as it was
 
 
@@ -233,10 +293,18 @@ def test_the_self_check_says_what_is_wrong_in_words():
     def nothing(conversation):
         return []
 
-    reasons = {fn.__name__: {row.reason.partition("; the case:")[0] for row in run_check(fn, "audit").rows if not row.ok}
-               for fn in (as_lists, backwards, nothing)}
-    assert reasons["as_lists"] and all(reason.startswith("each problem is a tuple (place, problem), not [")
-                                       for reason in reasons["as_lists"])
+    reasons = {
+        fn.__name__: {
+            row.reason.partition("; the case:")[0]
+            for row in run_check(fn, "audit").rows
+            if not row.ok
+        }
+        for fn in (as_lists, backwards, nothing)
+    }
+    assert reasons["as_lists"] and all(
+        reason.startswith("each problem is a tuple (place, problem), not [")
+        for reason in reasons["as_lists"]
+    )
     assert "the right problems; sort them by place" in reasons["backwards"]
     assert all(reason.startswith("it misses") for reason in reasons["nothing"])
     assert run_check(core_audit, "audit").all_pass
@@ -244,6 +312,7 @@ def test_the_self_check_says_what_is_wrong_in_words():
 
 
 # --- the lesson without the SDK, and in the grading sandbox --------------------------------------
+
 
 def _run(nb, folder):
     from notebook_runs import run_all
@@ -265,14 +334,24 @@ def test_without_the_sdk_the_lesson_shows_the_stored_recordings(tmp_path, monkey
     monkeypatch.setenv(ENVIRONMENT, str(tmp_path / "my_mcp"))
     master = nbformat.read(str(MASTER), as_version=4)
     nb = nbformat.read(str(MASTER), as_version=4)
-    nb.cells.insert(0, nbformat.v4.new_code_cell('import sys\nsys.modules["mcp"] = None  # no SDK here'))
+    nb.cells.insert(
+        0, nbformat.v4.new_code_cell('import sys\nsys.modules["mcp"] = None  # no SDK here')
+    )
     ran = _run(nb, MASTER.parent)
-    errors = [(cell.id, out.ename) for cell in ran.cells if cell.cell_type == "code"
-              for out in cell.outputs if out.output_type == "error"]
+    errors = [
+        (cell.id, out.ename)
+        for cell in ran.cells
+        if cell.cell_type == "code"
+        for out in cell.outputs
+        if out.output_type == "error"
+    ]
     assert errors == []
     stored = {cell.id: _text(cell) for cell in master.cells if cell.cell_type == "code"}
     now = {cell.id: _text(cell) for cell in ran.cells if cell.cell_type == "code"}
-    assert now["c10-05"] == "This Python cannot start a server: the lesson shows stored recordings instead.\n"
+    assert (
+        now["c10-05"]
+        == "This Python cannot start a server: the lesson shows stored recordings instead.\n"
+    )
     for cell_id in ("c10-06", "c10-21", "c10-24"):
         assert "(the stored recording of this conversation)" in now[cell_id]
     assert now["c10-30"] == "(the tap's own report needs the local install)\n"
@@ -306,20 +385,34 @@ def test_in_the_grading_sandbox_the_cells_run_and_the_graded_tests_judge_the_aud
     with Submission.for_lesson("10", call_limit=patience(10)) as submission:
         for cell in cells:
             source = cell.source
-            if "### BEGIN SOLUTION" in source:  # an audit that forgets the client's junk is answered
-                source = source.replace("owed[other].remove(message[\"id\"])", "pass")
-                source = source.replace("\"error\" in message and message[\"id\"] in owed[other]", "False")
+            if (
+                "### BEGIN SOLUTION" in source
+            ):  # an audit that forgets the client's junk is answered
+                source = source.replace('owed[other].remove(message["id"])', "pass")
+                source = source.replace(
+                    '"error" in message and message["id"] in owed[other]', "False"
+                )
             submission.run_cell(source, f"<cell {cell.id}>", patience(30))
         submission.refused = {"audit"}
         with pytest.raises(AssertionError, match="one error per invalid line"):
-            exec(compile(test.source, "<graded tests>", "exec"), {"audit": submission.function("audit")})
+            exec(
+                compile(test.source, "<graded tests>", "exec"),
+                {"audit": submission.function("audit")},
+            )
 
 
 def test_the_graded_cell_is_locked_with_hidden_tests_and_the_learner_copy_has_none():
     _, [test] = _code_cells()
     info = test.metadata["nbgrader"]
-    assert info == {"grade": True, "grade_id": "audit-tests", "locked": True, "points": 4, "schema_version": 3,
-                    "solution": False, "task": False}
+    assert info == {
+        "grade": True,
+        "grade_id": "audit-tests",
+        "locked": True,
+        "points": 4,
+        "schema_version": 3,
+        "solution": False,
+        "task": False,
+    }
     assert "### BEGIN HIDDEN TESTS" in test.source
     learner = (ROOT / "notebooks" / "learner" / MASTER.name).read_text(encoding="utf-8")
     assert "BEGIN HIDDEN TESTS" not in learner and "owed[other].remove" not in learner

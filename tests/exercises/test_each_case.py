@@ -13,12 +13,11 @@ yet"; a case the course's own version fails too is an error of the course, said 
 
 import functools
 
-import pytest
-
 import implementation
-from mcp_lesson.exercises import agreement
-from mcp_lesson.exercises import registry
+import pytest
 from graded_cells import graded_cases, run_cell
+
+from mcp_lesson.exercises import agreement, registry
 from mcp_lesson.exercises.hidden_tests import hidden_tests
 from mcp_lesson.exercises.selfcheck import run_check
 
@@ -41,8 +40,9 @@ def _case_name(row, place):
 
 
 TABLE = [case for row in GRADUATED for case in _table_cases(row)]
-HIDDEN = [(name, place) for name, graded in GRADED.items()
-          for place in range(len(graded.cases) or 1)]
+HIDDEN = [
+    (name, place) for name, graded in GRADED.items() for place in range(len(graded.cases) or 1)
+]
 
 
 def _theirs(name):
@@ -107,8 +107,11 @@ def _one_line(text):
     return " ".join(str(text).split())
 
 
-@pytest.mark.parametrize("name, place", TABLE,
-                         ids=[f"{name}: {_case_name(registry.BY_NAME[name], place)}" for name, place in TABLE])
+@pytest.mark.parametrize(
+    "name, place",
+    TABLE,
+    ids=[f"{name}: {_case_name(registry.BY_NAME[name], place)}" for name, place in TABLE],
+)
 def test_table_case(name, place):
     _still_the_stub(name)
     row = registry.BY_NAME[name]
@@ -118,19 +121,27 @@ def test_table_case(name, place):
         course = agreement.outcome(registry.reference(name), args, kwargs)
         if not agreement.same_outcome(mine, course):
             call = implementation.Call(name, args, kwargs)
-            raise implementation.Unmet(f"{call} gave {implementation.shown(mine[1])}; expected "
-                                       f"{implementation.shown(course[1])} (as the course's {name} answers)")
+            raise implementation.Unmet(
+                f"{call} gave {implementation.shown(mine[1])}; expected "
+                f"{implementation.shown(course[1])} (as the course's {name} answers)"
+            )
         return
     report = _report(name, _theirs(name))
     case = report.rows[place]
     if not case.ok:
         course = _report(name, implementation._course_version(name)).rows[place]
-        shown = case.called or (case.shown_input if case.shown_input.startswith("(") else f"({case.shown_input})")
+        shown = case.called or (
+            case.shown_input if case.shown_input.startswith("(") else f"({case.shown_input})"
+        )
         if case.raised == "DidNotFinish":  # one line: the call, and that it gave no answer
-            words = f"{name}{shown} {implementation.no_answer_in_words(case.got.partition(': ')[2])}"
+            words = (
+                f"{name}{shown} {implementation.no_answer_in_words(case.got.partition(': ')[2])}"
+            )
         else:
-            words = (f"{name}{shown} gave {case.got}; expected {case.expected} "
-                     f"({case.reason}{', inside ' + case.raised_in if case.raised_in else ''})")
+            words = (
+                f"{name}{shown} gave {case.got}; expected {case.expected} "
+                f"({case.reason}{', inside ' + case.raised_in if case.raised_in else ''})"
+            )
         if not course.ok:
             raise implementation.CourseFault(_one_line(words))
         raise implementation.Unmet(_one_line(words))
@@ -169,9 +180,9 @@ def test_hidden_case(name, place):
     if seen:
         raise seen[0]  # the stub's NotImplementedError: "not written yet"
     words = _one_line(failure)
-    said = _hidden_name(name, place)[len(name) + 2:]
+    said = _hidden_name(name, place)[len(name) + 2 :]
     if words.startswith(said + ":"):  # (the test's name says the rule already: not twice)
-        words = words[len(said) + 1:].lstrip()
+        words = words[len(said) + 1 :].lstrip()
     if _run_hidden(name, implementation._course_version(name), place) is not None:
         raise implementation.CourseFault(words)
     raise implementation.Unmet(words)

@@ -25,8 +25,8 @@ import pytest
 from processes import run_to_end
 
 from mcp_lesson.exercises import registry
-from mcp_lesson.exercises.lessons import FILES as LESSONS
 from mcp_lesson.exercises.learner_package import PACKAGE, export_notebook
+from mcp_lesson.exercises.lessons import FILES as LESSONS
 
 ROOT = Path(__file__).resolve().parents[2]
 SUMMARY = re.compile(r"your package passes (\d+)/(\d+) of the course's tests")
@@ -37,18 +37,26 @@ SUMMARY = re.compile(r"your package passes (\d+)/(\d+) of the course's tests")
 EARLY = ("-k", "not test_each_case")
 #: A lesson's line of the report: "lesson 03 (classify and classify_json): passed 287/287",
 #: "... passed 138/142, 4 failed (above)" or "...: not written yet (...)".
-LESSON_LINE = re.compile(r"^  lesson (\d\d) \((.*?)\): (?:passed (\d+)/(\d+)|(not written yet))", re.MULTILINE)
+LESSON_LINE = re.compile(
+    r"^  lesson (\d\d) \((.*?)\): (?:passed (\d+)/(\d+)|(not written yet))", re.MULTILINE
+)
 
 
 def lessons_said(output):
     """{lesson: (passed, total) or "not written yet"} from a graduation's report."""
-    return {m.group(1): (int(m.group(3)), int(m.group(4))) if m.group(3) else m.group(5)
-            for m in LESSON_LINE.finditer(output)}
+    return {
+        m.group(1): (int(m.group(3)), int(m.group(4))) if m.group(3) else m.group(5)
+        for m in LESSON_LINE.finditer(output)
+    }
 
 
 def graduate(package, *pytest_args, every=False):
-    command = [sys.executable, str(ROOT / "tools" / "graduate.py"), *(["--all"] if every else []),
-               str(package)]
+    command = [
+        sys.executable,
+        str(ROOT / "tools" / "graduate.py"),
+        *(["--all"] if every else []),
+        str(package),
+    ]
     run = run_to_end(command + (["--", *pytest_args] if pytest_args else []), 900, cwd=ROOT)
     output = run.stdout + run.stderr
     assert "Traceback" not in output, output[-3000:]
@@ -78,8 +86,9 @@ def test_the_untouched_learner_package_gets_a_count_and_reasons(tmp_path):
     code, output = graduate(export(ROOT / "notebooks" / "learner", tmp_path))
     passed, total = map(int, SUMMARY.search(output).groups())
     assert code != 0 and passed < total
-    assert "not written yet: classify and classify_json" in output or \
-        re.search(r"lesson 03 .*: not written yet", output), output[-3000:]
+    assert "not written yet: classify and classify_json" in output or re.search(
+        r"lesson 03 .*: not written yet", output
+    ), output[-3000:]
     assert "create_request" in output and "error_response" in output
 
 
@@ -88,26 +97,43 @@ LATER_MODULES = ("conversation.py", "revisions.py", "transport.py", "traffic.py"
 
 
 @pytest.mark.parametrize("later", ["missing", "stubs"])
-def test_a_package_of_lessons_01_to_04_is_told_it_is_complete_so_far(masters_package, tmp_path, later):
+def test_a_package_of_lessons_01_to_04_is_told_it_is_complete_so_far(
+    masters_package, tmp_path, later
+):
     """Lesson 04 invites the learner to graduate: lessons 01 to 04 pass in full, the later ones
     are "not written yet" (whether their modules are missing or still hold the released stubs),
     no line blames the course, and the report says what comes next."""
     package = copy_of(masters_package, tmp_path)
-    stubs = export(ROOT / "notebooks" / "learner", tmp_path / "learner") if later == "stubs" else None
+    stubs = (
+        export(ROOT / "notebooks" / "learner", tmp_path / "learner") if later == "stubs" else None
+    )
     for name in LATER_MODULES:
         (package / name).unlink()
         if stubs is not None:
             shutil.copy(stubs / name, package / name)
     if later == "missing" and shutil.which("make"):  # as the learner types it: no "make: ***" line
         env = {k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL")}
-        run = run_to_end(["make", "--no-print-directory", "-o", ".venv/.installed", "graduate",
-                          f"PKG={package}"], 900, cwd=ROOT, env=env)
+        run = run_to_end(
+            [
+                "make",
+                "--no-print-directory",
+                "-o",
+                ".venv/.installed",
+                "graduate",
+                f"PKG={package}",
+            ],
+            900,
+            cwd=ROOT,
+            env=env,
+        )
         code, output = run.returncode, run.stdout + run.stderr
         assert "make: ***" not in output and "Traceback" not in output, output[-3000:]
     else:
         code, output = graduate(package)
     lessons = lessons_said(output)
-    assert code == 0, output[-3000:]  # everything it has written passes, and it is complete up to 04
+    assert code == 0, output[
+        -3000:
+    ]  # everything it has written passes, and it is complete up to 04
     assert sorted(lessons) == sorted(registry.MODULES), output[-3000:]
     for lesson in ("01", "02", "03", "04"):
         passed, total = lessons[lesson]
@@ -116,7 +142,9 @@ def test_a_package_of_lessons_01_to_04_is_told_it_is_complete_so_far(masters_pac
         assert lessons[lesson] == "not written yet", output[-3000:]
     assert not re.search(r"^\s+x ", output, re.MULTILINE), output[-3000:]
     assert "of the course" not in output.replace("of the course's tests", ""), output[-3000:]
-    assert re.search(r"complete up to lesson 04.*Next: lesson 06, which builds is_reply_to", output), output[-3000:]
+    assert re.search(
+        r"complete up to lesson 04.*Next: lesson 06, which builds is_reply_to", output
+    ), output[-3000:]
 
 
 def test_one_wrong_function_fails_its_own_lesson_only_in_words(masters_package, tmp_path):
@@ -126,8 +154,10 @@ def test_one_wrong_function_fails_its_own_lesson_only_in_words(masters_package, 
     errors = package / "errors.py"
     text = errors.read_text(encoding="utf-8")
     assert "    if data is not OMITTED:\n" in text
-    errors.write_text(text.replace("    if data is not OMITTED:\n", "    if data is not OMITTED and data:\n"),
-                      encoding="utf-8")
+    errors.write_text(
+        text.replace("    if data is not OMITTED:\n", "    if data is not OMITTED and data:\n"),
+        encoding="utf-8",
+    )
     code, output = graduate(package, every=True)
     lessons = lessons_said(output)
     assert code != 0
@@ -147,14 +177,20 @@ def test_a_planted_bug_fails_and_is_named_in_plain_words(masters_package, tmp_pa
     planted.mkdir()
     for path in masters_package.iterdir():
         text = path.read_text(encoding="utf-8")
-        if path.name == "messages.py":  # is_integer takes a bool for an integer (and so is_valid_id)
-            text = text.replace("return isinstance(value, int) and not isinstance(value, bool)",
-                                "return isinstance(value, int)")
+        if (
+            path.name == "messages.py"
+        ):  # is_integer takes a bool for an integer (and so is_valid_id)
+            text = text.replace(
+                "return isinstance(value, int) and not isinstance(value, bool)",
+                "return isinstance(value, int)",
+            )
             assert "return isinstance(value, int)\n" in text
         (planted / path.name).write_text(text, encoding="utf-8")
     code, output = graduate(planted, "-k", "id")
     assert code != 0
-    assert re.search(r"x lesson 03, bool is not an integer id \[True\]: .*request", output), output[-2000:]
+    assert re.search(r"x lesson 03, bool is not an integer id \[True\]: .*request", output), output[
+        -2000:
+    ]
 
 
 def test_a_broken_lesson_file_is_reported_and_the_others_still_load(masters_package, tmp_path):
@@ -176,6 +212,7 @@ def test_no_package_at_all(tmp_path):
 
 # --- packages made from the masters' export -------------------------------------------
 
+
 def copy_of(masters_package, tmp_path, name=PACKAGE):
     package = tmp_path / name
     shutil.copytree(masters_package, package)
@@ -185,16 +222,20 @@ def copy_of(masters_package, tmp_path, name=PACKAGE):
 def redefine(package, name, source):
     """Append ``source`` to the package file that defines function ``name``, so
     that its definitions replace the earlier ones."""
-    files = [path for path in sorted(package.rglob("*.py"))
-             if re.search(rf"^def {name}\(", path.read_text(encoding="utf-8"), re.MULTILINE)]
+    files = [
+        path
+        for path in sorted(package.rglob("*.py"))
+        if re.search(rf"^def {name}\(", path.read_text(encoding="utf-8"), re.MULTILINE)
+    ]
     assert files, f"no file of {package} defines {name}"
     path = files[-1]
-    path.write_text(path.read_text(encoding="utf-8") + "\n\n" + textwrap.dedent(source),
-                    encoding="utf-8")
+    path.write_text(
+        path.read_text(encoding="utf-8") + "\n\n" + textwrap.dedent(source), encoding="utf-8"
+    )
 
 
 HONEST_BUILDERS = {
-    "create_request": '''
+    "create_request": """
         def create_request(method, params=None, request_id=None):
             if not isinstance(method, str):
                 raise TypeError(f"the method has to be text, not {type(method).__name__}")
@@ -208,8 +249,8 @@ HONEST_BUILDERS = {
             if params is not None:
                 message["params"] = params
             return message
-        ''',
-    "error_response": '''
+        """,
+    "error_response": """
         _NO_DATA = object()
 
         def error_response(id, code, message, data=_NO_DATA):
@@ -223,7 +264,7 @@ HONEST_BUILDERS = {
             if data is not _NO_DATA:
                 error["data"] = data
             return {"jsonrpc": "2.0", "id": id, "error": error}
-        ''',
+        """,
 }
 
 
@@ -240,7 +281,7 @@ def test_honest_type_errors_in_other_words_graduate(masters_package, tmp_path):
 
 
 #: A TypeError of the learner's own, whose text comes from its __str__.
-OWN_TYPE_ERROR = '''
+OWN_TYPE_ERROR = """
     _right_create_request = create_request
 
 
@@ -262,7 +303,7 @@ OWN_TYPE_ERROR = '''
             if params is not None and not isinstance(params, dict):
                 raise BadRequest("params", params) from None
             raise BadRequest("request_id", request_id) from None
-    '''
+    """
 
 
 def test_an_exception_s_text_is_read_as_python_prints_it(masters_package, tmp_path):
@@ -281,8 +322,12 @@ def test_a_link_out_of_the_package_fails_in_one_line_and_shows_nothing(masters_p
     secret.write_text("the teacher's secret: 8f1c2e\n", encoding="utf-8")
     package = copy_of(masters_package, tmp_path)
     (package / "shadow.txt").symlink_to(secret)
-    redefine(package, "classify_json", "def classify_json(text):\n    import os\n"
-                                        "    return open(os.path.join(os.path.dirname(__file__), 'shadow.txt')).read()\n")
+    redefine(
+        package,
+        "classify_json",
+        "def classify_json(text):\n    import os\n"
+        "    return open(os.path.join(os.path.dirname(__file__), 'shadow.txt')).read()\n",
+    )
     code, output = graduate_with(package, "-k", "classify_json")
     assert code != 0, output
     assert "8f1c2e" not in output, output
@@ -290,13 +335,13 @@ def test_a_link_out_of_the_package_fails_in_one_line_and_shows_nothing(masters_p
 
 
 #: A create_request that puts "method" first: a real failure, in key order.
-METHOD_FIRST = '''
+METHOD_FIRST = """
     _right_create_request = create_request
 
     def create_request(method, params=None, request_id=None):
         message = _right_create_request(method, params, request_id)
         return {"method": message.pop("method"), **message}
-    '''
+    """
 
 
 def half_done(masters_package, tmp_path):
@@ -304,14 +349,22 @@ def half_done(masters_package, tmp_path):
     functions not written yet (classify and classify_json are the learner's stubs)."""
     package = copy_of(masters_package, tmp_path)
     redefine(package, "create_request", METHOD_FIRST)
-    redefine(package, "classify", '''
+    redefine(
+        package,
+        "classify",
+        """
         def classify(msg):
             raise NotImplementedError()
-        ''')
-    redefine(package, "classify_json", '''
+        """,
+    )
+    redefine(
+        package,
+        "classify_json",
+        """
         def classify_json(text):
             raise NotImplementedError()
-        ''')
+        """,
+    )
     return package
 
 
@@ -338,13 +391,38 @@ def test_all_lists_every_failure(masters_package, tmp_path):
 @pytest.mark.skipif(shutil.which("make") is None, reason="`make` is not installed")
 def test_make_graduate_all_asks_for_every_failure():
     env = {k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL")}
-    dry = run_to_end(["make", "--no-print-directory", "-n", "-o", ".venv/.installed", "graduate",
-                      "ALL=1", "PKG=some dir/my_mcp"], 120, cwd=ROOT, env=env)
+    dry = run_to_end(
+        [
+            "make",
+            "--no-print-directory",
+            "-n",
+            "-o",
+            ".venv/.installed",
+            "graduate",
+            "ALL=1",
+            "PKG=some dir/my_mcp",
+        ],
+        120,
+        cwd=ROOT,
+        env=env,
+    )
     assert "tools/graduate.py --all 'some dir/my_mcp'" in dry.stdout, dry.stdout + dry.stderr
 
 
-PYTEST_WORDS = ("Regex pattern", "did not match", "Omitting", "identical items", "-vv", "assert",
-                "where", "AssertionError", "DID NOT RAISE", "Falsifying", "Full diff", "Traceback")
+PYTEST_WORDS = (
+    "Regex pattern",
+    "did not match",
+    "Omitting",
+    "identical items",
+    "-vv",
+    "assert",
+    "where",
+    "AssertionError",
+    "DID NOT RAISE",
+    "Falsifying",
+    "Full diff",
+    "Traceback",
+)
 
 
 def test_no_pytest_words_reach_the_learner(masters_package, tmp_path):
@@ -352,7 +430,10 @@ def test_no_pytest_words_reach_the_learner(masters_package, tmp_path):
     back; a long value is cut around its first difference."""
     package = copy_of(masters_package, tmp_path)
     redefine(package, "create_request", METHOD_FIRST)
-    redefine(package, "error_response", '''
+    redefine(
+        package,
+        "error_response",
+        """
         _right_error_response = error_response
 
         def error_response(*args, **kwargs):
@@ -360,8 +441,12 @@ def test_no_pytest_words_reach_the_learner(masters_package, tmp_path):
                 return _right_error_response(*args, **kwargs)
             except TypeError:
                 raise TypeError("bad arguments") from None
-        ''')
-    redefine(package, "reply_for", '''
+        """,
+    )
+    redefine(
+        package,
+        "reply_for",
+        """
         _right_reply_for = reply_for
 
         def reply_for(msg):
@@ -369,20 +454,25 @@ def test_no_pytest_words_reach_the_learner(masters_package, tmp_path):
             if reply is not None and reply["error"]["message"] == "Invalid Request":
                 reply["error"]["message"] = "Invalid request"
             return reply
-        ''')
+        """,
+    )
     code, output = graduate(package, *EARLY, every=True)
     assert code != 0
     for words in PYTEST_WORDS:
         assert words.lower() not in output.lower(), (words, output)
-    assert re.search(r"x lesson 04, error response refuses bad arguments \[id True\]: error_response\(True, "
-                     r"-32600, 'x'\) rightly raised TypeError \(bad arguments\), but its words do "
-                     r"not say what was wrong; expected them to name the type \(bool\) or the "
-                     r"value \(True\)", output), output
+    assert re.search(
+        r"x lesson 04, error response refuses bad arguments \[id True\]: error_response\(True, "
+        r"-32600, 'x'\) rightly raised TypeError \(bad arguments\), but its words do "
+        r"not say what was wrong; expected them to name the type \(bool\) or the "
+        r"value \(True\)",
+        output,
+    ), output
     replies = [line for line in output.splitlines() if re.search(r"x .*: reply_for\(", line)]
     assert replies, output
     for line in replies:  # cut around the difference, which the reader sees on both sides
-        assert re.search(r"returned \.\.\..*'Invalid request'.*; expected \.\.\..*'Invalid Request'",
-                         line), line
+        assert re.search(
+            r"returned \.\.\..*'Invalid request'.*; expected \.\.\..*'Invalid Request'", line
+        ), line
 
 
 def test_a_package_that_imports_its_modules_graduates(masters_package, tmp_path):
@@ -391,20 +481,31 @@ def test_a_package_that_imports_its_modules_graduates(masters_package, tmp_path)
     package = tmp_path / PACKAGE
     package.mkdir()
     shutil.copytree(masters_package, package / "core")
-    (package / "__init__.py").write_text('"""My MCP functions."""\n\nfrom .core import *  # noqa: F403\n',
-                                         encoding="utf-8")
+    (package / "__init__.py").write_text(
+        '"""My MCP functions."""\n\nfrom .core import *  # noqa: F403\n', encoding="utf-8"
+    )
     code, output = graduate(package, "-k", "create_request or classify or audit or call_tool")
     passed, total = map(int, SUMMARY.search(output).groups())
     assert code == 0 and passed == total >= 100, output[-3000:]
 
 
-@pytest.mark.parametrize("init, problem", [
-    ('"""Not ready."""\n\nraise RuntimeError("not ready yet")\n',
-     "my_mcp/__init__.py could not be imported: RuntimeError at line 3 (not ready yet)"),
-    ("import json\n\ndef create_request(:\n",
-     "my_mcp/__init__.py could not be imported: SyntaxError at line 3"),
-], ids=["raises", "syntax error"])
-def test_a_package_that_cannot_be_imported_is_reported_as_such(masters_package, tmp_path, init, problem):
+@pytest.mark.parametrize(
+    "init, problem",
+    [
+        (
+            '"""Not ready."""\n\nraise RuntimeError("not ready yet")\n',
+            "my_mcp/__init__.py could not be imported: RuntimeError at line 3 (not ready yet)",
+        ),
+        (
+            "import json\n\ndef create_request(:\n",
+            "my_mcp/__init__.py could not be imported: SyntaxError at line 3",
+        ),
+    ],
+    ids=["raises", "syntax error"],
+)
+def test_a_package_that_cannot_be_imported_is_reported_as_such(
+    masters_package, tmp_path, init, problem
+):
     package = copy_of(masters_package, tmp_path)
     (package / "__init__.py").write_text(init, encoding="utf-8")
     code, output = graduate(package)
@@ -417,9 +518,14 @@ def test_a_package_that_cannot_be_imported_is_reported_as_such(masters_package, 
 
 # --- graduation is judged: the package runs in the sandbox, never in pytest ----
 
+
 def graduate_with(package, *pytest_args, limit="5", cwd=ROOT):
-    command = [sys.executable, str(ROOT / "tools" / "graduate.py"), str(package),
-               *(["--", *pytest_args] if pytest_args else [])]
+    command = [
+        sys.executable,
+        str(ROOT / "tools" / "graduate.py"),
+        str(package),
+        *(["--", *pytest_args] if pytest_args else []),
+    ]
     env = dict(os.environ, MCP_LESSON_JUDGE_LIMIT=limit)
     run = run_to_end(command, 900, cwd=cwd, env=env)
     output = run.stdout + run.stderr
@@ -438,8 +544,11 @@ def test_a_package_that_ends_its_process_at_import_fails_in_words(masters_packag
 
 def test_os_exit_in_one_function_costs_that_function_only(masters_package, tmp_path):
     package = copy_of(masters_package, tmp_path)
-    redefine(package, "create_request", "def create_request(*args, **kwargs):\n"
-                                          "    import os\n    os._exit(0)\n")
+    redefine(
+        package,
+        "create_request",
+        "def create_request(*args, **kwargs):\n    import os\n    os._exit(0)\n",
+    )
     code, output = graduate_with(package, "-k", "create_request or classify_json")
     passed, total = map(int, SUMMARY.search(output).groups())
     assert code != 0 and 0 < passed < total, output
@@ -455,7 +564,7 @@ def test_a_loop_at_import_costs_one_time_limit(masters_package, tmp_path):
     assert "did not finish within" in output, output
 
 
-FLIP = '''
+FLIP = """
 import pytest
 
 @pytest.hookimpl(hookwrapper=True)
@@ -464,7 +573,7 @@ def pytest_sessionfinish(session, exitstatus):
     session.exitstatus = 0
     import os
     os._exit(0)
-'''
+"""
 
 
 def test_no_conftest_beside_or_above_the_package_is_loaded(masters_package, tmp_path):
@@ -484,7 +593,9 @@ def test_a_path_with_spaces_graduates(masters_package, tmp_path):
     assert code == 0 and passed == total, output[-2000:]
 
 
-def test_the_released_stub_copy_run_again_keeps_the_learner_s_work(masters_package, tmp_path, monkeypatch):
+def test_the_released_stub_copy_run_again_keeps_the_learner_s_work(
+    masters_package, tmp_path, monkeypatch
+):
     """A learner solved the lessons, then ran the lesson's own copy from the
     course (its cells still raise NotImplementedError) top to bottom, as nbclient runs
     it (no cell ids: each cell is known by what it defines). Their package keeps every
@@ -500,10 +611,19 @@ def test_the_released_stub_copy_run_again_keeps_the_learner_s_work(masters_packa
     learner = ROOT / "notebooks" / "learner"
     for lesson in ("02_building_requests.ipynb", "03_classifying.ipynb", "04_errors.ipynb"):
         nb = nbformat.read(str(learner / lesson), as_version=4)
-        NotebookClient(nb, timeout=600, kernel_name="python3", allow_errors=True,
-                       resources={"metadata": {"path": str(learner)}}).execute()
-        said = "".join(output.get("text", "") for cell in nb.cells if cell.cell_type == "code"
-                       for output in cell.get("outputs", []))
+        NotebookClient(
+            nb,
+            timeout=600,
+            kernel_name="python3",
+            allow_errors=True,
+            resources={"metadata": {"path": str(learner)}},
+        ).execute()
+        said = "".join(
+            output.get("text", "")
+            for cell in nb.cells
+            if cell.cell_type == "code"
+            for output in cell.get("outputs", [])
+        )
         assert "this cell is still the released stub" in said, lesson
     code, output = graduate(package, *EARLY)
     passed, total = map(int, SUMMARY.search(output).groups())

@@ -14,8 +14,9 @@ from exercises.test_graduation import ROOT, copy_of, export, graduate_with, less
 def masters_package(tmp_path_factory):
     return export(ROOT / "notebooks", tmp_path_factory.mktemp("masters"))
 
+
 #: A reply_for that writes "id": None into the message it was given, where the id is not one.
-WRITES_INTO_ITS_ARGUMENT = '''
+WRITES_INTO_ITS_ARGUMENT = """
 def reply_for(msg):
     kind, code = classify(msg)
     if kind != "invalid":
@@ -26,7 +27,7 @@ def reply_for(msg):
         if isinstance(msg, dict):
             msg["id"] = None
     return error_response(request_id, code, ERROR_MESSAGES[code])
-'''
+"""
 
 
 def failures(output):
@@ -34,7 +35,8 @@ def failures(output):
 
 
 def test_three_graduations_of_a_planted_mistake_give_the_same_lines_naming_its_function(
-        masters_package, tmp_path):
+    masters_package, tmp_path
+):
     package = copy_of(masters_package, tmp_path)
     redefine(package, "reply_for", WRITES_INTO_ITS_ARGUMENT)
     runs = [graduate_with(package, "-k", "reply_for", limit="10") for _ in range(3)]
@@ -53,14 +55,14 @@ def test_three_graduations_of_a_planted_mistake_give_the_same_lines_naming_its_f
 
 
 #: is_reply_to never returns for a line whose id is 2 (and answers every other right).
-LOOPS_ON_ONE_INPUT = '''
+LOOPS_ON_ONE_INPUT = """
 def is_reply_to(line, request_id):
     while '"id":2,' in str(line):
         pass
     if classify_json(line) != ("response", None):
         return False
     return json.loads(line)["id"] == request_id
-'''
+"""
 
 
 def test_a_call_that_never_ends_costs_that_call_alone(masters_package, tmp_path):
@@ -73,8 +75,11 @@ def test_a_call_that_never_ends_costs_that_call_alone(masters_package, tmp_path)
     lines = failures(output)
     assert lines, output[-3000:]
     for line in lines:
-        assert re.fullmatch(r"  x lesson 06, .*: is_reply_to\('.*\"id\":2,.*', \d+\) did not finish in "
-                            r"[\d.]+ s: a loop that never ends\?", line), line
+        assert re.fullmatch(
+            r"  x lesson 06, .*: is_reply_to\('.*\"id\":2,.*', \d+\) did not finish in "
+            r"[\d.]+ s: a loop that never ends\?",
+            line,
+        ), line
     passed, total = lessons_said(output)["06"]
     assert passed == total - len(lines) > 0, output[-3000:]
 
@@ -87,9 +92,15 @@ def test_every_lesson_asks_for_every_lesson_and_a_failure_exits_1(masters_packag
     for name in ("conversation.py", "revisions.py", "transport.py", "traffic.py", "server.py"):
         (package / name).unlink()
     assert graduate_with(package, "-k", "create_request or is_reply_to", limit="10")[0] == 0
-    code, output = graduate_with(package, "--every-lesson", "-k", "create_request or is_reply_to", limit="10")
+    code, output = graduate_with(
+        package, "--every-lesson", "-k", "create_request or is_reply_to", limit="10"
+    )
     assert code == 1 and "not written yet" in output, output[-3000:]
-    redefine(package, "create_request", "def create_request(method, params=None, request_id=None):\n"
-                                         "    return {'jsonrpc': '2.0', 'method': method}\n")
+    redefine(
+        package,
+        "create_request",
+        "def create_request(method, params=None, request_id=None):\n"
+        "    return {'jsonrpc': '2.0', 'method': method}\n",
+    )
     code, output = graduate_with(package, "-k", "create_request", limit="10")
     assert code == 1 and failures(output), output[-3000:]

@@ -13,14 +13,13 @@ import os
 import queue
 import re
 import time
-
 from pathlib import Path
 
 import pytest
 from processes import patience
 
-from mcp_lesson.exercises.learner_package import ENVIRONMENT, MARKER, export_cell, export_notebook
 from mcp_lesson.exercises.carry import load
+from mcp_lesson.exercises.learner_package import ENVIRONMENT, MARKER, export_cell, export_notebook
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -54,8 +53,14 @@ class Kernel:
         metadata = {}
         if cell_id is not None:
             metadata = {"deletedCells": list(deleted), "recordTiming": False, "cellId": cell_id}
-        content = {"code": code, "silent": False, "store_history": True,
-                   "user_expressions": {}, "allow_stdin": False, "stop_on_error": True}
+        content = {
+            "code": code,
+            "silent": False,
+            "store_history": True,
+            "user_expressions": {},
+            "allow_stdin": False,
+            "stop_on_error": True,
+        }
         request = self.client.session.msg("execute_request", content, metadata=metadata)
         self.client.shell_channel.send(request)
         printed, errors = [], []
@@ -65,7 +70,9 @@ class Kernel:
                 self.manager.interrupt_kernel()
                 interrupt_when = None
             try:
-                message = self.client.get_iopub_msg(timeout=0.05 if interrupt_when else patience(60))
+                message = self.client.get_iopub_msg(
+                    timeout=0.05 if interrupt_when else patience(60)
+                )
             except queue.Empty:
                 if interrupt_when is not None and time.monotonic() < deadline:
                     continue
@@ -86,7 +93,8 @@ class Kernel:
         printed, errors = self.run(
             f"import os\nos.environ[{ENVIRONMENT!r}] = {str(package)!r}\n"
             f"from mcp_lesson.course import start_lesson\nstart_lesson({lesson!r})",
-            cell_id=f"start-{lesson}")
+            cell_id=f"start-{lesson}",
+        )
         assert not errors and printed.startswith(f"Cells marked {MARKER} go into"), printed
 
     def shutdown(self):
@@ -113,20 +121,27 @@ def parts(path):
     """The exported cells in a lesson file, as written: [(header, code)]."""
     text = path.read_text(encoding="utf-8")
     chunks = text.split("\n# --- cell")[1:]
-    return [("# --- cell" + chunk.split("\n", 1)[0], chunk.split("\n", 1)[1].strip("\n"))
-            for chunk in chunks]
+    return [
+        ("# --- cell" + chunk.split("\n", 1)[0], chunk.split("\n", 1)[1].strip("\n"))
+        for chunk in chunks
+    ]
 
 
-CELL = ("#| export\n{helper}def create_request(method, params=None, request_id=None):\n"
-        "    return {body}, None\n")
+CELL = (
+    "#| export\n{helper}def create_request(method, params=None, request_id=None):\n"
+    "    return {body}, None\n"
+)
 HELPER = "def _mark():\n    return {mark!r}\n\n\n"
 #: One exercise cell, run three times: with a helper, without it, with a helper again.
-THREE_RUNS = [CELL.format(helper=HELPER.format(mark="A"), body="_mark()"),
-              CELL.format(helper="", body="'B'"),
-              CELL.format(helper=HELPER.format(mark="C"), body="_mark()")]
+THREE_RUNS = [
+    CELL.format(helper=HELPER.format(mark="A"), body="_mark()"),
+    CELL.format(helper="", body="'B'"),
+    CELL.format(helper=HELPER.format(mark="C"), body="_mark()"),
+]
 
 
 # --- cells known by their id -------------------------------------------------------
+
 
 def test_an_edited_cell_run_three_times_leaves_only_its_latest_version(kernel, tmp_path):
     """The create_request cell of lesson 02, edited and run again in JupyterLab:
@@ -148,8 +163,9 @@ def test_an_edited_cell_run_three_times_leaves_only_its_latest_version(kernel, t
 
 
 SOLVED = "#| export\ndef is_integer(value):\n    return type(value) is int\n"
-STUBBED = ("#| export\ndef is_integer(value):\n    # YOUR CODE HERE\n"
-           "    raise NotImplementedError()\n")
+STUBBED = (
+    "#| export\ndef is_integer(value):\n    # YOUR CODE HERE\n    raise NotImplementedError()\n"
+)
 
 
 def test_the_released_stub_run_again_never_replaces_the_learner_s_work(kernel, tmp_path):
@@ -176,20 +192,31 @@ def test_an_edit_that_does_not_run_says_the_package_keeps_the_earlier_version(ke
     assert kernel.run(SOLVED, cell_id="c02-30") == ("", [])
     printed, errors = kernel.run(SOLVED.replace("return", "return (", 1), cell_id="c02-30")
     assert errors == ["SyntaxError"], (printed, errors)
-    assert re.fullmatch(r"not exported: this cell stopped at line 3 with a SyntaxError; "
-                        r"my_mcp/messages\.py keeps the version you ran at \d\d:\d\d", printed.strip()), printed
+    assert re.fullmatch(
+        r"not exported: this cell stopped at line 3 with a SyntaxError; "
+        r"my_mcp/messages\.py keeps the version you ran at \d\d:\d\d",
+        printed.strip(),
+    ), printed
     assert load(package=package).is_integer(3) is True
-    printed, errors = kernel.run("#| export\nimport no_such_module_here\n" + SOLVED[10:], cell_id="c02-30")
+    printed, errors = kernel.run(
+        "#| export\nimport no_such_module_here\n" + SOLVED[10:], cell_id="c02-30"
+    )
     assert errors == ["ModuleNotFoundError"], (printed, errors)
-    assert printed.startswith("not exported: this cell stopped at line 2 with a ModuleNotFoundError; "
-                              "my_mcp/messages.py keeps the version you ran at "), printed
+    assert printed.startswith(
+        "not exported: this cell stopped at line 2 with a ModuleNotFoundError; "
+        "my_mcp/messages.py keeps the version you ran at "
+    ), printed
 
 
-HALF_WRITTEN = ("#| export\ndef is_integer(value):\n    # YOUR CODE HERE\n    if type(value) is int:\n"
-                "        return True\n    raise NotImplementedError()\n")
+HALF_WRITTEN = (
+    "#| export\ndef is_integer(value):\n    # YOUR CODE HERE\n    if type(value) is int:\n"
+    "        return True\n    raise NotImplementedError()\n"
+)
 
 
-def test_a_half_written_cell_is_not_the_released_stub_and_the_package_says_what_it_keeps(kernel, tmp_path):
+def test_a_half_written_cell_is_not_the_released_stub_and_the_package_says_what_it_keeps(
+    kernel, tmp_path
+):
     """One part written under its YOUR CODE HERE, a raise NotImplementedError() left below it:
     the package holds what is on the screen, and the cell says it is half written."""
     package = tmp_path / "my_mcp"
@@ -197,8 +224,10 @@ def test_a_half_written_cell_is_not_the_released_stub_and_the_package_says_what_
     assert kernel.run(SOLVED, cell_id="c02-40") == ("", [])
     printed, errors = kernel.run(HALF_WRITTEN, cell_id="c02-40")
     assert errors == [] and "released stub" not in printed, printed
-    assert printed.startswith("exported to my_mcp/messages.py in place of your earlier version: this cell "
-                              "is half written (line 6 still raises NotImplementedError)"), printed
+    assert printed.startswith(
+        "exported to my_mcp/messages.py in place of your earlier version: this cell "
+        "is half written (line 6 still raises NotImplementedError)"
+    ), printed
     assert "if type(value) is int" in (package / "messages.py").read_text(encoding="utf-8")
 
 
@@ -209,29 +238,38 @@ def test_a_check_says_when_the_cell_on_screen_did_not_run(kernel, tmp_path):
     define = "def create_request(method, params=None, request_id=None):\n    return {}\n"
     assert kernel.run(define, cell_id="c02-50") == ("", [])
     check = "from mcp_lesson import check\ncheck(create_request)"
-    for edit, error, line in ((define.replace("return {}", "return {("), "SyntaxError", 2),
-                              ("ID = undefined_name\n" + define, "NameError", 1)):
+    for edit, error, line in (
+        (define.replace("return {}", "return {("), "SyntaxError", 2),
+        ("ID = undefined_name\n" + define, "NameError", 1),
+    ):
         assert kernel.run(edit, cell_id="c02-50")[1] == [error]
         printed, errors = kernel.run(check, cell_id="c02-51")
         first = printed.splitlines()[0]
         assert not errors and re.fullmatch(
             rf"\(the cell that defines create_request stopped at line {line} with an? {error} at \d\d:\d\d, "
             r"so create_request is still the version you ran at \d\d:\d\d: this check judges that one, not "
-            r"the code on the screen\)", first), printed
+            r"the code on the screen\)",
+            first,
+        ), printed
     assert kernel.run(define, cell_id="c02-50") == ("", [])
     printed, _ = kernel.run(check, cell_id="c02-51")
     assert printed.startswith("create_request: "), printed
 
 
-LOOPS = ("def classify(msg):\n    from pathlib import Path\n    Path({flag!r}).touch()\n"
-         "    while True:\n        pass\n")
+LOOPS = (
+    "def classify(msg):\n    from pathlib import Path\n    Path({flag!r}).touch()\n"
+    "    while True:\n        pass\n"
+)
 
 
 def test_a_loop_in_a_check_is_stopped_and_the_kernel_stays_usable(kernel, tmp_path):
     """A function that never returns costs its calls' time limit: the check ends on its own,
     in words, with no traceback, and the kernel runs the next cell."""
     kernel.start(tmp_path / "my_mcp", "03")
-    assert kernel.run("from mcp_lesson.exercises import calling\ncalling.CALL_LIMIT = 0.5") == ("", [])
+    assert kernel.run("from mcp_lesson.exercises import calling\ncalling.CALL_LIMIT = 0.5") == (
+        "",
+        [],
+    )
     assert kernel.run(LOOPS.format(flag=str(tmp_path / "started"))) == ("", [])
     printed, errors = kernel.run("from mcp_lesson import check\ncheck(classify)", cell_id="c03-90")
     assert errors == [] and "Traceback" not in printed, printed
@@ -243,11 +281,17 @@ def test_a_loop_in_a_check_is_stopped_and_the_kernel_stays_usable(kernel, tmp_pa
 def test_the_stop_button_during_a_check_says_one_line(kernel, tmp_path):
     """The kernel's interrupt during a check: one line, no frame of the course's code."""
     kernel.start(tmp_path / "my_mcp", "03")
-    assert kernel.run("from mcp_lesson.exercises import calling\ncalling.CALL_LIMIT = 600") == ("", [])
+    assert kernel.run("from mcp_lesson.exercises import calling\ncalling.CALL_LIMIT = 600") == (
+        "",
+        [],
+    )
     flag = tmp_path / "started"
     assert kernel.run(LOOPS.format(flag=str(flag))) == ("", [])
-    printed, errors = kernel.run("from mcp_lesson import check\ncheck(classify)", cell_id="c03-91",
-                                 interrupt_when=flag.exists)
+    printed, errors = kernel.run(
+        "from mcp_lesson import check\ncheck(classify)",
+        cell_id="c03-91",
+        interrupt_when=flag.exists,
+    )
     assert errors == [] and "Traceback" not in printed and "mcp_lesson" not in printed, printed
     assert "was stopped: you interrupted it" in printed, printed
     assert "did not run: you stopped the check" in printed, printed
@@ -257,13 +301,18 @@ def test_the_stop_button_during_a_check_says_one_line(kernel, tmp_path):
 def test_a_cell_no_longer_marked_leaves_the_package(kernel, tmp_path):
     package = tmp_path / "my_mcp"
     kernel.start(package, "03")
-    kernel.run("#| export\ndef is_object(msg):\n    return isinstance(msg, dict)\n",
-               cell_id="c03-05")
-    kernel.run("#| export\ndef has_version(msg):\n    return msg.get('jsonrpc') == '2.0'\n",
-               cell_id="c03-07")
+    kernel.run(
+        "#| export\ndef is_object(msg):\n    return isinstance(msg, dict)\n", cell_id="c03-05"
+    )
+    kernel.run(
+        "#| export\ndef has_version(msg):\n    return msg.get('jsonrpc') == '2.0'\n",
+        cell_id="c03-07",
+    )
     assert kernel.run("def is_object(msg):\n    return True\n", cell_id="c03-05") == ("", [])
 
-    assert [header for header, _ in parts(package / "classification.py")] == ["# --- cell c03-07 ---"]
+    assert [header for header, _ in parts(package / "classification.py")] == [
+        "# --- cell c03-07 ---"
+    ]
     mine = load(package=package)
     assert not hasattr(mine, "is_object") and mine.has_version({"jsonrpc": "2.0"})
 
@@ -292,7 +341,8 @@ def test_without_a_cell_id_an_edited_cell_replaces_the_parts_with_its_names(kern
     assert kernel.run("print(create_request('ping'))") == ("('C', None)\n", [])
 
     assert [code for _, code in parts(package / "lesson_05.py")] == [
-        runs[-1].replace(MARKER + "\n", "").strip()]
+        runs[-1].replace(MARKER + "\n", "").strip()
+    ]
     assert load(package=package).create_request("ping") == ("C", None)
 
 
@@ -306,9 +356,13 @@ def test_cells_of_imports_only_are_kept_apart(tmp_path):
     export_cell("#| export\nimport math\n", "04", package, cell_id="one")
     export_cell("#| export\nimport cmath\n", "04", package, cell_id="two")
     assert [code for _, code in parts(package / "classification.py")] == [
-        "import json", "from string import ascii_letters"]
-    assert parts(package / "errors.py") == [("# --- cell one ---", "import math"),
-                                               ("# --- cell two ---", "import cmath")]
+        "import json",
+        "from string import ascii_letters",
+    ]
+    assert parts(package / "errors.py") == [
+        ("# --- cell one ---", "import math"),
+        ("# --- cell two ---", "import cmath"),
+    ]
     mine = load(package=package)
     # imports stay in their modules (a package re-exports only what its modules define)
     assert mine.PROBLEMS == {} and mine.classification.ascii_letters and mine.errors.cmath
@@ -325,18 +379,27 @@ def test_a_file_written_by_the_older_course_is_taken_over_cell_by_cell(tmp_path)
         "#| export\ndef create_request(method):\n    return 'old'\n\n"
         "# --- cell: is_integer, is_valid_id ---\n"
         "#| export\ndef is_integer(value):\n    return True\n\n"
-        "def is_valid_id(value):\n    return True\n", encoding="utf-8")
-    export_cell("#| export\ndef create_request(method):\n    return 'new'\n", "02", package,
-                cell_id="c02-11")
+        "def is_valid_id(value):\n    return True\n",
+        encoding="utf-8",
+    )
+    export_cell(
+        "#| export\ndef create_request(method):\n    return 'new'\n",
+        "02",
+        package,
+        cell_id="c02-11",
+    )
     assert parts(package / "messages.py") == [
         ("# --- cell c02-11 ---", "def create_request(method):\n    return 'new'"),
-        ("# --- cell (no id) defining is_integer, is_valid_id ---",
-         "def is_integer(value):\n    return True\n\ndef is_valid_id(value):\n    return True"),
+        (
+            "# --- cell (no id) defining is_integer, is_valid_id ---",
+            "def is_integer(value):\n    return True\n\ndef is_valid_id(value):\n    return True",
+        ),
     ]
     assert load(package=package).create_request("ping") == "new"
 
 
 # --- IPython's own syntax is not Python ----------------------------------------------
+
 
 def test_magics_and_shell_lines_are_left_out_and_the_cell_says_so(kernel, tmp_path):
     package = tmp_path / "my_mcp"
@@ -344,7 +407,9 @@ def test_magics_and_shell_lines_are_left_out_and_the_cell_says_so(kernel, tmp_pa
     kernel.run("#| export\nREQUEST = ('request', None)\n", cell_id="c06-01")
     printed, errors = kernel.run(
         "#| export\n%load_ext autoreload\n!echo from the shell\n"
-        "def is_object(msg):\n    return isinstance(msg, dict)\n", cell_id="c06-02")
+        "def is_object(msg):\n    return isinstance(msg, dict)\n",
+        cell_id="c06-02",
+    )
 
     assert errors == []
     assert printed.splitlines() == [
@@ -370,21 +435,40 @@ def test_a_cell_that_is_python_only_with_its_magics_is_left_out_and_the_rest_kep
     printed, errors = kernel.run("#| export\ndef classify(msg):\n    !ls\n", cell_id="a")
 
     assert errors == []
-    assert printed == ("my_mcp/lesson_12.py leaves this cell out: without line 3, `!ls`, it is not "
-                       "Python (IPython magics and shell commands are not Python)\n")
+    assert printed == (
+        "my_mcp/lesson_12.py leaves this cell out: without line 3, `!ls`, it is not "
+        "Python (IPython magics and shell commands are not Python)\n"
+    )
     mine = load(package=package)
     assert mine.PROBLEMS == {} and mine.is_id(1) and not hasattr(mine, "classify")
 
 
 # --- a saved notebook --------------------------------------------------------------------
 
+
 def notebook(path, *cells):
     """Write a notebook of code cells ``(id, source)`` to ``path``."""
-    path.write_text(json.dumps({
-        "nbformat": 4, "nbformat_minor": 5, "metadata": {},
-        "cells": [{"cell_type": "code", "id": cell_id, "metadata": {}, "execution_count": None,
-                   "outputs": [], "source": source.splitlines(keepends=True)}
-                  for cell_id, source in cells]}), encoding="utf-8")
+    path.write_text(
+        json.dumps(
+            {
+                "nbformat": 4,
+                "nbformat_minor": 5,
+                "metadata": {},
+                "cells": [
+                    {
+                        "cell_type": "code",
+                        "id": cell_id,
+                        "metadata": {},
+                        "execution_count": None,
+                        "outputs": [],
+                        "source": source.splitlines(keepends=True),
+                    }
+                    for cell_id, source in cells
+                ],
+            }
+        ),
+        encoding="utf-8",
+    )
     return path
 
 
@@ -393,8 +477,10 @@ def test_export_notebook_rebuilds_the_lesson_file_from_the_notebooks_cells(kerne
     saved cells afterwards without cell ids (as nbval does) adds no copies."""
     package = tmp_path / "my_mcp"
     first = ("c1", "#| export\nimport json\n")
-    second = ("c2", "#| export\n%load_ext autoreload\n"
-                    "def is_object(msg):\n    return isinstance(msg, dict)\n")
+    second = (
+        "c2",
+        "#| export\n%load_ext autoreload\ndef is_object(msg):\n    return isinstance(msg, dict)\n",
+    )
     third = ("c3", "#| export\ndef has_version(msg):\n    return msg.get('jsonrpc') == '2.0'\n")
     plain = ("c4", "print('not exported')")
     saved = notebook(tmp_path / "07_saved.ipynb", first, second, third, plain)
@@ -402,8 +488,10 @@ def test_export_notebook_rebuilds_the_lesson_file_from_the_notebooks_cells(kerne
     notebook(saved, first, third)  # the learner deletes the is_object cell and saves
     export_notebook(saved, package)
 
-    expected = [("# --- cell c1 ---", "import json"),
-                ("# --- cell c3 ---", third[1].replace(MARKER + "\n", "").strip())]
+    expected = [
+        ("# --- cell c1 ---", "import json"),
+        ("# --- cell c3 ---", third[1].replace(MARKER + "\n", "").strip()),
+    ]
     assert parts(package / "lesson_07.py") == expected
     kernel.start(package, "07")
     for _, source in (first, third):
@@ -415,22 +503,27 @@ def test_export_notebook_rebuilds_the_lesson_file_from_the_notebooks_cells(kerne
 
 # --- a package file in another encoding ---------------------------------------------------
 
+
 def test_a_package_file_in_latin_1_gets_one_sentence_naming_it(kernel, tmp_path):
     package = tmp_path / "my_mcp"
     package.mkdir()
     latin_1 = "# caf\u00e9\nNAME = 'cr\u00e8me'\n".encode("latin-1")
     (package / "revisions.py").write_bytes(latin_1)
     kernel.start(package, "08")
-    printed, errors = kernel.run("#| export\ndef classify(msg):\n    return None\n",
-                                 cell_id="c08-01")
+    printed, errors = kernel.run(
+        "#| export\ndef classify(msg):\n    return None\n", cell_id="c08-01"
+    )
 
     assert errors == []
-    assert printed == ("my_mcp/revisions.py is not UTF-8 text, so this cell cannot be added to "
-                       "it: save it as UTF-8, or delete it and run the lesson's #| export cells "
-                       "again\n")
+    assert printed == (
+        "my_mcp/revisions.py is not UTF-8 text, so this cell cannot be added to "
+        "it: save it as UTF-8, or delete it and run the lesson's #| export cells "
+        "again\n"
+    )
     assert (package / "revisions.py").read_bytes() == latin_1  # left as it was
     assert load(package=package).PROBLEMS == {
-        "revisions.py": "not UTF-8 text (byte 0xe9 at position 5); save it as UTF-8 or delete it"}
+        "revisions.py": "not UTF-8 text (byte 0xe9 at position 5); save it as UTF-8 or delete it"
+    }
 
 
 def test_an_init_file_in_latin_1_is_written_again(tmp_path):
@@ -442,6 +535,7 @@ def test_an_init_file_in_latin_1_is_written_again(tmp_path):
 
 
 # --- a real package: one module per topic, each importable on its own ---------------------
+
 
 def _masters_package(tmp_path):
     from mcp_lesson.exercises.lessons import FILES as LESSONS
@@ -461,17 +555,46 @@ def test_the_package_has_one_module_per_topic_each_importable_on_its_own(tmp_pat
 
     package = _masters_package(tmp_path)
     modules = sorted(path.name for path in package.glob("*.py"))
-    assert modules == sorted(["__init__.py", "_loading.py", "codes.py", "kinds.py", "messages.py", "classification.py",
-                              "errors.py", "conversation.py", "revisions.py", "transport.py", "traffic.py", "server.py"])
+    assert modules == sorted(
+        [
+            "__init__.py",
+            "_loading.py",
+            "codes.py",
+            "kinds.py",
+            "messages.py",
+            "classification.py",
+            "errors.py",
+            "conversation.py",
+            "revisions.py",
+            "transport.py",
+            "traffic.py",
+            "server.py",
+        ]
+    )
     errors = (package / "errors.py").read_text(encoding="utf-8")
-    assert "from .classification import classify, classify_json" in errors  # explicit, found from use
+    assert (
+        "from .classification import classify, classify_json" in errors
+    )  # explicit, found from use
     for path in package.glob("*.py"):
         assert "#| export" not in path.read_text(encoding="utf-8"), path.name
-    for module in ("kinds", "messages", "classification", "errors", "conversation", "revisions", "transport",
-                   "traffic", "server"):
+    for module in (
+        "kinds",
+        "messages",
+        "classification",
+        "errors",
+        "conversation",
+        "revisions",
+        "transport",
+        "traffic",
+        "server",
+    ):
         # each on its own, in a fresh Python, as a learner would import it
-        done = subprocess.run([sys.executable, "-c", f"import my_mcp.{module} as m; print(m.__all__)"],
-                              cwd=tmp_path, capture_output=True, text=True)
+        done = subprocess.run(
+            [sys.executable, "-c", f"import my_mcp.{module} as m; print(m.__all__)"],
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+        )
         assert done.returncode == 0, done.stderr
     mine = load(package=package)
     assert mine.PROBLEMS == {}
@@ -497,16 +620,29 @@ def test_the_package_stands_alone_without_the_course(tmp_path):
     for path in (alone / "my_mcp").glob("*.py"):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, (ast.Import, ast.ImportFrom)):
-                named = [node.module or ""] if isinstance(node, ast.ImportFrom) else [a.name for a in node.names]
-                assert not any(name.split(".")[0] == "mcp_lesson" for name in named), (path.name, named)
-    script = ("import sys\nsys.path.insert(0, sys.argv[1])\n"
-              "try:\n    import mcp_lesson\nexcept ImportError:\n    pass\n"
-              "else:\n    sys.exit('the course is importable here')\n"
-              "import my_mcp\nassert my_mcp.PROBLEMS == {}, my_mcp.PROBLEMS\n"
-              "print(my_mcp.classify_json('{\"jsonrpc\": \"2.0\", \"id\": true, \"method\": \"ping\"}'),"
-              " my_mcp.reply_for_json('oops')['error']['code'])\n")
-    done = subprocess.run([sys.executable, "-I", "-S", "-c", script, str(alone)], cwd=alone,
-                          capture_output=True, text=True)
+                named = (
+                    [node.module or ""]
+                    if isinstance(node, ast.ImportFrom)
+                    else [a.name for a in node.names]
+                )
+                assert not any(name.split(".")[0] == "mcp_lesson" for name in named), (
+                    path.name,
+                    named,
+                )
+    script = (
+        "import sys\nsys.path.insert(0, sys.argv[1])\n"
+        "try:\n    import mcp_lesson\nexcept ImportError:\n    pass\n"
+        "else:\n    sys.exit('the course is importable here')\n"
+        "import my_mcp\nassert my_mcp.PROBLEMS == {}, my_mcp.PROBLEMS\n"
+        'print(my_mcp.classify_json(\'{"jsonrpc": "2.0", "id": true, "method": "ping"}\'),'
+        " my_mcp.reply_for_json('oops')['error']['code'])\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-I", "-S", "-c", script, str(alone)],
+        cwd=alone,
+        capture_output=True,
+        text=True,
+    )
     assert done.returncode == 0, done.stderr + done.stdout
     assert done.stdout.strip() == "('invalid', -32600) -32700", done.stdout
 
@@ -520,7 +656,10 @@ def test_the_package_s_init_is_short_and_plain(tmp_path):
     statements = tree.body[1:]  # after the docstring
     assert [type(node).__name__ for node in statements] == ["ImportFrom", "Assign", "Assign"]
     assert statements[0].module == "_loading" and statements[0].level == 1
-    assert [target.id for node in statements[1:] for target in node.targets] == ["MODULES", "PROBLEMS"]
+    assert [target.id for node in statements[1:] for target in node.targets] == [
+        "MODULES",
+        "PROBLEMS",
+    ]
 
 
 def test_a_broken_module_is_reported_by_name_and_the_others_still_import(tmp_path):
@@ -528,11 +667,21 @@ def test_a_broken_module_is_reported_by_name_and_the_others_still_import(tmp_pat
     (package / "classification.py").write_text("def classify(:\n", encoding="utf-8")
     mine = load(package=package)
     # every later module imports from it, so each fails too, by name
-    assert set(mine.PROBLEMS) == {"classification.py", "errors.py", "conversation.py", "revisions.py",
-                                  "transport.py", "traffic.py", "server.py"}
+    assert set(mine.PROBLEMS) == {
+        "classification.py",
+        "errors.py",
+        "conversation.py",
+        "revisions.py",
+        "transport.py",
+        "traffic.py",
+        "server.py",
+    }
     assert mine.PROBLEMS["classification.py"].startswith("SyntaxError at line 1")
     assert "classification" in mine.PROBLEMS["errors.py"]
-    assert mine.create_request("ping") == {"jsonrpc": "2.0", "method": "ping"}  # messages.py still imports
+    assert mine.create_request("ping") == {
+        "jsonrpc": "2.0",
+        "method": "ping",
+    }  # messages.py still imports
 
 
 def test_a_package_of_the_earlier_course_moves_into_the_modules(tmp_path):
@@ -540,9 +689,17 @@ def test_a_package_of_the_earlier_course_moves_into_the_modules(tmp_path):
     package.mkdir()
     (package / "lesson_02.py").write_text(
         "# --- cell c1 ---\ndef create_request(method, params=None, request_id=None):\n"
-        "    return {'jsonrpc': '2.0', 'method': method}\n", encoding="utf-8")
-    export_cell("#| export\ndef is_integer(value):\n    return type(value) is int\n", "02",
-                package, cell_id="c2")
+        "    return {'jsonrpc': '2.0', 'method': method}\n",
+        encoding="utf-8",
+    )
+    export_cell(
+        "#| export\ndef is_integer(value):\n    return type(value) is int\n",
+        "02",
+        package,
+        cell_id="c2",
+    )
     assert not (package / "lesson_02.py").exists()
     assert [header for header, _ in parts(package / "messages.py")] == [
-        "# --- cell c1 ---", "# --- cell c2 ---"]
+        "# --- cell c1 ---",
+        "# --- cell c2 ---",
+    ]

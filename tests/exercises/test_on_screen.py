@@ -6,8 +6,10 @@ from mcp_lesson.exercises.on_screen import names_defined, stale_note, watch, whe
 
 
 def test_a_cell_that_does_not_parse_still_names_what_it_meant_to_define():
-    source = ("#| export\nimport json\n\ndef create_request(method, params=None:\n    return {\n\n"
-              "class Reply:\n    def inner(self):\n        pass\nasync def later():\n    pass\n")
+    source = (
+        "#| export\nimport json\n\ndef create_request(method, params=None:\n    return {\n\n"
+        "class Reply:\n    def inner(self):\n        pass\nasync def later():\n    pass\n"
+    )
     assert names_defined(source) == ["create_request", "Reply", "inner", "later"]
     assert names_defined(None) == []
 

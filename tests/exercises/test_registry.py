@@ -7,12 +7,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from mcp_lesson.exercises import agreement
-from mcp_lesson.exercises import carry
-from mcp_lesson.exercises import declared
-from mcp_lesson.exercises import learner_package
-from mcp_lesson.exercises import registry
-from mcp_lesson.exercises import selfcheck
+from mcp_lesson.exercises import agreement, carry, declared, learner_package, registry, selfcheck
 from mcp_lesson.exercises.lessons import FILES as LESSONS
 from tools.make_learner import MASTERS
 
@@ -82,15 +77,24 @@ def test_learner_package_does_not_import_course():
     import subprocess
     import sys
 
-    script = ("import sys\nimport mcp_lesson.exercises.learner_package, mcp_lesson.exercises.cells, mcp_lesson.exercises.carry\n"
-              "print('mcp_lesson.course' in sys.modules)")
+    script = (
+        "import sys\nimport mcp_lesson.exercises.learner_package, mcp_lesson.exercises.cells, mcp_lesson.exercises.carry\n"
+        "print('mcp_lesson.course' in sys.modules)"
+    )
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
     assert done.returncode == 0 and done.stdout.strip() == "False", done.stderr
 
 
 #: A new exercise of lesson 09, as a maintainer would add it: its graded cell's seven visible cases.
-SESSION_IDS = [("a1b2-c3d4", True), ("", False), ("two words", False), ("caf\u00e9", False),
-               ("~!#$%&", True), ("tab\there", False), ("x" * 80, True)]
+SESSION_IDS = [
+    ("a1b2-c3d4", True),
+    ("", False),
+    ("two words", False),
+    ("caf\u00e9", False),
+    ("~!#$%&", True),
+    ("tab\there", False),
+    ("x" * 80, True),
+]
 
 
 def is_valid_session_id(value):
@@ -109,7 +113,9 @@ def _added(monkeypatch, calls, name="is_valid_session_id"):
     return row
 
 
-def test_a_new_exercise_is_checked_on_its_graded_cell_s_cases_never_on_another_function_s(monkeypatch, capsys):
+def test_a_new_exercise_is_checked_on_its_graded_cell_s_cases_never_on_another_function_s(
+    monkeypatch, capsys
+):
     """Its parameter is called ``value``, as lesson 02's helpers' are: it is still checked on its
     own seven visible cases (7/7 when right, each miss named when wrong), never on shared inputs
     or classify's table."""
@@ -169,7 +175,9 @@ def test_may_borrow_gives_what_the_lessons_before_built():
 
 
 def test_carry_forward_refuses_a_function_the_course_has_no_version_of(monkeypatch):
-    monkeypatch.setitem(registry.BY_NAME, "is_reply_to", registry.BY_NAME["is_reply_to"]._replace(reference=None))
+    monkeypatch.setitem(
+        registry.BY_NAME, "is_reply_to", registry.BY_NAME["is_reply_to"]._replace(reference=None)
+    )
     with pytest.raises(ValueError, match="no version of is_reply_to"):
         carry.carry_forward({}, "is_reply_to")
 
@@ -187,10 +195,12 @@ def test_the_package_root_gives_every_function_the_course_has_a_version_of():
         if row.reference is not None:
             assert getattr(mcp_lesson, row.name) is registry.reference(row.name), row.name
             assert f"mcp_lesson.{row.name}" in _agree_line(row.name)
-        assert (row.name in mcp_lesson.__all__) == (row.reference is not None and row.graduates), row.name
+        assert (row.name in mcp_lesson.__all__) == (row.reference is not None and row.graduates), (
+            row.name
+        )
     assert {"is_reply_to", "classify_at", "audit", "read_sse"} <= set(mcp_lesson.__all__)
     with pytest.raises(AttributeError):
-        mcp_lesson.is_valid_session_id  # no lesson builds it (yet)
+        mcp_lesson.is_valid_session_id  # noqa: B018  (the lookup is the test: no lesson builds it yet)
     script = "import sys, mcp_lesson\nprint(any('registry' in name for name in sys.modules))"
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
     assert done.stdout.strip() == "False", done.stderr
@@ -208,8 +218,9 @@ def _agree_line(name):
     return out.getvalue().splitlines()[0]
 
 
-def test_carry_forward_takes_a_right_function_without_a_table_of_its_own(tmp_path, capsys,
-                                                                          monkeypatch):
+def test_carry_forward_takes_a_right_function_without_a_table_of_its_own(
+    tmp_path, capsys, monkeypatch
+):
     """reply_for and reply_for_json are checked on shared inputs (inputs.py's AGREES_ON): they
     are the learner's when they agree with the course's on those inputs, and only then."""
     monkeypatch.delenv(learner_package.ENVIRONMENT, raising=False)
@@ -221,8 +232,10 @@ def test_carry_forward_takes_a_right_function_without_a_table_of_its_own(tmp_pat
     carry.carry_forward(namespace, "reply_for", "reply_for_json", folder=tmp_path)
     assert capsys.readouterr().out.splitlines() == ["reply_for: yours", "reply_for_json: yours"]
     errors = package / "errors.py"
-    errors.write_text(errors.read_text(encoding="utf-8")
-                      + "\n\ndef reply_for(msg):\n    return None\n", encoding="utf-8")
+    errors.write_text(
+        errors.read_text(encoding="utf-8") + "\n\ndef reply_for(msg):\n    return None\n",
+        encoding="utf-8",
+    )
     carry.carry_forward(namespace, "reply_for", folder=tmp_path)
     assert capsys.readouterr().out.splitlines() == ["reply_for: the course's until yours passes"]
     assert namespace["reply_for"] is registry.reference("reply_for")
@@ -239,8 +252,14 @@ def test_the_readme_names_every_module_of_the_learners_package_and_its_lessons()
     from test_docs import runs  # "02 to 04, 06 and 08 to 10"
 
     for lesson, module in registry.MODULES.items():
-        assert f"`{module}.py` ({lesson})" in text or f"`{module}.py` (lesson {lesson})" in text, (lesson, module)
-    assert f"In lessons {runs(sorted(registry.MODULES))}, a cell whose first line is `#| export`" in text
+        assert f"`{module}.py` ({lesson})" in text or f"`{module}.py` (lesson {lesson})" in text, (
+            lesson,
+            module,
+        )
+    assert (
+        f"In lessons {runs(sorted(registry.MODULES))}, a cell whose first line is `#| export`"
+        in text
+    )
 
 
 def test_every_graduated_function_has_its_wrong_versions():
@@ -259,5 +278,6 @@ def test_every_graduated_function_has_its_wrong_versions():
     for name, versions in WRONG.items():
         for mistake, source in versions:
             tree = ast.parse(source)
-            assert mistake and any(isinstance(node, ast.FunctionDef) and node.name == name
-                                   for node in tree.body), (name, mistake)
+            assert mistake and any(
+                isinstance(node, ast.FunctionDef) and node.name == name for node in tree.body
+            ), (name, mistake)

@@ -3,15 +3,18 @@
 import pytest
 
 import mcp_lesson
-from mcp_lesson import CASES, check
-from mcp_lesson import course
+from mcp_lesson import CASES, check, course
 from mcp_lesson.exercises import registry
 from mcp_lesson.exercises.selfcheck import run_check
 
 
 def test_the_package_passes_its_own_checks(capsys):
-    for fn in (mcp_lesson.classify, mcp_lesson.classify_json, mcp_lesson.create_request,
-               mcp_lesson.error_response):
+    for fn in (
+        mcp_lesson.classify,
+        mcp_lesson.classify_json,
+        mcp_lesson.create_request,
+        mcp_lesson.error_response,
+    ):
         report = run_check(fn)
         assert report.all_pass, report.text()
     check(mcp_lesson.classify)
@@ -79,14 +82,21 @@ def test_builder_checks_compare_key_order():
 def test_a_message_right_but_for_its_key_order_is_told_so():
     """Lesson 04's learners put data before message and read the case's note as the diagnosis;
     a failure whose only difference is the order of the members now says that first."""
+
     def error_response(id, code, message, data=None):
         error = {"code": code, **({"data": data} if data is not None else {}), "message": message}
-        return {"jsonrpc": "2.0", "id": id, "error": error} if data is not None else {
-            "jsonrpc": "2.0", "error": error, "id": id}
+        return (
+            {"jsonrpc": "2.0", "id": id, "error": error}
+            if data is not None
+            else {"jsonrpc": "2.0", "error": error, "id": id}
+        )
 
     report = run_check(error_response)
     rows = {row.name: row for row in report.failures}
-    reordered, notes = rows["with data"], {build.name: build.reason for build in mcp_lesson.exercises.cases.ERROR_BUILDS}
+    reordered, notes = (
+        rows["with data"],
+        {build.name: build.reason for build in mcp_lesson.exercises.cases.ERROR_BUILDS},
+    )
     assert reordered.reason != notes["with data"] and reordered.reason.endswith(notes["with data"])
     assert rows["method not found"].reason != notes["method not found"]  # id after error: order too
 
@@ -125,7 +135,11 @@ def test_a_builder_with_an_unknown_name_gets_a_hint(capsys):
     assert out.startswith("build: 0/") and "target=" in out
     # The hint names the table the function passes best (no list of every table).
     assert 'target="create_request"' in out
-    assert not any(f"{name}," in out or f"{name})" in out for name in registry.CHECKED if name != "create_request")
+    assert not any(
+        f"{name}," in out or f"{name})" in out
+        for name in registry.CHECKED
+        if name != "create_request"
+    )
     check(build, target="create_request")
     builds = len(mcp_lesson.exercises.cases.REQUEST_BUILDS)
     assert capsys.readouterr().out.startswith(f"build: {builds}/{builds} cases pass")
@@ -143,7 +157,9 @@ def test_the_hint_names_no_function_of_a_later_lesson(monkeypatch, capsys):
     check(build)
     out = capsys.readouterr().out
     assert 'target="<its name>"' in out
-    assert not any(name in out.replace("build", "") for name in registry.CHECKED if name != "classify"), out
+    assert not any(
+        name in out.replace("build", "") for name in registry.CHECKED if name != "classify"
+    ), out
     monkeypatch.setitem(learner_package._LESSON, "now", "02")
     check(build)
     assert 'target="create_request"' in capsys.readouterr().out
@@ -218,11 +234,27 @@ class _RaisingEq:
     __hash__ = None
 
 
-@pytest.mark.parametrize("liar", [_AlwaysEqual(), (_AlwaysEqual(), _AlwaysEqual()), _RaisingEq(),
-                                  ("request", _RaisingEq()), ("request", True), ("request", 0.0),
-                                  ["request", None]],
-                         ids=["eq-always-true", "tuple-of-liars", "eq-raises", "tuple-eq-raises",
-                              "bool-code", "float-code", "list"])
+@pytest.mark.parametrize(
+    "liar",
+    [
+        _AlwaysEqual(),
+        (_AlwaysEqual(), _AlwaysEqual()),
+        _RaisingEq(),
+        ("request", _RaisingEq()),
+        ("request", True),
+        ("request", 0.0),
+        ["request", None],
+    ],
+    ids=[
+        "eq-always-true",
+        "tuple-of-liars",
+        "eq-raises",
+        "tuple-eq-raises",
+        "bool-code",
+        "float-code",
+        "list",
+    ],
+)
 def test_a_result_that_only_looks_right_does_not_pass(liar, capsys):
     def classify(msg):
         return liar
@@ -281,11 +313,15 @@ class _Custom(BaseException):
 def _raiser(exc):
     def classify(msg):
         raise exc
+
     return classify
 
 
-@pytest.mark.parametrize("exc", [_Unprintable(), _Custom("custom"), GeneratorExit()],
-                         ids=["str raises", "BaseException subclass", "GeneratorExit"])
+@pytest.mark.parametrize(
+    "exc",
+    [_Unprintable(), _Custom("custom"), GeneratorExit()],
+    ids=["str raises", "BaseException subclass", "GeneratorExit"],
+)
 def test_no_learner_exception_escapes_a_check(exc, capsys):
     fn = _raiser(exc)
     check(fn)  # never re-raises
@@ -298,7 +334,9 @@ def test_no_learner_exception_escapes_a_check(exc, capsys):
         assert "whose message could not be shown" in out
 
 
-def test_the_stop_button_stops_a_check_in_one_line_and_the_next_cell_checks_again(monkeypatch, capsys):
+def test_the_stop_button_stops_a_check_in_one_line_and_the_next_cell_checks_again(
+    monkeypatch, capsys
+):
     """In a notebook, the kernel's stop button during a call stops that call and the rest
     of the cell's calls, said in words; the next cell checks as before. Outside a notebook
     (a script), Ctrl-C goes through."""
@@ -351,7 +389,10 @@ def test_a_call_that_never_ends_is_stopped_in_one_line_and_the_check_goes_on(mon
     assert report.passed == report.total - len(stuck) - len(report.not_run) > 0
     check(create_request, show=1)
     out = capsys.readouterr().out.splitlines()
-    assert out[1] == f"  x {stuck[0].name}: create_request{stuck[0].called} did not finish in 0.2 s: a loop that never ends?"
+    assert (
+        out[1]
+        == f"  x {stuck[0].name}: create_request{stuck[0].called} did not finish in 0.2 s: a loop that never ends?"
+    )
 
     def classify(msg):
         while True:
@@ -366,6 +407,7 @@ def test_a_call_that_never_ends_is_stopped_in_one_line_and_the_check_goes_on(mon
 
 def test_a_check_shows_values_in_python_s_words(capsys):
     """None, False and a dict as Python writes them, never JSON's null, false or quotes."""
+
     def create_request(method, params=None, request_id=None):
         return {"jsonrpc": "2.0", "method": method, "id": None, "params": False}
 
@@ -380,18 +422,28 @@ def test_long_values_are_cut_around_their_first_difference():
 
     long = "x" * 120
     got = {"jsonrpc": "2.0", "id": 1, "error": {"code": -32600, "message": long + "Parse Error"}}
-    expected = {"jsonrpc": "2.0", "id": 1, "error": {"code": -32600, "message": long + "Parse error"}}
+    expected = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "error": {"code": -32600, "message": long + "Parse error"},
+    }
     assert shown(got) == shown(expected)  # a fixed cut hides the difference...
     a, b = shown_apart(got, expected)
     assert a != b and "Parse Error" in a and "Parse error" in b  # ...a cut around it shows it
     assert len(a) <= 90 and len(b) <= 90 and a.startswith("...")
-    assert shown_apart({"a": 1}, {"a": 2}) == ("{'a': 1}", "{'a': 2}")  # short: as they are, in Python's words
+    assert shown_apart({"a": 1}, {"a": 2}) == (
+        "{'a': 1}",
+        "{'a': 2}",
+    )  # short: as they are, in Python's words
 
 
 def test_a_python_object_left_in_a_built_message_is_named(capsys):
-    def error_response(id, code, message, data=object()):
-        return {"jsonrpc": "2.0", "id": id,
-                "error": {"code": code, "message": message, "data": data}}
+    def error_response(id, code, message, data=object()):  # noqa: B008  (the mistake under test)
+        return {
+            "jsonrpc": "2.0",
+            "id": id,
+            "error": {"code": code, "message": message, "data": data},
+        }
 
     check(error_response)
     assert "error.data is object() (a Python object, not JSON)" in capsys.readouterr().out

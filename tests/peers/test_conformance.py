@@ -17,12 +17,17 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from http_server import HttpTapped
 from processes import patience
 
 from mcp_lesson.peers import conformance
-from mcp_lesson.peers.conformance import CLIENT_SCENARIOS, GENERIC, NEEDS, NODE_VERSION, SUITE_VERSION
+from mcp_lesson.peers.conformance import (
+    CLIENT_SCENARIOS,
+    GENERIC,
+    NEEDS,
+    NODE_VERSION,
+    SUITE_VERSION,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs" / "conformance.md"
@@ -56,7 +61,9 @@ def tapped(suite, server, tmp_path_factory):
 def documented():
     """The rows of the table in docs/conformance.md: {scenario: (verdict, why)}."""
     rows = {}
-    for line in DOCS.read_text().split("## The course's server", 1)[1].split("\n## ", 1)[0].splitlines():
+    for line in (
+        DOCS.read_text().split("## The course's server", 1)[1].split("\n## ", 1)[0].splitlines()
+    ):
         cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
         if len(cells) == 3 and cells[0].startswith("`"):
             rows[cells[0].strip("`")] = (cells[1], cells[2])
@@ -65,13 +72,18 @@ def documented():
 
 def test_the_suite_and_its_node_are_the_pinned_ones(suite):
     node, cli = suite
-    assert subprocess.run([node, "--version"], capture_output=True, text=True).stdout.strip() == f"v{NODE_VERSION}"
+    assert (
+        subprocess.run([node, "--version"], capture_output=True, text=True).stdout.strip()
+        == f"v{NODE_VERSION}"
+    )
     listed = subprocess.run([node, cli, "--version"], capture_output=True, text=True, cwd=ROOT)
     assert listed.stdout.strip() == SUITE_VERSION
 
 
 def test_every_scenario_of_the_suite_is_generic_or_needs_something_named(direct):
-    assert sorted(direct) == sorted([*GENERIC, *NEEDS])  # a new scenario of the suite is noticed here
+    assert sorted(direct) == sorted(
+        [*GENERIC, *NEEDS]
+    )  # a new scenario of the suite is noticed here
 
 
 @pytest.mark.parametrize("scenario", GENERIC)
@@ -92,21 +104,32 @@ def test_the_docs_table_is_what_the_suite_says(direct):
 
 def test_through_the_http_tap_the_verdicts_are_the_same(direct, tapped):
     results, entries, _ = tapped
-    assert {name: conformance.verdict(name, results[name]) for name in results} == \
-        {name: conformance.verdict(name, direct[name]) for name in direct}
+    assert {name: conformance.verdict(name, results[name]) for name in results} == {
+        name: conformance.verdict(name, direct[name]) for name in direct
+    }
     assert entries[-1]["event"] == "end"
     # The tap passes the client's Host on and records it: the rebinding attempt reached the
     # server as it was sent, and was refused there.
-    asked = [entry.get("http", entry) for entry in entries
-             if entry.get("direction") == "to_server" or entry.get("event") == "http_request"]
+    asked = [
+        entry.get("http", entry)
+        for entry in entries
+        if entry.get("direction") == "to_server" or entry.get("event") == "http_request"
+    ]
     hosts = {request["headers"].get("host") for request in asked}
-    assert any(host and not re.match(r"(127\.0\.0\.1|localhost):\d+$", host) for host in hosts), hosts
+    assert any(host and not re.match(r"(127\.0\.0\.1|localhost):\d+$", host) for host in hosts), (
+        hosts
+    )
 
 
 def test_the_tap_s_report_on_the_suite_s_traffic_finds_no_false_problem(tapped):
     _, _, recording = tapped
-    done = subprocess.run([sys.executable, "-m", "mcp_lesson.tap", "--report", str(recording)],
-                          capture_output=True, text=True, timeout=patience(120), cwd=ROOT)
+    done = subprocess.run(
+        [sys.executable, "-m", "mcp_lesson.tap", "--report", str(recording)],
+        capture_output=True,
+        text=True,
+        timeout=patience(120),
+        cwd=ROOT,
+    )
     assert "Traceback" not in done.stderr and done.stdout.strip(), done.stderr
     # No false problem on 33 sessions of real traffic: each session's ids are its own, a
     # refusal in plain text (421 for the forged Host) answers its request, and the priming
@@ -115,14 +138,19 @@ def test_the_tap_s_report_on_the_suite_s_traffic_finds_no_false_problem(tapped):
 
 
 #: The tool each client scenario's server lists (with no annotations).
-CLIENT_SCENARIO_TOOLS = {"tools_call": "add_numbers", "elicitation-sep1034-client-defaults":
-                         "test_client_elicitation_defaults", "sse-retry": "test_reconnection"}
+CLIENT_SCENARIO_TOOLS = {
+    "tools_call": "add_numbers",
+    "elicitation-sep1034-client-defaults": "test_client_elicitation_defaults",
+    "sse-retry": "test_reconnection",
+}
 
 
 @pytest.mark.parametrize("scenario", CLIENT_SCENARIOS)
 def test_the_course_s_client_passes_the_core_client_scenarios(suite, scenario):
     # The suite's tools carry no annotations: the client calls them only when they are named.
-    named = f" --include {CLIENT_SCENARIO_TOOLS[scenario]}" if scenario in CLIENT_SCENARIO_TOOLS else ""
+    named = (
+        f" --include {CLIENT_SCENARIO_TOOLS[scenario]}" if scenario in CLIENT_SCENARIO_TOOLS else ""
+    )
     command = f"{sys.executable} -m mcp_lesson.client --try-tools{named}"
     checks, done = conformance.run_client(command, scenario, timeout=patience(120))
     assert conformance.verdict(scenario, checks) == ("passes", ""), (done.stdout[-2000:], checks)

@@ -54,15 +54,24 @@ def _missing(why):
 def _node_script(name):
     """The path of an npm server's program, or a skip saying why it cannot run."""
     script = NPM / name / "dist" / "index.js"
-    _missing("node not found" if shutil.which("node") is None else
-             None if script.is_file() else f"{name} is not installed (make venv installs it)")
+    _missing(
+        "node not found"
+        if shutil.which("node") is None
+        else None
+        if script.is_file()
+        else f"{name} is not installed (make venv installs it)"
+    )
     return str(script)
 
 
 def _python_module(name):
     import importlib.util
 
-    _missing(None if importlib.util.find_spec(name) else f"{name} is not installed (make venv installs it)")
+    _missing(
+        None
+        if importlib.util.find_spec(name)
+        else f"{name} is not installed (make venv installs it)"
+    )
     return name
 
 
@@ -70,7 +79,15 @@ def _git_repository(folder):
     repo = folder / "repo"
     repo.mkdir()
     (repo / "README.md").write_text("a repository for mcp-server-git\n", encoding="utf-8")
-    git = ["git", "-c", "user.name=Course", "-c", "user.email=course@example.invalid", "-C", str(repo)]
+    git = [
+        "git",
+        "-c",
+        "user.name=Course",
+        "-c",
+        "user.email=course@example.invalid",
+        "-C",
+        str(repo),
+    ]
     for step in (["init", "-q"], ["add", "README.md"], ["commit", "-q", "-m", "first"]):
         subprocess.run(git + step, check=True, capture_output=True)
     return repo
@@ -111,14 +128,17 @@ def _page(folder):
     import http.server
     import threading
 
-    (folder / "index.html").write_text("<html><body><h1>A page</h1><p>for mcp-server-fetch</p></body></html>\n",
-                                       encoding="utf-8")
+    (folder / "index.html").write_text(
+        "<html><body><h1>A page</h1><p>for mcp-server-fetch</p></body></html>\n", encoding="utf-8"
+    )
 
     class Quiet(http.server.SimpleHTTPRequestHandler):
         def log_message(self, *args):
             pass
 
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=str(folder)))
+    server = http.server.ThreadingHTTPServer(
+        ("127.0.0.1", 0), functools.partial(Quiet, directory=str(folder))
+    )
     threading.Thread(target=server.serve_forever, daemon=True).start()
     return f"http://127.0.0.1:{server.server_address[1]}/index.html"
 
@@ -132,21 +152,52 @@ def _mcpserver(folder):
 #: Each server: (its command, a tool, its arguments), given a scratch folder.
 SERVERS = {
     "server-everything": lambda folder: (
-        ["node", _node_script("server-everything"), "stdio"], "echo", {"message": "hi"}),
+        ["node", _node_script("server-everything"), "stdio"],
+        "echo",
+        {"message": "hi"},
+    ),
     "server-filesystem": lambda folder: (
-        ["node", _node_script("server-filesystem"), str(folder)], "list_directory", {"path": str(folder)}),
+        ["node", _node_script("server-filesystem"), str(folder)],
+        "list_directory",
+        {"path": str(folder)},
+    ),
     "server-memory": lambda folder: (
-        ["env", f"MEMORY_FILE_PATH={folder / 'memory.jsonl'}", "node", _node_script("server-memory")],
-        "read_graph", {}),
+        [
+            "env",
+            f"MEMORY_FILE_PATH={folder / 'memory.jsonl'}",
+            "node",
+            _node_script("server-memory"),
+        ],
+        "read_graph",
+        {},
+    ),
     "mcp-server-time": lambda folder: (
         [sys.executable, "-m", _python_module("mcp_server_time"), "--local-timezone", "UTC"],
-        "get_current_time", {"timezone": "UTC"}),
+        "get_current_time",
+        {"timezone": "UTC"},
+    ),
     "mcp-server-git": lambda folder: (
-        [sys.executable, "-m", _python_module("mcp_server_git"), "--repository", str(folder / "repo")],
-        "git_status", {"repo_path": str(folder / "repo")}),
+        [
+            sys.executable,
+            "-m",
+            _python_module("mcp_server_git"),
+            "--repository",
+            str(folder / "repo"),
+        ],
+        "git_status",
+        {"repo_path": str(folder / "repo")},
+    ),
     "mcp-server-fetch": lambda folder: (
-        [sys.executable, "-m", _python_module("mcp_server_fetch"), "--ignore-robots-txt", "--allow-private-ips"],
-        "fetch", {"url": _page(folder)}),
+        [
+            sys.executable,
+            "-m",
+            _python_module("mcp_server_fetch"),
+            "--ignore-robots-txt",
+            "--allow-private-ips",
+        ],
+        "fetch",
+        {"url": _page(folder)},
+    ),
     "mcpserver": lambda folder: (_mcpserver(folder), "echo", {"message": "hi"}),
 }
 
@@ -158,8 +209,13 @@ def tapped(recording, command):
 
 
 def report(recording):
-    done = subprocess.run([sys.executable, "-m", "mcp_lesson.tap", "--report", str(recording)],
-                          capture_output=True, text=True, cwd=ROOT, timeout=patience(60))
+    done = subprocess.run(
+        [sys.executable, "-m", "mcp_lesson.tap", "--report", str(recording)],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=patience(60),
+    )
     assert "Traceback" not in done.stderr, done.stderr
     return done
 
@@ -239,12 +295,16 @@ def test_the_probing_client_and_a_real_server(name, tmp_path):
     version, failed = run(talk)
     assert not failed
     entries = [json.loads(line) for line in recording.read_text().splitlines()]
-    sent = [json.loads(e["text"]).get("method") for e in entries if e.get("direction") == "to_server"]
+    sent = [
+        json.loads(e["text"]).get("method") for e in entries if e.get("direction") == "to_server"
+    ]
     revision, words = agreed_revision(entries)
     assert revision == version, words
     if version == "2025-11-25":  # the probe refused, then the handshake
         assert sent[:2] == ["server/discover", "initialize"], sent
-        assert words.startswith("the client tried 2026-07-28 (server/discover) and the server refused it")
+        assert words.startswith(
+            "the client tried 2026-07-28 (server/discover) and the server refused it"
+        )
     else:
         assert version == "2026-07-28" and "initialize" not in sent, sent
     assert audit(entries) == []
@@ -286,7 +346,9 @@ def test_the_report_card_is_what_the_servers_do(tmp_path):
         recording = folder / "look.jsonl"
         steps = first_look(command, recording, tool, arguments, timeout=patience(60))
         entries = [json.loads(line) for line in recording.read_text().splitlines()]
-        label = f"MCPServer (mcp {_pinned(name)})" if name == "mcpserver" else f"{name} {_pinned(name)}"
+        label = (
+            f"MCPServer (mcp {_pinned(name)})" if name == "mcpserver" else f"{name} {_pinned(name)}"
+        )
         cards[label] = card(entries, steps)
     _compare(cards, CARD, "card", table)
 
@@ -304,7 +366,9 @@ def _compare(cards, stored_at, mark, render):
         end = page.index(closing)
     stored = json.loads(stored_at.read_text(encoding="utf-8"))
     assert cards == stored, f"the servers' cards changed; {STORE}=1 writes them again"
-    assert page[start:end] == render(stored), f"docs/report_card.md's table is not the cards'; {STORE}=1"
+    assert page[start:end] == render(stored), (
+        f"docs/report_card.md's table is not the cards'; {STORE}=1"
+    )
 
 
 SUITE_CARD = ROOT / "mcp_lesson" / "data" / "report_card_suite.json"
@@ -315,9 +379,16 @@ def _own_network():
     None, or why there is none here."""
     if shutil.which("unshare") is None or shutil.which("ip") is None:
         return "unshare or ip is not installed"
-    done = subprocess.run(["unshare", "-rnpf", "--kill-child", "sh", "-c", "ip link set lo up"],
-                          capture_output=True, text=True)
-    return None if done.returncode == 0 else f"unshare -rn is not allowed here: {done.stderr.strip()[:200]}"
+    done = subprocess.run(
+        ["unshare", "-rnpf", "--kill-child", "sh", "-c", "ip link set lo up"],
+        capture_output=True,
+        text=True,
+    )
+    return (
+        None
+        if done.returncode == 0
+        else f"unshare -rn is not allowed here: {done.stderr.strip()[:200]}"
+    )
 
 
 def test_the_suite_s_card_of_server_everything(tmp_path):
@@ -335,14 +406,39 @@ def test_the_suite_s_card_of_server_everything(tmp_path):
     _missing(_own_network())
     rows, recording = tmp_path / "rows.json", tmp_path / "suite.jsonl"
     done = subprocess.run(
-        ["unshare", "-rnpf", "--kill-child", "sh", "-c", 'ip link set lo up && exec "$@"', "sh",
-         sys.executable, "-m", "mcp_lesson.tap.report_card", "--suite", str(rows), str(recording), "--",
-         "node", script, "streamableHttp"],
-        capture_output=True, text=True, cwd=ROOT, timeout=patience(600))
+        [
+            "unshare",
+            "-rnpf",
+            "--kill-child",
+            "sh",
+            "-c",
+            'ip link set lo up && exec "$@"',
+            "sh",
+            sys.executable,
+            "-m",
+            "mcp_lesson.tap.report_card",
+            "--suite",
+            str(rows),
+            str(recording),
+            "--",
+            "node",
+            script,
+            "streamableHttp",
+        ],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=patience(600),
+    )
     assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
     generic = [row for row in json.loads(rows.read_text()) if row[0] in conformance.GENERIC]
     entries = [json.loads(line) for line in recording.read_text().splitlines()]
     looked = card(entries)
-    cards = {f"server-everything {_pinned('server-everything')}": {
-        "rows": generic, "revision": looked["revision"], "findings": looked["findings"]}}
+    cards = {
+        f"server-everything {_pinned('server-everything')}": {
+            "rows": generic,
+            "revision": looked["revision"],
+            "findings": looked["findings"],
+        }
+    }
     _compare(cards, SUITE_CARD, "suite", suite_table)

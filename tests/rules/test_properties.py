@@ -5,18 +5,26 @@ import json
 import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
+from implementation import (
+    classify,
+    classify_json,
+    create_request,
+    error_response,
+    refuses,
+    reply_for,
+    reply_for_json,
+)  # mcp_lesson's, or a graduating package's
 
 from mcp_lesson import explain, explain_json, success_response
-from implementation import classify, classify_json, create_request, error_response, reply_for, reply_for_json  # mcp_lesson's, or a graduating package's
-from implementation import refuses
 
-VERDICTS = {("request", None), ("notification", None), ("response", None),
-            ("invalid", -32600)}
+VERDICTS = {("request", None), ("notification", None), ("response", None), ("invalid", -32600)}
 
 json_scalars = st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=20)
 json_values = st.recursive(
     json_scalars,
-    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4)
+    ),
     max_leaves=20,
 )
 odd_objects = st.sampled_from([object(), b"2.0", 1j, (1,), {1}, frozenset(), range(3), type, print])
@@ -35,8 +43,10 @@ def message_like(draw, values=any_value):
         "id": ids | st.none() | values,
         "params": st.dictionaries(st.text(max_size=5), json_values, max_size=3) | values,
         "result": st.dictionaries(st.text(max_size=5), json_values, max_size=3) | values,
-        "error": st.fixed_dictionaries({"code": st.integers() | values,
-                                        "message": st.text(max_size=10) | values}) | values,
+        "error": st.fixed_dictionaries(
+            {"code": st.integers() | values, "message": st.text(max_size=10) | values}
+        )
+        | values,
     }
     message = {}
     for key, strategy in candidates.items():
@@ -47,6 +57,7 @@ def message_like(draw, values=any_value):
 
 def oracle(m):
     """The rules of mcp_lesson.rules.classification's docstring, written a second, slower, plainer way."""
+
     def is_int(x):
         return type(x) is int
 
@@ -56,9 +67,11 @@ def oracle(m):
     if type(m) is not dict or m.get("jsonrpc", None) != "2.0" or type(m["jsonrpc"]) is not str:
         return ("invalid", -32600)
     if "method" in m:
-        ok = (isinstance(m["method"], str)
-              and ("params" not in m or isinstance(m["params"], dict))
-              and ("id" not in m or is_id(m["id"])))
+        ok = (
+            isinstance(m["method"], str)
+            and ("params" not in m or isinstance(m["params"], dict))
+            and ("id" not in m or is_id(m["id"]))
+        )
         if not ok:
             return ("invalid", -32600)
         return ("request", None) if "id" in m else ("notification", None)
@@ -68,8 +81,12 @@ def oracle(m):
         good = isinstance(m["result"], dict) and is_id(m["id"])
     else:
         e = m["error"]
-        good = (isinstance(e, dict) and is_int(e.get("code")) and isinstance(e.get("message"), str)
-                and (m["id"] is None or is_id(m["id"])))
+        good = (
+            isinstance(e, dict)
+            and is_int(e.get("code"))
+            and isinstance(e.get("message"), str)
+            and (m["id"] is None or is_id(m["id"]))
+        )
     return ("response", None) if good else ("invalid", -32600)
 
 
@@ -184,14 +201,19 @@ def test_success_response_round_trip(request_id, result):
 
 
 not_a_str = any_value.filter(lambda v: not isinstance(v, str))
-not_an_id = any_value.filter(lambda v: v is not None and not (
-    isinstance(v, str) or (isinstance(v, int) and not isinstance(v, bool))))
+not_an_id = any_value.filter(
+    lambda v: (
+        v is not None
+        and not (isinstance(v, str) or (isinstance(v, int) and not isinstance(v, bool)))
+    )
+)
 not_a_dict = any_value.filter(lambda v: v is not None and not isinstance(v, dict))
 not_an_int = any_value.filter(lambda v: not isinstance(v, int) or isinstance(v, bool))
 
 
 # The builders refuse with a TypeError that names the offending value's type or
 # the value itself, in any words (the rule: implementation.names_what_was_wrong).
+
 
 @given(not_a_str)
 def test_create_request_refuses_a_non_string_method(method):
@@ -238,8 +260,9 @@ def test_mcp_lesson_names_the_argument_it_refuses(not_str, bad_id, not_dict, not
 
 # --- explain's rules and classify (lesson 03's, in mcp_lesson.core) never disagree -------
 
-REVISION_CHOICES = st.sampled_from([None, "2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25",
-                                    "2026-07-28"])
+REVISION_CHOICES = st.sampled_from(
+    [None, "2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"]
+)
 
 
 @given(message_like() | any_value, REVISION_CHOICES)
@@ -251,8 +274,9 @@ def test_explain_s_rule_gives_classify_s_verdict_on_every_input(message, revisio
     rules of its own (rule_of). The same verdict, whatever the input and revision."""
     from mcp_lesson.rules import classification
 
-    assert classification.RULES[classification.rule_of(message, revision)].verdict == \
-        classification.classify(message, revision)
+    assert classification.RULES[
+        classification.rule_of(message, revision)
+    ].verdict == classification.classify(message, revision)
 
 
 @given(st.lists(message_like(), max_size=4), REVISION_CHOICES)
@@ -260,5 +284,6 @@ def test_explain_s_rule_gives_classify_s_verdict_on_every_input(message, revisio
 def test_explain_s_rule_gives_classify_s_verdict_on_lists(messages, revision):
     from mcp_lesson.rules import classification
 
-    assert classification.RULES[classification.rule_of(messages, revision)].verdict == \
-        classification.classify(messages, revision)
+    assert classification.RULES[
+        classification.rule_of(messages, revision)
+    ].verdict == classification.classify(messages, revision)

@@ -9,14 +9,16 @@ def cut(stream, size, reader=None):
     reader = reader or SSE()
     events = []
     for start in range(0, len(stream), size):
-        events += reader.feed(stream[start:start + size])
+        events += reader.feed(stream[start : start + size])
     return events, reader
 
 
 @pytest.mark.parametrize("size", [1, 2, 5, 1000])
 def test_events_are_cut_however_the_bytes_arrive(size):
-    stream = (b": a comment\r\n\r\nid: 7\r\nevent: message\r\ndata: {\"a\":\r\ndata: 1}\r\n\r\n"
-              b"data: two\n\nid: only-an-id\n\n")
+    stream = (
+        b': a comment\r\n\r\nid: 7\r\nevent: message\r\ndata: {"a":\r\ndata: 1}\r\n\r\n'
+        b"data: two\n\nid: only-an-id\n\n"
+    )
     events, reader = cut(stream, size)
     assert events == [(b'{"a":\n1}', 8, {"id": "7", "event": "message"}), (b"two", 3, {})]
     assert reader.last_id == "only-an-id"  # an id sets the last event id, even without data
@@ -51,7 +53,9 @@ def test_data_past_the_limit_is_counted_not_kept():
 def test_a_long_event_in_many_chunks_is_the_same_event(size):
     """The chunks inside one long line are kept aside and joined once, with the same result
     (and the same count of what is past the limit) as the whole stream fed at once."""
-    stream = b"id: 9\r\ndata: " + b"abc" * 300 + b"\r\ndata: " + b"z" * 200 + b"\r\n\r\ndata: end\n\n"
+    stream = (
+        b"id: 9\r\ndata: " + b"abc" * 300 + b"\r\ndata: " + b"z" * 200 + b"\r\n\r\ndata: end\n\n"
+    )
     for limit in (10_000, 500, 5):
         whole = SSE(max_data=limit)
         assert cut(stream, size, SSE(max_data=limit))[0] == whole.feed(stream)

@@ -37,34 +37,90 @@ def main():
         if ask is None:
             continue
         if method == "initialize":
-            send({"jsonrpc": "2.0", "id": ask, "result": {
-                "protocolVersion": version or params["protocolVersion"],
-                "capabilities": {"tools": {}, "resources": {}}, "serverInfo": {"name": "faulty", "version": "1"}}})
+            send(
+                {
+                    "jsonrpc": "2.0",
+                    "id": ask,
+                    "result": {
+                        "protocolVersion": version or params["protocolVersion"],
+                        "capabilities": {"tools": {}, "resources": {}},
+                        "serverInfo": {"name": "faulty", "version": "1"},
+                    },
+                }
+            )
         elif method == "tools/list":
-            send({"jsonrpc": "2.0", "id": ask, "result": {"tools": [
-                {"name": name, "inputSchema": {"type": "object"}} for name in ("progress", "ask", "slow", "big")]}})
+            send(
+                {
+                    "jsonrpc": "2.0",
+                    "id": ask,
+                    "result": {
+                        "tools": [
+                            {"name": name, "inputSchema": {"type": "object"}}
+                            for name in ("progress", "ask", "slow", "big")
+                        ]
+                    },
+                }
+            )
         elif method == "resources/read":
-            send({"jsonrpc": "2.0", "id": ask, "error": {"code": -32602, "message": "Unknown resource"}})
+            send(
+                {
+                    "jsonrpc": "2.0",
+                    "id": ask,
+                    "error": {"code": -32602, "message": "Unknown resource"},
+                }
+            )
         elif method == "ping":
-            send({"jsonrpc": "2.0", "id": None, "error": {"code": -32600, "message": "Invalid request"}})
+            send(
+                {
+                    "jsonrpc": "2.0",
+                    "id": None,
+                    "error": {"code": -32600, "message": "Invalid request"},
+                }
+            )
         elif method == "tools/call":
             name = params.get("name")
             text = "done"
             if name == "progress":
-                send({"jsonrpc": "2.0", "method": "notifications/progress",
-                      "params": {"progressToken": "never-given", "progress": 1}})
+                send(
+                    {
+                        "jsonrpc": "2.0",
+                        "method": "notifications/progress",
+                        "params": {"progressToken": "never-given", "progress": 1},
+                    }
+                )
             elif name == "ask":
-                send({"jsonrpc": "2.0", "id": "s1", "method": "sampling/createMessage",
-                      "params": {"messages": [], "maxTokens": 1}})
+                send(
+                    {
+                        "jsonrpc": "2.0",
+                        "id": "s1",
+                        "method": "sampling/createMessage",
+                        "params": {"messages": [], "maxTokens": 1},
+                    }
+                )
                 wait_for_line()
-                send({"jsonrpc": "2.0", "id": "e1", "method": "elicitation/create",
-                      "params": {"message": "name?", "requestedSchema": {"type": "object", "properties": {}}}})
+                send(
+                    {
+                        "jsonrpc": "2.0",
+                        "id": "e1",
+                        "method": "elicitation/create",
+                        "params": {
+                            "message": "name?",
+                            "requestedSchema": {"type": "object", "properties": {}},
+                        },
+                    }
+                )
                 wait_for_line()
             elif name == "slow":
                 wait_for_line()  # the cancellation: answered all the same
             elif name == "big":
                 text = "x" * (int(params.get("arguments", {}).get("mib", 17)) << 20)
-            send({"jsonrpc": "2.0", "id": ask, "result": {"content": [{"type": "text", "text": text}]}})
+            send(
+                {
+                    "jsonrpc": "2.0",
+                    "id": ask,
+                    "result": {"content": [{"type": "text", "text": text}]},
+                }
+            )
 
 
 if __name__ == "__main__":

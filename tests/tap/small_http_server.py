@@ -36,8 +36,13 @@ class Handler(http.server.BaseHTTPRequestHandler):
         size = int(self.headers.get("Content-Length") or 0)
         message = json.loads(self.rfile.read(size))
         if self.headers.get("Mcp-Session-Id") in self.ended:
-            body = json.dumps({"jsonrpc": "2.0", "id": "server-error",
-                               "error": {"code": -32600, "message": "Bad Request: no such session"}}).encode()
+            body = json.dumps(
+                {
+                    "jsonrpc": "2.0",
+                    "id": "server-error",
+                    "error": {"code": -32600, "message": "Bad Request: no such session"},
+                }
+            ).encode()
             self.send_response(400)
             self.send_header("Content-Type", "application/json")
             self.send_header("Content-Length", str(len(body)))
@@ -53,8 +58,11 @@ class Handler(http.server.BaseHTTPRequestHandler):
         asked = self.headers.get("Accept-Encoding")
         result = {"accept_encoding": asked, "pad": "x" * int(params.get("pad", 0))}
         if message.get("method") == "initialize":
-            result = {"protocolVersion": params.get("protocolVersion"), "capabilities": {"tools": {}},
-                      "serverInfo": {"name": "small", "version": "1"}}
+            result = {
+                "protocolVersion": params.get("protocolVersion"),
+                "capabilities": {"tools": {}},
+                "serverInfo": {"name": "small", "version": "1"},
+            }
         elif message.get("method") == "tools/call":
             result = {"content": [{"type": "text", "text": result["pad"]}]}
         if params.get("id_last"):
@@ -78,7 +86,9 @@ class Handler(http.server.BaseHTTPRequestHandler):
 
 def main():
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    print(f"listening on http://127.0.0.1:{server.server_address[1]}/mcp", file=sys.stderr, flush=True)
+    print(
+        f"listening on http://127.0.0.1:{server.server_address[1]}/mcp", file=sys.stderr, flush=True
+    )
     server.serve_forever()
 
 

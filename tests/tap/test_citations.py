@@ -18,8 +18,10 @@ MIRROR = Path("/work/.mirror/modelcontextprotocol+modelcontextprotocol/repo")
 def test_the_guide_shows_each_rule_with_its_keyword():
     guide = (ROOT / "docs" / "maintaining.md").read_text(encoding="utf-8")
     opening, closing = "<!-- tap rules -->\n", "<!-- end of tap rules -->"
-    shown = guide[guide.index(opening) + len(opening):guide.index(closing)]
-    assert shown == table(), "docs/maintaining.md's table of the tap's rules is not citations.table():\n" + table()
+    shown = guide[guide.index(opening) + len(opening) : guide.index(closing)]
+    assert shown == table(), (
+        "docs/maintaining.md's table of the tap's rules is not citations.table():\n" + table()
+    )
     for name, rule in RULES.items():
         row = next(row for row in shown.splitlines() if row.startswith(f"| `{name}` |"))
         assert row.split(" | ")[1] == rule.keyword
@@ -34,15 +36,20 @@ def _plain(text):
     return re.sub(r"\s+", " ", text).strip()
 
 
-@pytest.mark.skipif(not MIRROR.exists(), reason="no checkout of modelcontextprotocol/modelcontextprotocol here")
+@pytest.mark.skipif(
+    not MIRROR.exists(), reason="no checkout of modelcontextprotocol/modelcontextprotocol here"
+)
 def test_each_sentence_is_on_its_page():
     missing = []
     for name, rule in RULES.items():
         for revision, (page, sentence) in rule.where.items():
             if page == JSON_RPC:
                 continue
-            done = subprocess.run(["git", "-C", str(MIRROR), "show", f"HEAD:{address(revision, page)}"],
-                                  capture_output=True, text=True)
+            done = subprocess.run(
+                ["git", "-C", str(MIRROR), "show", f"HEAD:{address(revision, page)}"],
+                capture_output=True,
+                text=True,
+            )
             body, at = _plain(done.stdout), 0
             for part in sentence.split(" ... "):  # the parts of a list, in order
                 at = body.find(_plain(part), at) if at >= 0 else -1

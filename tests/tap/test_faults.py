@@ -8,17 +8,21 @@ from pathlib import Path
 
 import pytest
 
-from .tapping import INIT, INITIALIZED, PY, Tapped, line, report
-
 from mcp_lesson.tap import audit
 from mcp_lesson.tap.citations import RULES, SEVERITY, TAP_NOTES, citation
+
+from .tapping import INIT, INITIALIZED, PY, Tapped, line, report
 
 FAULTY = [PY, str(Path(__file__).resolve().parent / "faulty_server.py")]
 
 
 def call(request_id, name, **arguments):
-    return {"jsonrpc": "2.0", "id": request_id, "method": "tools/call",
-            "params": {"name": name, "arguments": arguments}}
+    return {
+        "jsonrpc": "2.0",
+        "id": request_id,
+        "method": "tools/call",
+        "params": {"name": name, "arguments": arguments},
+    }
 
 
 def _findings(recording):
@@ -28,19 +32,46 @@ def _findings(recording):
 
 def test_the_report_names_each_fault_once_with_its_keyword(tmp_path):
     tap = Tapped(tmp_path, FAULTY)
-    tap.send(line(INIT) + line(INITIALIZED) + line({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}))
+    tap.send(
+        line(INIT) + line(INITIALIZED) + line({"jsonrpc": "2.0", "id": 2, "method": "tools/list"})
+    )
     tap.read_until(lambda out: b'"id": 2' in out)
-    tap.send(line(call(3, "progress")) + line({"jsonrpc": "2.0", "id": 4, "method": "resources/read",
-                                               "params": {"uri": "file:///nowhere"}}))
+    tap.send(
+        line(call(3, "progress"))
+        + line(
+            {
+                "jsonrpc": "2.0",
+                "id": 4,
+                "method": "resources/read",
+                "params": {"uri": "file:///nowhere"},
+            }
+        )
+    )
     tap.read_until(lambda out: b'"id": 4' in out)
     tap.send(line(call(5, "ask")))
     tap.read_until(lambda out: b'"s1"' in out)
-    tap.send(line({"jsonrpc": "2.0", "id": "s1", "error": {"code": -32601, "message": "Method not found"}}))
+    tap.send(
+        line(
+            {"jsonrpc": "2.0", "id": "s1", "error": {"code": -32601, "message": "Method not found"}}
+        )
+    )
     tap.read_until(lambda out: b'"e1"' in out)
-    tap.send(line({"jsonrpc": "2.0", "id": "e1", "error": {"code": -32601, "message": "Method not found"}}))
+    tap.send(
+        line(
+            {"jsonrpc": "2.0", "id": "e1", "error": {"code": -32601, "message": "Method not found"}}
+        )
+    )
     tap.read_until(lambda out: b'"id": 5' in out)
-    tap.send(line(call(6, "slow")) + line({"jsonrpc": "2.0", "method": "notifications/cancelled",
-                                           "params": {"requestId": 6, "reason": "too slow"}}))
+    tap.send(
+        line(call(6, "slow"))
+        + line(
+            {
+                "jsonrpc": "2.0",
+                "method": "notifications/cancelled",
+                "params": {"requestId": 6, "reason": "too slow"},
+            }
+        )
+    )
     tap.read_until(lambda out: b'"id": 6' in out)
     tap.send(line(call(7, "unlisted")) + line({"jsonrpc": "2.0", "id": 8, "method": "ping"}))
     tap.read_until(lambda out: b'"id": 7' in out and b'"id": null' in out)
@@ -48,23 +79,28 @@ def test_the_report_names_each_fault_once_with_its_keyword(tmp_path):
     returncode, found = _findings(tap.recording)
     assert returncode == 1
     said = sorted((p["problem"], p["keyword"], p["severity"]) for p in found)
-    assert said == sorted([
-        ("progress_token", "MUST", "problem"),
-        ("error_code", "SHOULD", "warning"),  # -32602 for a resource not found
-        ("capability", "MUST", "problem"),  # sampling/createMessage
-        ("capability", "MUST", "problem"),  # elicitation/create
-        ("cancelled_answered", "SHOULD", "warning"),
-        ("unmatched", "MUST", "problem"),  # the null-id error, which answers nothing...
-        ("unanswered", "MUST", "problem"),  # ...and request 8, which it should have echoed
-    ]), found
+    assert said == sorted(
+        [
+            ("progress_token", "MUST", "problem"),
+            ("error_code", "SHOULD", "warning"),  # -32602 for a resource not found
+            ("capability", "MUST", "problem"),  # sampling/createMessage
+            ("capability", "MUST", "problem"),  # elicitation/create
+            ("cancelled_answered", "SHOULD", "warning"),
+            ("unmatched", "MUST", "problem"),  # the null-id error, which answers nothing...
+            ("unanswered", "MUST", "problem"),  # ...and request 8, which it should have echoed
+        ]
+    ), found
     for finding in found:
-        assert finding["cites"].startswith("docs/specification/2025-11-25/") or \
-            finding["cites"].startswith("https://www.jsonrpc.org"), finding
+        assert finding["cites"].startswith("docs/specification/2025-11-25/") or finding[
+            "cites"
+        ].startswith("https://www.jsonrpc.org"), finding
         assert '"' in finding["detail"]  # the sentence, quoted
     [lost] = [p for p in found if p["problem"] == "unmatched"]
     assert "request 8 (ping" in lost["detail"]
     words = report(tap.recording).stdout
-    assert "notifications/initialized" not in words.split("problems:")[1]  # no answer to a notification
+    assert (
+        "notifications/initialized" not in words.split("problems:")[1]
+    )  # no answer to a notification
 
 
 def test_a_valid_answer_too_long_to_judge_is_a_note_only(tmp_path):
@@ -79,8 +115,9 @@ def test_a_valid_answer_too_long_to_judge_is_a_note_only(tmp_path):
     returncode, found = _findings(tap.recording)
     assert returncode == 0
     assert [(p["problem"], p["severity"]) for p in found] == [("not_judged", "note")]
-    assert found[0]["detail"].startswith("the server's answer to request 2 (its id read from its first or last "
-                                         "bytes) is 17,")
+    assert found[0]["detail"].startswith(
+        "the server's answer to request 2 (its id read from its first or last bytes) is 17,"
+    )
 
 
 def test_an_initialize_answered_with_a_version_no_revision_has(tmp_path):
@@ -97,6 +134,7 @@ def test_an_initialize_answered_with_a_version_no_revision_has(tmp_path):
 
 # --- each rule on a small recording, under the revisions that state it ---------------------------
 
+
 def up(message, **extra):
     return {"direction": "to_server", "text": json.dumps(message), **extra}
 
@@ -106,13 +144,32 @@ def down(message, **extra):
 
 
 def init(revision, client=None):
-    return [up({"jsonrpc": "2.0", "id": 0, "method": "initialize",
-                "params": {"protocolVersion": revision, "capabilities": client or {},
-                           "clientInfo": {"name": "c", "version": "1"}}}),
-            down({"jsonrpc": "2.0", "id": 0, "result": {
-                "protocolVersion": revision, "capabilities": {"resources": {}, "tools": {}},
-                "serverInfo": {"name": "s", "version": "1"}}}),
-            up({"jsonrpc": "2.0", "method": "notifications/initialized"})]
+    return [
+        up(
+            {
+                "jsonrpc": "2.0",
+                "id": 0,
+                "method": "initialize",
+                "params": {
+                    "protocolVersion": revision,
+                    "capabilities": client or {},
+                    "clientInfo": {"name": "c", "version": "1"},
+                },
+            }
+        ),
+        down(
+            {
+                "jsonrpc": "2.0",
+                "id": 0,
+                "result": {
+                    "protocolVersion": revision,
+                    "capabilities": {"resources": {}, "tools": {}},
+                    "serverInfo": {"name": "s", "version": "1"},
+                },
+            }
+        ),
+        up({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+    ]
 
 
 def names(talk):
@@ -122,13 +179,17 @@ def names(talk):
 def read(uri="file:///nowhere", revision=None):
     params = {"uri": uri}
     if revision:
-        params["_meta"] = {"io.modelcontextprotocol/protocolVersion": revision,
-                           "io.modelcontextprotocol/clientCapabilities": {}}
+        params["_meta"] = {
+            "io.modelcontextprotocol/protocolVersion": revision,
+            "io.modelcontextprotocol/clientCapabilities": {},
+        }
     return up({"jsonrpc": "2.0", "id": 1, "method": "resources/read", "params": params})
 
 
 def error(code):
-    return down({"jsonrpc": "2.0", "id": 1, "error": {"code": code, "message": "Resource not found"}})
+    return down(
+        {"jsonrpc": "2.0", "id": 1, "error": {"code": code, "message": "Resource not found"}}
+    )
 
 
 @pytest.mark.parametrize("revision", ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"])
@@ -141,8 +202,11 @@ def test_a_resource_not_found_is_32002_up_to_2025_11_25(revision):
 
 
 def test_a_resource_not_found_is_32602_in_2026_07_28():
-    result = {"jsonrpc": "2.0", "id": 1, "result": {"resultType": "complete", "contents": [],
-                                                    "cacheScope": "private", "ttlMs": 0}}
+    result = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "result": {"resultType": "complete", "contents": [], "cacheScope": "private", "ttlMs": 0},
+    }
     assert names([read(revision="2026-07-28"), down(result)]) == []
     assert names([read(revision="2026-07-28"), error(-32602)]) == []
     [(name, keyword)] = names([read(revision="2026-07-28"), error(-32002)])
@@ -150,28 +214,60 @@ def test_a_resource_not_found_is_32602_in_2026_07_28():
 
 
 def test_progress_tokens_are_those_a_request_gave():
-    given = up({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
-                "params": {"name": "t", "arguments": {}, "_meta": {"progressToken": "p1"}}})
+    given = up(
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "tools/call",
+            "params": {"name": "t", "arguments": {}, "_meta": {"progressToken": "p1"}},
+        }
+    )
 
     def progress(token):
-        return down({"jsonrpc": "2.0", "method": "notifications/progress",
-                     "params": {"progressToken": token, "progress": 1}})
+        return down(
+            {
+                "jsonrpc": "2.0",
+                "method": "notifications/progress",
+                "params": {"progressToken": token, "progress": 1},
+            }
+        )
 
     done = down({"jsonrpc": "2.0", "id": 1, "result": {"content": []}})
     assert names(init("2025-11-25") + [given, progress("p1"), done]) == []
     assert names(init("2025-11-25") + [given, progress("p2"), done]) == [("progress_token", "MUST")]
     assert names(init("2024-11-05") + [given, progress(7), done]) == [("progress_token", "MUST")]
     # a request too long to judge may hold the token: nothing is said
-    cut = {"direction": "to_server", "text": '{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "par',
-           "truncated": True, "size": 99}
+    cut = {
+        "direction": "to_server",
+        "text": '{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "par',
+        "truncated": True,
+        "size": 99,
+    }
     assert names(init("2025-11-25") + [cut, progress("p2"), done]) == [("not_judged", None)]
 
 
 def test_a_tool_the_list_did_not_name_answered_with_a_result_is_no_finding():
-    tools = [up({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}),
-             down({"jsonrpc": "2.0", "id": 1, "result": {"tools": [{"name": "a", "inputSchema": {"type": "object"}}]}})]
-    hidden = [up({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "hidden", "arguments": {}}}),
-              down({"jsonrpc": "2.0", "id": 2, "result": {"content": [{"type": "text", "text": "ok"}]}})]
+    tools = [
+        up({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}),
+        down(
+            {
+                "jsonrpc": "2.0",
+                "id": 1,
+                "result": {"tools": [{"name": "a", "inputSchema": {"type": "object"}}]},
+            }
+        ),
+    ]
+    hidden = [
+        up(
+            {
+                "jsonrpc": "2.0",
+                "id": 2,
+                "method": "tools/call",
+                "params": {"name": "hidden", "arguments": {}},
+            }
+        ),
+        down({"jsonrpc": "2.0", "id": 2, "result": {"content": [{"type": "text", "text": "ok"}]}}),
+    ]
     assert names(init("2025-11-25") + tools + hidden) == []
     # answered as the tool's own failure, an unknown tool is a statement of tools.mdx: a warning
     hidden[1] = down({"jsonrpc": "2.0", "id": 2, "result": {"content": [], "isError": True}})
@@ -180,14 +276,24 @@ def test_a_tool_the_list_did_not_name_answered_with_a_result_is_no_finding():
 
 def test_a_version_later_than_the_course_knows_may_be_a_newer_revision():
     talk = init("2025-11-25")
-    talk[1] = down({"jsonrpc": "2.0", "id": 0, "result": {"protocolVersion": "2099-01-01", "capabilities": {},
-                                                          "serverInfo": {"name": "s", "version": "1"}}})
+    talk[1] = down(
+        {
+            "jsonrpc": "2.0",
+            "id": 0,
+            "result": {
+                "protocolVersion": "2099-01-01",
+                "capabilities": {},
+                "serverInfo": {"name": "s", "version": "1"},
+            },
+        }
+    )
     assert names(talk) == []
     talk[1]["text"] = talk[1]["text"].replace("2099-01-01", "2025-01-01")
     assert names(talk) == [("version", "MUST")]
 
 
 # --- the policy ------------------------------------------------------------------------------
+
 
 def test_every_rule_has_a_keyword_and_a_severity_from_it():
     assert set(SEVERITY) == {"MUST", "MUST NOT", "SHOULD", "SHOULD NOT", "statement", "example"}
@@ -204,6 +310,11 @@ def test_every_rule_has_a_keyword_and_a_severity_from_it():
 def test_a_rule_is_cited_only_under_the_revisions_that_state_it():
     assert citation("error_code.resources/read", "2026-07-28") is None
     assert citation("error_code.resources/read.2026", "2025-11-25") is None
-    assert citation("capability", "2025-03-26") is None and citation("capability.early", "2025-03-26")[0] == "2025-03-26"
+    assert (
+        citation("capability", "2025-03-26") is None
+        and citation("capability.early", "2025-03-26")[0] == "2025-03-26"
+    )
     assert citation("progress_token", "2026-07-28")[1] == "basic/patterns/progress.mdx"
-    assert citation("unanswered", None)[0] == "2025-11-25"  # the course's rules cite the latest with a handshake
+    assert (
+        citation("unanswered", None)[0] == "2025-11-25"
+    )  # the course's rules cite the latest with a handshake

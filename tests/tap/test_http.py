@@ -9,7 +9,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from http_server import HttpTapped, http_client
 from processes import patience, wait_for
 
@@ -17,10 +16,11 @@ from mcp_lesson.tap import audit
 
 from .tapping import INITIALIZED, report
 
-
-MODERN_META = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
-               "io.modelcontextprotocol/clientCapabilities": {},
-               "io.modelcontextprotocol/clientInfo": {"name": "test-tap", "version": "1.0"}}
+MODERN_META = {
+    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+    "io.modelcontextprotocol/clientCapabilities": {},
+    "io.modelcontextprotocol/clientInfo": {"name": "test-tap", "version": "1.0"},
+}
 
 
 def test_the_sdks_client_through_the_http_tap(tmp_path, http_server):
@@ -42,8 +42,9 @@ def test_the_sdks_client_through_the_http_tap(tmp_path, http_server):
                     async def progress(done, total, message):
                         steps.append(done)
 
-                    counted = await session.call_tool("count", {"to": 3},
-                                                      progress_callback=progress)
+                    counted = await session.call_tool(
+                        "count", {"to": 3}, progress_callback=progress
+                    )
                     await session.send_ping()
                     return sorted(tool.name for tool in tools.tools), counted
 
@@ -55,12 +56,18 @@ def test_the_sdks_client_through_the_http_tap(tmp_path, http_server):
     assert entries[-1]["event"] == "end"
     sent = [e for e in entries if e.get("direction") == "to_server"]
     assert [json.loads(e["text"]).get("method") for e in sent] == [
-        "initialize", "notifications/initialized", "tools/list", "tools/call", "ping"]
+        "initialize",
+        "notifications/initialized",
+        "tools/list",
+        "tools/call",
+        "ping",
+    ]
     assert all(e["http"]["method"] == "POST" and e["http"]["path"] == "/mcp" for e in sent)
     assert "mcp-session-id" in sent[-1]["http"]["headers"]
     streamed = [e for e in entries if e.get("direction") == "from_server" and "sse" in e]
     assert [json.loads(e["text"]).get("method") for e in streamed].count(
-        "notifications/progress") == 3
+        "notifications/progress"
+    ) == 3
     accepted = [e for e in entries if e.get("event") == "http_response" and e["status"] == 202]
     assert len(accepted) == 1  # the notification: 202 and no body
     done = report(tap.recording)
@@ -68,29 +75,40 @@ def test_the_sdks_client_through_the_http_tap(tmp_path, http_server):
     assert "no problems" in done.stdout and "4 requests" in done.stdout
 
 
-def test_the_http_tap_passes_statuses_and_bodies_on_and_the_audit_reads_them(
-        tmp_path, http_server):
+def test_the_http_tap_passes_statuses_and_bodies_on_and_the_audit_reads_them(tmp_path, http_server):
     tap = HttpTapped(tmp_path, http_server.url)
-    headers = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json",
-               "MCP-Protocol-Version": "2026-07-28"}
+    headers = {
+        "Accept": "application/json, text/event-stream",
+        "Content-Type": "application/json",
+        "MCP-Protocol-Version": "2026-07-28",
+    }
     listing = {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"_meta": MODERN_META}}
     with http_client() as client:
-        direct = client.post(http_server.url, json=listing,
-                             headers={**headers, "Mcp-Method": "tools/list"})
+        direct = client.post(
+            http_server.url, json=listing, headers={**headers, "Mcp-Method": "tools/list"}
+        )
         tapped = client.post(tap.url, json=listing, headers={**headers, "Mcp-Method": "tools/list"})
         assert tapped.status_code == direct.status_code == 200
         assert tapped.headers["content-type"] == direct.headers["content-type"]
         assert tapped.text == direct.text  # the same answer, byte for byte
-        refused = client.post(tap.url, json=listing, headers={
-            **headers, "Mcp-Method": "tools/list", "Origin": "http://evil.example"})
+        refused = client.post(
+            tap.url,
+            json=listing,
+            headers={**headers, "Mcp-Method": "tools/list", "Origin": "http://evil.example"},
+        )
         assert (refused.status_code, refused.text) == (403, "Invalid Origin header")
-        cut = client.post(tap.url, content=b'{"jsonrpc": "2.0", "id": 2, "meth',
-                          headers={**headers, "Mcp-Method": "tools/list"})
+        cut = client.post(
+            tap.url,
+            content=b'{"jsonrpc": "2.0", "id": 2, "meth',
+            headers={**headers, "Mcp-Method": "tools/list"},
+        )
         assert cut.status_code == 400 and cut.json()["id"] is None
     entries = tap.stop()
     said = report(tap.recording).stdout
-    assert 'the client sent "{\\"jsonrpc\\": \\"2.0\\", \\"id\\": 2, \\"meth", which is ' \
-           'not JSON' in said
+    assert (
+        'the client sent "{\\"jsonrpc\\": \\"2.0\\", \\"id\\": 2, \\"meth", which is '
+        "not JSON" in said
+    )
     assert "revision: 2026-07-28 (the client's requests carry 2026-07-28 in params._meta" in said
     assert "never answered" not in said
     problems = [json.loads(raw) for raw in report(tap.recording, "--json").stdout.splitlines()]
@@ -98,8 +116,11 @@ def test_the_http_tap_passes_statuses_and_bodies_on_and_the_audit_reads_them(
     # refused for its Origin got a 403 in plain text, which the transport allows: the
     # refusal answers its request (the tap numbers each exchange), and is no problem.
     assert [p["problem"] for p in problems] == ["not_json"]
-    origins = [e["http"]["headers"].get("origin") for e in entries if "http" in e
-               and e.get("direction") == "to_server"]
+    origins = [
+        e["http"]["headers"].get("origin")
+        for e in entries
+        if "http" in e and e.get("direction") == "to_server"
+    ]
     assert "http://evil.example" in origins
 
 
@@ -116,7 +137,10 @@ def test_the_http_tap_says_when_the_server_cannot_be_reached(tmp_path):
     entries = tap.stop()
     assert any(e.get("event") == "tap_error" and "cannot reach" in e["detail"] for e in entries)
     returncode, problems = _problems(tap.recording)  # never delivered: a note, nobody's fault
-    assert (returncode, [(p["problem"], p["severity"]) for p in problems]) == (0, [("not_delivered", "note")])
+    assert (returncode, [(p["problem"], p["severity"]) for p in problems]) == (
+        0,
+        [("not_delivered", "note")],
+    )
 
 
 def _raw(tap_url, data, keep_open=False):
@@ -138,28 +162,54 @@ def _raw(tap_url, data, keep_open=False):
     return got
 
 
-CALL = (b'{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"add",'
-        b'"arguments":{"a":1,"b":2},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28",'
-        b'"io.modelcontextprotocol/clientCapabilities":{}}}}')
-MODERN_CALL_HEADERS = (b"Content-Type: application/json\r\n"
-                       b"Accept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2026-07-28\r\n"
-                       b"Mcp-Method: tools/call\r\nMcp-Name: add\r\n")
+CALL = (
+    b'{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"add",'
+    b'"arguments":{"a":1,"b":2},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28",'
+    b'"io.modelcontextprotocol/clientCapabilities":{}}}}'
+)
+MODERN_CALL_HEADERS = (
+    b"Content-Type: application/json\r\n"
+    b"Accept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2026-07-28\r\n"
+    b"Mcp-Method: tools/call\r\nMcp-Name: add\r\n"
+)
 
 
 @pytest.mark.full  # the attacker's cases and real SDK runs: the full tier
-@pytest.mark.parametrize("unfinished", [
-    b"Transfer-Encoding: chunked\r\n\r\n%x\r\n%s\r\n" % (len(CALL), CALL),  # no last chunk
-    b"Content-Length: %d\r\n\r\n%s" % (len(CALL) + 54, CALL),  # 54 bytes short
-], ids=["chunked, no last chunk", "Content-Length, short"])
-def test_a_body_its_client_did_not_finish_never_reaches_the_server(tmp_path, http_server, unfinished):
+@pytest.mark.parametrize(
+    "unfinished",
+    [
+        b"Transfer-Encoding: chunked\r\n\r\n%x\r\n%s\r\n" % (len(CALL), CALL),  # no last chunk
+        b"Content-Length: %d\r\n\r\n%s" % (len(CALL) + 54, CALL),  # 54 bytes short
+    ],
+    ids=["chunked, no last chunk", "Content-Length, short"],
+)
+def test_a_body_its_client_did_not_finish_never_reaches_the_server(
+    tmp_path, http_server, unfinished
+):
     tap = HttpTapped(tmp_path, http_server.url)
-    sock = _raw(tap.url, b"POST /mcp HTTP/1.1\r\n" + MODERN_CALL_HEADERS + unfinished, keep_open=True)
+    sock = _raw(
+        tap.url, b"POST /mcp HTTP/1.1\r\n" + MODERN_CALL_HEADERS + unfinished, keep_open=True
+    )
     with http_client() as client:  # the tap goes on meanwhile: a whole request passes
-        assert client.post(tap.url, content=CALL, headers={
-            "Content-Type": "application/json", "Accept": "application/json, text/event-stream",
-            "MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call", "Mcp-Name": "add"}).status_code == 200
+        assert (
+            client.post(
+                tap.url,
+                content=CALL,
+                headers={
+                    "Content-Type": "application/json",
+                    "Accept": "application/json, text/event-stream",
+                    "MCP-Protocol-Version": "2026-07-28",
+                    "Mcp-Method": "tools/call",
+                    "Mcp-Name": "add",
+                },
+            ).status_code
+            == 200
+        )
     sock.close()  # the client goes away without finishing its body
-    wait_for(lambda: '"event": "client_gone"' in tap.recording.read_text(), "the tap to record the client gone")
+    wait_for(
+        lambda: '"event": "client_gone"' in tap.recording.read_text(),
+        "the tap to record the client gone",
+    )
     entries = tap.stop()
     gone = [e for e in entries if e.get("event") == "client_gone"]
     assert len(gone) == 1 and "nothing was passed on" in gone[0]["detail"]
@@ -171,16 +221,34 @@ def test_a_body_its_client_did_not_finish_never_reaches_the_server(tmp_path, htt
 @pytest.mark.full  # the attacker's cases and real SDK runs: the full tier
 def test_a_huge_content_length_holds_nothing_and_stops_nothing(tmp_path, http_server):
     tap = HttpTapped(tmp_path, http_server.url)
-    sock = _raw(tap.url, b"POST /mcp HTTP/1.1\r\n" + MODERN_CALL_HEADERS +
-                b"Content-Length: 100000000000\r\n\r\n" + CALL, keep_open=True)
+    sock = _raw(
+        tap.url,
+        b"POST /mcp HTTP/1.1\r\n"
+        + MODERN_CALL_HEADERS
+        + b"Content-Length: 100000000000\r\n\r\n"
+        + CALL,
+        keep_open=True,
+    )
     with http_client() as client:
         for _ in range(3):  # later requests are answered and recorded
-            assert client.post(tap.url, content=CALL, headers={
-                "Content-Type": "application/json", "Accept": "application/json, text/event-stream",
-                "MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call",
-                "Mcp-Name": "add"}).status_code == 200
-        wait_for(lambda: tap.recording.read_text().count('"direction":"from_server"') == 3,
-                 "three answers recorded while the huge body waits")
+            assert (
+                client.post(
+                    tap.url,
+                    content=CALL,
+                    headers={
+                        "Content-Type": "application/json",
+                        "Accept": "application/json, text/event-stream",
+                        "MCP-Protocol-Version": "2026-07-28",
+                        "Mcp-Method": "tools/call",
+                        "Mcp-Name": "add",
+                    },
+                ).status_code
+                == 200
+            )
+        wait_for(
+            lambda: tap.recording.read_text().count('"direction":"from_server"') == 3,
+            "three answers recorded while the huge body waits",
+        )
     sock.close()
     entries = tap.stop()
     assert entries[-1]["event"] == "end"
@@ -193,7 +261,9 @@ def test_a_body_over_the_tap_s_limit_is_413_and_not_passed_on(tmp_path, http_ser
 
     tap = HttpTapped(tmp_path, http_server.url)
     with http_client() as client:
-        answer = client.post(tap.url, content=b" " * (MAX_BODY + 1), headers={"Content-Type": "application/json"})
+        answer = client.post(
+            tap.url, content=b" " * (MAX_BODY + 1), headers={"Content-Type": "application/json"}
+        )
     assert answer.status_code == 413 and "nothing was passed on" in answer.text
     entries = tap.stop()
     assert [e["event"] for e in entries if e.get("event") == "tap_error"] == ["tap_error"]
@@ -203,11 +273,16 @@ def test_a_body_over_the_tap_s_limit_is_413_and_not_passed_on(tmp_path, http_ser
 def test_an_http_1_0_client_gets_no_chunked_answer(tmp_path, http_server):
     """HTTP/1.0 has no chunked encoding: a stream (progress, then the answer) ends with the connection."""
     tap = HttpTapped(tmp_path, http_server.url)
-    call = (b'{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"count","arguments":{"to":2},'
-            b'"_meta":{"progressToken":"p","io.modelcontextprotocol/protocolVersion":"2026-07-28",'
-            b'"io.modelcontextprotocol/clientCapabilities":{}}}}')
+    call = (
+        b'{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"count","arguments":{"to":2},'
+        b'"_meta":{"progressToken":"p","io.modelcontextprotocol/protocolVersion":"2026-07-28",'
+        b'"io.modelcontextprotocol/clientCapabilities":{}}}}'
+    )
     headers = MODERN_CALL_HEADERS.replace(b"Mcp-Name: add", b"Mcp-Name: count")
-    got = _raw(tap.url, b"POST /mcp HTTP/1.0\r\n" + headers + b"Content-Length: %d\r\n\r\n%s" % (len(call), call))
+    got = _raw(
+        tap.url,
+        b"POST /mcp HTTP/1.0\r\n" + headers + b"Content-Length: %d\r\n\r\n%s" % (len(call), call),
+    )
     head, _, body = got.partition(b"\r\n\r\n")
     assert head.startswith(b"HTTP/1.1 200") and b"transfer-encoding" not in head.lower()
     assert body.count(b"notifications/progress") == 2 and b'"id":9' in body
@@ -227,7 +302,9 @@ def test_an_answer_that_breaks_off_is_a_tap_error_and_cut_for_the_client(tmp_pat
     def serve():
         conn, _ = listener.accept()
         conn.recv(65536)
-        conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"jsonrpc\"")
+        conn.sendall(
+            b'HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"jsonrpc"'
+        )
         conn.close()
 
     threading.Thread(target=serve, daemon=True).start()
@@ -235,14 +312,21 @@ def test_an_answer_that_breaks_off_is_a_tap_error_and_cut_for_the_client(tmp_pat
     import httpx
 
     with http_client() as client, pytest.raises(httpx.HTTPError):
-        client.post(tap.url, content=b'{"jsonrpc":"2.0","id":1,"method":"ping"}',
-                    headers={"Content-Type": "application/json"}).read()
+        client.post(
+            tap.url,
+            content=b'{"jsonrpc":"2.0","id":1,"method":"ping"}',
+            headers={"Content-Type": "application/json"},
+        ).read()
     entries = tap.stop()
     listener.close()
     errors = [e for e in entries if e.get("event") == "tap_error"]
     assert len(errors) == 1 and errors[0]["detail"].startswith("reading the answer failed")
     # the bytes that came are kept, and the report says the answer broke off, once
-    assert (errors[0]["size"], errors[0]["arrived"], errors[0]["reached"]) == (10, '{"jsonrpc"', True)
+    assert (errors[0]["size"], errors[0]["arrived"], errors[0]["reached"]) == (
+        10,
+        '{"jsonrpc"',
+        True,
+    )
     returncode, problems = _problems(tap.recording)
     assert returncode == 1
     assert [(p["problem"], p["keyword"]) for p in problems] == [("broken_off", "MUST")]
@@ -259,14 +343,18 @@ def test_an_event_stream_that_breaks_off_mid_event_keeps_what_came(tmp_path):
     listener = socket.socket()
     listener.bind(("127.0.0.1", 0))
     listener.listen(8)
-    progress = b'event: message\ndata: {"jsonrpc":"2.0","method":"notifications/progress",' \
-               b'"params":{"progressToken":"p","progress":1}}\n\n'
+    progress = (
+        b'event: message\ndata: {"jsonrpc":"2.0","method":"notifications/progress",'
+        b'"params":{"progressToken":"p","progress":1}}\n\n'
+    )
     half = b'event: message\ndata: {"jsonrpc":"2.0","id":1,"resu'
 
     def serve():
         conn, _ = listener.accept()
         conn.recv(65536)
-        conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n")
+        conn.sendall(
+            b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n"
+        )
         for part in (progress, half):
             conn.sendall(b"%x\r\n%s\r\n" % (len(part), part))
         conn.close()
@@ -275,18 +363,28 @@ def test_an_event_stream_that_breaks_off_mid_event_keeps_what_came(tmp_path):
     tap = HttpTapped(tmp_path, f"http://127.0.0.1:{listener.getsockname()[1]}/mcp")
     import httpx
 
-    call = {"jsonrpc": "2.0", "id": 1, "method": "tools/call",
-            "params": {"name": "t", "arguments": {}, "_meta": {"progressToken": "p"}}}
+    call = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "tools/call",
+        "params": {"name": "t", "arguments": {}, "_meta": {"progressToken": "p"}},
+    }
     with http_client() as client, pytest.raises(httpx.HTTPError):
         client.post(tap.url, json=call).read()
     entries = tap.stop()
     listener.close()
-    assert [json.loads(e["text"])["method"] for e in entries if e.get("direction") == "from_server"] == [
-        "notifications/progress"]
+    assert [
+        json.loads(e["text"])["method"] for e in entries if e.get("direction") == "from_server"
+    ] == ["notifications/progress"]
     [error] = [e for e in entries if e.get("event") == "tap_error"]
-    assert error["arrived"] == 'data: {"jsonrpc":"2.0","id":1,"resu' and error["size"] == len(error["arrived"])
+    assert error["arrived"] == 'data: {"jsonrpc":"2.0","id":1,"resu' and error["size"] == len(
+        error["arrived"]
+    )
     returncode, problems = _problems(tap.recording)
-    assert (returncode, [(p["problem"], p["keyword"]) for p in problems]) == (1, [("broken_off", "MUST")])
+    assert (returncode, [(p["problem"], p["keyword"]) for p in problems]) == (
+        1,
+        [("broken_off", "MUST")],
+    )
     assert "request 1 (tools/call" in problems[0]["detail"]
 
 
@@ -310,11 +408,18 @@ def test_a_server_that_takes_the_request_then_dies_was_reached(tmp_path):
     to = f"http://127.0.0.1:{listener.getsockname()[1]}/mcp"
     tap = HttpTapped(tmp_path, to)
     with http_client() as client:
-        answer = client.post(tap.url, content=b'{"jsonrpc":"2.0","id":1,"method":"ping"}',
-                             headers={"Content-Type": "application/json"})
+        answer = client.post(
+            tap.url,
+            content=b'{"jsonrpc":"2.0","id":1,"method":"ping"}',
+            headers={"Content-Type": "application/json"},
+        )
     entries = tap.stop()
     listener.close()
-    assert answer.status_code == 502 and "cannot reach" not in answer.text and "took the request" in answer.text
+    assert (
+        answer.status_code == 502
+        and "cannot reach" not in answer.text
+        and "took the request" in answer.text
+    )
     [error] = [e for e in entries if e.get("event") == "tap_error"]
     assert error["reached"] is True and error["size"] == 0
     returncode, problems = _problems(tap.recording)
@@ -335,13 +440,16 @@ def test_a_thousand_requests_at_once_are_all_answered(tmp_path, http_server):
     statuses = []
 
     async def one(client, number):
-        answer = await client.post(tap.url, headers=headers,
-                                   json={"jsonrpc": "2.0", "id": 100 + number, "method": "ping"})
+        answer = await client.post(
+            tap.url, headers=headers, json={"jsonrpc": "2.0", "id": 100 + number, "method": "ping"}
+        )
         statuses.append(answer.status_code)
 
     async def flood():
         limits = httpx.Limits(max_connections=1000)
-        async with httpx.AsyncClient(timeout=patience(120), limits=limits, trust_env=False) as client:
+        async with httpx.AsyncClient(
+            timeout=patience(120), limits=limits, trust_env=False
+        ) as client:
             async with anyio.create_task_group() as group:
                 for number in range(1000):
                     group.start_soon(one, client, number)
@@ -370,8 +478,13 @@ class _AnswerInTwoParts:
         self.sent, self.go_on = threading.Event(), threading.Event()
         threading.Thread(target=self._serve, args=(first, rest), daemon=True).start()
         self.tap = HttpTapped(tmp_path, f"http://127.0.0.1:{self.listener.getsockname()[1]}/mcp")
-        self.sock = _raw(self.tap.url, b"POST /mcp HTTP/1.1\r\nContent-Type: application/json\r\n"
-                         b"Content-Length: 40\r\n\r\n" b'{"jsonrpc":"2.0","id":7,"method":"ping"}', keep_open=True)
+        self.sock = _raw(
+            self.tap.url,
+            b"POST /mcp HTTP/1.1\r\nContent-Type: application/json\r\n"
+            b"Content-Length: 40\r\n\r\n"
+            b'{"jsonrpc":"2.0","id":7,"method":"ping"}',
+            keep_open=True,
+        )
 
     def _serve(self, first, rest):
         conn, _ = self.listener.accept()
@@ -389,7 +502,10 @@ class _AnswerInTwoParts:
         """The client leaves; once the tap has seen it go, the server sends the rest. The
         tap's entries."""
         self.sock.close()
-        wait_for(lambda: '"client_gone"' in self.tap.recording.read_text(), "the tap to see the client gone")
+        wait_for(
+            lambda: '"client_gone"' in self.tap.recording.read_text(),
+            "the tap to see the client gone",
+        )
         self.go_on.set()  # the rest comes only now, for a client that is gone
         entries = self.tap.stop()
         self.listener.close()
@@ -403,8 +519,11 @@ def test_a_client_that_leaves_during_the_answer_is_owed_nothing_there(tmp_path):
     not "unanswered", and an answer that still comes later is allowed, as after a cancel."""
     answer = b'data: {"jsonrpc":"2.0","id":7,"result":{}}\n\n'
     served = _AnswerInTwoParts(
-        tmp_path, b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n"
-                  b"e\r\nid: 1\ndata: \n\n\r\n", b"%x\r\n%s\r\n0\r\n\r\n" % (len(answer), answer))
+        tmp_path,
+        b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n"
+        b"e\r\nid: 1\ndata: \n\n\r\n",
+        b"%x\r\n%s\r\n0\r\n\r\n" % (len(answer), answer),
+    )
     got = b""
     while b"id: 1" not in got:  # the head, then the priming event
         more = served.sock.recv(65536)
@@ -419,8 +538,11 @@ def test_a_client_that_leaves_before_a_json_answer_is_whole_is_owed_nothing_ther
     the client leaves after the server has sent the head, before the body."""
     answer = b'{"jsonrpc":"2.0","id":7,"result":{}}'
     served = _AnswerInTwoParts(
-        tmp_path, b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n"
-                  % len(answer), answer)
+        tmp_path,
+        b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n"
+        % len(answer),
+        answer,
+    )
     assert served.sent.wait(patience(30))
     entries = served.leave()
     assert [e["exchange"] for e in entries if e.get("event") == "client_gone"] == [1]
@@ -477,12 +599,18 @@ def test_every_connection_of_the_http_tap_has_tcp_nodelay(tmp_path, http_server)
     server_port = urllib.parse.urlsplit(http_server.url).port
     connection = http.client.HTTPConnection(where.hostname, where.port, timeout=patience(20))
     try:
-        connection.request("POST", where.path, json.dumps(INITIALIZED),
-                           {"Content-Type": "application/json",
-                            "Accept": "application/json, text/event-stream"})
+        connection.request(
+            "POST",
+            where.path,
+            json.dumps(INITIALIZED),
+            {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"},
+        )
         connection.getresponse().read()  # both connections are kept open after this
-        taps = [pid for pid in descendants(tap.proc.pid)
-                if b"mcp_lesson.tap" in open(f"/proc/{pid}/cmdline", "rb").read()]
+        taps = [
+            pid
+            for pid in descendants(tap.proc.pid)
+            if b"mcp_lesson.tap" in open(f"/proc/{pid}/cmdline", "rb").read()
+        ]
         assert len(taps) == 1, taps
         sockets = _sockets_of(taps[0])
         if sockets is None:
@@ -528,8 +656,11 @@ def _post(url, message, accept_encoding=None, **more):
     try:
         connection.putrequest("POST", where.path, skip_accept_encoding=True)
         body = json.dumps(message).encode()
-        headers = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream",
-                   "Content-Length": str(len(body))}
+        headers = {
+            "Content-Type": "application/json",
+            "Accept": "application/json, text/event-stream",
+            "Content-Length": str(len(body)),
+        }
         if accept_encoding is not None:
             headers["Accept-Encoding"] = accept_encoding
         headers.update(more)
@@ -537,7 +668,11 @@ def _post(url, message, accept_encoding=None, **more):
             connection.putheader(name, value)
         connection.endheaders(body)
         answer = connection.getresponse()
-        return answer.status, {name.lower(): value for name, value in answer.getheaders()}, answer.read()
+        return (
+            answer.status,
+            {name.lower(): value for name, value in answer.getheaders()},
+            answer.read(),
+        )
     finally:
         connection.close()
 
@@ -552,14 +687,16 @@ def _problems(recording):
 
 
 def test_the_http_tap_passes_on_the_clients_accept_encoding_only_and_judges_answers_decoded(
-        tmp_path, small_server):
+    tmp_path, small_server
+):
     import base64
     import gzip
 
     tap = HttpTapped(tmp_path, small_server.url)
     asked = {}
-    for number, (coding, params) in enumerate([(None, {}), ("gzip", {}), ("gzip", {"stream": True}),
-                                               ("identity", {})], 1):
+    for number, (coding, params) in enumerate(
+        [(None, {}), ("gzip", {}), ("gzip", {"stream": True}), ("identity", {})], 1
+    ):
         status, headers, body = _post(tap.url, _ask(number, **params), coding)
         direct = _post(small_server.url, _ask(number, **params), coding)
         assert status == 200 and body == direct[2]  # the bytes as they came, compressed or not
@@ -570,7 +707,9 @@ def test_the_http_tap_passes_on_the_clients_accept_encoding_only_and_judges_answ
     # The server saw the client's Accept-Encoding, no more (httpx would add "gzip, deflate").
     assert asked == {1: None, 2: "gzip", 3: "gzip", 4: "identity"}
     entries = tap.stop()
-    answers = {json.loads(e["text"])["id"]: e for e in entries if e.get("direction") == "from_server"}
+    answers = {
+        json.loads(e["text"])["id"]: e for e in entries if e.get("direction") == "from_server"
+    }
     assert answers[2]["content_encoding"] == "gzip" and answers[2]["kind"] == "response"
     assert gzip.decompress(base64.b64decode(answers[2]["travelled"])) == answers[2]["text"].encode()
     assert answers[3]["content_encoding"] == "gzip" and answers[3]["kind"] == "response"
@@ -581,13 +720,21 @@ def test_the_http_tap_passes_on_the_clients_accept_encoding_only_and_judges_answ
 
 
 @pytest.mark.parametrize("id_last", [False, True])
-def test_an_answer_too_long_to_judge_is_a_note_and_still_answers_its_request(tmp_path, small_server, id_last):
+def test_an_answer_too_long_to_judge_is_a_note_and_still_answers_its_request(
+    tmp_path, small_server, id_last
+):
     tap = HttpTapped(tmp_path, small_server.url, "--max-line", "2000")
-    sent = [_ask(1, pad=5000, id_last=id_last), _ask(2, pad=5000, id_last=id_last, stream=True),
-            _ask(3, pad=5000, id_last=id_last), _ask(4)]
+    sent = [
+        _ask(1, pad=5000, id_last=id_last),
+        _ask(2, pad=5000, id_last=id_last, stream=True),
+        _ask(3, pad=5000, id_last=id_last),
+        _ask(4),
+    ]
     for message, coding in zip(sent, [None, None, "gzip", None]):
         status, _, body = _post(tap.url, message, coding)
-        assert status == 200 and len(body) > (5000 if message["params"].get("pad") and not coding else 20)
+        assert status == 200 and len(body) > (
+            5000 if message["params"].get("pad") and not coding else 20
+        )
     entries = tap.stop()
     long = [e for e in entries if e.get("truncated")]
     assert len(long) == 3 and all(e["size"] > 5000 for e in long)
@@ -602,15 +749,31 @@ def test_a_valid_answer_too_long_to_judge_is_never_judged_on_its_cut_copy(tmp_pa
     """Under a revision agreed, a tools/call answer over --max-line: its cut copy would break
     CallToolResult's schema; it is a note only, and the report exits 0."""
     tap = HttpTapped(tmp_path, small_server.url, "--max-line", "2000")
-    hello = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "c", "version": "1"}}}
+    hello = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-11-25",
+            "capabilities": {},
+            "clientInfo": {"name": "c", "version": "1"},
+        },
+    }
     status, _, _ = _post(tap.url, hello)
-    call = {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "t", "arguments": {}, "pad": 5000}}
+    call = {
+        "jsonrpc": "2.0",
+        "id": 2,
+        "method": "tools/call",
+        "params": {"name": "t", "arguments": {}, "pad": 5000},
+    }
     status, _, body = _post(tap.url, call, **{"MCP-Protocol-Version": "2025-11-25"})
     assert status == 200 and len(body) > 5000
     tap.stop()
     returncode, problems = _problems(tap.recording)
-    assert (returncode, [(p["problem"], p["severity"]) for p in problems]) == (0, [("not_judged", "note")])
+    assert (returncode, [(p["problem"], p["severity"]) for p in problems]) == (
+        0,
+        [("not_judged", "note")],
+    )
     assert problems[0]["detail"].startswith("the server's answer to request 2 (its id read from")
 
 
@@ -632,17 +795,33 @@ def test_a_session_ended_by_delete_then_answered_400_is_a_problem(tmp_path, smal
     returncode, problems = _problems(tap.recording)
     assert returncode == 1
     assert [(p["problem"], p["keyword"]) for p in problems] == [("session_status", "MUST")]
-    assert "404" in problems[0]["detail"] and problems[0]["cites"].endswith("basic/transports.mdx, the latest "
-                                                                            "revision with a handshake")
+    assert "404" in problems[0]["detail"] and problems[0]["cites"].endswith(
+        "basic/transports.mdx, the latest revision with a handshake"
+    )
 
 
-@pytest.mark.parametrize("answer, body, kept", [
-    (b"HTTP/1.1 200 OK\r\ncontent-length: 5\r\n\r\nhello", b"hello", True),
-    (b"HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
-     b"3;ext=1\r\nhel\r\n2\r\nlo\r\n0\r\nx-trailer: 1\r\n\r\n", b"hello", True),
-    (b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n\r\nhello", b"hello", False),  # until closed
-    (b"HTTP/1.1 200 OK\r\nconnection: close\r\ncontent-length: 5\r\n\r\nhello", b"hello", False),
-])
+@pytest.mark.parametrize(
+    "answer, body, kept",
+    [
+        (b"HTTP/1.1 200 OK\r\ncontent-length: 5\r\n\r\nhello", b"hello", True),
+        (
+            b"HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
+            b"3;ext=1\r\nhel\r\n2\r\nlo\r\n0\r\nx-trailer: 1\r\n\r\n",
+            b"hello",
+            True,
+        ),
+        (
+            b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n\r\nhello",
+            b"hello",
+            False,
+        ),  # until closed
+        (
+            b"HTTP/1.1 200 OK\r\nconnection: close\r\ncontent-length: 5\r\n\r\nhello",
+            b"hello",
+            False,
+        ),
+    ],
+)
 def test_the_taps_upstream_reads_each_framing_of_http_1_1(answer, body, kept):
     """upstream.py frames an answer's body as RFC 9112 says, and keeps a connection only when
     its answer was read whole with a known length and neither side said close."""

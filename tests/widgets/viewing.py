@@ -10,9 +10,9 @@ import json
 import re
 import time
 
-from mcp_lesson.widgets import INSTANT_LIMIT
 from processes import patience
 
+from mcp_lesson.widgets import INSTANT_LIMIT
 
 REQUEST = '{"jsonrpc": "2.0", "id": 1, "method": "tools/list"}'
 IMG = "<img src=x onerror=alert(1)>"
@@ -38,8 +38,14 @@ def tags(markup):
 ALLOWED_TAGS = {"div", "p", "span", "pre", "b", "table", "thead", "tbody", "tr", "th", "td"}
 
 
-LONG = json.dumps({"jsonrpc": "2.0", "id": 7, "method": "tools/call",
-                   "params": {"name": "echo", "arguments": {"text": IMG * (INSTANT_LIMIT // 20)}}})
+LONG = json.dumps(
+    {
+        "jsonrpc": "2.0",
+        "id": 7,
+        "method": "tools/call",
+        "params": {"name": "echo", "arguments": {"text": IMG * (INSTANT_LIMIT // 20)}},
+    }
+)
 
 
 def in_a_kernel_loop(steps):
