@@ -321,7 +321,8 @@ def _grade_assignment(course, step, assignment, students, notebooks, timeout):
     (nbgrader is imported once, not once a student; the sandbox keeps each
     submission to itself), then say one line per student. Returns why, for each
     submission the judge could not judge (its sandbox did not start): those get
-    no score and no line of points."""
+    no score and no line of points, and for each one nbgrader did not finish because its own
+    process ended (its memory, a signal): those are not graded either."""
     before, ready = {}, []
     for student in students:
         said = _before_grading(course, assignment, student, notebooks)
@@ -349,7 +350,7 @@ def _grade_assignment(course, step, assignment, students, notebooks, timeout):
             step.say(f"  nbgrader could not load the course's settings, so nothing of this run "
                      f"was judged: {_first_error(output)}; see {log}")
     sections = by_student(output)
-    not_started = run_errors(course, assignment)
+    not_started, ended = run_errors(course, assignment), {}
     for student in students:
         if student in not_started:  # the course's failure: nothing is recorded for the student
             step.say(f"  {student}: not graded (the course's judge did not start)")
@@ -375,6 +376,13 @@ def _grade_assignment(course, step, assignment, students, notebooks, timeout):
             zero(course, assignment, student)
             problems.append(f"nbgrader did not finish within {limit} s and was stopped: 0 points; "
                             f"see {log}")
+        elif not autograded and code != 0 and failure_in(section) is None:
+            # nbgrader itself ended (killed, out of memory) before it finished this
+            # submission: the run's failure, never the student's 0
+            ended[student] = (f"the grading process ended (exit code {code}) before it had graded "
+                              f"this submission; see {log}")
+            step.say(f"  {student}: not graded ({ended[student]})")
+            continue
         elif not autograded:
             zero(course, assignment, student)
             cause = failure_in(section)
@@ -388,4 +396,4 @@ def _grade_assignment(course, step, assignment, students, notebooks, timeout):
         step.say(f"  {student}: {score:g}/{most:g} points ({seconds:.1f} s)")
         for problem in problems:
             step.say(f"    {problem}")
-    return [not_started[student] for student in students if student in not_started]
+    return [not_started[student] for student in students if student in not_started] + list(ended.values())
