@@ -188,8 +188,9 @@ def score_of(course, assignment, student):
         return float(score), float(submission.max_score)
 
 
-def autograde(course, assignments=(), timeout=DEFAULT_TIMEOUT):
-    """Autograde every collected submission of ``assignments`` (default: all released)."""
+def autograde(course, assignments=(), timeout=DEFAULT_TIMEOUT, student=None):
+    """Autograde every collected submission of ``assignments`` (default: all released), or
+    ``student``'s only (formgrader's Autograde button)."""
     course = prepare(course)
     step = Step(course, f"autograde (each cell under {timeout} s)")
     try:
@@ -207,7 +208,8 @@ def autograde(course, assignments=(), timeout=DEFAULT_TIMEOUT):
         submitted = course / "submitted"
         graded, failed = 0, []
         for assignment in wanted:
-            students = sorted(p.parent.name for p in submitted.glob(f"*/{assignment}") if p.is_dir())
+            students = sorted(p.parent.name for p in submitted.glob(f"*/{assignment}") if p.is_dir()
+                              and student in (None, p.parent.name))
             if not students:
                 step.say(f"{assignment}: no submissions collected")
                 continue
@@ -342,7 +344,8 @@ def _grade_assignment(course, step, assignment, students, notebooks, timeout):
         shutil.rmtree(course / "autograded" / student / assignment, ignore_errors=True)
     if ready:
         kept = _teachers_files(course, assignment)
-        code, output = nbgrader(course, "autograde", assignment, "--force",
+        only = [f"--student={students[0]}"] if len(students) == 1 else []
+        code, output = nbgrader(course, "autograde", assignment, "--force", *only,
                                 f"--JudgedExecute.timeout={timeout}", limit=limit, log_name=log_name)
         for line in _restore_teachers_files(course, assignment, kept):
             step.say(f"  {line}")
