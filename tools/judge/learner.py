@@ -353,22 +353,15 @@ class Submission:
         raise exc
 
     def _cap(self):
-        """The cap of one answer: :data:`~.wire.DECODED_ITEMS` items, and no more than
-        what is left of the submission's own; what is used is taken from both."""
-        submission = self.items
-
-        class Both(wire.Cap):
-            def take(inner, count):
-                super().take(count)
-                submission.take(count)
-
-        return Both(min(wire.DECODED_ITEMS, max(submission.items, 0)))
+        """The cap of one answer: :data:`~.wire.DECODED_ITEMS` items, within what is left
+        of the submission's own."""
+        return wire.Cap(min(wire.DECODED_ITEMS, max(self.items.items, 0)), within=self.items)
 
     @staticmethod
     def _changed(answer, sent, kwargs):
-        """Which argument the learner's function changed ("the 2nd argument", "the
-        argument 'msg'"), or None: what came back is compared, as the wire's text,
-        with what was sent; nothing of it is kept."""
+        """Which argument the learner's function changed ("the first argument", "an
+        argument given by name"), or None: what came back is compared, as the wire's
+        text, with what was sent; nothing of it is kept."""
         back_args, back_kwargs = answer.get("args"), answer.get("kwargs")
         if wire.dumps(back_args) != wire.dumps(wire.encode(sent)):
             if type(back_args) is list and len(back_args) == len(sent) + 1:

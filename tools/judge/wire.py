@@ -160,13 +160,16 @@ class TooLarge(ValueError):
 
 
 class Cap:
-    """How many more items :func:`decode` may make (one cap may serve many answers)."""
+    """How many more items :func:`decode` may make; what it takes is taken from ``within``
+    too (a larger cap, serving many answers), when given."""
 
-    def __init__(self, items=DECODED_ITEMS):
-        self.items, self.limit = items, items
+    def __init__(self, items=DECODED_ITEMS, within=None):
+        self.items, self.limit, self.within = items, items, within
 
     def take(self, count):
         self.items -= count
+        if self.within is not None:
+            self.within.take(count)
         if self.items < 0:
             raise TooLarge(f"more than {self.limit:,} items")
 
