@@ -167,11 +167,11 @@ def test_loading_again_is_charged_to_the_budget_with_one_deadline(cells):
     learner = cells(*[REPLAYED_SLEEP.format(n, sleep) for n in range(6)],
                     call_limit=limit, budget=patience(30))
     took = learner.steps_took
-    printed, error = learner.run_cell("while True:\n    pass\n", "<cell 7>", limit)
+    _, error = learner.run_cell("while True:\n    pass\n", "<cell 7>", limit)
     assert error["type"] == "DidNotFinish"
     assert learner.reload_failure and "first time" in learner.reload_failure
     assert learner.spent < took + 3 * limit + patience(2) < 6 * sleep  # one deadline, not 6 sleeps
-    printed, error = learner.run_cell("x = 1\n", "<cell 8>", limit)
+    _, error = learner.run_cell("x = 1\n", "<cell 8>", limit)
     assert error["type"] == "DidNotFinish" and "not run" in error["text"]
     with pytest.raises(NotLoaded):
         learner.function("anything")()

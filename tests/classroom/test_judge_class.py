@@ -422,7 +422,7 @@ def test_nothing_printed_during_the_tests_reaches_a_feedback_page(graded):
         (in_tests if info.get("grade") and not info.get("solution") else elsewhere).append(text)
     assert not any(BENCH.SEEN in text for text in in_tests)
     assert any("[grading] " in text for text in in_tests)  # a line says something was printed
-    shown = set(line for text in elsewhere for line in text.splitlines() if BENCH.SEEN in line)
+    shown = {line for text in elsewhere for line in text.splitlines() if BENCH.SEEN in line}
     import html
 
     for page in (course / "feedback").rglob("*.html"):

@@ -48,7 +48,7 @@ def digest(folder, names):
 
 def utc_now():
     """The time now, naive in UTC (nbgrader's form)."""
-    return datetime.datetime.now(datetime.timezone.utc).replace(tzinfo=None)
+    return datetime.datetime.now(datetime.UTC).replace(tzinfo=None)
 
 
 class Seen:
