@@ -111,7 +111,7 @@ class CourseExchangeCollect(ExchangeCollect):
         self.src_records = kept
         self._looks = {rec["filename"]: rec for rec in kept}
         if getattr(self, "_seen_now", None) is not None:
-            self._seen_now.save()
+            self._seen_now.save(self.inbound_path)
             self._seen_now = None
 
     def copy_files(self):

@@ -81,8 +81,12 @@ class Seen:
         self.entries[key] = {"digest": content, "time": when.strftime(_FORM), "looked": looked.strftime(_FORM)}
         return when
 
-    def save(self):
-        """Write the looks (in full, then in place of the file before; the owner's only)."""
+    def save(self, folder=None):
+        """Write the looks (in full, then in place of the file before; the owner's only),
+        keeping only those of submissions still in ``folder`` (inbound) when it is given."""
+        if folder is not None:
+            self.entries = {key: value for key, value in self.entries.items()
+                            if os.path.lexists(os.path.join(folder, key))}
         self.path.parent.mkdir(parents=True, exist_ok=True)
         part = self.path.with_suffix(".part")
         fd = os.open(part, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
