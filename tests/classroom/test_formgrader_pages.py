@@ -114,3 +114,76 @@ def test_a_link_to_formgrader_with_script_in_its_address_runs_nothing(tmp_path):
     finally:
         server.end()
         log.close()
+
+
+# --- formgrader's Autograde and Generate Feedback: the course's command, in a process of its own
+
+def test_the_buttons_handlers_are_the_courses_on_nbgraders_addresses():
+    """formgrader's handlers, added to a server as formgrader adds them: the course's take the
+    place of Autograde's and Generate Feedback's (the class's and one student's), and no other."""
+    from nbgrader.server_extensions.formgrader import apihandlers
+    from tornado.web import Application
+
+    from tools.grading import formgrader_buttons
+
+    app = Application()
+    app.add_handlers(".*$", apihandlers.default_handlers)
+    assert formgrader_buttons.install(app) == 3
+
+    def targets(router):
+        for rule in router.rules:
+            if hasattr(rule.target, "rules"):
+                yield from targets(rule.target)
+            else:
+                yield rule.matcher.regex.pattern, rule.target
+
+    found = dict(targets(app.default_router))
+    ours = {pattern: target for pattern, target in found.items() if target.__module__ == formgrader_buttons.__name__}
+    assert sorted(p.split("/")[-1].rstrip("$") for p in ours) == ["autograde", "generate_feedback", "generate_feedback"]
+    assert apihandlers.AutogradeHandler not in found.values()
+    assert apihandlers.CollectHandler in found.values()
+
+
+def test_the_command_is_the_makefiles():
+    from tools.grading import formgrader_buttons
+
+    made = formgrader_buttons.command("/c", "autograde", "03_classifying", "mallory")
+    makefile = (ROOT / "Makefile").read_text()
+    assert "tools/grading/classroom.py --course $(CLASSROOM)" in makefile
+    assert made[1:] == [str(ROOT / "tools" / "grading" / "classroom.py"), "--course", "/c", "autograde",
+                        "03_classifying", "--student", "mallory"]
+    assert formgrader_buttons.command("/c", "feedback", "03_classifying")[-2:] == ["feedback", "03_classifying"]
+
+
+def test_a_button_waits_for_its_process_without_blocking_the_server(tmp_path):
+    """The command runs in a process of its own: the server's loop goes on answering while it
+    runs (here a ticker counts), and its answer is nbgrader's API's, for a failing command too."""
+    import asyncio
+
+    from tools.grading import formgrader_buttons
+    from tools.grading.course_dir import prepare
+
+    course = prepare(tmp_path / "course")
+
+    async def both():
+        ticks = []
+        done = asyncio.Event()
+
+        async def ticker():
+            while not done.is_set():
+                ticks.append(os.getpid())
+                await asyncio.sleep(0.01)
+
+        running = asyncio.ensure_future(ticker())
+        slow = await formgrader_buttons.run(
+            [sys.executable, "-c", "import os, time; time.sleep(1); print('pid', os.getpid())"])
+        failed = await formgrader_buttons.run(formgrader_buttons.command(course, "autograde", "03_classifying"),
+                                              cwd=str(course))
+        done.set()
+        await running
+        return ticks, slow, failed
+
+    ticks, slow, failed = asyncio.run(both())
+    assert slow["success"] and int(slow["log"].split()[1]) != os.getpid()  # a process of its own
+    assert len(ticks) > 5  # the loop went on while it ran
+    assert not failed["success"] and failed["log"] and failed["error"]

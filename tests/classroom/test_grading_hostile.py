@@ -302,3 +302,60 @@ def test_reading_stops_at_the_limit(tmp_path):
     os.symlink(big, tmp_path / "link")
     with pytest.raises(collecting.NotTaken, match="symbolic link"):
         collecting.open_regular(tmp_path / "link")
+
+
+def test_answers_written_through_a_memory_map_after_the_deadline_are_late(tmp_path, monkeypatch):
+    """The red team's late work through a map: the notebook mapped, touched through the map
+    before the deadline (the system's ctime moves then), the answers written through the
+    same map after it (on a page already written, the ctime stays). collect's look at the
+    deadline saw the content: what it sees changed later counts from when it saw it. An
+    honest submission beside it keeps its time, look after look."""
+    import datetime
+    import mmap
+
+    from tools.grading.seen import utc_now
+
+    course, inbound, make = exchange_class(tmp_path, monkeypatch)
+    me, folder = submit(inbound, "x" * 4096)
+    with open(folder / NOTEBOOK, "r+b") as handle:
+        mapped = mmap.mmap(handle.fileno(), 0)
+    try:
+        mapped[:7] = b"touched"
+        make().start()  # the look at the deadline
+        dest = course / "submitted" / me / ASSIGNMENT
+        first = (dest / "timestamp.txt").read_text()
+        assert (dest / NOTEBOOK).read_bytes()[:7] == b"touched"
+        deadline = utc_now()
+        mapped[:7] = b"answers"  # after the deadline, through the map
+        make().start()
+    finally:
+        mapped.close()
+    assert (dest / NOTEBOOK).read_bytes()[:7] == b"answers"
+    stamped = datetime.datetime.strptime((dest / "timestamp.txt").read_text(), "%Y-%m-%d %H:%M:%S.%f UTC")
+    assert stamped > deadline, (stamped, deadline, first)
+    make().start()  # looked at again, unchanged: the same time
+    assert (dest / "timestamp.txt").read_text() == stamped.strftime("%Y-%m-%d %H:%M:%S.%f UTC")
+
+
+def test_a_submission_collect_saw_keeps_its_time(tmp_path, monkeypatch):
+    course, inbound, make = exchange_class(tmp_path, monkeypatch)
+    me, folder = submit(inbound, "my work")
+    make().start()
+    dest = course / "submitted" / me / ASSIGNMENT
+    stamped = (dest / "timestamp.txt").read_text()
+    assert stamped.startswith(collecting.newest(collecting.state_of(folder, {NOTEBOOK})).strftime(
+        "%Y-%m-%d %H:%M:%S"))
+    make().start()
+    assert (dest / "timestamp.txt").read_text() == stamped
+    seen = course / "logs" / "exchange-seen.json"
+    assert stat.S_IMODE(os.lstat(seen).st_mode) == 0o600
+
+
+def test_a_collected_submission_is_the_owners_only(tmp_path):
+    course, folder = _course_and_submission(tmp_path)
+    (folder / NOTEBOOK).write_text("my work")
+    assert collecting.collect(course, tmp_path / "inbox") == 0
+    dest = course / "submitted" / "mallory" / ASSIGNMENT
+    assert stat.S_IMODE(os.lstat(dest.parent).st_mode) == 0o700
+    assert stat.S_IMODE(os.lstat(dest).st_mode) == 0o700
+    assert {stat.S_IMODE(os.lstat(p).st_mode) for p in dest.iterdir()} == {0o600}

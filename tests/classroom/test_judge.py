@@ -16,7 +16,7 @@ import pytest
 
 from processes import live_processes, patience
 from tools.judge import sandbox, stand_in, wire
-from tools.judge.learner import DidNotFinish, NotLoaded, Submission
+from tools.judge.learner import ChangedArgument, DidNotFinish, NotLoaded, Submission
 
 ROOT = Path(__file__).resolve().parents[2]
 BWRAP = sandbox.kind() == "bwrap"
@@ -102,8 +102,93 @@ def test_a_function_answers_with_plain_values_and_its_errors_as_builtin_types(ce
         learner.function("build")("ping", True)
     assert type(raised.value).__name__ == "BadId" and "bool" in str(raised.value)
     message = {"id": 1}
-    learner.function("grow")(message)
-    assert message == {"id": 1, "seen": True}  # a change to an argument is seen outside
+    with pytest.raises(ChangedArgument, match="first argument"):  # a change to an argument is seen
+        learner.function("grow")(message)
+    assert message == {"id": 1}  # and compared: never written into the judge's own value
+
+
+SWAPPED_ENCODER = """
+    import sys
+    wire = sys.modules["wire"]
+    honest = wire.encode
+    def inflated(value, *rest, **options):
+        if type(value) is list and value and type(value[0]) is dict:  # the arguments, coming back
+            return honest([{f"key {n}": n for n in range(300_000)}], *rest, **options)
+        return honest(value, *rest, **options)
+    wire.encode = inflated
+    def classify(msg):
+        return ("request", None)
+"""
+
+
+def test_an_answer_is_capped_and_compared_never_kept(cells):
+    """A cell that swaps the worker's encoder sends each call's dict argument back "changed"
+    into a million keys: the judge compares it with what it sent and keeps none of it (the
+    case it passed is the same after), and the call fails in words; an answer past the cap
+    of items fails as too large, and so do the submission's later calls once its answers
+    passed the cap of all of them."""
+    learner = cells(SWAPPED_ENCODER, "def many():\n    return list(range(300_000))\n", call_limit=patience(10))
+    case = {"jsonrpc": "2.0", "method": "ping", "id": 1}
+    for _ in range(3):
+        with pytest.raises((ChangedArgument, DidNotFinish)):
+            learner.function("classify")(case)
+    assert case == {"jsonrpc": "2.0", "method": "ping", "id": 1}
+    assert learner.function("classify")("text") == ("request", None)  # no dict: nothing inflated
+    with pytest.raises(DidNotFinish, match=f"more than {wire.DECODED_ITEMS:,} items"):
+        learner.function("many")()
+    with pytest.raises(DidNotFinish, match="many answered with"):  # at once, the second time
+        learner.function("many")()
+
+
+def test_decoding_counts_items_against_a_cap():
+    data = wire.encode([[1, 2], {"a": (3, 4)}])
+    cap = wire.Cap(100)
+    assert wire.decode(data, cap=cap) == [[1, 2], {"a": (3, 4)}] and cap.items < 100
+    with pytest.raises(wire.TooLarge):
+        wire.decode(data, cap=wire.Cap(4))
+    with pytest.raises(wire.TooLarge):
+        wire.decode(wire.encode(list(range(wire.DECODED_ITEMS + 1))))
+
+
+REPLAYED_SLEEP = """
+    import os, time
+    if os.path.exists("ran {0}"):  # only when run again, after a restart
+        time.sleep({1})
+    open("ran {0}", "w").close()
+"""
+
+
+def test_loading_again_is_charged_to_the_budget_with_one_deadline(cells, monkeypatch):
+    """Cells that sleep only when they are run again (each well within its own limit), then a
+    cell that loops (the worker is started again, and the cells before run again): loading
+    again stops at one deadline, what the cells took the first time and one call limit more,
+    where each cell's own limit let all ten sleep; it is charged to the budget, and the later
+    cells are not run. (In the fallback, whose folder outlives a restart of the worker, as the
+    marks the cells leave must.)"""
+    monkeypatch.setenv(sandbox.FORCE_VARIABLE, "fallback")
+    limit = patience(5)
+    learner = cells(*[REPLAYED_SLEEP.format(n, round(0.6 * limit, 2)) for n in range(10)],
+                    call_limit=limit, budget=patience(300))
+    took, before = learner.steps_took, learner.spent
+    _, error = learner.run_cell("while True:\n    pass\n", "<cell 11>", limit)
+    assert error["type"] == "DidNotFinish"
+    assert learner.reload_failure and "first time" in learner.reload_failure
+    # the loop's limit, and the reload's deadline (ten sleeps would be 6 limits)
+    assert learner.spent - before < took + 2 * limit + patience(3)
+    _, error = learner.run_cell("x = 1\n", "<cell 12>", limit)
+    assert error["type"] == "DidNotFinish" and "not run" in error["text"]
+    with pytest.raises(NotLoaded):
+        learner.function("anything")()
+
+
+def test_no_request_outlives_the_budget(cells):
+    learner = cells("import time\ndef slow():\n    time.sleep(60)\n", call_limit=patience(30),
+                    budget=patience(2))
+    with pytest.raises(DidNotFinish, match="used up"):
+        learner.function("slow")()
+    assert learner.spent < patience(2) + patience(2)
+    with pytest.raises(DidNotFinish, match="used up"):
+        learner.function("slow")()
 
 
 @pytest.mark.full  # waits out the judge's time limit

@@ -47,6 +47,19 @@ SCRIPT = '<script>document.title = "pwned"</script>'
 from tools.grading import classroom  # noqa: E402
 
 
+def _bench():
+    """benchmarks/bench_grading.py, whose red team's third round the class holds too."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("bench_grading", ROOT / "benchmarks" / "bench_grading.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+BENCH = _bench()
+
+
 def nbgrader_info(cell):
     return cell.metadata.get("nbgrader", {})
 
@@ -126,7 +139,13 @@ if os.fork() == 0:
         os.execv(sys.executable, [sys.executable, "-c", "import time; time.sleep(600)  # {MARKER}"])
     os._exit(0)
 '''
+    third = BENCH.round_three(release, right, round(patience(10)))
     return {
+        # The third round (benchmarks/bench_grading.py's, which times them beside an honest class).
+        "x_nested_tags": (third["x_nested_tags"], {}, FULL),
+        "x_replays_slowly": (third["x_replays_slowly"], {}, FULL),
+        "x_inflates_answers": (third["x_inflates_answers"], {}, None),  # its answers come back changed
+        "x_prints_hidden": (third["x_prints_hidden"], {}, FULL),
         "honest": (handed_in(release, right), {}, FULL),
         "honest_script": (handed_in(release, right, first=f"print({SCRIPT!r})",
                                     markdown=f"My notes {SCRIPT}"), {}, FULL),
@@ -310,6 +329,8 @@ def test_every_student_gets_what_the_work_deserves(graded):
     course = graded["course"]
     wrong = {}
     for student, (_, _, deserved) in graded["students"].items():
+        if deserved is None:
+            continue
         score, most = classroom.score_of(course, LESSON, student)
         if (score, most) != (deserved, FULL):
             wrong[student] = (score, deserved)
@@ -386,6 +407,78 @@ def test_feedback_runs_no_script_and_shows_no_hidden_test(graded):
         html = page.read_text(encoding="utf-8")
         assert SCRIPT not in html, page
         assert "BEGIN HIDDEN TESTS" not in html and "hidden = [" not in html, page
+
+
+def test_nothing_printed_during_the_tests_reaches_a_feedback_page(graded):
+    """The hostile is_object prints each argument it is given: what it printed in the student's
+    own cells is theirs to see, what it printed during the tests (hidden cases) is on no page."""
+    course = graded["course"]
+    notebook = nbformat.read(str(course / "autograded" / "x_prints_hidden" / LESSON / f"{LESSON}.ipynb"),
+                             as_version=4)
+    in_tests, elsewhere = [], []
+    for cell in notebook.cells:
+        text = "".join(str(output.get("text", "")) for output in cell.get("outputs", []))
+        info = nbgrader_info(cell)
+        (in_tests if info.get("grade") and not info.get("solution") else elsewhere).append(text)
+    assert not any(BENCH.SEEN in text for text in in_tests)
+    assert any("[grading] " in text for text in in_tests)  # a line says something was printed
+    said = BENCH.SEEN + " "  # as it prints, before what it was given
+    shown = {line.strip() for text in elsewhere for line in text.splitlines() if said in line}
+    import html
+    import re
+
+    for page in (course / "feedback").rglob("*.html"):
+        text = html.unescape(re.sub(r"<[^>]*>", "", page.read_text(encoding="utf-8")))
+        lines = {line.strip() for line in text.replace("&#10;", "\n").splitlines() if said in line}
+        assert lines <= shown, (page, lines - shown)
+
+
+def test_markup_past_the_cleaners_caps_is_shown_as_text(graded):
+    from tools.grading.sanitize import CUT_WORDS
+
+    page = next((graded["course"] / "feedback" / "x_nested_tags").rglob("*.html")).read_text(encoding="utf-8")
+    assert CUT_WORDS.split(":")[0] in page and "title=9999" in page
+
+
+def test_a_grading_process_that_dies_is_the_runs_error(graded, tmp_path):
+    """nbgrader ended from outside (as a memory limit ends it) while it grades one submission:
+    autograde fails (exit status not 0) and says the submissions it did not finish are not
+    graded; none of them gets a 0 for it (their scores stay what they were)."""
+    course = tmp_path / "classroom"
+    shutil.copytree(graded["course"], course, symlinks=True)
+    release = nbformat.read(str(course / "release" / LESSON / f"{LESSON}.ipynb"), as_version=4)
+    folder = tmp_path / "inbox" / "sleeper" / LESSON
+    folder.mkdir(parents=True)
+    nbformat.write(handed_in(release, solutions(), last="import time\ntime.sleep(3600)\n"),
+                   str(folder / f"{LESSON}.ipynb"))
+    step(course, "collect", str(tmp_path / "inbox"))
+    before = {student: classroom.score_of(course, LESSON, student) for student in ("victim", "zed")}
+    run = subprocess.Popen([sys.executable, str(GRADING / "classroom.py"), "--course", str(course),
+                            "autograde", LESSON, "--timeout", "600"], cwd=ROOT,
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        grader = []
+
+        def nbgrader_of_the_sleeper():
+            found = live_processes()
+            mine = set(descendants(run.pid, found))
+            if any("worker.py" in p.command and p.pid in mine for p in found):
+                grader.extend(p.pid for p in found if p.pid in mine and "nbgrader" in p.command
+                              and "autograde" in p.command)
+            return bool(grader)
+
+        wait_for(nbgrader_of_the_sleeper, "the sleeping cell in the sandbox", limit=600)
+        os.kill(grader[0], signal.SIGKILL)
+        said, _ = run.communicate(timeout=patience(120))
+    finally:
+        run.kill()
+        run.wait()
+    assert run.returncode != 0, said
+    lines = said.splitlines()
+    assert any(line.strip().startswith("sleeper: not graded") for line in lines), said
+    for student, score in before.items():
+        assert any(line.strip().startswith(f"{student}: not graded") for line in lines), said
+        assert classroom.score_of(course, LESSON, student) == score
 
 
 def test_collect_stamps_the_time_itself(graded):

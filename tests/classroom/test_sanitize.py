@@ -245,3 +245,80 @@ def test_a_lessons_folded_answer_stays_folded_not_shown_as_tags():
                                   "Because.\n\n</details>\n")
     assert "<details>" in html and "<summary>An answer</summary>" in html
     assert "&lt;details&gt;" not in html and "&lt;summary&gt;" not in html
+
+
+def nested_tags(count, start=0):
+    """Formatting tags left open, each with an attribute of its own (the parser's list of active
+    formatting elements cannot fold them into one)."""
+    return "".join(f"<b title={index}>" for index in range(start, start + count)) + "the end"
+
+
+def test_a_cell_of_ten_thousand_open_tags_costs_what_a_lesson_does(monkeypatch):
+    """Two cells of 10,000 nested tags each (the parser's cost grew with the square of their
+    number: 30 s for 4,000) are cleaned for about what an ordinary lesson costs, measured side
+    by side in CPU time: the parser is handed only what the caps let through, and the rest of
+    each cell is shown as text after one line saying so."""
+    import time
+    from pathlib import Path
+
+    import bleach
+
+    from tools.grading import markup_budget, sanitize
+
+    handed, clean = [], bleach.clean
+
+    def counting_clean(text, **options):
+        handed.append(text)
+        return clean(text, **options)
+
+    monkeypatch.setattr(sanitize.bleach, "clean", counting_clean)
+    hostile = new_notebook(cells=[new_markdown_cell(nested_tags(10_000)),
+                                  new_markdown_cell("".join(f"<p><b title={i}>x</p>" for i in range(10_000)))])
+    lesson = nbformat.read(str(Path(__file__).resolve().parents[2] / "notebooks" / "03_classifying.ipynb"),
+                           as_version=4)
+
+    def cpu(notebook):
+        started = time.process_time()
+        sanitize.clean_notebook(notebook)
+        return time.process_time() - started
+
+    ordinary_cost, hostile_cost = cpu(lesson), cpu(hostile)
+    assert hostile_cost < 10 * max(ordinary_cost, 0.01), (hostile_cost, ordinary_cost)
+    hostile_handed, handed[:] = handed[-2:], []
+    assert all(text.count("<") <= markup_budget.CELL_TAGS for text in hostile_handed)
+    first, second = (cell.source for cell in hostile.cells)
+    for cleaned in (first, second):
+        assert sanitize.CUT_WORDS.strip() in html_text(cleaned)
+    assert "<b title=9999>" in html_text(first) and 'title="9999"' not in first  # shown, not parsed
+    assert first.count("<b") <= markup_budget.MAX_FORMATTING + 1
+
+
+def html_text(page):
+    """The text a browser shows of ``page``."""
+    parser = Active()
+    parser.feed(page)
+    return "".join(parser.text)
+
+
+def test_the_notebooks_allowance_is_shared_by_its_cells():
+    """Many cells each under the cell's caps: once the notebook's allowance of tags is spent,
+    each later cell is shown as text, whole."""
+    from tools.grading import markup_budget, sanitize
+
+    cell = "<i>x</i> " * (markup_budget.CELL_TAGS - 10)
+    count = markup_budget.NOTEBOOK_TAGS // markup_budget.CELL_TAGS + 3
+    notebook = sanitize.clean_notebook(new_notebook(cells=[new_markdown_cell(cell) for _ in range(count)]))
+    rendered = [sanitize.CUT_WORDS.strip() not in html_text(c.source) for c in notebook.cells]
+    assert rendered[0] and not rendered[-1]
+    assert rendered == sorted(rendered, reverse=True)  # the first cells whole, then the rest as text
+    assert sum(c.source.count("<i>") for c in notebook.cells) <= markup_budget.NOTEBOOK_TAGS
+
+
+def test_no_lesson_comes_near_a_cap():
+    from pathlib import Path
+
+    from tools.grading import sanitize
+
+    for path in sorted((Path(__file__).resolve().parents[2] / "notebooks").glob("[0-9]*.ipynb")):
+        cleaned = sanitize.clean_notebook(nbformat.read(str(path), as_version=4))
+        assert not [c for c in cleaned.cells if sanitize.CUT_WORDS.strip() in html_text(c.source)], path.name

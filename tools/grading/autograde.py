@@ -188,8 +188,9 @@ def score_of(course, assignment, student):
         return float(score), float(submission.max_score)
 
 
-def autograde(course, assignments=(), timeout=DEFAULT_TIMEOUT):
-    """Autograde every collected submission of ``assignments`` (default: all released)."""
+def autograde(course, assignments=(), timeout=DEFAULT_TIMEOUT, student=None):
+    """Autograde every collected submission of ``assignments`` (default: all released), or
+    ``student``'s only (formgrader's Autograde button)."""
     course = prepare(course)
     step = Step(course, f"autograde (each cell under {timeout} s)")
     try:
@@ -207,7 +208,8 @@ def autograde(course, assignments=(), timeout=DEFAULT_TIMEOUT):
         submitted = course / "submitted"
         graded, failed = 0, []
         for assignment in wanted:
-            students = sorted(p.parent.name for p in submitted.glob(f"*/{assignment}") if p.is_dir())
+            students = sorted(p.parent.name for p in submitted.glob(f"*/{assignment}") if p.is_dir()
+                              and student in (None, p.parent.name))
             if not students:
                 step.say(f"{assignment}: no submissions collected")
                 continue
@@ -321,7 +323,8 @@ def _grade_assignment(course, step, assignment, students, notebooks, timeout):
     (nbgrader is imported once, not once a student; the sandbox keeps each
     submission to itself), then say one line per student. Returns why, for each
     submission the judge could not judge (its sandbox did not start): those get
-    no score and no line of points."""
+    no score and no line of points, and for each one nbgrader did not finish because its own
+    process ended (its memory, a signal): those are not graded either."""
     before, ready = {}, []
     for student in students:
         said = _before_grading(course, assignment, student, notebooks)
@@ -341,7 +344,8 @@ def _grade_assignment(course, step, assignment, students, notebooks, timeout):
         shutil.rmtree(course / "autograded" / student / assignment, ignore_errors=True)
     if ready:
         kept = _teachers_files(course, assignment)
-        code, output = nbgrader(course, "autograde", assignment, "--force",
+        only = [f"--student={students[0]}"] if len(students) == 1 else []
+        code, output = nbgrader(course, "autograde", assignment, "--force", *only,
                                 f"--JudgedExecute.timeout={timeout}", limit=limit, log_name=log_name)
         for line in _restore_teachers_files(course, assignment, kept):
             step.say(f"  {line}")
@@ -349,7 +353,7 @@ def _grade_assignment(course, step, assignment, students, notebooks, timeout):
             step.say(f"  nbgrader could not load the course's settings, so nothing of this run "
                      f"was judged: {_first_error(output)}; see {log}")
     sections = by_student(output)
-    not_started = run_errors(course, assignment)
+    not_started, ended = run_errors(course, assignment), {}
     for student in students:
         if student in not_started:  # the course's failure: nothing is recorded for the student
             step.say(f"  {student}: not graded (the course's judge did not start)")
@@ -375,6 +379,13 @@ def _grade_assignment(course, step, assignment, students, notebooks, timeout):
             zero(course, assignment, student)
             problems.append(f"nbgrader did not finish within {limit} s and was stopped: 0 points; "
                             f"see {log}")
+        elif not autograded and code != 0 and failure_in(section) is None:
+            # nbgrader itself ended (killed, out of memory) before it finished this
+            # submission: the run's failure, never the student's 0
+            ended[student] = (f"the grading process ended (exit code {code}) before it had graded "
+                              f"this submission; see {log}")
+            step.say(f"  {student}: not graded ({ended[student]})")
+            continue
         elif not autograded:
             zero(course, assignment, student)
             cause = failure_in(section)
@@ -388,4 +399,4 @@ def _grade_assignment(course, step, assignment, students, notebooks, timeout):
         step.say(f"  {student}: {score:g}/{most:g} points ({seconds:.1f} s)")
         for problem in problems:
             step.say(f"    {problem}")
-    return [not_started[student] for student in students if student in not_started]
+    return [not_started[student] for student in students if student in not_started] + list(ended.values())

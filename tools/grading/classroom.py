@@ -113,8 +113,9 @@ def release(course, targets=()):
 
 # --- feedback and grades ----------------------------------------------------------------
 
-def feedback(course, assignments=()):
-    """``nbgrader generate_feedback`` for each assignment: an HTML page per student and notebook."""
+def feedback(course, assignments=(), student=None):
+    """``nbgrader generate_feedback`` for each assignment: an HTML page per student and notebook
+    (``student``'s only, when given: formgrader's button for one student)."""
     course = prepare(course)
     step = Step(course, "feedback")
     try:
@@ -125,12 +126,13 @@ def feedback(course, assignments=()):
             return 1
         failed = 0
         done = {}
+        only = [f"--student={student}"] if student else []
         if not assignments:  # one nbgrader run for every assignment ("*"), as release does
-            done = dict.fromkeys(wanted, nbgrader(course, "generate_feedback", "*", "--force",
+            done = dict.fromkeys(wanted, nbgrader(course, "generate_feedback", "*", "--force", *only,
                                                   log_name="feedback-all"))
         for assignment in wanted:
             code, output = done.get(assignment) or nbgrader(course, "generate_feedback", assignment, "--force",
-                                                            log_name=f"feedback-{assignment}")
+                                                            *only, log_name=f"feedback-{assignment}")
             pages = sorted((course / "feedback").glob(f"*/{assignment}/*.html"))
             if code != 0:
                 failed += 1
@@ -140,7 +142,7 @@ def feedback(course, assignments=()):
                 step.say(f"  {_shown(page)}")
             with_pages = {page.parent.parent.name for page in pages}
             for folder in sorted((course / "submitted").glob(f"*/{assignment}")):
-                if folder.parent.name not in with_pages:
+                if folder.parent.name not in with_pages and student in (None, folder.parent.name):
                     step.say(f"  {folder.parent.name}: no page (nothing of theirs could be graded)")
         return 1 if failed else 0
     finally:
@@ -171,6 +173,13 @@ def grades(course):
         step.close()
 
 
+def student_id(text):
+    """A student's id as a command's argument: letters, digits and _ . @ - only."""
+    if not SAFE_NAME.fullmatch(text):
+        raise argparse.ArgumentTypeError("a student id is letters, digits and _ . @ - only")
+    return text
+
+
 def main(argv=None):
     stop_on_signals()  # SIGTERM or SIGHUP end nbgrader and its sandboxes, as Ctrl-C does
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -184,8 +193,10 @@ def main(argv=None):
     p = steps.add_parser("autograde", help="autograde into gradebook.db")
     p.add_argument("assignments", nargs="*")
     p.add_argument("--timeout", type=int, default=DEFAULT_TIMEOUT, help="seconds per cell")
+    p.add_argument("--student", type=student_id, help="this student's submission only")
     p = steps.add_parser("feedback", help="an HTML page per student and notebook")
     p.add_argument("assignments", nargs="*")
+    p.add_argument("--student", type=student_id, help="this student's pages only")
     steps.add_parser("grades", help="export grades.csv")
     args = parser.parse_args(argv)
     if args.step == "release":
@@ -200,9 +211,9 @@ def main(argv=None):
         if args.timeout <= 0:
             print("the timeout is a number of seconds above 0")
             return 1
-        return autograde(args.course, args.assignments, args.timeout)
+        return autograde(args.course, args.assignments, args.timeout, args.student)
     if args.step == "feedback":
-        return feedback(args.course, args.assignments)
+        return feedback(args.course, args.assignments, args.student)
     return grades(args.course)
 
 

@@ -241,7 +241,8 @@ def now():
     return datetime.datetime.now(datetime.timezone.utc)
 
 
-def take_submission(step, folder, dest, wanted, who, clock=None, room=STUDENT_BYTES, look=None):
+def take_submission(step, folder, dest, wanted, who, clock=None, room=STUDENT_BYTES, look=None,
+                    check=None):
     """Collect one student's submission ``folder`` into ``dest``: the released notebooks
     ``wanted`` (take_released), its secret, and its timestamp.txt. The copy is made beside
     ``dest`` and takes its place only when whole.
@@ -250,7 +251,9 @@ def take_submission(step, folder, dest, wanted, who, clock=None, room=STUDENT_BY
     or, with no clock, the newest change of the folder and its notebooks as they were copied
     (:func:`state_of`). ``look`` is the :func:`state_of` the caller decided on (nbgrader's
     collect picks the last submission before the deadline by it): the submission is refused
-    when it is not the state the copy was made of, as it is when it changed during the copy.
+    when it is not the state the copy was made of, as it is when it changed during the copy,
+    and when ``check(copy, names taken)`` raises :class:`Changed` (the content is not the one
+    looked at).
 
     Return (names taken, names left out, bytes taken), or None after a line saying why it
     was not collected (a file could not be read, it changed, or it holds over ``room``
@@ -259,14 +262,16 @@ def take_submission(step, folder, dest, wanted, who, clock=None, room=STUDENT_BY
     folder, dest = Path(folder), Path(dest)
     kept = " (the copy collected before is kept)" if dest.exists() else ""
     dest.parent.mkdir(parents=True, exist_ok=True)
-    fresh = Path(tempfile.mkdtemp(prefix=".collecting-", dir=dest.parent))
-    os.chmod(fresh, 0o755)  # as a folder made by mkdir (mkdtemp's is private)
+    os.chmod(dest.parent, 0o700)  # a student's work is the teacher's to read, no one else's
+    fresh = Path(tempfile.mkdtemp(prefix=".collecting-", dir=dest.parent))  # the owner's only
     try:
         before = state_of(folder, wanted) if look is None else look
         taken, left_out, used = _take_released(step, folder, fresh, wanted, who, room)
         after = state_of(folder, wanted)
         if after != before:
             raise Changed("the submission changed between collect's look and its copy")
+        if check is not None:
+            check(fresh, taken)
     except NotTaken as exc:
         shutil.rmtree(fresh, ignore_errors=True)
         step.say(f"{who}: not collected: {exc}{kept}")
@@ -278,6 +283,8 @@ def take_submission(step, folder, dest, wanted, who, clock=None, room=STUDENT_BY
         return None
     _secret(folder, fresh)
     _stamp(fresh, clock() if clock is not None else newest(after))
+    for made in fresh.iterdir():
+        os.chmod(made, 0o600, follow_symlinks=False)
     if dest.exists():
         shutil.rmtree(dest)
     fresh.rename(dest)

@@ -15,9 +15,11 @@ the system instead:
 * **when it was handed in:** the last time the folder or one of its released notebooks
   changed (the newest ``ctime``, which the system sets and no student can set back), so the
   last submission before the deadline is the one that counts, and a submission edited after
-  it is late. That look is checked again once the copy is made: a submission that changed
-  between the look and the copy is refused in one line (the copy collected before is kept),
-  so the time stamped is always the time of what was copied;
+  it is late; and what collect saw (seen.py): content that changed since collect's last
+  look with no newer ``ctime`` (written through a memory map) counts from the look that
+  first saw it. That look is checked again once the copy is made, content included: a
+  submission that changed between the look and the copy is refused in one line (the copy
+  collected before is kept), so the time stamped is always the time of what was copied;
 * **what is in it:** the released notebooks only, as regular files, within collect's size
   limits, read as collect.py reads (``take_submission``): a link, a named pipe or a device is
   named in the log and passed over, never followed, and nothing below the folder's own
@@ -32,8 +34,9 @@ from pathlib import Path
 
 from nbgrader.exchange.default.collect import ExchangeCollect
 
-from tools.grading.collect import newest, state_of, take_submission
+from tools.grading.collect import Changed, newest, state_of, take_submission
 from tools.grading.course_dir import SAFE_NAME, released
+from tools.grading.seen import Seen, digest
 
 
 def owner_of(info):
@@ -85,7 +88,14 @@ class CourseExchangeCollect(ExchangeCollect):
         except OSError as exc:
             return {"username": owner, "filename": name, "timestamp": datetime.datetime.min,
                     "refused": f"it cannot be read ({type(exc).__name__})"}
-        return {"username": owner, "filename": name, "timestamp": newest(look), "look": look}
+        content = digest(path, self._wanted())
+        when = self._seen().time_for(name, content, newest(look))
+        return {"username": owner, "filename": name, "timestamp": when, "look": look, "digest": content}
+
+    def _seen(self):
+        if getattr(self, "_seen_now", None) is None:
+            self._seen_now = Seen(self.coursedir.root)
+        return self._seen_now
 
     def init_src(self):
         super().init_src()
@@ -99,7 +109,10 @@ class CourseExchangeCollect(ExchangeCollect):
             else:
                 kept.append(record)
         self.src_records = kept
-        self._looks = {rec["filename"]: rec["look"] for rec in kept}
+        self._looks = {rec["filename"]: rec for rec in kept}
+        if getattr(self, "_seen_now", None) is not None:
+            self._seen_now.save(self.inbound_path)
+            self._seen_now = None
 
     def copy_files(self):
         """nbgrader's choice of what to copy (a newer submission, or the one before the
@@ -127,5 +140,14 @@ class CourseExchangeCollect(ExchangeCollect):
         """Copy one submission as collect.py does: the released notebooks, regular files only,
         stamped with the time of its last change, refused if it changed since the look."""
         src, dest = Path(src), Path(dest)
+        record = getattr(self, "_looks", {}).get(src.name)
+        if record is None:
+            take_submission(_Log(self.log), src, dest, self._wanted(), f"{dest.parent.name} {dest.name}")
+            return
+
+        def as_seen(copy, taken):
+            if digest(copy, taken) != record["digest"]:
+                raise Changed("the submission changed between collect's look and its copy")
+
         take_submission(_Log(self.log), src, dest, self._wanted(), f"{dest.parent.name} {dest.name}",
-                        look=getattr(self, "_looks", {}).get(src.name))
+                        clock=lambda: record["timestamp"], look=record["look"], check=as_seen)

@@ -19,7 +19,9 @@ formgrader's, on nbgrader's own templates:
   (formgrade_page.py's policy, with no CDN).
 
 The grading page itself is nbconvert's, and the course's nbgrader settings install its copy
-(formgrade_page.py); this module does not touch it.
+(formgrade_page.py); this module does not touch it. The extension also gives formgrader's
+Autograde and Generate Feedback buttons the course's command, in a process of its own
+(formgrader_buttons.py).
 """
 
 import re
@@ -90,7 +92,10 @@ def install(web_app):
     from nbgrader.server_extensions.formgrader import handlers
 
     if SETTING in web_app.settings:
+        from tools.grading import formgrader_buttons
+
         web_app.settings[SETTING] = environment(handlers.template_path)
+        formgrader_buttons.install(web_app)
         return True
     return False
 
@@ -106,7 +111,8 @@ def _load_jupyter_server_extension(server_app):
                 server_app.log.warning("mcp_lesson: formgrader is not loaded; its pages are left as they are")
 
         IOLoop.current().add_callback(later)
-    server_app.log.info("mcp_lesson: formgrader's pages escape their values and run only their own scripts")
+    server_app.log.info("mcp_lesson: formgrader's pages escape their values and run only their own scripts; "
+                        "its Autograde and Generate Feedback run the course's command in a process of their own")
 
 
 def _jupyter_server_extension_points():

@@ -18,7 +18,8 @@ what they can reach (the gradebook, the masters). Here:
   student code touches, with each function the student's cells defined as a
   stand-in that calls it in the sandbox and gives back plain values with
   their exact types. An error there is the test's failure, as nbgrader counts
-  it. A cell that claims to be a test but is not one of the release's runs in
+  it. What the student's code prints during a test is counted and not kept
+  (it could show the hidden cases on the feedback page): one line says so. A cell that claims to be a test but is not one of the release's runs in
   the sandbox like any other;
 * the course's code is not in the sandbox (tools/judge/stand_in.py). A cell may
   borrow only what the lessons before this one built (``registry.may_borrow``),
@@ -341,7 +342,8 @@ class JudgedExecute(NbGraderPreprocessor):
 
     def _test(self, index, cell, submission):
         printed = _Printed(self.max_output_chars)
-        submission.printed_to = printed.write
+        unseen = []  # what the student's code printed during the test: counted, never shown
+        submission.printed_to = lambda text: unseen.append(len(text))
         namespace = {"__name__": "__graded__"}
         asked = free_names(cell.source)
         submission.refused = asked  # a graded function may not borrow the course's own
@@ -366,6 +368,9 @@ class JudgedExecute(NbGraderPreprocessor):
         finally:
             submission.printed_to = None
             submission.refused = set()
+            if unseen:
+                self._stream(cell, f"{GUARD_LINE}what your code printed during this test ({sum(unseen):,} "
+                                   "characters) is not shown: it could show the test's hidden cases\n")
         for name, why in submission.broken.items():
             if name not in broken_before:
                 self._incident(index, f"{why}; its later calls failed at once")

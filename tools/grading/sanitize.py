@@ -40,6 +40,8 @@ from nbconvert.filters.markdown_mistune import markdown2html_mistune
 from nbconvert.preprocessors import Preprocessor
 from traitlets import Bool
 
+from .markup_budget import Budget, cut_point
+
 #: The tags a cleaned cell may hold: text, lists, tables, code, quotes, rules, images, and the
 #: folded answers the lessons write (``<details><summary>``).
 TAGS = frozenset({
@@ -58,6 +60,8 @@ NBGRADER_FIELDS = {"grade": bool, "solution": bool, "locked": bool, "task": bool
 SAFE_IMAGES = ("image/png", "image/jpeg", "image/gif")
 CLEANED_TYPES = ("text/html", "text/markdown")
 #: The policy of a page that runs nothing: styles and images of its own, nothing else.
+#: Begins the line that says a cell's rest is shown as text, not rendered.
+CUT_WORDS = "The rest of this cell is shown as text, not rendered: "
 PAGE_POLICY = ("default-src 'none'; style-src 'unsafe-inline'; img-src data:; font-src data:; "
                "base-uri 'none'; form-action 'none'")
 
@@ -76,28 +80,50 @@ def _attribute_allowed(tag, name, value):
     return False
 
 
-def clean_html(text):
+def clean_html(text, budget=None):
     """``text`` (HTML) with only the allowed tags and attributes; anything else is shown as
-    text (a ``<script>`` becomes the words ``<script>``), on one line."""
-    cleaned = bleach.clean(str(text), tags=TAGS, attributes=_attribute_allowed,
+    text (a ``<script>`` becomes the words ``<script>``), on one line. Past a cap of
+    markup_budget.py (``budget``: what is left of the notebook's allowance; a fresh one when
+    None), the rest is shown as text, after one line saying which cap it passed."""
+    text = str(text)
+    limit, why = cut_point(text, budget or Budget())
+    cleaned = bleach.clean(text[:limit], tags=TAGS, attributes=_attribute_allowed,
                            protocols=["http", "https", "mailto", "data"], strip=False,
                            strip_comments=True)
     # One line, in a block of its own: a markdown renderer passes it on as it is.
-    return "<div>" + cleaned.replace("\r", "").replace("\n", "&#10;") + "</div>"
+    return "<div>" + _one_line(cleaned) + _rest_as_text(text[limit:], why) + "</div>"
 
 
-def markdown_as_clean_html(source):
-    """A markdown text rendered, then cleaned (:func:`clean_html`)."""
+def _one_line(text):
+    return text.replace("\r", "").replace("\n", "&#10;")
+
+
+def _rest_as_text(rest, why):
+    """The part of a cell past a cap: one line saying which, then the text, escaped."""
+    if why is None:
+        return ""
+    return (f"<p><em>{html.escape(CUT_WORDS + why)}</em></p>"
+            + ("<pre>" + _one_line(html.escape(rest)) + "</pre>" if rest else ""))
+
+
+def markdown_as_clean_html(source, budget=None):
+    """A markdown text rendered, then cleaned (:func:`clean_html`); past the caps of
+    markup_budget.py, the rest is shown as text."""
+    source, budget = str(source), budget or Budget()
+    limit, why = budget.take_source(source)
     try:
-        rendered = markdown2html_mistune(str(source))
+        rendered = markdown2html_mistune(source[:limit])
     except Exception:  # noqa: BLE001 - a text the renderer cannot take is shown as text
-        rendered = "<pre>" + html.escape(str(source)) + "</pre>"
-    return clean_html(rendered)
+        rendered = "<pre>" + html.escape(source[:limit]) + "</pre>"
+    cleaned = clean_html(rendered, budget)
+    if why is None:
+        return cleaned
+    return cleaned[:-len("</div>")] + _rest_as_text(source[limit:], why) + "</div>"
 
 
 def text_block(text):
     """``text`` shown as it is (escaped, in a ``<pre>``), on one line."""
-    return "<div><pre>" + html.escape(str(text)).replace("\r", "").replace("\n", "&#10;") + "</pre></div>"
+    return "<div><pre>" + _one_line(html.escape(str(text))) + "</pre></div>"
 
 
 def _plain(value):
@@ -107,7 +133,7 @@ def _plain(value):
     return value if isinstance(value, str) else ""
 
 
-def _clean_output(output):
+def _clean_output(output, budget):
     kind = output.get("output_type")
     if kind == "stream":
         return {"output_type": "stream", "name": "stderr" if output.get("name") == "stderr" else "stdout",
@@ -133,9 +159,9 @@ def _clean_output(output):
                 continue
             kept[mime] = value
     if "text/html" in data:
-        kept["text/html"] = clean_html(_plain(data["text/html"]))
+        kept["text/html"] = clean_html(_plain(data["text/html"]), budget)
     elif "text/markdown" in data:
-        kept["text/html"] = markdown_as_clean_html(_plain(data["text/markdown"]))
+        kept["text/html"] = markdown_as_clean_html(_plain(data["text/markdown"]), budget)
     left_out = sorted(set(data) - set(kept) - set(CLEANED_TYPES))
     if not kept:
         kept["text/plain"] = f"(an output of {', '.join(left_out)[:200] or 'no kind'} was left out)"
@@ -161,7 +187,7 @@ def _clean_nbgrader(info):
     return kept
 
 
-def _clean_cell(cell, index):
+def _clean_cell(cell, index, budget):
     metadata = {}
     nbgrader = _clean_nbgrader(cell.get("metadata", {}).get("nbgrader"))
     if nbgrader is not None:
@@ -175,14 +201,14 @@ def _clean_cell(cell, index):
     kind = cell.get("cell_type")
     source = _plain(cell.get("source"))
     if kind == "markdown":
-        cell["source"] = markdown_as_clean_html(source)
+        cell["source"] = markdown_as_clean_html(source, budget)
         cell.pop("attachments", None)
     elif kind == "code":
         cell["source"] = source
         count = cell.get("execution_count")
         cell["execution_count"] = count if type(count) is int else None
         outputs = cell.get("outputs") if isinstance(cell.get("outputs"), list) else []
-        cell["outputs"] = [_clean_output(out) for out in outputs if isinstance(out, dict)]
+        cell["outputs"] = [_clean_output(out, budget) for out in outputs if isinstance(out, dict)]
     else:  # a raw cell, or any other kind: its text, shown as text
         cell["cell_type"] = "markdown"
         cell["source"] = text_block(source)
@@ -212,8 +238,9 @@ def clean_notebook(nb):
     from nbformat import from_dict
 
     nb["metadata"] = from_dict(_clean_metadata(nb.get("metadata", {})))
+    budget = Budget()  # the notebook's allowance of markup, for all its cells
     for index, cell in enumerate(nb.cells):
-        _clean_cell(cell, index)
+        _clean_cell(cell, index, budget)
     nb["cells"] = [from_dict(cell) for cell in nb.cells]
     return nb
 

@@ -34,6 +34,7 @@ class Channel:
         self.to_fd, self.from_fd, self.max_line = to_fd, from_fd, max_line
         os.set_blocking(to_fd, False)
         self.buffer = b""
+        self.received = 0  # bytes of the lines received, in all
 
     def send(self, message, deadline):
         """Write ``message`` as one line, by ``deadline`` (a ``time.monotonic()``)."""
@@ -80,6 +81,7 @@ class Channel:
             if size > self.max_line:
                 raise Broken("big")
         line, _, self.buffer = b"".join(chunks).partition(b"\n")
+        self.received += len(line) + 1
         try:
             return loads(line.decode("ascii"))
         except (ValueError, UnicodeDecodeError):

@@ -19,8 +19,22 @@ The rules of time, per submission:
   function (one, by default: "a loop costs one time limit"), its later calls
   fail at once with the same reason; graduation allows a few, so that a loop
   on one input costs that call alone;
-* all calls together have :attr:`Submission.budget` seconds; past it, every
-  call fails at once.
+* all requests together (loading, cells, calls, and loading again after a
+  restart) have :attr:`Submission.budget` seconds: none is given more than what
+  is left of it, and past it every one fails at once;
+* loading again after a restart has one deadline for all its steps: the time
+  they took the first time, and one :attr:`Submission.call_limit` more (never
+  past the budget). Work that loads only once (cells that run slower when they
+  run again) costs the submission the rest of its work, never more time.
+
+The rules of size: one answer is at most :attr:`~.sandbox.Limits.answer` bytes
+and :data:`~.wire.DECODED_ITEMS` items, and all the answers of a submission at
+most :data:`ANSWER_BYTES` bytes and :data:`ANSWER_ITEMS` items; past a cap, the
+call fails (and that function's later calls at once), in words that say which.
+What comes back of an argument is compared with what was sent, never written
+into the judge's own values: a function that changed what it was given fails
+that call with :class:`ChangedArgument`, and the tables the judge's tests hold
+are the same for every submission.
 """
 
 import builtins
@@ -43,6 +57,17 @@ class DidNotFinish(Exception):
 class LearnerExit(Exception):
     """The learner's code raised SystemExit or KeyboardInterrupt (an ordinary
     exception here: it must not stop the judge)."""
+
+
+class ChangedArgument(Exception):
+    """The learner's function changed a list or a dict it was given (its caller's
+    value is left as it was)."""
+
+
+#: Bytes of answers one submission may send, in all (a lesson's notebook: a few MB).
+ANSWER_BYTES = 256 * 2**20
+#: Items of values one submission may send back, in all.
+ANSWER_ITEMS = 5_000_000
 
 
 class NotLoaded(NotImplementedError):
@@ -78,14 +103,8 @@ def arrived(info):
     return exc
 
 
-def _write_back(original, after):
-    """Make ``original`` (an argument the judge passed) hold what the learner's
-    function left in its copy, so that a change to an argument is seen."""
-    if type(original) is dict and type(after) is dict and original != after:
-        original.clear()
-        original.update(after)
-    elif type(original) is list and type(after) is list and original != after:
-        original[:] = after
+def _ordinal(number):
+    return {1: "first", 2: "second", 3: "third"}.get(number, f"{number}th")
 
 
 class Submission:
@@ -102,7 +121,11 @@ class Submission:
         self.host = None
         self.call_limit, self.budget = call_limit, budget
         self.spent = 0.0
+        self.received = 0  # bytes of answers, in all
+        self.items = wire.Cap(ANSWER_ITEMS)  # what is left of the items answers may hold, in all
         self.steps = []  # how to load the work again after a restart: (request, limit)
+        self.steps_took = 0.0  # the seconds those steps took the first time
+        self.reload_failure = None  # why the work could not be loaded again, once it could not
         self.broken = {}  # name: why its calls fail at once
         self.load_failure = None
         self.origin = "cells"
@@ -181,19 +204,55 @@ class Submission:
 
     # --- loading ------------------------------------------------------------------------
 
-    def _ask(self, request, limit):
-        started = time.monotonic()
+    def used_up(self):
+        """The words for a submission past its budget."""
+        return f"the submission used up its {self.budget:g} s"
+
+    def _ask(self, request, limit, deadline=None):
+        """The sandbox's answer to ``request``, within ``limit`` seconds, what is left of
+        the budget, and ``deadline`` (a ``time.monotonic()``); the time is charged."""
+        budget_left = self.budget - self.spent
+        left = budget_left if deadline is None else min(budget_left, deadline - time.monotonic())
+        words = self.used_up() if left == budget_left else self._reload_words()
+        if left <= 0:
+            raise Stopped(words)
+        started, channel = time.monotonic(), self.sandbox.channel
+        before = channel.received if channel is not None else 0
         try:
-            return self.sandbox.request(request, limit)
+            return self.sandbox.request(request, min(limit, left))
+        except Stopped:
+            if limit > left and time.monotonic() - started >= left:  # cut by the budget, not its limit
+                raise Stopped(words) from None
+            raise
         finally:
             self.spent += time.monotonic() - started
+            now = self.sandbox.channel
+            if now is not None:
+                self.received += now.received - (before if now is channel else 0)
+
+    def _reload_words(self):
+        return (f"loading the work again took longer than it did the first time "
+                f"({self.steps_took:.1f} s) and {self.call_limit:g} s more")
+
+    def _step_done(self, request, limit, started):
+        self.steps.append((request, limit))
+        self.steps_took += time.monotonic() - started
 
     def _reload(self):
-        """Start a fresh worker and load the work into it again."""
-        for request, limit in self.steps:
-            self._ask(request, limit)
-        if self.broken:  # a function that was stopped stays stopped, even called from inside
-            self._ask({"op": "disable", "names": self.broken}, self.call_limit)
+        """Start a fresh worker and load the work into it again, all of it by one deadline;
+        a reload that fails is not tried again (:attr:`reload_failure`)."""
+        if self.reload_failure is not None:
+            raise Stopped(self.reload_failure)
+        deadline = time.monotonic() + self.steps_took + self.call_limit
+        try:
+            for request, limit in self.steps:
+                self._ask(request, limit, deadline)
+            if self.broken:  # a function that was stopped stays stopped, even called from inside
+                self._ask({"op": "disable", "names": self.broken}, self.call_limit, deadline)
+        except Stopped as stop:
+            self.reload_failure = str(stop)
+            self.sandbox.stop()
+            raise
 
     def import_package(self, name, limit=30.0):
         """Import the package ``name`` (a folder of the submission). Returns
@@ -201,6 +260,7 @@ class Submission:
         ``([], {})``."""
         self.origin = "package"
         request = {"op": "import", "package": name}
+        started = time.monotonic()
         try:
             answer = self._ask(request, limit)
         except Stopped as stop:
@@ -209,7 +269,7 @@ class Submission:
         if not answer.get("ok"):
             self.load_failure = answer.get("error") or {"type": "Exception", "text": ""}
             return [], {}
-        self.steps.append((request, limit))
+        self._step_done(request, limit, started)
         return list(answer.get("names", [])), dict(answer.get("problems", {}))
 
     def load_failure_words(self):
@@ -223,18 +283,23 @@ class Submission:
     def run_cell(self, source, name, limit):
         """Run one cell; returns ``(printed, error)``, the error a dict (type,
         base, text, line) or None; a cell that does not finish gives
-        ``{"type": "DidNotFinish", "text": why}`` and is left out of later reloads."""
+        ``{"type": "DidNotFinish", "text": why}`` and is left out of later reloads; once
+        the work could not be loaded again, no later cell runs."""
         request = {"op": "cell", "source": source, "name": name}
+        started = time.monotonic()
         try:
+            if self.reload_failure is not None:
+                raise Stopped(f"not run: the cells before it could not be run again ({self.reload_failure})")
             answer = self._ask(request, limit)
         except Stopped as stop:
             try:
-                self._reload()
+                if self.reload_failure is None:
+                    self._reload()
             except Stopped:
                 pass
             return "", {"type": "DidNotFinish", "base": "DidNotFinish", "text": str(stop),
                         "line": None}
-        self.steps.append((request, limit))
+        self._step_done(request, limit, started)
         return answer.get("printed", ""), answer.get("error")
 
     def names(self):
@@ -248,12 +313,16 @@ class Submission:
 
     def call(self, name, args, kwargs):
         """Call the learner's ``name`` in the sandbox (see the module's docstring)."""
+        if self.spent >= self.budget:
+            raise DidNotFinish(self.used_up())
         if self.load_failure:
             raise NotLoaded(f"{name} could not be reached: {self.load_failure_words()}")
         if name in self.broken:
             raise DidNotFinish(self.broken[name])
-        if self.spent > self.budget:
-            raise DidNotFinish(f"the submission used up its {self.budget:g} s of calls")
+        if self.received > ANSWER_BYTES or self.items.items <= 0:
+            raise DidNotFinish(f"the submission's answers passed {ANSWER_BYTES // 2**20} MB or "
+                               f"{ANSWER_ITEMS:,} items in all")
+        sent = [a if isinstance(a, (list, dict)) else None for a in args]  # what can come back changed
         request = {"op": "call", "from": self.origin, "name": name,
                    "args": wire.encode(list(args)), "kwargs": wire.encode(dict(kwargs))}
         try:
@@ -274,20 +343,43 @@ class Submission:
         printed = answer.get("printed")
         if printed and self.printed_to is not None:
             self.printed_to(printed)
+        changed = self._changed(answer, sent, kwargs)
         try:
-            for original, after in zip(args, wire.decode(answer["args"])):
-                _write_back(original, after)
-            after = wire.decode(answer["kwargs"])
-            for key, original in kwargs.items():
-                if key in after:
-                    _write_back(original, after[key])
             if "raised" in answer:
                 exc = arrived(answer["raised"])
+            elif changed:
+                exc = ChangedArgument(f"{name} changed {changed} it was given: a graded function must "
+                                      "leave what it is given as it was")
             else:
-                return wire.decode(answer["value"])
+                return wire.decode(answer["value"], cap=self._cap())
+        except wire.TooLarge as large:
+            self.broken[name] = f"{name} answered with {large}"
+            raise DidNotFinish(self.broken[name]) from None
         except (ValueError, KeyError, TypeError):
             raise DidNotFinish(f"{name} answered with something that is not a value") from None
         raise exc
+
+    def _cap(self):
+        """The cap of one answer: :data:`~.wire.DECODED_ITEMS` items, within what is left
+        of the submission's own."""
+        return wire.Cap(min(wire.DECODED_ITEMS, max(self.items.items, 0)), within=self.items)
+
+    @staticmethod
+    def _changed(answer, sent, kwargs):
+        """Which argument the learner's function changed ("the first argument", "an
+        argument given by name"), or None: what came back is compared, as the wire's
+        text, with what was sent; nothing of it is kept."""
+        back_args, back_kwargs = answer.get("args"), answer.get("kwargs")
+        if wire.dumps(back_args) != wire.dumps(wire.encode(sent)):
+            if type(back_args) is list and len(back_args) == len(sent) + 1:
+                for index, value in enumerate(sent):
+                    if wire.dumps(back_args[index + 1]) != wire.dumps(wire.encode(value)):
+                        return f"the {_ordinal(index + 1)} argument"
+            return "the arguments"
+        kept = {key: value for key, value in kwargs.items() if isinstance(value, (list, dict))}
+        if wire.dumps(back_kwargs) != wire.dumps(wire.encode(kept)):
+            return "an argument given by name"
+        return None
 
     def function(self, name):
         """A function of the judge's that calls the learner's ``name``."""

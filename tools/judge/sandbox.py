@@ -73,7 +73,7 @@ class Limits:
     processes: int = 16  # at once, in the whole sandbox
     work_size: int = 256 * 1024**2  # bytes: its work folder (a tmpfs of that size)
     tmp_size: int = 256 * 1024**2  # bytes: its /tmp (a tmpfs of that size)
-    answer: int = 64 * 1024**2  # bytes: the longest answer it may send
+    answer: int = 8 * 1024**2  # bytes: the longest answer it may send
 
 
 class Stopped(Exception):

@@ -26,6 +26,11 @@ containers are read through the built-in types' own methods, so a value's own
 methods are never asked anything (except ``__repr__`` for the opaque text,
 guarded). Nesting deeper than :data:`MAX_DEPTH`, more than :data:`MAX_ITEMS`
 items in all, and a container inside itself become opaque values too.
+
+:func:`decode` counts what it makes against a :class:`Cap` (at most
+:data:`DECODED_ITEMS` items for one answer, when none is given) and refuses
+more with :class:`TooLarge`: the judge decodes what a learner's process sent,
+and a process whose encoder was swapped sends whatever it likes.
 """
 
 import json
@@ -37,6 +42,8 @@ CUT = "[grading] output cut: "
 
 MAX_DEPTH = 200
 MAX_ITEMS = 2_000_000
+#: Items one decoded answer may hold (the course's cases hold a few hundred).
+DECODED_ITEMS = 200_000
 _SMALL = 10**18
 _REPR_LIMIT = 300
 
@@ -148,26 +155,48 @@ def _named(name, base):
     return _CLASSES[key]
 
 
-def decode(data, depth=0):
+class TooLarge(ValueError):
+    """More items than a :class:`Cap` allows."""
+
+
+class Cap:
+    """How many more items :func:`decode` may make; what it takes is taken from ``within``
+    too (a larger cap, serving many answers), when given."""
+
+    def __init__(self, items=DECODED_ITEMS, within=None):
+        self.items, self.limit, self.within = items, items, within
+
+    def take(self, count):
+        self.items -= count
+        if self.within is not None:
+            self.within.take(count)
+        if self.items < 0:
+            raise TooLarge(f"more than {self.limit:,} items")
+
+
+def decode(data, depth=0, cap=None):
     """The Python value ``data`` (made by :func:`encode`) stands for; a ``ValueError``
-    for anything :func:`encode` does not make."""
+    for anything :func:`encode` does not make, and :class:`TooLarge` past ``cap`` (a
+    :class:`Cap`; one of :data:`DECODED_ITEMS` items when None)."""
+    cap = Cap() if cap is None else cap
+    cap.take(1)
     if data is None or type(data) in (bool, str, float, int):
         return data
     if type(data) is not list or not data or type(data[0]) is not str or depth > MAX_DEPTH + 2:
         raise ValueError("not a value of the judge's wire format")
     tag, rest = data[0], data[1:]
     if tag == "L":
-        return [decode(item, depth + 1) for item in rest]
+        return [decode(item, depth + 1, cap) for item in rest]
     if tag == "T":
-        return tuple(decode(item, depth + 1) for item in rest)
+        return tuple(decode(item, depth + 1, cap) for item in rest)
     if tag == "D":
         if len(rest) % 2:
             raise ValueError("a dict with a key and no value")
         out = {}
         for index in range(0, len(rest), 2):
-            key = decode(rest[index], depth + 1)
+            key = decode(rest[index], depth + 1, cap)
             try:
-                out[key] = decode(rest[index + 1], depth + 1)
+                out[key] = decode(rest[index + 1], depth + 1, cap)
             except TypeError:  # an unhashable key cannot have come from a dict
                 raise ValueError("a dict key that cannot be one") from None
         return out
@@ -178,7 +207,7 @@ def decode(data, depth=0):
     if tag == "A" and len(rest) == 1 and type(rest[0]) is str:
         return bytearray(rest[0].encode("latin-1"))
     if tag == "X" and len(rest) == 2 and type(rest[0]) is str:
-        plain = decode(rest[1], depth + 1)
+        plain = decode(rest[1], depth + 1, cap)
         if type(plain) not in _SUBCLASSABLE:
             raise ValueError("a subclass of a type that has none")
         return _named(rest[0], type(plain))(plain)
