@@ -1,0 +1,61 @@
+"""The page's charts, drawn by matplotlib as SVG put into the page itself (nothing fetched;
+text kept as text, so that it reads and scales). Each chart shows only the course's own
+words and counts: no name and no value of a student's."""
+
+import io
+import re
+
+#: Colours that stay apart for every colour vision and in grey (Okabe and Ito's blue), and
+#: each bar carries its count as text, so that nothing depends on colour.
+BAR = "#0072B2"
+
+
+def _pyplot():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    matplotlib.rcParams.update({"svg.fonttype": "none", "svg.hashsalt": "mcp-lesson",
+                                "font.family": "DejaVu Sans", "font.size": 10})
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def bars(labels, counts, title, label, xlabel="students"):
+    """A horizontal bar chart as an inline SVG element (a ``str``), with ``label`` as what it
+    says to a screen reader."""
+    plt = _pyplot()
+    height = 0.55 + 0.32 * len(labels)
+    fig, ax = plt.subplots(figsize=(5.2, height))
+    try:
+        positions = list(range(len(labels)))[::-1]
+        ax.barh(positions, counts, color=BAR, height=0.6)
+        ax.set_yticks(positions, labels)
+        top = max(counts or [0]) or 1
+        ax.set_xlim(0, top * 1.18)
+        for y, count in zip(positions, counts):
+            ax.text(count + top * 0.02, y, str(count), va="center")
+        ax.set_title(title, loc="left", fontsize=10)
+        ax.set_xlabel(xlabel)
+        for side in ("top", "right"):
+            ax.spines[side].set_visible(False)
+        fig.tight_layout(pad=0.3)
+        out = io.StringIO()
+        fig.savefig(out, format="svg", metadata={"Date": None, "Creator": None})
+    finally:
+        plt.close(fig)
+    return _inline(out.getvalue(), label)
+
+
+def _inline(svg, label):
+    """matplotlib's SVG document as an element of the page: no XML prologue, no doctype, a
+    role and a label of its own (``label`` is escaped by the caller's page: here it is the
+    course's own words, escaped again to be sure)."""
+    import html
+
+    start = svg.index("<svg")
+    svg = svg[start:]
+    svg = re.sub(r"<svg\b", f'<svg role="img" aria-label="{html.escape(label, quote=True)}" focusable="false"',
+                 svg, count=1)
+    # The title matplotlib writes into <metadata> and the ids it draws with stay; the comments go.
+    return re.sub(r"<!--.*?-->", "", svg, flags=re.S)
