@@ -10,40 +10,36 @@ import re
 BAR = "#0072B2"
 
 
-def _pyplot():
+def _figure(size):
+    """A matplotlib figure of ``size`` inches, with no pyplot (no GUI, no global state)."""
     import matplotlib
+    from matplotlib.figure import Figure
 
-    matplotlib.use("Agg")
     matplotlib.rcParams.update({"svg.fonttype": "none", "svg.hashsalt": "mcp-lesson",
                                 "font.family": "DejaVu Sans", "font.size": 10})
-    import matplotlib.pyplot as plt
-
-    return plt
+    return Figure(figsize=size)
 
 
 def bars(labels, counts, title, label, xlabel="students"):
     """A horizontal bar chart as an inline SVG element (a ``str``), with ``label`` as what it
     says to a screen reader."""
-    plt = _pyplot()
     height = 0.55 + 0.32 * len(labels)
-    fig, ax = plt.subplots(figsize=(5.2, height))
-    try:
-        positions = list(range(len(labels)))[::-1]
-        ax.barh(positions, counts, color=BAR, height=0.6)
-        ax.set_yticks(positions, labels)
-        top = max(counts or [0]) or 1
-        ax.set_xlim(0, top * 1.18)
-        for y, count in zip(positions, counts):
-            ax.text(count + top * 0.02, y, str(count), va="center")
-        ax.set_title(title, loc="left", fontsize=10)
-        ax.set_xlabel(xlabel)
-        for side in ("top", "right"):
-            ax.spines[side].set_visible(False)
-        fig.tight_layout(pad=0.3)
-        out = io.StringIO()
-        fig.savefig(out, format="svg", metadata={"Date": None, "Creator": None})
-    finally:
-        plt.close(fig)
+    fig = _figure((4.4, height))
+    ax = fig.subplots()
+    positions = list(range(len(labels)))[::-1]
+    ax.barh(positions, counts, color=BAR, height=0.6)
+    ax.set_yticks(positions, labels)
+    top = max(counts or [0]) or 1
+    ax.set_xlim(0, top * 1.18)
+    for y, count in zip(positions, counts):
+        ax.text(count + top * 0.02, y, str(count), va="center")
+    ax.set_title(title, loc="left", fontsize=10)
+    ax.set_xlabel(xlabel)
+    for side in ("top", "right"):
+        ax.spines[side].set_visible(False)
+    fig.tight_layout(pad=0.3)
+    out = io.StringIO()
+    fig.savefig(out, format="svg", metadata={"Date": None, "Creator": None})
     return _inline(out.getvalue(), label)
 
 

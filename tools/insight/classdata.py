@@ -119,7 +119,7 @@ def _sections(master):
         if cell.get("cell_type") == "markdown":
             for line in source.splitlines():
                 if line.startswith("#"):
-                    text = line.lstrip("#").strip()
+                    text = line.lstrip("#").strip().replace("`", "").replace("**", "")
                     # JupyterLab's anchor of a heading: its text, spaces as hyphens
                     heading = (text, text.replace(" ", "-"))
         info = cell.get("metadata", {}).get("nbgrader", {})

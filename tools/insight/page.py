@@ -46,8 +46,9 @@ STYLE = """\
 body { font-family: system-ui, sans-serif; margin: 1.5rem auto; max-width: 72rem; padding: 0 1rem;
        color: #1a1a1a; background: #fff; line-height: 1.45; }
 h1 { font-size: 1.6rem; } h2 { margin-top: 2.2rem; border-bottom: 1px solid #999; }
-.charts { display: flex; flex-wrap: wrap; gap: 1rem; }
-figure { margin: 0; border: 1px solid #bbb; padding: .5rem; max-width: 34rem; }
+.charts { display: flex; flex-wrap: wrap; gap: 1rem; align-items: flex-start; }
+figure { margin: 0; border: 1px solid #bbb; padding: .5rem; max-width: 26rem; }
+figure svg { width: 100%; height: auto; }
 figcaption { font-size: .95rem; }
 table { border-collapse: collapse; }
 th, td { border: 1px solid #888; padding: .25rem .5rem; text-align: left; vertical-align: top; }
@@ -56,7 +57,7 @@ th button { font: inherit; font-weight: bold; background: none; border: 0; paddi
             text-decoration: underline; color: #1a1a1a; }
 td.full { background: #e8f3ea; } td.missed { background: #fbe9e7; font-weight: bold; }
 td.todo, td.absent { color: #333; font-style: italic; }
-ol.rules > li { margin-bottom: 1rem; }
+ol.rules > li { margin-bottom: 1rem; } ol.rules p { margin: .2rem 0; }
 .rule { font-size: 1.05rem; font-weight: bold; }
 .who { font-size: .95rem; }
 code { background: #f2f2f2; padding: 0 .2rem; }
@@ -145,12 +146,13 @@ def _exercise_section(klass):
     label = "the assignment's points, students by their total; " + "; ".join(
         f"{n}: {c}" for n, c in zip(names, counts))
     svg = charts.bars(names, counts, f"{klass.assignment}: total points (of {_points(top_total)})", label)
-    parts.append('<div class="charts">')
-    parts.append(f"<figure>{svg}<figcaption>Totals of the {len(handed_in)} students who handed it "
-                 f"in (of {_points(top_total)} points)</figcaption></figure>")
-    parts += charts_html
-    parts.append("</div></section>")
-    return "".join(parts)
+    parts.append("</section>")
+    figures = ['<section aria-labelledby="charts"><h2 id="charts">The class in charts</h2>'
+               "<p>How many students passed what share of each exercise's cases, and their totals.</p>"
+               '<div class="charts">',
+               f"<figure>{svg}<figcaption>Totals of the {len(handed_in)} students who handed it "
+               f"in (of {_points(top_total)} points)</figcaption></figure>", *charts_html, "</div></section>"]
+    return "".join(parts), "".join(figures)
 
 
 def _case_bins(klass, exercise, students):
@@ -233,6 +235,7 @@ def build(klass, files=()):
     """The page (a ``str``) of ``klass`` (:class:`tools.insight.classdata.Class`); ``files``
     are (name, what it holds) of the data files written beside it, linked from the page."""
     missed = missed_rules(klass)
+    table, figures = _exercise_section(klass)
     handed_in = sum(1 for s in klass.students if s in klass.scores)
     links = "".join(f'<li><a href="{text(name)}">{text(name)}</a>: {text(what)}</li>' for name, what in files)
     return (
@@ -247,7 +250,8 @@ def build(klass, files=()):
         "the lesson gives it.</p>"
         '<nav aria-label="On this page"><ul><li><a href="#exercises">Exercise by exercise</a></li>'
         '<li><a href="#rules">The rules the class missed most</a></li>'
-        '<li><a href="#grid">Who needs help with what</a></li></ul></nav>'
+        '<li><a href="#grid">Who needs help with what</a></li>'
+        '<li><a href="#charts">The class in charts</a></li></ul></nav>'
         + (f"<p>The same data, for your own tools:</p><ul>{links}</ul>" if links else "")
-        + _exercise_section(klass) + _rules_section(klass, missed) + _grid_section(klass)
+        + table + _rules_section(klass, missed) + _grid_section(klass) + figures
         + f"</main><script>{SORT_SCRIPT}</script></body></html>\n")
