@@ -12,13 +12,16 @@ import contextlib
 import io
 import json
 import sqlite3
+import sys
 import uuid
 from pathlib import Path
 
-from mcp_lesson.exercises.learner_package import python_of
-from tools.insight.records import Sheet
-
 ROOT = Path(__file__).resolve().parents[2]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from mcp_lesson.exercises.learner_package import python_of  # noqa: E402
+from tools.insight.records import Sheet  # noqa: E402
 LESSON = "03_classifying"
 MASTER = ROOT / "notebooks" / f"{LESSON}.ipynb"
 

@@ -194,10 +194,11 @@ def _rules_section(klass, missed):
             f" and {len(rule.calls) - 3} more" if len(rule.calls) > 3 else "")
         parts.append(
             f'<li><p class="rule">{text(rule.rule)}</p>'
-            f"<p>{text(rule.exercise)}: missed by <strong>{count} student{'s' * (count != 1)}</strong>{share}"
+            f'<p><span class="exercise">{text(rule.exercise)}</span>: missed by '
+            f'<strong class="count">{count} student{"s" * (count != 1)}</strong>{share}'
             + (f"; checked by {calls}" if calls else "") + "</p>"
             + (f"<p>{_link(klass, exercise)}</p>" if exercise and exercise.source else "")
-            + f'<p class="who">Who: {names}</p>'
+            + f'<p class="who">Who: <span class="names">{names}</span></p>'
             + (f"<details><summary>What they gave instead</summary><ul>{values}</ul></details>" if values else "")
             + "</li>")
     parts.append("</ol></section>")
