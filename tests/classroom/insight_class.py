@@ -73,10 +73,12 @@ def points(path=MASTER):
             if c["cell_type"] == "code" and _info(c).get("grade") and not _info(c).get("solution")}
 
 
-def judged_here(mistakes, student, course, path=MASTER):
+def judged_here(mistakes, student, course, path=MASTER, wrong=()):
     """Grade ``student``'s lesson (the master's solutions, with the solution cells
     ``mistakes`` gives) in this process, writing the judge's record into ``course`` as
-    grading does; returns {test cell: passed}."""
+    grading does; returns {test cell: passed}. ``wrong`` are (name, source) of wrong versions
+    (tests/wrong_versions.py) put in place of the function ``name`` after the lesson's cells
+    ran, with the right one as ``_right_<name>``."""
     namespace = {"__name__": "__main__"}
     quiet = io.StringIO()
     for cell in _cells(path):
@@ -86,6 +88,9 @@ def judged_here(mistakes, student, course, path=MASTER):
         source = mistakes.get(info.get("grade_id"), "".join(cell["source"]))
         with contextlib.suppress(Exception), contextlib.redirect_stdout(quiet):
             exec(compile(python_of(source)[0], "<cell>", "exec"), namespace)  # noqa: S102 - the course's cells
+    for name, source in wrong:
+        namespace[f"_right_{name}"] = namespace.get(name)
+        exec(compile(source, f"<wrong {name}>", "exec"), namespace)  # noqa: S102 - the course's own
     sheet = Sheet(student, Path(path).stem, Path(path).stem, course)
     passed = {}
     for grade_id, source in graded_cells_of(path):
