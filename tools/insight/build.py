@@ -61,9 +61,17 @@ def main(argv=None):
             print(f"{assignment}: {exc}")
             failed += 1
             continue
+        except ImportError as exc:  # matplotlib, for the charts
+            print(f"{assignment}: {exc.name or exc} is not installed here: make venv installs it "
+                  "(or: pip install matplotlib)")
+            return 1
         except sqlite3.Error as exc:
             print(f"{assignment}: the gradebook could not be read ({exc})")
             failed += 1
             continue
         print(f"{assignment}: {path} ({time.monotonic() - began:.1f} s)")
     return 1 if failed else 0
+
+
+if __name__ == "__main__":  # python <checkout>/tools/insight/build.py --course ~/course 03_classifying
+    sys.exit(main())
