@@ -139,7 +139,7 @@ def main(argv=None):
             folder = course / "insight"
             page = folder / f"{LESSON}.html"
             wall, cpu = min(builds[size])
-            rows[size] = (wall, min(loads[size]), size_of(course / "verdicts") / 1024,
+            rows[size] = (wall, min(loads[size]), size_of(course / "logs" / "judged") / 1024,
                           size_of(page) / 1024, (size_of(folder) - size_of(page)) / 1024, cpu)
             print(f"{size:>8} {wall:>8.2f} {cpu:>6.2f} {rows[size][1]:>7.3f} {rows[size][2]:>10.0f} "
                   f"{rows[size][3]:>8.0f} {rows[size][4]:>12.0f}")

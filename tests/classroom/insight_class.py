@@ -21,7 +21,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from mcp_lesson.exercises.learner_package import python_of  # noqa: E402
-from tools.insight.records import Sheet  # noqa: E402
+from tools.insight.records import FOLDER, Sheet  # noqa: E402
 LESSON = "03_classifying"
 MASTER = ROOT / "notebooks" / f"{LESSON}.ipynb"
 
@@ -91,7 +91,7 @@ def judged_here(mistakes, student, course, path=MASTER, wrong=()):
     for name, source in wrong:
         namespace[f"_right_{name}"] = namespace.get(name)
         exec(compile(source, f"<wrong {name}>", "exec"), namespace)  # noqa: S102 - the course's own
-    sheet = Sheet(student, Path(path).stem, Path(path).stem, course)
+    sheet = Sheet(student, Path(path).stem, Path(path).stem, Path(course) / FOLDER)
     passed = {}
     for grade_id, source in graded_cells_of(path):
         try:

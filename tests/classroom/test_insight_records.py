@@ -46,7 +46,7 @@ def graded(sheet, cell, source, namespace):
 
 
 def test_a_sheet_keeps_each_case_and_a_cell_of_its_own_loop_as_one_verdict(tmp_path):
-    sheet = records.Sheet("ann", "03_classifying", "03_classifying", tmp_path)
+    sheet = records.Sheet("ann", "03_classifying", "03_classifying", tmp_path / records.FOLDER)
     loop = "from mcp_lesson.exercises.hidden_tests import hidden_tests\nhidden_tests(identity, CASES)\n"
     with pytest.raises(AssertionError):
         graded(sheet, "identity-tests", loop, {"identity": identity, "CASES": CASES})
@@ -67,19 +67,26 @@ def test_a_sheet_keeps_each_case_and_a_cell_of_its_own_loop_as_one_verdict(tmp_p
 
 
 def test_records_in_the_wrong_place_or_with_odd_names_are_not_kept(tmp_path):
-    assert records.Sheet("../eve", "03_classifying", "03_classifying", tmp_path).path is None
-    records.Sheet("../eve", "03_classifying", "03_classifying", tmp_path).save()
-    assert not (tmp_path / records.FOLDER).exists()
-    sheet = records.Sheet("bob", "03_classifying", "03_classifying", tmp_path)
+    folder = tmp_path / records.FOLDER
+    assert records.Sheet("../eve", "03_classifying", "03_classifying", folder).path is None
+    records.Sheet("../eve", "03_classifying", "03_classifying", folder).save()
+    assert not folder.exists()
+    sheet = records.Sheet("bob", "03_classifying", "03_classifying", folder)
+    sheet._add("x-tests", "x", "x", "a rule", "x(1)", False, "gave 2")
     sheet.save()
-    moved = tmp_path / records.FOLDER / "03_classifying" / "carl" / "03_classifying.json"
+    assert len(records.read(tmp_path, "03_classifying")) == 1
+    moved = folder / "03_classifying" / "carl" / f"03_classifying{records.SUFFIX}"
     moved.parent.mkdir()
-    moved.write_text(json.dumps({"student": "bob", "assignment": "03_classifying", "notebook": "03_classifying",
-                                 "verdicts": [{"passed": False}]}))
-    (moved.parent / "broken.json").write_text("{not json")
-    assert records.read(tmp_path, "03_classifying") == []
-    records.Sheet("bob", "03_classifying", "03_classifying", tmp_path)  # a new grading: the old one goes
-    assert not sheet.path.exists()
+    moved.write_text(sheet.path.read_text() + "{not json\n[1]\n")  # bob's lines in carl's place
+    assert [v["student"] for v in records.read(tmp_path, "03_classifying")] == ["bob"]
+    records.Sheet("bob", "03_classifying", "03_classifying", folder)  # a new grading: the old one goes
+    assert not sheet.path.exists() and records.read(tmp_path, "03_classifying") == []
+
+
+def test_the_records_are_beside_the_judges():
+    from tools.grading.autograde import RECORDS
+
+    assert records.FOLDER == RECORDS
 
 
 MARKUP = '<script>window.pwned = 1</script><img src=x onerror="alert(1)">'

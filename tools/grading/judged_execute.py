@@ -198,7 +198,7 @@ class JudgedExecute(NbGraderPreprocessor):
         tests = release_tests(self.notebook, assignment)
         self._release_sources = release_sources(self.notebook, assignment)
         self._errors, self._incidents, self._printed, self._cuts = [], [], 0, []
-        self._sheet = Sheet(self.student, assignment, self.notebook)
+        self._sheet = Sheet(self.student, assignment, self.notebook, self.records)
         try:
             self._judge(nb, tests)
         except NotStarted as failed:  # the course's failure: no verdict at all

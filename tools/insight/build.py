@@ -35,7 +35,9 @@ def build(course, assignment):
 def graded(course):
     """The assignments that have verdicts in the judge's records."""
     folder = Path(course) / records.FOLDER
-    return sorted(p.name for p in folder.iterdir() if p.is_dir()) if folder.is_dir() else []
+    if not folder.is_dir():
+        return []
+    return sorted(p.name for p in folder.iterdir() if p.is_dir() and any(p.glob(f"*/*{records.SUFFIX}")))
 
 
 def main(argv=None):

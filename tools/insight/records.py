@@ -10,12 +10,14 @@ its first failure: that failure is its one verdict (its first line is its rule),
 that passes has one passing verdict. Nothing is read from a log.
 
 The records are written by the judge's process alone (the learner's code runs in the sandbox,
-which cannot write outside its own folder), one JSON file a notebook::
+which cannot write outside its own folder), one JSON Lines file a notebook (a verdict a line),
+beside the judge's record of that notebook (``JudgedExecute.records``)::
 
-    <course>/verdicts/<assignment>/<student>/<notebook>.json
+    <course>/logs/judged/<assignment>/<student>/<notebook>.verdicts.jsonl
 
-replaced whole (written aside, then renamed) each time the notebook is graded, and removed
-when grading it could not start. :func:`read` gives them back as one verdict a dict.
+replaced whole (written aside, then renamed) each time the notebook is graded, removed when
+grading it could not start, and with the judge's records of the assignment at each autograde
+of it. :func:`read` gives them back as one verdict a dict.
 """
 
 import contextlib
@@ -24,8 +26,10 @@ import os
 import re
 from pathlib import Path
 
-#: The folder of the records, in the course folder (beside gradebook.db).
-FOLDER = "verdicts"
+#: The folder of the judge's records, in the course folder (JudgedExecute.records, autograde's RECORDS).
+FOLDER = Path("logs") / "judged"
+#: How a notebook's verdicts file is named after the notebook.
+SUFFIX = ".verdicts.jsonl"
 #: What a record's texts are cut to (a learner's value is never longer in a record).
 TEXT_LIMIT = 300
 #: The most verdicts one notebook's record keeps (a cell of cases is some dozens).
@@ -49,9 +53,10 @@ def _not_written(text):
 class Sheet:
     """The verdicts of one notebook of one student's assignment, as the grader decides them."""
 
-    def __init__(self, student, assignment, notebook, course=None):
+    def __init__(self, student, assignment, notebook, folder=None):
+        """``folder``: the judge's records (default: those of the course folder, the current one)."""
         self.student, self.assignment, self.notebook = str(student), str(assignment), str(notebook)
-        self.course = Path(course) if course is not None else Path.cwd()
+        self.folder = Path.cwd() / (folder if folder is not None else FOLDER)
         self.verdicts = []
         self.discard()  # a record of an earlier grading says nothing of this one
 
@@ -60,7 +65,7 @@ class Sheet:
         """Where the record goes; None for a name that cannot be a folder (nothing is kept)."""
         if not all(SAFE.fullmatch(name) for name in (self.student, self.assignment, self.notebook)):
             return None
-        return self.course / FOLDER / self.assignment / self.student / f"{self.notebook}.json"
+        return self.folder / self.assignment / self.student / f"{self.notebook}{SUFFIX}"
 
     @contextlib.contextmanager
     def watching(self, cell):
@@ -122,10 +127,10 @@ class Sheet:
         if self.path is None:
             return
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        record = {"student": self.student, "assignment": self.assignment, "notebook": self.notebook,
-                  "verdicts": self.verdicts}
-        part = self.path.with_suffix(".part")
-        part.write_text(json.dumps(record, ensure_ascii=True), encoding="utf-8")
+        who = {"student": self.student, "assignment": self.assignment, "notebook": self.notebook}
+        part = self.path.with_name(self.path.name + ".part")
+        part.write_text("".join(json.dumps({**who, **verdict}, ensure_ascii=True) + "\n"
+                                for verdict in self.verdicts), encoding="utf-8")
         os.replace(part, self.path)
 
     def discard(self):
@@ -135,25 +140,29 @@ class Sheet:
                 self.path.unlink()
 
 
-def read(course, assignment):
-    """Every verdict of ``assignment`` kept in ``course``: a dict each, with its ``student``,
-    ``notebook`` and the fields :class:`Sheet` writes, in order (by student, notebook, then
-    as the cases ran). A record that cannot be read, or that names another student, assignment
-    or notebook than its place, is left out."""
-    folder = Path(course) / FOLDER / str(assignment)
+def read(course, assignment, folder=None):
+    """Every verdict of ``assignment`` kept in the course folder ``course`` (or in the judge's
+    records ``folder``): a dict each, with its ``student``, ``assignment``, ``notebook`` and
+    the fields :class:`Sheet` writes, in order (by student, notebook, then as the cases ran).
+    A line that cannot be read, or that names another student, assignment or notebook than
+    its file's place, is left out."""
+    folder = (Path(course) / FOLDER if folder is None else Path(folder)) / str(assignment)
     found = []
     if not folder.is_dir():
         return found
-    for path in sorted(folder.glob("*/*.json")):
+    for path in sorted(folder.glob(f"*/*{SUFFIX}")):
+        place = {"student": path.parent.name, "assignment": str(assignment),
+                 "notebook": path.name[:-len(SUFFIX)]}
         try:
-            record = json.loads(path.read_text(encoding="utf-8"))
+            lines = path.read_text(encoding="utf-8").splitlines()
         except (OSError, ValueError):
             continue
-        if not (isinstance(record, dict) and record.get("student") == path.parent.name
-                and record.get("assignment") == str(assignment) and record.get("notebook") == path.stem
-                and isinstance(record.get("verdicts"), list)):
-            continue
-        for verdict in record["verdicts"]:
-            if isinstance(verdict, dict):
-                found.append({**verdict, "student": record["student"], "notebook": record["notebook"]})
+        for line in lines:
+            try:
+                verdict = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(verdict, dict) and all(verdict.get(k) == v for k, v in place.items()) \
+                    and isinstance(verdict.get("passed"), bool):
+                found.append(verdict)
     return found
