@@ -131,3 +131,19 @@ def test_the_data_files_hold_every_student_and_no_formula(tmp_path):
     assert [row["handed_in"] for row in grid] == ["True", "True", "True", "False"]
     lines = (tmp_path / "03_classifying-verdicts.jsonl").read_text(encoding="utf-8").splitlines()
     assert [json.loads(line)["student"] for line in lines] == ["ann", "bob", "=cmd"]
+
+
+def test_the_stub_is_not_written_yet_and_a_text_that_names_it_is_an_answer(tmp_path):
+    def stub(value):
+        raise NotImplementedError
+
+    def wordy(value):
+        return "NotImplementedError"
+
+    sheet = records.Sheet("ann", "03_classifying", "03_classifying", tmp_path)
+    for function in (stub, wordy):
+        with pytest.raises(AssertionError):
+            graded(sheet, f"{function.__name__}-tests",
+                   "from mcp_lesson.exercises.hidden_tests import hidden_tests\nhidden_tests(f, [(1, 1, 'one')])\n",
+                   {"f": function})
+    assert [v["rule"] for v in sheet.verdicts] == [records.NOT_WRITTEN, "one"]

@@ -45,9 +45,14 @@ def _cut(text, limit=TEXT_LIMIT):
     return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
+#: What a case or a cell says of the released stub (it raises NotImplementedError): the hidden
+#: tests' loop writes "raised NotImplementedError ...", a cell's own loop "gave NotImplementedError()".
+_STUB = re.compile(r"(?:^|\s)(?:raised NotImplementedError\b|gave NotImplementedError\()")
+
+
 def _not_written(text):
-    """True for what the released stub gives (it raises NotImplementedError)."""
-    return "NotImplementedError" in str(text)
+    """True for what the released stub gives."""
+    return bool(_STUB.search(str(text)))
 
 
 class Sheet:
@@ -98,7 +103,7 @@ class Sheet:
         except Exception:  # noqa: BLE001 - a text that cannot be made
             text = ""
         kind = type(exc).__name__
-        if kind in ("NameError", "NotLoaded") or _not_written(text):
+        if kind in ("NameError", "NotLoaded", "NotImplementedError") or _not_written(text):
             rule, value = NOT_WRITTEN, f"{kind}: {text}"
         elif kind == "AssertionError" and text.strip():
             rule, _, rest = text.strip().partition("\n")
