@@ -163,16 +163,19 @@ def _case_bins(klass, exercise, students):
     names = ["not written yet", "under a quarter", "a quarter or more", "half or more",
              "three quarters or more", "every case"]
     counts = [0] * len(names)
+    unknown = 0  # graded before the judge kept its verdicts
     for student in students:
         passed, failed, todo = klass.cases(student, exercise.name)
         cases = passed + failed + todo
-        if todo and not passed or not cases:
+        if not cases:
+            unknown += 1
+        elif todo and not passed:
             counts[0] += 1
         elif passed == cases:
             counts[5] += 1
         else:
             counts[1 + min(3, int(4 * passed / cases))] += 1
-    return list(zip(names, counts))
+    return list(zip(names, counts)) + ([("no verdict recorded", unknown)] if unknown else [])
 
 
 def _rules_section(klass, missed):
