@@ -33,41 +33,7 @@ for folder in (ROOT, ROOT / "tests"):
     if str(folder) not in sys.path:
         sys.path.insert(0, str(folder))
 
-from classroom.insight_class import LESSON, PLANTED, add_to_gradebook, judged_here, points  # noqa: E402
-from wrong_versions import WRONG  # noqa: E402
-
-STUB = "def classify_json(text):\n    raise NotImplementedError\n"
-
-
-def mistakes_of(i):
-    """(solution cells, wrong versions) of synthetic student ``i``: a deterministic mix."""
-    cells, wrong = {}, []
-    if i % 4 == 1:
-        wrong.append(("classify", WRONG["classify"][(i // 4) % len(WRONG["classify"])][1]))
-    if i % 5 == 2:
-        wrong.append(("classify_json", WRONG["classify_json"][(i // 5) % len(WRONG["classify_json"])][1]))
-    if i % 6 == 3:
-        cells.update(PLANTED["version_as_number"])
-    if i % 7 == 4:
-        cells.update(PLANTED["bool_code"])
-    if i % 13 == 6:
-        cells.update(PLANTED["markup_answer"])
-    if i % 11 == 5:
-        wrong.append(("classify_json", STUB))
-    return cells, wrong
-
-
-def make_class(base, released, size):
-    course = base / f"class-{size}"
-    shutil.copytree(released, course)
-    cell_points = points()
-    for i in range(size):
-        student = f"student{i:03d}"
-        cells, wrong = mistakes_of(i)
-        passed = judged_here(cells, student, course, wrong=wrong)
-        add_to_gradebook(course, LESSON, LESSON, student, passed, cell_points)
-    return course
-
+from classroom.insight_class import LESSON, make_class  # noqa: E402
 
 def build_seconds(course):
     """(wall seconds, CPU seconds) of one build, as the teacher runs it."""

@@ -11,14 +11,16 @@ included, as the gradebook holds them) under :meth:`tools.insight.records.Sheet.
 import contextlib
 import io
 import json
+import shutil
 import sqlite3
 import sys
 import uuid
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
+for _folder in (ROOT, ROOT / "tests"):
+    if str(_folder) not in sys.path:
+        sys.path.insert(0, str(_folder))
 
 from mcp_lesson.exercises.learner_package import python_of  # noqa: E402
 from tools.insight.records import FOLDER, Sheet  # noqa: E402
@@ -128,3 +130,45 @@ def add_to_gradebook(course, assignment, notebook, student, passed, cell_points)
         db.commit()
     finally:
         db.close()
+
+
+# --- a synthetic class, made from the wrong versions of the lesson's functions ----------------
+
+STUB = "def classify_json(text):\n    raise NotImplementedError\n"
+
+
+def mistakes_of(i):
+    """(solution cells, wrong versions) of synthetic student ``i``: a deterministic mix of the
+    wrong versions of classify and classify_json (tests/wrong_versions.py), the planted
+    mistakes, and a classify_json not written yet."""
+    from wrong_versions import WRONG
+
+    cells, wrong = {}, []
+    if i % 4 == 1:
+        wrong.append(("classify", WRONG["classify"][(i // 4) % len(WRONG["classify"])][1]))
+    if i % 5 == 2:
+        wrong.append(("classify_json", WRONG["classify_json"][(i // 5) % len(WRONG["classify_json"])][1]))
+    if i % 6 == 3:
+        cells.update(PLANTED["version_as_number"])
+    if i % 7 == 4:
+        cells.update(PLANTED["bool_code"])
+    if i % 13 == 6:
+        cells.update(PLANTED["markup_answer"])
+    if i % 11 == 5:
+        wrong.append(("classify_json", STUB))
+    return cells, wrong
+
+
+def make_class(base, released, size):
+    """A course folder ``base/class-<size>``: a copy of ``released`` (a course folder with the
+    lesson released), with ``size`` synthetic students judged here and recorded as autograde
+    leaves them (the gradebook's points, the judge's verdicts)."""
+    course = base / f"class-{size}"
+    shutil.copytree(released, course)
+    cell_points = points()
+    for i in range(size):
+        student = f"student{i:03d}"
+        cells, wrong = mistakes_of(i)
+        passed = judged_here(cells, student, course, wrong=wrong)
+        add_to_gradebook(course, LESSON, LESSON, student, passed, cell_points)
+    return course

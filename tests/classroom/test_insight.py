@@ -18,22 +18,25 @@ import collections
 import copy
 import csv
 import json
+import os
+import shutil
 import sqlite3
 import subprocess
 import sys
-from pathlib import Path
 
 import nbformat
 import pytest
 from nbformat.v4 import new_markdown_cell
 
 from chromium import chromium_or_skip, launched
-from classroom.insight_class import LESSON, PLANTED, ROOT, judged_here, solutions
+from classroom.insight_class import LESSON, PLANTED, ROOT, judged_here, make_class, solutions
 from processes import run_to_end
 from test_browser import axe_js, axe_violations  # noqa: F401 - axe_js is a fixture
 from tools.insight import records
 
 pytestmark = pytest.mark.full
+
+ARTIFACTS = ROOT / "test-artifacts"
 
 #: {student: the mistakes planted (solution cells of theirs)}; None: the release as it is.
 CLASS = {
@@ -222,5 +225,28 @@ def test_axe_finds_no_violation(graded, browser, axe_js):  # noqa: F811 - the fi
     course, _ = graded
     # axe is put into the page as a script: the page's policy would refuse it
     page, url, requests, errors = opened(browser, course, bypass_csp=True)
+    assert axe_violations(page, axe_js) == []
+    page.context.close()
+
+
+def test_a_class_of_30_as_the_guide_shows_it(tmp_path, browser, axe_js):  # noqa: F811 - the fixture
+    released = tmp_path / "released"
+    step(released, "release", LESSON)
+    course = make_class(tmp_path, released, 30)
+    made = run_to_end([sys.executable, "-m", "tools.insight", "--course", str(course), LESSON], 300, cwd=ROOT)
+    assert made.returncode == 0, made.stdout + made.stderr
+    want = missed(records.read(course, LESSON))
+    page, url, requests, errors = opened(browser, course, bypass_csp=True)
+    assert requests[:1] == [url] and errors == []
+    first = page.evaluate("() => parseInt(document.querySelector('ol.rules .count').textContent, 10)")
+    assert first == max(len(who) for who in want.values())
+    assert page.evaluate("() => document.querySelectorAll('table.sortable tbody tr').length") == 30
+    page.evaluate("() => document.querySelector('ol.rules details').open = true")
+    page.evaluate("() => document.getElementById('exercises').scrollIntoView({block: 'start'})")
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.set_viewport_size({"width": 1000, "height": 1250})
+    page.screenshot(path=str(ARTIFACTS / "insight.png"))
+    if os.environ.get("UPDATE_SCREENSHOTS") == "1":
+        shutil.copy(ARTIFACTS / "insight.png", ROOT / "docs" / "insight.png")
     assert axe_violations(page, axe_js) == []
     page.context.close()
