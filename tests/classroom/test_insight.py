@@ -12,6 +12,10 @@ name is markup (collect refuses it). Then:
   and so do its CSV and JSON Lines;
 * in Chromium: axe-core finds no violation; no script of a student's runs and no markup of
   theirs renders (their text shows, as text); nothing is fetched; the grid sorts.
+
+Then a synthetic class of 30 (made from the wrong versions of the lesson's functions, judged
+in this process) gives the picture of the teacher's guide: test-artifacts/insight.png, and
+docs/insight.png with UPDATE_SCREENSHOTS=1.
 """
 
 import collections
@@ -247,6 +251,6 @@ def test_a_class_of_30_as_the_guide_shows_it(tmp_path, browser, axe_js):  # noqa
     page.set_viewport_size({"width": 1000, "height": 1250})
     page.screenshot(path=str(ARTIFACTS / "insight.png"))
     if os.environ.get("UPDATE_SCREENSHOTS") == "1":
-        shutil.copy(ARTIFACTS / "insight.png", ROOT / "docs" / "insight.png")
+        shutil.copy(ARTIFACTS / "insight.png", ROOT / "docs/insight.png")
     assert axe_violations(page, axe_js) == []
     page.context.close()
