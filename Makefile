@@ -261,3 +261,10 @@ site: $(STAMP)
 
 site-serve: site
 	$(BIN)/python tools/site/serve.py --port $(SITE_PORT)
+
+# What the class missed (tools/insight): after make autograde, a page for the teacher of each
+# graded assignment (ASSIGNMENT=03_classifying for one), with the rules the class missed most, in
+# $(CLASSROOM)/insight/, beside its data as CSV and JSON Lines. docs/teaching.md says how to read it.
+.PHONY: insight
+insight: $(STAMP)
+	@$(BIN)/python -m tools.insight --course '$(CLASSROOM)' $(ASSIGNMENT)

@@ -21,6 +21,7 @@ text cannot be written (an int of 5,000 digits, a list nested 5,000 deep) is
 described instead.
 """
 
+import contextlib
 import copy
 
 from mcp_lesson.exercises.calling import python_text
@@ -75,23 +76,50 @@ def same(got, want):
         return False
 
 
+#: Who is told each case's verdict as data, while grading (tools/insight/records.py): each is
+#: called as ``watcher(function name, why, call, passed, what it gave)`` (None when it passed).
+#: While one watches, the loop judges every case, then raises the first failure (the same one
+#: as without a watcher).
+_watchers = []
+
+
+@contextlib.contextmanager
+def watched(watcher):
+    """Tell ``watcher`` each case's verdict while the block runs (see :data:`_watchers`)."""
+    _watchers.append(watcher)
+    try:
+        yield watcher
+    finally:
+        _watchers.remove(watcher)
+
+
 def hidden_tests(function, cases, *, spread=False, unchanged=False, compare=same, limit=300):
     """Check ``function`` on ``cases``, each ``(argument, want, why)``: with
     ``spread``, ``argument`` is a tuple of the arguments. With ``unchanged``, each
     argument must also be left as it was given (the function gets a copy). The
     first case that fails raises an ``AssertionError`` (see the module's docstring)."""
     name = getattr(function, "__name__", "the function")
+    first = None
     for argument, want, why in cases:
         args = tuple(argument) if spread else (argument,)
         given = copy.deepcopy(args) if unchanged else args
         got = answer_of(function, *given)
         call = f"{name}({', '.join(python_text(arg, limit) for arg in args)})"
+        failure = said = None
         if not compare(got, want):
-            raise AssertionError(f"{why}:\n  {call}\n  {shown(got, limit)},\n"
-                                 f"  but it should be {python_text(want, limit)}")
-        if unchanged and not same(given, args):
-            raise AssertionError(f"{why}:\n  {call}\n  changed what it was given into "
-                                 f"{', '.join(python_text(arg, limit) for arg in given)}")
+            said = shown(got, limit)
+            failure = AssertionError(f"{why}:\n  {call}\n  {said},\n"
+                                     f"  but it should be {python_text(want, limit)}")
+        elif unchanged and not same(given, args):
+            said = f"changed what it was given into {', '.join(python_text(arg, limit) for arg in given)}"
+            failure = AssertionError(f"{why}:\n  {call}\n  {said}")
+        for watcher in list(_watchers):
+            watcher(name, why, call, failure is None, said)
+        if failure is not None and not _watchers:
+            raise failure
+        first = first or failure
+    if first is not None:
+        raise first
 
 
 # --- the graded cells' cases, for graduation -------------------------------------------------

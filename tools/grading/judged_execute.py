@@ -65,6 +65,7 @@ from mcp_lesson.exercises.learner_package import python_of  # noqa: E402
 from tools.judge.learner import DidNotFinish, Submission  # noqa: E402
 from tools.judge.sandbox import NotStarted, note  # noqa: E402
 from tools.judge.wire import CUT, PRINTED_LIMIT  # noqa: E402
+from tools.insight.records import Sheet  # noqa: E402  (each case's verdict, as data)
 
 GUARD_LINE = "[grading] "
 #: Begins the line that gives the time one notebook took (classroom.py reads it).
@@ -198,6 +199,7 @@ class JudgedExecute(NbGraderPreprocessor):
         tests = release_tests(self.notebook, assignment)
         self._release_sources = release_sources(self.notebook, assignment)
         self._errors, self._incidents, self._printed, self._cuts = [], [], 0, []
+        self._sheet = Sheet(self.student, assignment, self.notebook, self.records)
         try:
             self._judge(nb, tests)
         except NotStarted as failed:  # the course's failure: no verdict at all
@@ -212,6 +214,7 @@ class JudgedExecute(NbGraderPreprocessor):
         seconds = time.monotonic() - began
         self.log.info("%s%s %s: %.1f s", TIME_LINE, one_line(self.student, 80), self.notebook, seconds)
         self._record(assignment, seconds)
+        self._sheet.save()
         return nb, resources
 
     def _judge(self, nb, tests):
@@ -353,7 +356,8 @@ class JudgedExecute(NbGraderPreprocessor):
         started = time.monotonic()
         broken_before = dict(submission.broken)
         try:
-            with contextlib.redirect_stdout(printed), contextlib.redirect_stderr(printed):
+            with contextlib.redirect_stdout(printed), contextlib.redirect_stderr(printed), \
+                    self._sheet.watching(cell.metadata["nbgrader"]["grade_id"]):
                 exec(compile(cell.source, f"<test {cell.metadata['nbgrader']['grade_id']}>", "exec"),
                      namespace)
         except DidNotFinish as exc:
