@@ -159,7 +159,6 @@ from mcp_lesson.tap.http import (
     REQUEST_HEADERS,
     SSE,
     HttpTap,
-    serve_http,
 )
 from mcp_lesson.tap.judge import (
     CourseJudge,
@@ -170,6 +169,7 @@ from mcp_lesson.tap.report import (
     read_recording,
     report,
 )
+from mcp_lesson.tap.serving import serve_http
 from mcp_lesson.tap.stdio import (
     Lines,
     Pump,

@@ -6,7 +6,7 @@ What the tap adds, and nothing else:
 
 * **what a message is** under the revision the sides agreed on (:mod:`.revision`),
   not the course's revision-free rules: it classifies each message and hands lesson
-  10's audit a stand-in of the same kind and id (:func:`_stand_in`), so a batch where
+  10's audit a stand-in of the same kind and id (:func:`.slots.stand_in`), so a batch where
   batches are allowed is its members, and an error without an id (allowed since
   2025-11-25) is an error with a null id;
 * **where ids count**: one audit per scope, a stdio conversation or an HTTP session
@@ -23,10 +23,9 @@ the answer times in :mod:`.times`.
 """
 
 import bisect
-import json
 
 from mcp_lesson.core.traffic import audit as lesson_audit
-from mcp_lesson.rules.classification import classify, reply_for
+from mcp_lesson.rules.classification import classify
 from mcp_lesson.rules.explanation import explain
 from mcp_lesson.shared.recording import time_order as in_time_order
 from mcp_lesson.tap._settings import DIRECTIONS, SENDER
@@ -36,7 +35,6 @@ from mcp_lesson.tap.entries import (
     _http_of,
     _is_number,  # noqa: F401  (report.py takes it from here)
     _method,
-    _protocol_version,
     _quoted,
     ended_words,
     id_key,
@@ -47,13 +45,15 @@ from mcp_lesson.tap.entries import (
     show_id,
     unjudged,
 )
+from mcp_lesson.tap.error_codes import error_code_rules
 from mcp_lesson.tap.judge import _short
 from mcp_lesson.tap.revision import PROBE_REFUSALS, agreed_revision, revisions_by_scope  # noqa: F401
-from mcp_lesson.tap.rules import _latest_before, error_code_rules, http_rules, message_rules
+from mcp_lesson.tap.rules import _latest_before, http_rules, message_rules
+from mcp_lesson.tap.slots import Scope, Slot
 from mcp_lesson.tap.times import answer_times  # noqa: F401
+from mcp_lesson.tap.version_checks import _check_meta_revision, _check_version_header
 
 #: A line lesson 10's audit reads as no JSON (its verdict: -32700).
-_NOT_JSON = "-"
 
 
 def audit(conversation, revision="agreed", first_line=1):
@@ -187,85 +187,6 @@ def audit(conversation, revision="agreed", first_line=1):
     return reading.problems()
 
 
-class _Slot:
-    """One message as lesson 10's audit sees it, and where it came from."""
-
-    __slots__ = (
-        "index",
-        "direction",
-        "member",
-        "kind",
-        "reason",
-        "revision",
-        "batch",
-        "exchange",
-        "key",
-        "refusal",
-        "cut",
-    )
-
-    def __init__(
-        self,
-        index,
-        direction,
-        member,
-        kind,
-        reason,
-        revision,
-        batch,
-        exchange,
-        refusal=False,
-        cut=False,
-    ):
-        self.index, self.direction, self.member, self.kind = index, direction, member, kind
-        self.reason, self.revision, self.batch, self.exchange = reason, revision, batch, exchange
-        self.refusal = refusal  # an HTTP refusal's answer to a request of its exchange (no message)
-        self.cut = cut  # too long to judge: only its id and kind are known, read from its ends
-        self.key = id_key(member.get("id")) if isinstance(member, dict) else None
-
-    @property
-    def asks(self):
-        """A request, valid or not, whose id can be read: owed an answer with that id."""
-        return (
-            self.key is not None and "method" in self.member and self.kind in ("request", "invalid")
-        )
-
-
-class _Scope:
-    """One scope's messages in time order, with indexes to put the problems in words: the
-    places of each side's requests by id, of its answers by id, and of its notifications."""
-
-    def __init__(self):
-        self.slots = []
-        self.requests = {}  # (direction, id key) -> places, in order
-        self.answers = {}  # (direction of the answerer, id key) -> places, in order
-        self.notifications = {direction: [] for direction in DIRECTIONS}
-        self.unanswered = {}  # direction -> the places of its requests lesson 10 finds unanswered
-
-    def add(self, slot):
-        self.slots.append(slot)
-        place = len(self.slots)
-        if slot.asks:
-            self.requests.setdefault((slot.direction, slot.key), []).append(place)
-        elif slot.kind == "notification":
-            self.notifications[slot.direction].append(place)
-        elif slot.kind == "response" and slot.key is not None:
-            self.answers.setdefault((slot.direction, slot.key), []).append(place)
-
-    def text(self):
-        """The scope as lesson 10's audit reads a conversation. Each id is a small integer of
-        its own (the same id, the same integer): an id of 5,000 digits or a megabyte is read
-        by the tap once, never again by lesson 10's parser."""
-        tokens = {}
-
-        def token(key):
-            return None if key is None else tokens.setdefault(key, len(tokens))
-
-        return [
-            {"direction": slot.direction, "text": _stand_in(slot, token)} for slot in self.slots
-        ]
-
-
 def _first_after(places, place):
     at = bisect.bisect_right(places, place)
     return places[at] if at < len(places) else None
@@ -321,8 +242,8 @@ class _Reading:
         batch=False,
         cut=False,
     ):
-        slot = _Slot(index, direction, member, kind, reason, revision, batch, exchange, cut=cut)
-        self.scopes.setdefault(scope, _Scope()).add(slot)
+        slot = Slot(index, direction, member, kind, reason, revision, batch, exchange, cut=cut)
+        self.scopes.setdefault(scope, Scope()).add(slot)
         if direction == "to_server" and type(exchange) is int and slot.asks:
             self.by_exchange.setdefault(exchange, []).append((scope, slot))
         if kind == "notification" and not cut and member.get("method") == "notifications/cancelled":
@@ -363,7 +284,7 @@ class _Reading:
                 "error": {"code": 0, "message": ""},
             }
             self.scopes[scope].add(
-                _Slot(
+                Slot(
                     index,
                     "from_server",
                     stand_in,
@@ -677,45 +598,6 @@ class _Reading:
         )
 
 
-def _stand_in(slot, token):
-    """A line of the same kind as ``slot``'s message under its revision, with ``token`` of its
-    id, as lesson 10's audit reads it: lesson 10 judges by the course's revision-free rules,
-    the tap by the revision agreed, so the tap gives its verdict through the text."""
-    member = slot.member
-    if slot.reason is not None:
-        return _NOT_JSON
-    if slot.kind == "notification":
-        return '{"jsonrpc": "2.0", "method": "m"}'
-    if slot.kind == "request":
-        shape = {"method": "m"}
-    elif slot.kind == "response":
-        shape = {"error": {"code": 0, "message": ""}} if "error" in member else {"result": {}}
-    else:  # invalid: lesson 10 owes it the error the revision prescribes, with the id it can read
-        reply = reply_for(member, slot.revision) if isinstance(member, (dict, list)) else None
-        owed = token(id_key(reply.get("id"))) if isinstance(reply, dict) else None
-        return json.dumps(
-            {"jsonrpc": "2.0", "id": owed} if owed is not None else {"jsonrpc": "2.0"}
-        )
-    return json.dumps({"jsonrpc": "2.0", "id": token(slot.key), **shape})
-
-
-def _check_meta_revision(member, index, direction, said_revision, found):
-    """A request whose ``params._meta`` names another revision than its side's first."""
-    if not isinstance(member, dict) or "method" not in member or id_key(member.get("id")) is None:
-        return
-    said = _protocol_version(member, "_meta")
-    if said is None:
-        return
-    first = said_revision.setdefault(direction, said)
-    if said != first:
-        found(
-            index,
-            "revision",
-            f"this request's params._meta names revision {said}, "
-            f"the {SENDER[direction]}'s earlier ones {first}",
-        )
-
-
 def _what_was_cut(direction, value):
     """The subject of a note on a message too long to judge: what its ends tell of it."""
     sender = SENDER[direction]
@@ -735,45 +617,6 @@ def _other(direction):
 
 def _seconds(t):
     return f"{t:.3f} s" if isinstance(t, (int, float)) else "the end"
-
-
-def _check_version_header(entry, value, revision, index, found):
-    """basic/transports.mdx of 2025-06-18 and 2025-11-25: after the handshake a client MUST send
-    ``MCP-Protocol-Version`` on every request over HTTP (one without it is a problem), and
-    SHOULD send the negotiated one (another one is a warning)."""
-    http = entry.get("http") if isinstance(entry.get("http"), dict) else None
-    headers = (
-        http.get("headers") if http is not None and isinstance(http.get("headers"), dict) else None
-    )
-    if (
-        headers is None
-        or not isinstance(revision, str)
-        or not "2025-06-18" <= revision < "2026-07-28"
-        or not isinstance(value, dict)
-        or value.get("method") == "initialize"
-    ):
-        return
-    sent = headers.get("mcp-protocol-version")
-    if sent == revision:
-        return
-    if sent is None:
-        found(
-            index,
-            "version_header",
-            f"the client sent no MCP-Protocol-Version header in a session that "
-            f"agreed on {revision}: after the handshake every request over HTTP carries it",
-            revision=revision,
-        )
-        return
-    found(
-        index,
-        "version_header",
-        f"the client sent MCP-Protocol-Version {_short(json.dumps(sent), 40)} "
-        f"in a session that agreed on {revision}: after the handshake each request carries the "
-        f"negotiated revision",
-        rule="version_header.other",
-        revision=revision,
-    )
 
 
 def _under(revision):

@@ -6,9 +6,9 @@ import sys
 
 from mcp_lesson.rules.classification import REVISIONS
 from mcp_lesson.tap._settings import GRACE, MAX_LINE, PROG
-from mcp_lesson.tap.http import serve_http
 from mcp_lesson.tap.judge import CourseJudge, load_judge
 from mcp_lesson.tap.report import report
+from mcp_lesson.tap.serving import serve_http
 from mcp_lesson.tap.stdio import record
 
 

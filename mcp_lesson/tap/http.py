@@ -17,15 +17,12 @@ no request body is held past :data:`MAX_BODY`.
 import base64
 import itertools
 import json
-import signal
-import time
 
 from mcp_lesson.shared.sse import SSE
-from mcp_lesson.tap._settings import MAX_LINE, MAX_WAITING, PROG, TAIL
-from mcp_lesson.tap.judge import CourseJudge, _short
-from mcp_lesson.tap.listener import BACKLOG, CORK, listen, protocol
-from mcp_lesson.tap.stdio import Recorder, _is_stdout, _peak_memory, _say, judged, truncated
-from mcp_lesson.version import __version__
+from mcp_lesson.tap._settings import MAX_LINE, PROG, TAIL
+from mcp_lesson.tap.decoding import Decoder
+from mcp_lesson.tap.listener import CORK
+from mcp_lesson.tap.stdio import judged, truncated
 
 #: The request headers an HTTP entry records: those of MCP's Streamable HTTP transport, and
 #: those that decide the form of the answer.
@@ -66,8 +63,6 @@ MAX_BODY = MAX_LINE
 #: The longest answer with a length the tap reads whole before passing it on: past that, an
 #: answer passes on as it arrives.
 WHOLE = 1 << 20
-#: Seconds that stopping the tap waits for open answers (event streams) before it cuts them.
-SHUTDOWN_WAIT = 2
 
 
 def _recorded_headers(pairs, names=None):
@@ -411,7 +406,7 @@ class HttpTap:
             main.cancel()
 
         coding = answer.header("content-encoding")
-        decoder = _Decoder(coding) if coding and coding.strip().lower() != "identity" else None
+        decoder = Decoder(coding) if coding and coding.strip().lower() != "identity" else None
         coded = {"content_encoding": coding} if decoder is not None else {}
         body, size = bytearray(), 0  # the body as it travelled: its first bytes, its size
         plain, plain_size = bytearray(), 0  # decoded, when it came compressed
@@ -569,52 +564,6 @@ class HttpTap:
         return json.dumps(entry, ensure_ascii=True) + "\n"
 
 
-class _Decoder:
-    """The decoded bytes of an answer's ``Content-Encoding``, fed as it arrives; ``failed``
-    says why decoding stopped (an unknown coding, bytes that are not what it says)."""
-
-    PIECE = (
-        1 << 20
-    )  # decoded a piece at a time: a small answer that unpacks to gigabytes is read in steps
-
-    def __init__(self, coding):
-        import zlib
-
-        self.coding, self.failed, self._zlib = coding, None, zlib
-        name = coding.strip().lower()
-        self._feed = None
-        if name in ("gzip", "x-gzip"):
-            self._feed = zlib.decompressobj(16 + zlib.MAX_WBITS)
-        elif name == "deflate":
-            self._feed = zlib.decompressobj()
-        elif name == "br":
-            try:
-                import brotli
-
-                self._feed = brotli.Decompressor()
-            except ImportError:
-                self.failed = "br, which the tap reads only with the brotli package installed"
-        if self._feed is None and self.failed is None:
-            self.failed = f"{_short(coding, 40)}, a coding the tap cannot decode"
-
-    def feed(self, chunk):
-        """The decoded pieces of ``chunk`` (none once decoding has failed)."""
-        if self.failed is not None:
-            return
-        try:
-            if not hasattr(self._feed, "unconsumed_tail"):  # brotli: no step limit
-                yield self._feed.process(chunk)
-                return
-            piece = self._feed.decompress(chunk, self.PIECE)
-            while True:
-                yield piece
-                if not self._feed.unconsumed_tail:
-                    return
-                piece = self._feed.decompress(self._feed.unconsumed_tail, self.PIECE)
-        except Exception as exc:  # zlib.error, brotli.error: the bytes are not what they say
-            self.failed = f"{self.coding} that does not decode ({exc})"
-
-
 class _Cut(Exception):
     """An answer that broke off on its way from the server: uvicorn closes the connection."""
 
@@ -632,96 +581,3 @@ async def _plain_answer(send, status, words):
         }
     )
     await send({"type": "http.response.body", "body": data, "more_body": False})
-
-
-def serve_http(to, path, port=0, judge=None, max_line=MAX_LINE, append=False, announce=None):
-    """The HTTP tap: listen on 127.0.0.1:``port`` (0: a free one), pass everything on to ``to``,
-    record to ``path``, until SIGINT, SIGTERM or SIGHUP; returns the exit status (0 when stopped so).
-
-    Once it listens, ``announce`` (by default a line on stderr) is called with its address:
-    ``to``'s path on the tap's port, which is what a client is given instead of ``to``.
-    """
-    import uvicorn
-
-    judge = judge or CourseJudge()
-    if _is_stdout(path):
-        _say(f"the recording cannot go to {path}: name a file")
-        return 2
-    try:
-        recorder = Recorder(path, append, MAX_WAITING + 3 * max_line)
-        tap = HttpTap(to, recorder, judge, max_line)
-    except (OSError, ValueError) as exc:
-        _say(str(exc))
-        return 2
-    try:
-        listener = listen(port)
-    except OSError as exc:
-        _say(f"cannot listen on 127.0.0.1:{port}: {exc}")
-        recorder.close()
-        return 2
-    url = f"http://127.0.0.1:{listener.getsockname()[1]}{tap.path}"
-    signals = []
-
-    class Server(uvicorn.Server):
-        def handle_exit(self, sig, frame):
-            # As uvicorn's own, but the signal is not raised again once the server has
-            # stopped (uvicorn's way): the tap still has its last entries to write.
-            signals.append(sig)
-            if self.should_exit and sig == signal.SIGINT:
-                self.force_exit = True
-            self.should_exit = True
-
-        async def startup(self, sockets=None):
-            await super().startup(sockets=sockets)
-            if self.started:
-                (
-                    announce
-                    or (lambda address: _say(f"listening on {address} (passing on to {to})"))
-                )(url)
-
-    import importlib.util
-
-    # uvloop's event loop where it is installed (pyproject pins it): a turn of asyncio's own
-    # loop, and its transports, cost the tap some 100-200 us of CPU a request more.
-    loop = "uvloop" if importlib.util.find_spec("uvloop") else "asyncio"
-    config = uvicorn.Config(
-        tap,
-        http=protocol(),
-        loop=loop,
-        log_level="critical",
-        lifespan="on",
-        backlog=BACKLOG,
-        timeout_graceful_shutdown=SHUTDOWN_WAIT,
-        access_log=False,
-        server_header=False,
-        date_header=False,  # the server's own pass on
-        proxy_headers=False,
-    )  # a client's X-Forwarded-For is passed on, not taken
-    server = Server(config)
-    recorder.event(
-        "start",
-        wall=round(time.time(), 6),
-        transport="http",
-        listen=url,
-        to=to,
-        judge=judge.name,
-        tap=__version__,
-    )
-    previous = None
-    try:
-        previous = signal.signal(
-            signal.SIGHUP, lambda number, frame: server.handle_exit(number, frame)
-        )
-    except (ValueError, OSError):
-        pass
-    try:
-        server.run(sockets=[listener])
-    finally:
-        if previous is not None:
-            signal.signal(signal.SIGHUP, previous)
-        listener.close()
-        if signals:
-            recorder.event("signal", signal=signal.Signals(signals[0]).name)
-        recorder.event("end", status=0, **_peak_memory())
-        recorder.close()
-    return 0
