@@ -4,10 +4,11 @@
                             [--exchange DIR] [--state DIR] [--env DIR]
 
 Each option's default is the environment's setting of that name when given (settings.py:
-MCP_LESSON_HUB_STATE for --state, for example), else the class's default. As root: makes (or checks) the users' environment (environment.py), the teacher's and the
-students' accounts (accounts.py; the students file holds one name a line, and is made
-with an example when missing), nbgrader's exchange, the class's settings for its accounts'
-login shells (login_shell.py: a JupyterLab terminal is one), then runs JupyterHub with its proxy
+MCP_LESSON_HUB_STATE for --state, for example), else the class's default. As root: makes
+(or checks) the users' environment (environment.py), the teacher's and the students'
+accounts (accounts.py; the students file holds one name a line, and is made with an example
+when missing), nbgrader's exchange, the class's settings for its accounts' login shells
+(login_shell.py: a JupyterLab terminal is one), then runs JupyterHub with its proxy
 (jupyterhub_config.py) until Ctrl-C, which stops it and every person's server.
 
 However this program ends, the hub ends with it: SIGTERM (a service manager, ``kill``) and

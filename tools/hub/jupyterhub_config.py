@@ -12,7 +12,6 @@ run by hand, `jupyterhub -f tools/hub/jupyterhub_config.py` takes the defaults.
     MCP_LESSON_EXCHANGE      nbgrader's exchange folder                       /srv/nbgrader/exchange
 """
 
-import os
 import sys
 from pathlib import Path
 

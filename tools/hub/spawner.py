@@ -25,23 +25,17 @@ as the kernel's scheduler shares it). Where the machine gives no cgroup, or no n
 the server runs without those limits and JupyterHub's log says so.
 """
 
-import os
 import pwd
 import signal
-import time
-from pathlib import Path
 
 from jupyterhub.spawner import LocalProcessSpawner
 from traitlets import Bool, Integer
 
 from mcp_lesson.shared.processes import die_with_parent
 from tools.hub import shared_memory
+from tools.hub.cgroups import delegate, end_inside
 from tools.hub.settings import PERSON_MEMORY, PERSON_TASKS, SHARED_MEMORY_SHARE
 from tools.judge.sandbox import Limits, Cgroup
-
-#: The files of a cgroup its delegate owns (v1 and v2): to move processes in, and (v2) to
-#: give its children controllers. Its limits stay root's.
-DELEGATED = ("cgroup.procs", "tasks", "cgroup.threads", "cgroup.subtree_control")
 
 
 class PersonSpawner(LocalProcessSpawner):
@@ -109,34 +103,3 @@ class PersonSpawner(LocalProcessSpawner):
             self._cgroup.end()
             self._cgroup = None
 
-
-def delegate(path, uid, gid):
-    """Give the cgroup folder ``path`` (and the files that move processes) to ``uid``."""
-    os.chown(path, uid, gid)
-    for name in DELEGATED:
-        if (Path(path) / name).exists():
-            os.chown(Path(path) / name, uid, gid)
-
-
-def end_inside(path, rounds=50):
-    """Kill every process of the cgroups made inside ``path`` and remove them, deepest first."""
-    inner = sorted((Path(folder) for folder, _, _ in os.walk(path) if Path(folder) != Path(path)),
-                   key=lambda folder: len(folder.parts), reverse=True)
-    for folder in inner:
-        for _ in range(rounds):
-            try:
-                pids = [int(pid) for pid in (folder / "cgroup.procs").read_text().split()]
-            except OSError:
-                pids = []
-            if not pids:
-                break
-            for pid in pids:
-                try:
-                    os.kill(pid, signal.SIGKILL)
-                except OSError:
-                    pass
-            time.sleep(0.01)
-        try:
-            folder.rmdir()
-        except OSError:
-            pass
