@@ -20,6 +20,8 @@ import contextlib
 import csv
 import json
 import os
+import pwd
+import re
 import shutil
 import subprocess
 import sys
@@ -103,18 +105,66 @@ class Times:
                 out.write(f"{name}: {time.monotonic() - began:.1f} s{failed}\n")
 
 
-def as_user(settings, name, command, check=True, limit=600):
-    """Run a shell ``command`` as ``name`` in their home, with their server's environment
-    (a terminal of their JupyterLab has the same)."""
-    home = accounts.home_of(name)
-    env = dict(settings.environment_for(name), HOME=str(home), USER=name, LOGNAME=name,
-               LANG="C.UTF-8")
-    run = subprocess.run(["runuser", "-u", name, "--", "env", "-i",
-                          *(f"{key}={value}" for key, value in env.items()), "bash", "-c", command],
-                         cwd=home, capture_output=True, text=True, timeout=patience(limit))
+def as_user(name, command, check=True, limit=600):
+    """Run a shell ``command`` as ``name`` in a login shell of theirs, as ``su -l`` gives it:
+    nothing of the test's environment, in their home; the class's settings reach it as they
+    reach a terminal of their JupyterLab (what `make hub` installs for login shells)."""
+    run = subprocess.run(["runuser", "-l", name, "-c", command], capture_output=True, text=True,
+                         timeout=patience(limit))
     if check:
         assert run.returncode == 0, f"{command!r} as {name}: {run.stdout[-3000:]}{run.stderr[-3000:]}"
     return run
+
+
+#: Type a command into a new terminal of the person's JupyterLab (the terminals API and its
+#: websocket, as JupyterLab's own terminal panel does), and read what it prints until the
+#: line the command ends with; the terminal is closed after.
+TERMINAL = """async ([server, command, patience]) => {
+  const cookie = document.cookie.split('; ').find(c => c.startsWith('_xsrf='));
+  const headers = {'X-XSRFToken': cookie ? decodeURIComponent(cookie.slice(6)) : ''};
+  const made = await (await fetch(server + '/api/terminals', {method: 'POST', headers})).json();
+  const socket = new WebSocket(server.replace(/^http/, 'ws') + '/terminals/websocket/' + made.name);
+  try {
+    return await new Promise((done, failed) => {
+      let out = '';
+      const timer = setTimeout(() => failed(new Error('no end after ' + patience + ' ms: ' + out)), patience);
+      socket.onopen = () => socket.send(JSON.stringify(['stdin', command + '\\r']));
+      socket.onmessage = (event) => {
+        const [kind, text] = JSON.parse(event.data);
+        if (kind !== 'stdout') return;
+        out += text;
+        if (/@@END \\d+@@/.test(out)) { clearTimeout(timer); done(out); }
+      };
+      socket.onclose = () => failed(new Error('the terminal closed: ' + out));
+    });
+  } finally {
+    socket.onclose = null;
+    socket.close();
+    await fetch(server + '/api/terminals/' + made.name, {method: 'DELETE', headers});
+  }
+}"""
+
+
+def in_terminal(page, server, command, limit=300):
+    """(exit status, output) of ``command`` typed into a terminal of the JupyterLab of
+    ``page`` (a login shell, as JupyterHub's servers start their terminals)."""
+    out = page.evaluate(TERMINAL, [server, f'{command}; echo "@@""END $?@@"', patience(limit) * 1000])
+    return int(re.findall(r"@@END (\d+)@@", out)[-1]), out
+
+
+def server_pid(name):
+    """The pid of ``name``'s Jupyter server (None when it runs no server)."""
+    uid = pwd.getpwnam(name).pw_uid
+    found = [process.pid for process in live_processes() if "jupyterhub-singleuser" in process.command
+             and _uid(process.pid) == uid]
+    return found[0] if found else None
+
+
+def _uid(pid):
+    try:
+        return os.stat(f"/proc/{pid}").st_uid
+    except OSError:
+        return None
 
 
 @pytest.fixture(scope="module")
@@ -219,6 +269,8 @@ class Class:
         self.settings, self.browser, self.times, self.passwords = settings, browser, times, passwords
         self.another_browser = another_browser
         self.base = settings.hub_url
+        self.pages = {}
+        self.teachers_server = None
 
     def log_in(self, name, browser=None):
         """A page of ``name``'s JupyterLab (in ``browser``, or the class's), logged in
@@ -231,6 +283,17 @@ class Class:
         page.click("#login_submit")
         page.wait_for_selector(".jp-LabShell", timeout=patience(180) * 1000)
         return page
+
+    def page_of(self, name):
+        """A page of ``name``'s JupyterLab, logged in once and kept for the class's later steps."""
+        if name not in self.pages:
+            self.pages[name] = self.log_in(name)
+        return self.pages[name]
+
+    def forget(self, name):
+        page = self.pages.pop(name, None)
+        if page is not None:
+            page.context.close()
 
     def course(self):
         return accounts.home_of(TEACHER) / "course"
@@ -282,12 +345,34 @@ def test_a_student_has_the_assignments_tab_and_nothing_of_the_teachers(hub):
     page.context.close()
 
 
-def test_the_teacher_releases_lesson_03(hub):
-    with hub.times.step("the teacher releases lesson 03 (classroom release, nbgrader release_assignment)"):
-        as_user(hub.settings, TEACHER, f"python {ROOT}/tools/grading/classroom.py --course ~/course "
-                f"release {LESSON} && cd ~/course && nbgrader release_assignment {LESSON}")
+def test_the_teacher_logs_in_then_releases_in_a_terminal_of_their_jupyterlab(hub):
+    """The guide's order and words: log in, then type the release into a terminal of your
+    JupyterLab (a login shell, whose /etc/profile sets PATH afresh)."""
+    with hub.times.step("the teacher logs in to JupyterLab"):
+        page = hub.page_of(TEACHER)
+    assert not hub.course().exists()
+    hub.teachers_server = server_pid(TEACHER)  # started before the course is there
+    with hub.times.step("the teacher releases lesson 03 in a terminal (classroom release, nbgrader "
+                        "release_assignment)"):
+        status, out = in_terminal(page, hub.settings.server_url(TEACHER),
+                                  f"python {ROOT}/tools/grading/classroom.py --course ~/course release {LESSON} "
+                                  f"&& cd ~/course && nbgrader release_assignment {LESSON}")
+    assert status == 0, out
     outbound = hub.settings.exchange / "mcp_lesson" / "outbound" / LESSON
     assert (outbound / f"{LESSON}.ipynb").is_file()
+
+
+def test_the_teachers_sandboxes_and_grading_runs_get_limits_of_their_own(hub):
+    """In the teacher's server (a terminal of it), the judge makes a memory and a pids cgroup
+    for a sandbox, and a command run apart (formgrader's grading runs) is in cgroups of its
+    own, inside the teacher's."""
+    status, out = in_terminal(hub.page_of(TEACHER), hub.settings.server_url(TEACHER),
+                              "python -c 'from tools.judge.sandbox import Cgroup; print(\"missing:\", "
+                              "*Cgroup.missing(), \"-\")' && grep memory /proc/self/cgroup && "
+                              "python -m tools.hub.apart -- grep memory /proc/self/cgroup")
+    assert status == 0 and "missing: -" in out, out
+    own, run = re.findall(r"\d+:memory:(/\S+)", out)[-2:]
+    assert run.startswith(own + "/") and run != own, out
 
 
 @pytest.mark.parametrize("which", ["right", "half", "nothing"])
@@ -328,14 +413,14 @@ def test_each_student_fetches_works_and_submits_in_the_browser(hub, which):
 
 def test_a_fourth_hands_in_a_notebook_that_borrows_the_teachers_solutions(hub):
     with hub.times.step("a student borrows the teacher's solutions (command line)"):
-        as_user(hub.settings, BORROWER, f"nbgrader fetch_assignment {LESSON}")
+        as_user(BORROWER, f"nbgrader fetch_assignment {LESSON}")
         notebook = accounts.home_of(BORROWER) / LESSON / f"{LESSON}.ipynb"
         nb = nbformat.read(str(notebook), as_version=4)
         for cell in nb.cells:
             if nbgrader_of(cell).get("solution"):
                 cell.source = BORROWING
         nbformat.write(nb, str(notebook))
-        as_user(hub.settings, BORROWER, f"nbgrader submit {LESSON}")
+        as_user(BORROWER, f"nbgrader submit {LESSON}")
 
 
 def scores(course):
@@ -346,13 +431,21 @@ def scores(course):
         return {s.student.id: s.score for s in gradebook.assignment_submissions(LESSON)}
 
 
+def submission_id(course, student):
+    """The id of ``student``'s notebook of lesson 03 in the gradebook (formgrader's page's)."""
+    from nbgrader.api import Gradebook
+
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gradebook:
+        return gradebook.find_submission_notebook(LESSON, LESSON, student).id
+
+
 def test_formgrader_autograde_uses_the_judge_as_make_autograde_does(hub):
     with hub.times.step("the teacher collects (nbgrader collect, the exchange)"):
-        collected = as_user(hub.settings, TEACHER, f"cd ~/course && nbgrader collect {LESSON}")
+        collected = as_user(TEACHER, f"cd ~/course && nbgrader collect {LESSON}")
     for name in EXPECTED:
         assert (hub.course() / "submitted" / name / LESSON / f"{LESSON}.ipynb").is_file(), collected.stderr
     with hub.times.step("formgrader's autograde, one request per student (the button's)"):
-        page = hub.log_in(TEACHER)
+        page = hub.page_of(TEACHER)
         page.goto(f"{hub.settings.server_url(TEACHER)}/formgrader")
         page.wait_for_selector("text=Manage Assignments")
         shot(page, "hub-formgrader.png")
@@ -364,18 +457,31 @@ def test_formgrader_autograde_uses_the_judge_as_make_autograde_does(hub):
                 return [answer.status, await answer.text()];
             }""", f"{hub.settings.server_url(TEACHER)}/formgrader/api/submission/{LESSON}/{name}/autograde")
             assert reply[0] == 200 and json.loads(reply[1]).get("success"), reply
-        page.context.close()
     by_formgrader = scores(hub.course())
     assert by_formgrader == EXPECTED
+    # the grading page of the server started before the release is the course's
+    assert server_pid(TEACHER) == hub.teachers_server
+    grading_page = page.evaluate("async (url) => (await fetch(url)).text()",
+                                 f"{hub.settings.server_url(TEACHER)}/formgrader/submissions/"
+                                 f"{submission_id(hub.course(), BORROWER)}/?index=0")
+    from classroom.test_formgrade_csp import own_scripts
+
+    policy, nonces, handlers = own_scripts(grading_page)
+    scripts_from = re.search(r"script-src ([^;]*)", policy or "")
+    nonce = re.search(r"'nonce-([^']+)'", scripts_from.group(1) if scripts_from else "")
+    assert nonce and "'unsafe-inline'" not in scripts_from.group(1), grading_page[:3000]
+    assert nonces and set(nonces) == {nonce.group(1)}, nonces  # every script carries it
+    assert not handlers, handlers  # formgrader's own handlers are listeners
+    page.goto(f"{hub.settings.server_url(TEACHER)}/lab")
     with hub.times.step("make autograde's command (classroom autograde)"):
-        as_user(hub.settings, TEACHER, f"python {ROOT}/tools/grading/classroom.py --course ~/course "
+        as_user(TEACHER, f"python {ROOT}/tools/grading/classroom.py --course ~/course "
                 f"autograde {LESSON}")
     assert scores(hub.course()) == by_formgrader
 
 
 def test_feedback_reaches_each_student_in_the_browser(hub):
     with hub.times.step("feedback (classroom feedback, nbgrader release_feedback)"):
-        as_user(hub.settings, TEACHER, f"python {ROOT}/tools/grading/classroom.py --course ~/course "
+        as_user(TEACHER, f"python {ROOT}/tools/grading/classroom.py --course ~/course "
                 f"feedback {LESSON} && cd ~/course && nbgrader release_feedback {LESSON}")
     for which, name in STUDENTS.items():
         with hub.times.step(f"{which} student fetches feedback and reads it"):
@@ -396,7 +502,7 @@ def test_feedback_reaches_each_student_in_the_browser(hub):
 
 def test_grades_csv_has_the_class_scores(hub):
     with hub.times.step("grades.csv (classroom grades)"):
-        as_user(hub.settings, TEACHER, f"python {ROOT}/tools/grading/classroom.py --course ~/course grades")
+        as_user(TEACHER, f"python {ROOT}/tools/grading/classroom.py --course ~/course grades")
     with open(hub.course() / "grades.csv", newline="") as handle:
         rows = [row for row in csv.DictReader(handle) if row["assignment"] == LESSON]
     assert {row["student"]: float(row["score"]) for row in rows} == EXPECTED
@@ -408,7 +514,7 @@ def test_a_student_reads_no_other_students_work_nor_the_teachers(hub):
     other = STUDENTS["right"]
     inbound = hub.settings.exchange / "mcp_lesson" / "inbound"
     outbound = hub.settings.exchange / "mcp_lesson" / "outbound" / LESSON
-    probe = as_user(hub.settings, STUDENTS["nothing"], f"""
+    probe = as_user(STUDENTS["nothing"], f"""
         ls {inbound} 2>/dev/null && echo LISTED-INBOUND
         ls {accounts.home_of(other)} 2>/dev/null && echo READ-A-HOME
         ls {accounts.home_of(TEACHER)}/course 2>/dev/null && echo READ-THE-COURSE
@@ -421,7 +527,7 @@ def test_a_student_reads_no_other_students_work_nor_the_teachers(hub):
 
 def test_a_submission_over_the_limit_is_refused_with_a_clear_line(hub):
     name = STUDENTS["nothing"]
-    run = as_user(hub.settings, name, f"head -c 40000000 /dev/zero > ~/{LESSON}/big.bin && "
+    run = as_user(name, f"head -c 40000000 /dev/zero > ~/{LESSON}/big.bin && "
                   f"nbgrader submit {LESSON}; rm -f ~/{LESSON}/big.bin", check=False)
     assert "Directory size is too big" in run.stdout + run.stderr
 
@@ -432,9 +538,9 @@ def test_a_forged_submission_counts_as_its_owners(hub, tmp_path):
     name, victim = STUDENTS["nothing"], STUDENTS["right"]
     inbound = hub.settings.exchange / "mcp_lesson" / "inbound"
     forged = f"{victim}+{LESSON}+2000-01-01 00:00:00.000000 UTC+forged"
-    as_user(hub.settings, name, f"mkdir '{inbound}/{forged}' && ln -s "
+    as_user(name, f"mkdir '{inbound}/{forged}' && ln -s "
             f"{accounts.home_of(TEACHER)}/course/source/{LESSON}/{LESSON}.ipynb '{inbound}/{forged}/{LESSON}.ipynb'")
-    run = as_user(hub.settings, TEACHER, f"cd ~/course && nbgrader collect --update {LESSON}")
+    run = as_user(TEACHER, f"cd ~/course && nbgrader collect --update {LESSON}")
     assert f"owned by {name}" in run.stdout + run.stderr
     taken = hub.course() / "submitted" / name / LESSON
     assert not (taken / f"{LESSON}.ipynb").exists()
@@ -443,7 +549,7 @@ def test_a_forged_submission_counts_as_its_owners(hub, tmp_path):
 
 def test_a_named_pipe_in_a_submission_is_refused_with_a_clear_line(hub):
     name = STUDENTS["nothing"]
-    run = as_user(hub.settings, name, f"mkfifo ~/{LESSON}/pipe && nbgrader submit {LESSON}; "
+    run = as_user(name, f"mkfifo ~/{LESSON}/pipe && nbgrader submit {LESSON}; "
                   f"code=$?; rm -f ~/{LESSON}/pipe; exit $code", check=False)
     assert run.returncode != 0 and "is a named pipe" in run.stdout + run.stderr, run.stdout + run.stderr
 
@@ -456,14 +562,14 @@ def test_the_last_submission_before_the_deadline_counts(hub):
     name = STUDENTS["half"]
     notebook = f"~/{LESSON}/{LESSON}.ipynb"
     due = datetime.datetime.now(datetime.timezone.utc) + datetime.timedelta(seconds=patience(5))
-    as_user(hub.settings, TEACHER, f"cd ~/course && nbgrader db assignment add {LESSON} "
+    as_user(TEACHER, f"cd ~/course && nbgrader db assignment add {LESSON} "
             f"--duedate='{due:%Y-%m-%d %H:%M:%S} UTC'")
-    as_user(hub.settings, name, f"nbgrader submit {LESSON}")
+    as_user(name, f"nbgrader submit {LESSON}")
     poll(lambda: datetime.datetime.now(datetime.timezone.utc) > due + datetime.timedelta(seconds=1),
          "the due date to pass")
-    as_user(hub.settings, name, f"python -c \"import os, nbformat as n; p = os.path.expanduser('{notebook}'); "
+    as_user(name, f"python -c \"import os, nbformat as n; p = os.path.expanduser('{notebook}'); "
             f"nb = n.read(p, 4); nb.cells[-1].source += '# late'; n.write(nb, p)\" && nbgrader submit {LESSON}")
-    as_user(hub.settings, TEACHER, f"cd ~/course && nbgrader collect --update {LESSON}")
+    as_user(TEACHER, f"cd ~/course && nbgrader collect --update {LESSON}")
     taken = hub.course() / "submitted" / name / LESSON
     stamped = datetime.datetime.strptime((taken / "timestamp.txt").read_text(), "%Y-%m-%d %H:%M:%S.%f UTC")
     assert stamped <= due.replace(tzinfo=None)
@@ -567,7 +673,7 @@ def test_a_page_of_a_students_server_reads_nothing_of_the_teachers_and_starts_no
 
     student, port = BORROWER, hub.settings.port
     secret = secrets.token_hex(16)
-    as_user(hub.settings, TEACHER, f"echo {secret} > ~/secret.txt")
+    as_user(TEACHER, f"echo {secret} > ~/secret.txt")
     settings_folder = accounts.home_of(student) / ".jupyter"
     settings_folder.mkdir(exist_ok=True)
     origins = ["", f"http://{TEACHER}.localhost:{port}", f"http://localhost:{port}", f"http://127.0.0.1:{port}"]
@@ -593,3 +699,55 @@ def test_a_page_of_a_students_server_reads_nothing_of_the_teachers_and_starts_no
         assert secret not in json.dumps(results), results
         assert teacher.evaluate(FETCH_JSON, terminals) == terminals_before, results
         assert not (accounts.home_of(TEACHER) / "pwned.txt").exists(), results
+
+
+# --- shared memory is each person's own, and ends with their server ----------------------
+
+#: What the hostile student types into a terminal of their JupyterLab: 1.2 GB into /dev/shm,
+#: then 1.2 GB and 100 MB of SysV shared memory; what it got.
+FILL_SHARED_MEMORY = (
+    "head -c 1200000000 /dev/zero > /dev/shm/fill; echo wrote $(stat -c %s /dev/shm/fill); "
+    "python -c 'import ctypes; shmget = ctypes.CDLL(None).shmget; "
+    "print(\"segments\", shmget(0, 1200000000, 0o1600), shmget(0, 100000000, 0o1600))'")
+
+
+def namespaces_of(pid):
+    return {kind: os.stat(f"/proc/{pid}/ns/{kind}").st_ino for kind in ("mnt", "ipc")}
+
+
+def in_namespaces(namespaces):
+    """The pids of the live processes in any of ``namespaces`` (kind: inode)."""
+    found = []
+    for process in live_processes():
+        with contextlib.suppress(OSError):
+            if any(os.stat(f"/proc/{process.pid}/ns/{kind}").st_ino == inode for kind, inode in namespaces.items()):
+                found.append(process.pid)
+    return found
+
+
+def test_a_students_shared_memory_is_held_to_their_limit_and_ends_with_their_server(hub):
+    from tools.hub.settings import PERSON_MEMORY, SHARED_MEMORY_SHARE
+
+    name, uid = BORROWER, pwd.getpwnam(BORROWER).pw_uid
+    honest = {student: server_pid(student) for student in STUDENTS.values() if server_pid(student)}
+    page = hub.page_of(name)
+    server = server_pid(name)
+    namespaces = namespaces_of(server)
+    with hub.times.step("a student fills /dev/shm and SysV shared memory from a terminal"):
+        status, out = in_terminal(page, hub.settings.server_url(name), FILL_SHARED_MEMORY)
+    written = int(re.search(r"wrote (\d+)", out).group(1))
+    big, small = map(int, re.search(r"segments (-?\d+) (-?\d+)", out).groups())
+    # refused at the server's share of the person's memory, in their own /dev/shm and IPC
+    assert 0 < written <= PERSON_MEMORY // SHARED_MEMORY_SHARE < 1_200_000_000, out
+    assert big == -1 and small >= 0, out
+    assert not [entry for entry in os.scandir("/dev/shm") if entry.stat(follow_symlinks=False).st_uid == uid]
+    segments = Path("/proc/sysvipc/shm").read_text().splitlines()[1:]
+    assert not [line for line in segments if int(line.split()[7]) == uid]
+    with hub.times.step("Stop My Server, until nothing of it is left"):
+        page.goto(f"{hub.base}/hub/home")
+        page.click("#stop")
+        poll(lambda: not in_namespaces(namespaces), "the student's server and its namespaces to end")
+    hub.forget(name)
+    assert server_pid(name) is None
+    # the honest students' servers ran on, untouched
+    assert {student: server_pid(student) for student in honest} == honest

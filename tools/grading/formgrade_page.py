@@ -56,22 +56,29 @@ def grading_policy(nonce, mathjax=True):
 
 
 def install(web_app):
-    """Make formgrader's exporter (in ``web_app``'s settings) render the course's grading page:
-    the course's template folder first, the cleaner and the page's nonce among its steps.
-    False when formgrader has made no exporter (yet)."""
+    """Put in formgrader's place (``web_app``'s settings) an exporter that renders the course's
+    grading page: formgrader's settings with the course's template folder first, and the
+    cleaner and the page's nonce among its steps. False when formgrader has made no exporter
+    (yet)."""
+    import copy
+
+    from nbconvert.exporters import HTMLExporter
+
+    from tools.grading.sanitize import CourseSanitizer
+
     exporter = web_app.settings.get("nbgrader_exporter")
     if exporter is None:
         return False
-    from tools.grading.sanitize import CourseSanitizer
-
-    if not exporter.extra_template_basedirs or exporter.extra_template_basedirs[0] != TEMPLATES:
-        exporter.extra_template_basedirs = [TEMPLATES, *(folder for folder in exporter.extra_template_basedirs
-                                                         if folder != TEMPLATES)]
-    steps = [type(step) for step in exporter._preprocessors]
+    config = copy.deepcopy(exporter.config)
+    given = list(exporter.extra_template_basedirs)
+    config.HTMLExporter.extra_template_basedirs = [TEMPLATES, *(folder for folder in given if folder != TEMPLATES)]
+    config.HTMLExporter.template_name = "formgrade"
+    steps = list(exporter.preprocessors)
     for step in (CourseSanitizer, PageNonce):
-        if not any(issubclass(found, step) for found in steps):
-            exporter.register_preprocessor(step, enabled=True)
-    exporter.template_name = "formgrade"
+        if step not in steps:
+            steps.append(step)
+    config.HTMLExporter.preprocessors = steps
+    web_app.settings["nbgrader_exporter"] = HTMLExporter(config=config)
     return True
 
 
