@@ -335,14 +335,13 @@ def shot(page, name):
 
 def test_a_student_has_the_assignments_tab_and_nothing_of_the_teachers(hub):
     with hub.times.step("a student logs in to JupyterLab"):
-        page = hub.log_in(STUDENTS["nothing"])
+        page = hub.page_of(STUDENTS["nothing"])  # (kept for their work, below)
     page.get_by_text("Nbgrader", exact=True).click()
     items = page.locator("#jp-mainmenu-nbgrader .lm-Menu-itemLabel").all_inner_texts()
     assert [item for item in items if item.strip()] == ["Assignment List"]
     page.keyboard.press("Escape")
     base = hub.settings.server_url(STUDENTS["nothing"])
     assert status_of(page, f"{base}/formgrader") == 404
-    page.context.close()
 
 
 def test_the_teacher_logs_in_then_releases_in_a_terminal_of_their_jupyterlab(hub):
@@ -379,7 +378,7 @@ def test_the_teachers_sandboxes_and_grading_runs_get_limits_of_their_own(hub):
 def test_each_student_fetches_works_and_submits_in_the_browser(hub, which):
     name = STUDENTS[which]
     with hub.times.step(f"{which} student: log in, fetch, type, save, submit"):
-        page = hub.log_in(name)
+        page = hub.page_of(name)
         assignments_tab(page)
         page.locator("#released_assignments_list").get_by_role("button", name="Fetch").click()
         page.locator("#fetched_assignments_list").get_by_role("button", name="Submit").wait_for()
@@ -408,7 +407,7 @@ def test_each_student_fetches_works_and_submits_in_the_browser(hub, which):
     saved = nbformat.read(str(notebook), as_version=4)
     for index, text in cells:
         assert saved.cells[index].source == text
-    page.context.close()
+    hub.forget(name)
 
 
 def test_a_fourth_hands_in_a_notebook_that_borrows_the_teachers_solutions(hub):
@@ -523,6 +522,17 @@ def test_a_student_reads_no_other_students_work_nor_the_teachers(hub):
         mv {hub.settings.exchange}/mcp_lesson {hub.settings.exchange}/x 2>/dev/null && echo RENAMED-THE-COURSE
         true""", check=False)
     assert probe.stdout.strip() == "", probe.stdout
+    # each submission: its owner's and the teacher's group's, nobody else's, even by its name
+    teachers_group = pwd.getpwnam(TEACHER).pw_gid
+    submissions = [path for path in inbound.iterdir() if path.name.startswith(f"{other}+{LESSON}+")]
+    assert submissions
+    for submission in submissions:
+        for path in [submission, *submission.rglob("*")]:
+            info = path.lstat()
+            assert info.st_gid == teachers_group and not info.st_mode & 0o007, (path, oct(info.st_mode))
+    named = as_user(STUDENTS["nothing"], f"cat '{submissions[0]}/{LESSON}.ipynb' >/dev/null 2>&1 || echo REFUSED; "
+                    f"touch '{submissions[0]}/planted' 2>/dev/null || echo REFUSED", check=False)
+    assert named.stdout.split() == ["REFUSED", "REFUSED"], named.stdout
 
 
 def test_a_submission_over_the_limit_is_refused_with_a_clear_line(hub):
