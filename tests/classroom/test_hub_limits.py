@@ -232,3 +232,8 @@ def test_a_login_shell_of_the_class_gets_its_servers_settings(shared):
     assert shell_of("nobody") == ["/usr/bin:/bin", "", ""]  # not of the class: nothing
     login_shell.remove(settings, shared)
     assert not path.exists()
+    # a hub killed outright leaves its file: the next make hub removes those of hubs not running
+    for port in (8124, 8125):
+        login_shell.install(Settings(port=port, students_file=shared / "students.txt"), shared)
+    login_shell.sweep(lambda port: port == 8125, shared)
+    assert sorted(found.name for found in shared.glob("*.sh")) == ["mcp_lesson_hub_8125.sh"]

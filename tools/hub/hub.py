@@ -148,6 +148,7 @@ def prepare(settings, say=print):
     accounts.ensure_accounts([settings.teacher, *settings.students()],
                              settings.state / "passwords.txt", say=say)
     accounts.make_exchange(settings.exchange, settings.teacher)
+    login_shell.sweep(lambda port: bool(hub_processes(port) or ports_in_use(Settings(port=port))))
     login_shell.install(settings)
     return settings
 

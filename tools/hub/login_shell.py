@@ -11,7 +11,8 @@ hub starts, and removes it as the hub stops: every login shell (``/etc/profile``
 ``/etc/profile.d/*.sh``) of an account of the class gets what that person's server gets
 (settings.py's ``environment_for``: the users' Python first on PATH, the course on the module
 path, the role's Jupyter settings, the exchange), and other accounts nothing. A hub killed
-outright (SIGKILL) leaves its file, which the next `make hub` on that port writes again.
+outright (SIGKILL) leaves its file; the next `make hub` removes the files of hubs that no
+longer run (:func:`sweep`).
 """
 
 import contextlib
@@ -64,6 +65,15 @@ def install(settings, folder=PROFILE_D):
     made.chmod(0o644)
     made.replace(path)  # (a link put at the path is replaced, never followed)
     return path
+
+
+def sweep(running, folder=PROFILE_D):
+    """Remove the profile scripts of hubs that no longer run (``running(port)`` is false)."""
+    for path in Path(folder).glob("mcp_lesson_hub_*.sh"):
+        port = path.stem.rsplit("_", 1)[-1]
+        if port.isdigit() and not running(int(port)):
+            with contextlib.suppress(FileNotFoundError):
+                path.unlink()
 
 
 def remove(settings, folder=PROFILE_D):
