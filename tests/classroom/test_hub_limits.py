@@ -175,8 +175,9 @@ def test_a_grading_run_apart_is_held_to_its_own_limits_and_leaves_nothing(delega
     # person's process that started it went on
     assert "the server goes on 137" in run.stdout and "all of it" not in run.stdout, run
     assert "memory limit" in run.stderr
+    report = "grep -E \"memory|pids\" /proc/self/cgroup; exit 3"
     fine = as_person_in(delegated, "import sys\nfrom tools.hub import apart\n"
-                                   "sys.exit(apart.run(['sh', '-c', 'grep -E \"memory|pids\" /proc/self/cgroup; exit 3']))")
+                                   f"sys.exit(apart.run(['sh', '-c', '{report}']))")
     assert fine.returncode == 3
     inside = [line.split(":", 2)[2] for line in fine.stdout.splitlines()]
     assert len(inside) == 2 and all(path.count("/") == 2 for path in inside), inside  # one deeper
