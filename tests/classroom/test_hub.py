@@ -335,13 +335,14 @@ def shot(page, name):
 
 def test_a_student_has_the_assignments_tab_and_nothing_of_the_teachers(hub):
     with hub.times.step("a student logs in to JupyterLab"):
-        page = hub.page_of(STUDENTS["nothing"])  # (kept for their work, below)
+        page = hub.log_in(STUDENTS["nothing"])
     page.get_by_text("Nbgrader", exact=True).click()
     items = page.locator("#jp-mainmenu-nbgrader .lm-Menu-itemLabel").all_inner_texts()
     assert [item for item in items if item.strip()] == ["Assignment List"]
     page.keyboard.press("Escape")
     base = hub.settings.server_url(STUDENTS["nothing"])
     assert status_of(page, f"{base}/formgrader") == 404
+    page.context.close()
 
 
 def test_the_teacher_logs_in_then_releases_in_a_terminal_of_their_jupyterlab(hub):
@@ -527,7 +528,7 @@ def test_a_student_reads_no_other_students_work_nor_the_teachers(hub):
     submissions = [path for path in inbound.iterdir() if path.name.startswith(f"{other}+{LESSON}+")]
     assert submissions
     for submission in submissions:
-        for path in [submission, *submission.rglob("*")]:
+        for path in [submission, *(found for found in submission.rglob("*") if found.is_dir())]:
             info = path.lstat()
             assert info.st_gid == teachers_group and not info.st_mode & 0o007, (path, oct(info.st_mode))
     named = as_user(STUDENTS["nothing"], f"cat '{submissions[0]}/{LESSON}.ipynb' >/dev/null 2>&1 || echo REFUSED; "

@@ -199,18 +199,32 @@ def test_a_submission_is_its_owners_and_the_teachers_group_alone(shared):
     os.chown(inbound, 0, pwd.getpwnam("daemon").pw_gid)  # the teacher's group
     inbound.chmod(0o3733)
     submission = inbound / f"{PERSON}+03+stamp+random"
+    # as nbgrader's submit leaves it: a copy (its folder's mode copied last, which drops the
+    # set-group-id bit), then a time stamp written after, of the student's group; 0777, 0644
     made = subprocess.run(["runuser", "-u", PERSON, "--", "sh", "-c",
-                           f"umask 000 && mkdir -m 777 '{submission}' '{submission}/sub' && "
-                           f"echo work > '{submission}/03.ipynb' && echo more > '{submission}/sub/x'"])
+                           f"umask 022 && mkdir '{submission}' '{submission}/sub' && "
+                           f"echo work > '{submission}/03.ipynb' && echo more > '{submission}/sub/x' && "
+                           f"chmod 777 '{submission}' && echo 2000 > '{submission}/timestamp.txt'"])
     assert made.returncode == 0
-    assert close_to_the_group(str(submission), str(inbound))
-    modes = {path.name: path.stat().st_mode & 0o7777 for path in
-             [submission, submission / "sub", submission / "03.ipynb", submission / "sub" / "x"]}
-    assert modes == {submission.name: 0o2770, "sub": 0o2770, "03.ipynb": 0o640, "x": 0o640}
-    other = subprocess.run(["runuser", "-u", "bin", "--", "cat", str(submission / "03.ipynb")], capture_output=True)
-    teacher = subprocess.run(["runuser", "-u", "daemon", "--", "cat", str(submission / "03.ipynb")],
-                             capture_output=True, text=True)
-    assert other.returncode != 0 and teacher.stdout == "work\n"
+    account = pwd.getpwnam(PERSON)
+    child = os.fork()
+    if child == 0:  # as the student, who runs nbgrader's submit
+        try:
+            os.setgid(account.pw_gid)
+            os.setuid(account.pw_uid)
+            os._exit(0 if close_to_the_group(str(submission), str(inbound)) else 1)
+        finally:
+            os._exit(2)
+    assert os.waitpid(child, 0)[1] == 0
+    assert submission.stat().st_mode & 0o777 == 0o770 and (submission / "sub").stat().st_mode & 0o777 == 0o770
+    assert (submission / "03.ipynb").stat().st_mode & 0o777 == 0o640
+
+    def reads(name, file):
+        return subprocess.run(["runuser", "-u", name, "--", "cat", str(submission / file)],
+                              capture_output=True, text=True).stdout
+
+    for file, text in (("03.ipynb", "work\n"), ("sub/x", "more\n"), ("timestamp.txt", "2000\n")):
+        assert reads("daemon", file) == text and reads("bin", file) == "", file  # the teacher, another
 
 
 def test_a_login_shell_of_the_class_gets_its_servers_settings(shared):

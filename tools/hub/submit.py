@@ -4,10 +4,13 @@ nbgrader 0.9.6 leaves a submission in the exchange's inbound folder as a folder 
 (so that the instructor can delete it) holding files of mode 0644: any account that learns
 its name (the name is the student's, the assignment's, the time and a random part) may read
 the work or put files into it. On a class's hub the inbound folder is the teacher's, with the
-set-group-id bit (accounts.py), so a submission's folders and files belong to the teacher's
-group as they are made. :class:`CourseExchangeSubmit` then gives them to that group alone:
-folders 2770 (the teacher may remove them), files 0640 (the teacher reads them, as collect
-does); other accounts get nothing. Where inbound gives no such group (another exchange), the
+set-group-id bit (accounts.py), so a submission's folders, and the files copied into them,
+belong to the teacher's group as they are made. :class:`CourseExchangeSubmit` then gives the
+submission to that group alone: its folders 0770 (the teacher may remove them; the student,
+who is not in that group, cannot keep the set-group-id bit), its files of that group 0640 (the
+teacher reads them, as collect does). A file nbgrader writes after its copy (the time stamp)
+has the student's group, and keeps its mode for the teacher to read: no other account reaches
+it, since none may enter the folder. Where inbound gives no such group (another exchange), the
 modes stay nbgrader's.
 """
 
@@ -16,7 +19,7 @@ import stat
 
 from nbgrader.exchange.default.submit import ExchangeSubmit
 
-FOLDER_MODE, FILE_MODE = 0o2770, 0o640
+FOLDER_MODE, FILE_MODE = 0o2770, 0o640  # (the set-group-id bit is kept where it may be)
 
 
 class CourseExchangeSubmit(ExchangeSubmit):
@@ -30,7 +33,7 @@ def close_to_the_group(submission, inbound):
     """Give the folder ``submission`` and all in it to the group of ``inbound`` alone, when
     inbound hands its group down (set-group-id) and the submission has it."""
     given = os.stat(inbound)
-    if not given.st_mode & stat.S_ISGID:
+    if not given.st_mode & stat.S_ISGID or os.lstat(submission).st_gid != given.st_gid:
         return False
     for folder, _, files in os.walk(submission):
         for name in files:
