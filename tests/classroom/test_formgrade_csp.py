@@ -11,6 +11,7 @@ it."""
 import os
 import re
 import threading
+from html.parser import HTMLParser
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
@@ -154,3 +155,68 @@ def test_injected_script_runs_nothing_and_formgraders_own_buttons_work(served):
         assert any(v["blocked"].endswith("/files/student.js") for v in violations), violations
         assert not [v for v in violations if "/formgrader/static/" in v["blocked"]], violations
         assert page.evaluate("window.ran") is None
+
+
+#: A teacher's Jupyter server of a class's hub, started in a home with no course folder yet
+#: (the guide's order: log in, then release); it prints the grading page its formgrader makes.
+SERVER_BEFORE_THE_COURSE = '''
+import asyncio, os, sys
+import nbformat
+from jupyter_server.serverapp import ServerApp
+from tornado.ioloop import IOLoop
+
+app = ServerApp()
+app.initialize(["--ServerApp.open_browser=False", "--port=0", "--ServerApp.root_dir=" + os.environ["HOME"]])
+IOLoop.current().run_sync(lambda: asyncio.sleep(0.1))  # (what extensions do once all are loaded)
+notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell("My notes")])
+page, _ = app.web_app.settings["nbgrader_exporter"].from_notebook_node(notebook, resources=%r)
+sys.stdout.write(page)
+'''
+
+
+def test_a_server_started_before_the_course_has_the_courses_grading_page(tmp_path):
+    """formgrader's settings put nbgrader's template folder back over the course's settings
+    files; only a course folder read later set the course's page. The course's extension sets it
+    whatever the order: a teacher's server of the hub, started where no ~/course is, renders
+    the course's page (a policy naming a nonce, which each script carries; no onclick)."""
+    import subprocess
+    import sys
+
+    from tools.hub.settings import ROLES, ROOT
+
+    resources = dict(resources_for("formgrade"))
+    env = dict(os.environ, HOME=str(tmp_path), PYTHONPATH=str(ROOT), JUPYTER_CONFIG_PATH=os.pathsep.join(
+        [str(ROLES / "teacher"), str(ROLES / "common")]), JUPYTER_DATA_DIR=str(tmp_path / "data"),
+        JUPYTER_RUNTIME_DIR=str(tmp_path / "runtime"))
+    env.pop("JUPYTER_CONFIG_DIR", None)
+    run = subprocess.run([sys.executable, "-c", SERVER_BEFORE_THE_COURSE % (resources,)], cwd=tmp_path, env=env,
+                         capture_output=True, text=True, timeout=patience(120))
+    assert run.returncode == 0, run.stderr[-3000:]
+    assert not (tmp_path / "course").exists()
+    policy, nonces, handlers = own_scripts(run.stdout)
+    assert policy, run.stderr[-5000:]
+    nonce = re.search(r"script-src 'nonce-([^']+)'", policy).group(1)
+    assert nonces and set(nonces) == {nonce}, nonces  # every script carries the page's nonce
+    assert not handlers and "My notes" in run.stdout
+
+
+class _Scripts(HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.policy, self.nonces, self.handlers = None, [], []
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        if tag == "meta" and (attrs.get("http-equiv") or "").lower() == "content-security-policy":
+            self.policy = attrs.get("content")
+        if tag == "script":
+            self.nonces.append(attrs.get("nonce"))
+        self.handlers += [name for name in attrs if name.startswith("on")]
+
+
+def own_scripts(page):
+    """(the page's Content-Security-Policy, the nonce of each of its scripts, its handlers'
+    attributes), as a browser reads them."""
+    found = _Scripts()
+    found.feed(page)
+    return found.policy, found.nonces, found.handlers

@@ -3,14 +3,21 @@
 One run of the class, in steps that share the hub (a module fixture) and run in order:
 the hub starts as `make hub` starts it (tools/hub/hub.py), with a teacher and three
 students of the test's own (names with a prefix of this run, all removed after, whatever
-happens); the teacher releases lesson 03 into nbgrader's exchange; each student logs in
+happens); the teacher logs in, then types the release of lesson 03 into a terminal of their
+JupyterLab, as the guide says (every other command runs in a login shell: nothing of the
+test's own environment); each student logs in
 through the hub's login page, opens the Assignments tab, fetches, types a solution into
 the notebook (one right, one half, one nothing), saves and submits; a fourth hands in,
 from the command line, a notebook that borrows the teacher's solutions; the teacher
 collects, grades with formgrader's autograde (the button's own request) and with `make
 autograde`'s command, which must agree, and releases feedback; each student fetches
-feedback and sees the score in the page; grades.csv holds the scores. The times of the
-steps go to test-artifacts/hub-times.txt, screenshots beside them.
+feedback and sees the score in the page; grades.csv holds the scores. Beside them the
+fourth attacks: the teacher's files, a forged or oversized or piped submission, a page of
+their own server opened by the teacher, and the machine's shared memory (1.2 GB written to
+/dev/shm from their terminal must be refused at their share and gone when their server
+stops). The grading page of the teacher's server, started before the release, is the
+course's. The times of the steps go to test-artifacts/hub-times.txt, screenshots beside
+them.
 
 Needs root (system accounts), Chromium, the proxy (make venv) and the system's Python;
 where one is missing the module is skipped with one line saying which (in CI: fails).
@@ -20,33 +27,27 @@ import contextlib
 import csv
 import json
 import os
+import pwd
+import re
 import shutil
-import subprocess
 import sys
-import tempfile
-import time
 from pathlib import Path
 
 import nbformat
 import pytest
 
-from chromium import chromium_or_skip, free_port, launched, listening, missing
-from processes import live_processes, patience, wait_for
+from classroom.hub_class import (
+    BORROWER, FETCH_JSON, ROOT, STUDENTS, TEACHER, as_user, assignments_tab, in_terminal, poll,
+    running_class, server_pid, shot, status_of)
+from processes import live_processes, patience
 
-ROOT = Path(__file__).resolve().parents[2]
-ARTIFACTS = ROOT / "test-artifacts"
 MASTER = ROOT / "notebooks" / "03_classifying.ipynb"
 LESSON = "03_classifying"
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
-from tools.hub import accounts, environment  # noqa: E402
-from tools.hub.settings import PROXY, Settings  # noqa: E402
+from tools.hub import accounts  # noqa: E402
 from mcp_lesson.exercises import declared  # noqa: E402
 
-PREFIX = f"mcp{os.getpid() % 100000}"
-TEACHER = f"{PREFIX}t"
-STUDENTS = {"right": f"{PREFIX}a", "half": f"{PREFIX}b", "nothing": f"{PREFIX}c"}
-BORROWER = f"{PREFIX}d"
 #: The grade cells the half student solves: lesson 03's rule helpers, whose points (and the
 #: lesson's) are the master's nbgrader metadata (declared.lesson_points).
 HALF = ("is_object", "has_version", "judge_call", "judge_result")
@@ -84,188 +85,10 @@ def solution_cells(which):
             and (wanted is None or nbgrader_of(cell)["grade_id"] in wanted)]
 
 
-class Times:
-    """The steps' times, written to test-artifacts/hub-times.txt as they end."""
-
-    def __init__(self):
-        ARTIFACTS.mkdir(exist_ok=True)
-        self.path = ARTIFACTS / "hub-times.txt"
-        self.path.write_text("# tests/classroom/test_hub.py: seconds per step of a class on JupyterHub\n")
-
-    @contextlib.contextmanager
-    def step(self, name):
-        began, failed = time.monotonic(), " (failed)"
-        try:
-            yield
-            failed = ""
-        finally:
-            with open(self.path, "a") as out:
-                out.write(f"{name}: {time.monotonic() - began:.1f} s{failed}\n")
-
-
-def as_user(settings, name, command, check=True, limit=600):
-    """Run a shell ``command`` as ``name`` in their home, with their server's environment
-    (a terminal of their JupyterLab has the same)."""
-    home = accounts.home_of(name)
-    env = dict(settings.environment_for(name), HOME=str(home), USER=name, LOGNAME=name,
-               LANG="C.UTF-8")
-    run = subprocess.run(["runuser", "-u", name, "--", "env", "-i",
-                          *(f"{key}={value}" for key, value in env.items()), "bash", "-c", command],
-                         cwd=home, capture_output=True, text=True, timeout=patience(limit))
-    if check:
-        assert run.returncode == 0, f"{command!r} as {name}: {run.stdout[-3000:]}{run.stderr[-3000:]}"
-    return run
-
-
 @pytest.fixture(scope="module")
 def hub():
-    """The class's hub, up; on the way out: the hub stopped, the accounts and files removed."""
-    if os.geteuid() != 0:
-        pytest.skip("the JupyterHub class needs root, to make its system accounts "
-                    "(run the full tier as root, as CI does)")
-    chromium = chromium_or_skip("the JupyterHub class")
-    if not PROXY.exists():
-        missing(f"JupyterHub's proxy is not installed ({PROXY}): make venv installs it with npm")
-    if not Path(environment.SYSTEM_PYTHON).exists():
-        missing(f"{environment.SYSTEM_PYTHON} is missing: the users' environment is made from it")
-    times = Times()
-    folder = Path(tempfile.mkdtemp(prefix=f"{PREFIX}-hub-", dir="/tmp"))
-    folder.chmod(0o755)  # the exchange inside it is every account's
-    (folder / "students.txt").write_text("".join(f"{name}\n" for name in [*STUDENTS.values(), BORROWER]))
-    port = free_port()
-    while any(listening(port + step) for step in (1, 2)):
-        port = free_port()
-    settings = Settings(state=folder / "state", port=port, teacher=TEACHER,
-                        students_file=folder / "students.txt", exchange=folder / "exchange")
-    process = None
-    try:
-        with times.step("the users' environment (made once, then kept)"):
-            environment.build(settings.env)
-        with times.step("make hub to its login page (accounts, exchange, JupyterHub)"):
-            process = subprocess.Popen(
-                [sys.executable, str(ROOT / "tools" / "hub" / "hub.py"), "--port", str(port),
-                 "--teacher", TEACHER, "--students", str(settings.students_file),
-                 "--exchange", str(settings.exchange), "--state", str(settings.state)],
-                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True)
-            line = _line_with(process, "is up", settings.state / "jupyterhub.log")
-            assert f"log in at {settings.hub_url}/hub/login" in line, line
-        from playwright.sync_api import sync_playwright
-
-        with sync_playwright() as playwright, launched(playwright, chromium) as browser:
-            yield Class(settings, browser, times, accounts.read_passwords(settings.state / "passwords.txt"),
-                        lambda: launched(playwright, chromium))
-    finally:
-        if process is not None and process.poll() is None:
-            os.killpg(process.pid, 2)  # Ctrl-C, as a teacher stops make hub
-            try:
-                process.wait(patience(60))
-            except subprocess.TimeoutExpired:
-                os.killpg(process.pid, 9)
-                process.wait()
-        names = [TEACHER, *STUDENTS.values(), BORROWER]
-        # Ctrl-C stopped every person's server and the proxy (a zombie has stopped: it
-        # waits only for a parent that may be gone to collect its exit status) ...
-        running = []
-
-        def ended():
-            running[:] = _running(names, settings)
-            return not running
-
-        with contextlib.suppress(AssertionError):  # what is still running is reported below
-            wait_for(ended, "every process of the class to end", limit=30, every=0.5)
-        accounts.remove_accounts(names)
-        shutil.rmtree(folder, ignore_errors=True)
-        # ... and nothing of the class is left: no account of this run, no folder.
-        left = [name for name in names if accounts.exists(name)]
-        assert not left and not running and not folder.exists(), (left, running)
-
-
-def _running(names, settings):
-    """The live processes (zombies left out) of the class's accounts and of its proxy,
-    a line each as ``pgrep -a`` gives them."""
-    found = [subprocess.run(["pgrep", "-a", *what], capture_output=True, text=True).stdout
-             for what in [*(["-u", name] for name in names if accounts.exists(name)),
-                          ["-f", f"api-port {settings.proxy_api_port}"]]]
-    live = {process.pid for process in live_processes()}
-    return [line for line in "".join(found).splitlines() if int(line.split()[0]) in live]
-
-
-def _line_with(process, text, log, limit=300):
-    """Read the hub's output until a line holds ``text``; fail with the output (and the end
-    of JupyterHub's ``log``) if it ends."""
-    import selectors
-
-    seen = []
-    with selectors.DefaultSelector() as selector:
-        selector.register(process.stdout, selectors.EVENT_READ)
-        deadline = time.monotonic() + patience(limit)
-        while time.monotonic() < deadline:
-            if selector.select(timeout=1):
-                line = process.stdout.readline()
-                if not line:
-                    break
-                seen.append(line)
-                if text in line:
-                    return line
-    logged = log.read_text(errors="replace")[-6000:] if log.exists() else "(no log)"
-    pytest.fail("make hub did not start:\n" + "".join(seen[-40:]) + "\nJupyterHub's log ends:\n" + logged)
-
-
-class Class:
-    """The running class: its settings, a browser, the steps' times, the passwords, and
-    ``another_browser()`` (a context manager) for a test that needs a browser of its own."""
-
-    def __init__(self, settings, browser, times, passwords, another_browser):
-        self.settings, self.browser, self.times, self.passwords = settings, browser, times, passwords
-        self.another_browser = another_browser
-        self.base = settings.hub_url
-
-    def log_in(self, name, browser=None):
-        """A page of ``name``'s JupyterLab (in ``browser``, or the class's), logged in
-        through the hub's own login page."""
-        page = (browser or self.browser).new_context(viewport={"width": 1280, "height": 900}).new_page()
-        page.set_default_timeout(patience(60) * 1000)
-        page.goto(self.base + "/hub/login")
-        page.fill("#username_input", name)
-        page.fill("#password_input", self.passwords[name])
-        page.click("#login_submit")
-        page.wait_for_selector(".jp-LabShell", timeout=patience(180) * 1000)
-        return page
-
-    def course(self):
-        return accounts.home_of(TEACHER) / "course"
-
-
-def assignments_tab(page):
-    """Open nbgrader's Assignments tab (its menu item) and wait for its lists."""
-    page.get_by_text("Nbgrader", exact=True).click()
-    page.get_by_text("Assignment List", exact=True).click()
-    page.wait_for_selector("#released_assignments_list_loading[hidden]", state="attached")
-    page.wait_for_selector("#fetched_assignments_list_loading[hidden]", state="attached")
-
-
-#: What a page's own fetch of a URL answers (the browser resolves NAME.localhost; the test's
-#: own HTTP client, Playwright's, does not).
-FETCH_STATUS = "async (url) => (await fetch(url)).status"
-FETCH_JSON = "async (url) => (await fetch(url)).json()"
-
-
-def status_of(page, url):
-    return page.evaluate(FETCH_STATUS, url)
-
-
-def poll(condition, what, limit=120):
-    deadline = time.monotonic() + patience(limit)
-    while time.monotonic() < deadline:
-        value = condition()
-        if value:
-            return value
-        time.sleep(0.2)
-    pytest.fail(f"waited {patience(limit):.0f} s for {what}")
-
-
-def shot(page, name):
-    page.screenshot(path=str(ARTIFACTS / name))
+    """The class's hub, up (tests/classroom/hub_class.py); its accounts and files removed after."""
+    yield from running_class()
 
 
 # --- the class, step by step ------------------------------------------------------------
@@ -282,19 +105,41 @@ def test_a_student_has_the_assignments_tab_and_nothing_of_the_teachers(hub):
     page.context.close()
 
 
-def test_the_teacher_releases_lesson_03(hub):
-    with hub.times.step("the teacher releases lesson 03 (classroom release, nbgrader release_assignment)"):
-        as_user(hub.settings, TEACHER, f"python {ROOT}/tools/grading/classroom.py --course ~/course "
-                f"release {LESSON} && cd ~/course && nbgrader release_assignment {LESSON}")
+def test_the_teacher_logs_in_then_releases_in_a_terminal_of_their_jupyterlab(hub):
+    """The guide's order and words: log in, then type the release into a terminal of your
+    JupyterLab (a login shell, whose /etc/profile sets PATH afresh)."""
+    with hub.times.step("the teacher logs in to JupyterLab"):
+        page = hub.page_of(TEACHER)
+    assert not hub.course().exists()
+    hub.teachers_server = server_pid(TEACHER)  # started before the course is there
+    with hub.times.step("the teacher releases lesson 03 in a terminal (classroom release, nbgrader "
+                        "release_assignment)"):
+        status, out = in_terminal(page, hub.settings.server_url(TEACHER),
+                                  f"python {ROOT}/tools/grading/classroom.py --course ~/course release {LESSON} "
+                                  f"&& cd ~/course && nbgrader release_assignment {LESSON}")
+    assert status == 0, out
     outbound = hub.settings.exchange / "mcp_lesson" / "outbound" / LESSON
     assert (outbound / f"{LESSON}.ipynb").is_file()
+
+
+def test_the_teachers_sandboxes_and_grading_runs_get_limits_of_their_own(hub):
+    """In the teacher's server (a terminal of it), the judge makes a memory and a pids cgroup
+    for a sandbox, and a command run apart (formgrader's grading runs) is in cgroups of its
+    own, inside the teacher's."""
+    status, out = in_terminal(hub.page_of(TEACHER), hub.settings.server_url(TEACHER),
+                              "python -c 'from tools.judge.sandbox import Cgroup; print(\"missing:\", "
+                              "*Cgroup.missing(), \"-\")' && grep memory /proc/self/cgroup && "
+                              "python -m tools.hub.apart -- grep memory /proc/self/cgroup")
+    assert status == 0 and "missing: -" in out, out
+    own, run = re.findall(r"\d+:memory:(/\S+)", out)[-2:]
+    assert run.startswith(own + "/") and run != own, out
 
 
 @pytest.mark.parametrize("which", ["right", "half", "nothing"])
 def test_each_student_fetches_works_and_submits_in_the_browser(hub, which):
     name = STUDENTS[which]
     with hub.times.step(f"{which} student: log in, fetch, type, save, submit"):
-        page = hub.log_in(name)
+        page = hub.page_of(name)
         assignments_tab(page)
         page.locator("#released_assignments_list").get_by_role("button", name="Fetch").click()
         page.locator("#fetched_assignments_list").get_by_role("button", name="Submit").wait_for()
@@ -323,19 +168,19 @@ def test_each_student_fetches_works_and_submits_in_the_browser(hub, which):
     saved = nbformat.read(str(notebook), as_version=4)
     for index, text in cells:
         assert saved.cells[index].source == text
-    page.context.close()
+    hub.forget(name)
 
 
 def test_a_fourth_hands_in_a_notebook_that_borrows_the_teachers_solutions(hub):
     with hub.times.step("a student borrows the teacher's solutions (command line)"):
-        as_user(hub.settings, BORROWER, f"nbgrader fetch_assignment {LESSON}")
+        as_user(BORROWER, f"nbgrader fetch_assignment {LESSON}")
         notebook = accounts.home_of(BORROWER) / LESSON / f"{LESSON}.ipynb"
         nb = nbformat.read(str(notebook), as_version=4)
         for cell in nb.cells:
             if nbgrader_of(cell).get("solution"):
                 cell.source = BORROWING
         nbformat.write(nb, str(notebook))
-        as_user(hub.settings, BORROWER, f"nbgrader submit {LESSON}")
+        as_user(BORROWER, f"nbgrader submit {LESSON}")
 
 
 def scores(course):
@@ -346,13 +191,21 @@ def scores(course):
         return {s.student.id: s.score for s in gradebook.assignment_submissions(LESSON)}
 
 
+def submission_id(course, student):
+    """The id of ``student``'s notebook of lesson 03 in the gradebook (formgrader's page's)."""
+    from nbgrader.api import Gradebook
+
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gradebook:
+        return gradebook.find_submission_notebook(LESSON, LESSON, student).id
+
+
 def test_formgrader_autograde_uses_the_judge_as_make_autograde_does(hub):
     with hub.times.step("the teacher collects (nbgrader collect, the exchange)"):
-        collected = as_user(hub.settings, TEACHER, f"cd ~/course && nbgrader collect {LESSON}")
+        collected = as_user(TEACHER, f"cd ~/course && nbgrader collect {LESSON}")
     for name in EXPECTED:
         assert (hub.course() / "submitted" / name / LESSON / f"{LESSON}.ipynb").is_file(), collected.stderr
     with hub.times.step("formgrader's autograde, one request per student (the button's)"):
-        page = hub.log_in(TEACHER)
+        page = hub.page_of(TEACHER)
         page.goto(f"{hub.settings.server_url(TEACHER)}/formgrader")
         page.wait_for_selector("text=Manage Assignments")
         shot(page, "hub-formgrader.png")
@@ -364,18 +217,32 @@ def test_formgrader_autograde_uses_the_judge_as_make_autograde_does(hub):
                 return [answer.status, await answer.text()];
             }""", f"{hub.settings.server_url(TEACHER)}/formgrader/api/submission/{LESSON}/{name}/autograde")
             assert reply[0] == 200 and json.loads(reply[1]).get("success"), reply
-        page.context.close()
     by_formgrader = scores(hub.course())
     assert by_formgrader == EXPECTED
+    # the grading page of the server started before the release is the course's
+    assert server_pid(TEACHER) == hub.teachers_server
+    opened = page.goto(f"{hub.settings.server_url(TEACHER)}/formgrader/submissions/"
+                       f"{submission_id(hub.course(), BORROWER)}/?index=0")
+    assert opened.status == 200, opened.status
+    grading_page = opened.text()
+    from classroom.test_formgrade_csp import own_scripts
+
+    policy, nonces, handlers = own_scripts(grading_page)
+    scripts_from = re.search(r"script-src ([^;]*)", policy or "")
+    nonce = re.search(r"'nonce-([^']+)'", scripts_from.group(1) if scripts_from else "")
+    assert nonce and "'unsafe-inline'" not in scripts_from.group(1), grading_page[:3000]
+    assert nonces and set(nonces) == {nonce.group(1)}, nonces  # every script carries it
+    assert not handlers, handlers  # formgrader's own handlers are listeners
+    page.goto(f"{hub.settings.server_url(TEACHER)}/lab")
     with hub.times.step("make autograde's command (classroom autograde)"):
-        as_user(hub.settings, TEACHER, f"python {ROOT}/tools/grading/classroom.py --course ~/course "
+        as_user(TEACHER, f"python {ROOT}/tools/grading/classroom.py --course ~/course "
                 f"autograde {LESSON}")
     assert scores(hub.course()) == by_formgrader
 
 
 def test_feedback_reaches_each_student_in_the_browser(hub):
     with hub.times.step("feedback (classroom feedback, nbgrader release_feedback)"):
-        as_user(hub.settings, TEACHER, f"python {ROOT}/tools/grading/classroom.py --course ~/course "
+        as_user(TEACHER, f"python {ROOT}/tools/grading/classroom.py --course ~/course "
                 f"feedback {LESSON} && cd ~/course && nbgrader release_feedback {LESSON}")
     for which, name in STUDENTS.items():
         with hub.times.step(f"{which} student fetches feedback and reads it"):
@@ -396,7 +263,7 @@ def test_feedback_reaches_each_student_in_the_browser(hub):
 
 def test_grades_csv_has_the_class_scores(hub):
     with hub.times.step("grades.csv (classroom grades)"):
-        as_user(hub.settings, TEACHER, f"python {ROOT}/tools/grading/classroom.py --course ~/course grades")
+        as_user(TEACHER, f"python {ROOT}/tools/grading/classroom.py --course ~/course grades")
     with open(hub.course() / "grades.csv", newline="") as handle:
         rows = [row for row in csv.DictReader(handle) if row["assignment"] == LESSON]
     assert {row["student"]: float(row["score"]) for row in rows} == EXPECTED
@@ -408,7 +275,7 @@ def test_a_student_reads_no_other_students_work_nor_the_teachers(hub):
     other = STUDENTS["right"]
     inbound = hub.settings.exchange / "mcp_lesson" / "inbound"
     outbound = hub.settings.exchange / "mcp_lesson" / "outbound" / LESSON
-    probe = as_user(hub.settings, STUDENTS["nothing"], f"""
+    probe = as_user(STUDENTS["nothing"], f"""
         ls {inbound} 2>/dev/null && echo LISTED-INBOUND
         ls {accounts.home_of(other)} 2>/dev/null && echo READ-A-HOME
         ls {accounts.home_of(TEACHER)}/course 2>/dev/null && echo READ-THE-COURSE
@@ -417,11 +284,22 @@ def test_a_student_reads_no_other_students_work_nor_the_teachers(hub):
         mv {hub.settings.exchange}/mcp_lesson {hub.settings.exchange}/x 2>/dev/null && echo RENAMED-THE-COURSE
         true""", check=False)
     assert probe.stdout.strip() == "", probe.stdout
+    # each submission: its owner's and the teacher's group's, nobody else's, even by its name
+    teachers_group = pwd.getpwnam(TEACHER).pw_gid
+    submissions = [path for path in inbound.iterdir() if path.name.startswith(f"{other}+{LESSON}+")]
+    assert submissions
+    for submission in submissions:
+        for path in [submission, *(found for found in submission.rglob("*") if found.is_dir())]:
+            info = path.lstat()
+            assert info.st_gid == teachers_group and not info.st_mode & 0o007, (path, oct(info.st_mode))
+    named = as_user(STUDENTS["nothing"], f"cat '{submissions[0]}/{LESSON}.ipynb' >/dev/null 2>&1 || echo REFUSED; "
+                    f"touch '{submissions[0]}/planted' 2>/dev/null || echo REFUSED", check=False)
+    assert named.stdout.split() == ["REFUSED", "REFUSED"], named.stdout
 
 
 def test_a_submission_over_the_limit_is_refused_with_a_clear_line(hub):
     name = STUDENTS["nothing"]
-    run = as_user(hub.settings, name, f"head -c 40000000 /dev/zero > ~/{LESSON}/big.bin && "
+    run = as_user(name, f"head -c 40000000 /dev/zero > ~/{LESSON}/big.bin && "
                   f"nbgrader submit {LESSON}; rm -f ~/{LESSON}/big.bin", check=False)
     assert "Directory size is too big" in run.stdout + run.stderr
 
@@ -432,9 +310,9 @@ def test_a_forged_submission_counts_as_its_owners(hub, tmp_path):
     name, victim = STUDENTS["nothing"], STUDENTS["right"]
     inbound = hub.settings.exchange / "mcp_lesson" / "inbound"
     forged = f"{victim}+{LESSON}+2000-01-01 00:00:00.000000 UTC+forged"
-    as_user(hub.settings, name, f"mkdir '{inbound}/{forged}' && ln -s "
+    as_user(name, f"mkdir '{inbound}/{forged}' && ln -s "
             f"{accounts.home_of(TEACHER)}/course/source/{LESSON}/{LESSON}.ipynb '{inbound}/{forged}/{LESSON}.ipynb'")
-    run = as_user(hub.settings, TEACHER, f"cd ~/course && nbgrader collect --update {LESSON}")
+    run = as_user(TEACHER, f"cd ~/course && nbgrader collect --update {LESSON}")
     assert f"owned by {name}" in run.stdout + run.stderr
     taken = hub.course() / "submitted" / name / LESSON
     assert not (taken / f"{LESSON}.ipynb").exists()
@@ -443,7 +321,7 @@ def test_a_forged_submission_counts_as_its_owners(hub, tmp_path):
 
 def test_a_named_pipe_in_a_submission_is_refused_with_a_clear_line(hub):
     name = STUDENTS["nothing"]
-    run = as_user(hub.settings, name, f"mkfifo ~/{LESSON}/pipe && nbgrader submit {LESSON}; "
+    run = as_user(name, f"mkfifo ~/{LESSON}/pipe && nbgrader submit {LESSON}; "
                   f"code=$?; rm -f ~/{LESSON}/pipe; exit $code", check=False)
     assert run.returncode != 0 and "is a named pipe" in run.stdout + run.stderr, run.stdout + run.stderr
 
@@ -456,14 +334,14 @@ def test_the_last_submission_before_the_deadline_counts(hub):
     name = STUDENTS["half"]
     notebook = f"~/{LESSON}/{LESSON}.ipynb"
     due = datetime.datetime.now(datetime.timezone.utc) + datetime.timedelta(seconds=patience(5))
-    as_user(hub.settings, TEACHER, f"cd ~/course && nbgrader db assignment add {LESSON} "
+    as_user(TEACHER, f"cd ~/course && nbgrader db assignment add {LESSON} "
             f"--duedate='{due:%Y-%m-%d %H:%M:%S} UTC'")
-    as_user(hub.settings, name, f"nbgrader submit {LESSON}")
+    as_user(name, f"nbgrader submit {LESSON}")
     poll(lambda: datetime.datetime.now(datetime.timezone.utc) > due + datetime.timedelta(seconds=1),
          "the due date to pass")
-    as_user(hub.settings, name, f"python -c \"import os, nbformat as n; p = os.path.expanduser('{notebook}'); "
+    as_user(name, f"python -c \"import os, nbformat as n; p = os.path.expanduser('{notebook}'); "
             f"nb = n.read(p, 4); nb.cells[-1].source += '# late'; n.write(nb, p)\" && nbgrader submit {LESSON}")
-    as_user(hub.settings, TEACHER, f"cd ~/course && nbgrader collect --update {LESSON}")
+    as_user(TEACHER, f"cd ~/course && nbgrader collect --update {LESSON}")
     taken = hub.course() / "submitted" / name / LESSON
     stamped = datetime.datetime.strptime((taken / "timestamp.txt").read_text(), "%Y-%m-%d %H:%M:%S.%f UTC")
     assert stamped <= due.replace(tzinfo=None)
@@ -567,7 +445,7 @@ def test_a_page_of_a_students_server_reads_nothing_of_the_teachers_and_starts_no
 
     student, port = BORROWER, hub.settings.port
     secret = secrets.token_hex(16)
-    as_user(hub.settings, TEACHER, f"echo {secret} > ~/secret.txt")
+    as_user(TEACHER, f"echo {secret} > ~/secret.txt")
     settings_folder = accounts.home_of(student) / ".jupyter"
     settings_folder.mkdir(exist_ok=True)
     origins = ["", f"http://{TEACHER}.localhost:{port}", f"http://localhost:{port}", f"http://127.0.0.1:{port}"]
@@ -593,3 +471,55 @@ def test_a_page_of_a_students_server_reads_nothing_of_the_teachers_and_starts_no
         assert secret not in json.dumps(results), results
         assert teacher.evaluate(FETCH_JSON, terminals) == terminals_before, results
         assert not (accounts.home_of(TEACHER) / "pwned.txt").exists(), results
+
+
+# --- shared memory is each person's own, and ends with their server ----------------------
+
+#: What the hostile student types into a terminal of their JupyterLab: 1.2 GB into /dev/shm,
+#: then 1.2 GB and 100 MB of SysV shared memory; what it got.
+FILL_SHARED_MEMORY = (
+    "head -c 1200000000 /dev/zero > /dev/shm/fill; echo wrote $(stat -c %s /dev/shm/fill); "
+    "python -c 'import ctypes; shmget = ctypes.CDLL(None).shmget; "
+    "print(\"segments\", shmget(0, 1200000000, 0o1600), shmget(0, 100000000, 0o1600))'")
+
+
+def namespaces_of(pid):
+    return {kind: os.stat(f"/proc/{pid}/ns/{kind}").st_ino for kind in ("mnt", "ipc")}
+
+
+def in_namespaces(namespaces):
+    """The pids of the live processes in any of ``namespaces`` (kind: inode)."""
+    found = []
+    for process in live_processes():
+        with contextlib.suppress(OSError):
+            if any(os.stat(f"/proc/{process.pid}/ns/{kind}").st_ino == inode for kind, inode in namespaces.items()):
+                found.append(process.pid)
+    return found
+
+
+def test_a_students_shared_memory_is_held_to_their_limit_and_ends_with_their_server(hub):
+    from tools.hub.settings import PERSON_MEMORY, SHARED_MEMORY_SHARE
+
+    name, uid = BORROWER, pwd.getpwnam(BORROWER).pw_uid
+    honest = {student: server_pid(student) for student in STUDENTS.values() if server_pid(student)}
+    page = hub.page_of(name)
+    server = server_pid(name)
+    namespaces = namespaces_of(server)
+    with hub.times.step("a student fills /dev/shm and SysV shared memory from a terminal"):
+        status, out = in_terminal(page, hub.settings.server_url(name), FILL_SHARED_MEMORY)
+    written = int(re.search(r"wrote (\d+)", out).group(1))
+    big, small = map(int, re.search(r"segments (-?\d+) (-?\d+)", out).groups())
+    # refused at the server's share of the person's memory, in their own /dev/shm and IPC
+    assert 0 < written <= PERSON_MEMORY // SHARED_MEMORY_SHARE < 1_200_000_000, out
+    assert big == -1 and small >= 0, out
+    assert not [entry for entry in os.scandir("/dev/shm") if entry.stat(follow_symlinks=False).st_uid == uid]
+    segments = Path("/proc/sysvipc/shm").read_text().splitlines()[1:]
+    assert not [line for line in segments if int(line.split()[7]) == uid]
+    with hub.times.step("Stop My Server, until nothing of it is left"):
+        page.goto(f"{hub.base}/hub/home")
+        page.click("#stop")
+        poll(lambda: not in_namespaces(namespaces), "the student's server and its namespaces to end")
+    hub.forget(name)
+    assert server_pid(name) is None
+    # the honest students' servers ran on, untouched
+    assert {student: server_pid(student) for student in honest} == honest

@@ -13,6 +13,15 @@ runs nothing. The policy has no ``'unsafe-inline'``, no ``'unsafe-eval'`` and no
 ``script-src`` (under ``'self'`` any ``.js`` file the teacher's server serves, a student's
 among them, could be loaded as a script); scripts come from nowhere else but MathJax's folder on
 the CDN (MathJax loads its parts by itself, without the nonce).
+
+Whatever the order: formgrader makes its exporter once, as the teacher's server starts, and its
+own settings name nbgrader's template folder, which put back over any folder the settings files
+named; only a course folder's own ``nbgrader_config.py``, read after, set the course's. So a
+server started before ``~/course`` existed (a class's hub: log in, then release) had nbgrader's
+stock page until it was restarted. This module is also a Jupyter server extension (enabled for
+the teacher of a class's hub by ``tools/hub/roles/teacher/jupyter_server_config.d``) that puts
+the course's folder first in formgrader's exporter, with the nonce and the cleaner, as the
+server starts (:func:`install`), whatever exists then.
 """
 
 import os
@@ -44,6 +53,53 @@ def grading_policy(nonce, mathjax=True):
         "base-uri 'none'",
         "form-action 'self'",
     ])
+
+
+def install(web_app):
+    """Put in formgrader's place (``web_app``'s settings) an exporter that renders the course's
+    grading page: formgrader's settings with the course's template folder first, and the
+    cleaner and the page's nonce among its steps. False when formgrader has made no exporter
+    (yet)."""
+    import copy
+
+    from nbconvert.exporters import HTMLExporter
+
+    from tools.grading.sanitize import CourseSanitizer
+
+    exporter = web_app.settings.get("nbgrader_exporter")
+    if exporter is None:
+        return False
+    config = copy.deepcopy(exporter.config)
+    given = list(exporter.extra_template_basedirs)
+    config.HTMLExporter.extra_template_basedirs = [TEMPLATES, *(folder for folder in given if folder != TEMPLATES)]
+    config.HTMLExporter.template_name = "formgrade"
+    steps = list(exporter.preprocessors)
+    for step in (CourseSanitizer, PageNonce):
+        if step not in steps:
+            steps.append(step)
+    config.HTMLExporter.preprocessors = steps
+    web_app.settings["nbgrader_exporter"] = HTMLExporter(config=config)
+    return True
+
+
+def _load_jupyter_server_extension(server_app):
+    if not install(server_app.web_app):
+        from tornado.ioloop import IOLoop
+
+        def later():  # formgrader loads after this extension: once every extension has loaded
+            if not install(server_app.web_app):
+                server_app.log.warning("mcp_lesson: formgrader is not loaded; its grading page is "
+                                       "left as it is")
+
+        IOLoop.current().add_callback(later)
+    server_app.log.info("mcp_lesson: formgrader's grading page is the course's (its own scripts only)")
+
+
+def _jupyter_server_extension_points():
+    return [{"module": "tools.grading.formgrade_page"}]
+
+
+load_jupyter_server_extension = _load_jupyter_server_extension
 
 
 class PageNonce(Preprocessor):

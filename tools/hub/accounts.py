@@ -21,6 +21,7 @@ import os
 import pwd
 import secrets
 import shutil
+import stat
 import subprocess
 from pathlib import Path
 
@@ -97,7 +98,7 @@ def make_exchange(exchange, teacher):
     exchange.parent.mkdir(parents=True, exist_ok=True)
     parent = os.open(exchange.parent, os.O_RDONLY | os.O_DIRECTORY)
     try:
-        top = _folder(parent, exchange, {0}, 0, 0, 0o1777)
+        top = _folder(parent, exchange, {0}, 0, 0, 0o1777, is_top=True)
     finally:
         os.close(parent)
     try:
@@ -120,7 +121,25 @@ def _owner(uid):
         return f"uid {uid}"
 
 
-def _folder(parent, path, owners, uid, gid, mode):
+def _not_a_folder(parent, path, error, top):
+    """The line refusing what is at ``path`` (in the open folder ``parent``; ``top``: the
+    exchange itself): a link (Linux says "not a folder" of a link opened as a folder without
+    following it: ENOTDIR, not ELOOP), or something else."""
+    try:
+        is_link = stat.S_ISLNK(os.lstat(path.name, dir_fd=parent).st_mode)
+    except OSError:
+        is_link = error.errno == errno.ELOOP
+    if is_link:
+        target = os.path.realpath(path)
+        advice = (f"to keep the exchange in {target}, name that folder itself (make hub "
+                  f"HUB_EXCHANGE={target})" if top else "remove the link")
+        return (f"{path} is a link to {target}: make hub follows no link where the exchange's "
+                f"folders go (a student may have put it there); {advice}, and run make hub again")
+    return (f"{path} is not a folder: make hub makes that folder itself; remove what is there "
+            "(it may be a student's), and run make hub again")
+
+
+def _folder(parent, path, owners, uid, gid, mode, is_top=False):
     """The folder ``path`` (its name in the open folder ``parent``), made when missing,
     opened without following a link, refused (SystemExit, one line) unless it is a folder
     owned by one of ``owners``, then given to ``uid``:``gid`` with ``mode``; its descriptor."""
@@ -130,9 +149,7 @@ def _folder(parent, path, owners, uid, gid, mode):
     try:
         fd = os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=parent)
     except OSError as error:
-        kind = "a link" if error.errno == errno.ELOOP else "not a folder"
-        raise SystemExit(f"{path} is {kind}: make hub makes that folder itself; remove what is "
-                         "there (it may be a student's), and run make hub again") from None
+        raise SystemExit(_not_a_folder(parent, path, error, is_top)) from None
     found = os.fstat(fd)
     if found.st_uid not in owners:
         os.close(fd)

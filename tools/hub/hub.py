@@ -4,9 +4,11 @@
                             [--exchange DIR] [--state DIR] [--env DIR]
 
 Each option's default is the environment's setting of that name when given (settings.py:
-MCP_LESSON_HUB_STATE for --state, for example), else the class's default. As root: makes (or checks) the users' environment (environment.py), the teacher's and the
-students' accounts (accounts.py; the students file holds one name a line, and is made
-with an example when missing), nbgrader's exchange, then runs JupyterHub with its proxy
+MCP_LESSON_HUB_STATE for --state, for example), else the class's default. As root: makes
+(or checks) the users' environment (environment.py), the teacher's and the students'
+accounts (accounts.py; the students file holds one name a line, and is made with an example
+when missing), nbgrader's exchange, the class's settings for its accounts' login shells
+(login_shell.py: a JupyterLab terminal is one), then runs JupyterHub with its proxy
 (jupyterhub_config.py) until Ctrl-C, which stops it and every person's server.
 
 However this program ends, the hub ends with it: SIGTERM (a service manager, ``kill``) and
@@ -34,7 +36,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 from mcp_lesson.shared import process_tree  # noqa: E402
 from mcp_lesson.shared.processes import die_with_parent, signal_group  # noqa: E402
-from tools.hub import accounts, environment  # noqa: E402
+from tools.hub import accounts, environment, login_shell  # noqa: E402
 from tools.hub.settings import HERE, NAMES, PROXY, Settings  # noqa: E402
 
 EXAMPLE_STUDENTS = """\
@@ -146,6 +148,8 @@ def prepare(settings, say=print):
     accounts.ensure_accounts([settings.teacher, *settings.students()],
                              settings.state / "passwords.txt", say=say)
     accounts.make_exchange(settings.exchange, settings.teacher)
+    login_shell.sweep(lambda port: bool(hub_processes(port) or ports_in_use(Settings(port=port))))
+    login_shell.install(settings)
     return settings
 
 
@@ -190,6 +194,7 @@ def stop(process, settings, limit=60):
         signal.signal(number, signal.SIG_IGN)
     if process is None:
         return
+    login_shell.remove(settings)
     if process.poll() is None:
         signal_group(process.pid, signal.SIGINT)
         try:

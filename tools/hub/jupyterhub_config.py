@@ -12,7 +12,6 @@ run by hand, `jupyterhub -f tools/hub/jupyterhub_config.py` takes the defaults.
     MCP_LESSON_EXCHANGE      nbgrader's exchange folder                       /srv/nbgrader/exchange
 """
 
-import os
 import sys
 from pathlib import Path
 
@@ -60,7 +59,8 @@ c.Authenticator.delete_invalid_users = True
 # Each person's server runs as their own system account, from the users' environment.
 # LocalProcessSpawner's way, within limits of each person's own (tools/hub/spawner.py): the
 # server and all it starts in a memory and a pids cgroup of that person's, killed with the
-# server. Keep where the machine gives cgroups; containers (Kubernetes) set the same limits
+# server, with a /dev/shm and SysV shared memory of its own inside that memory. Keep where
+# the machine gives cgroups; containers (Kubernetes) set the same limits
 # per person's container.
 c.JupyterHub.spawner_class = "tools.hub.spawner.PersonSpawner"
 c.Spawner.mem_limit = PERSON_MEMORY  # a student's; the teacher's is larger (give_role)
@@ -76,6 +76,7 @@ def give_role(spawner):
     """Each person's server gets their role's Jupyter settings (tools/hub/roles) and limits."""
     spawner.environment.update(hub.environment_for(spawner.user.name))
     spawner.mem_limit, spawner.processes = hub.limits_for(spawner.user.name)
+    spawner.delegate = hub.delegates(spawner.user.name)
 
 
 c.Spawner.pre_spawn_hook = give_role

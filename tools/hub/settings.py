@@ -20,6 +20,13 @@ PROXY = HERE / "node_modules" / ".bin" / "configurable-http-proxy"
 PERSON_MEMORY = 2 * 1024**3
 PERSON_TASKS = 256
 TEACHER_SHARE = 4
+#: The part of a person's memory their private /dev/shm (and their SysV shared memory) may
+#: hold (tools/hub/shared_memory.py): a quarter, 512 MiB for a student.
+SHARED_MEMORY_SHARE = 4
+
+#: The environment variable with which a person's server is told that its grading runs go
+#: in cgroups of their own (apart.py).
+APART = "MCP_LESSON_HUB_APART"
 
 #: The environment variable of each setting.
 NAMES = {"state": "MCP_LESSON_HUB_STATE", "env": "MCP_LESSON_HUB_ENV", "port": "MCP_LESSON_HUB_PORT",
@@ -89,15 +96,22 @@ class Settings:
         share = TEACHER_SHARE if self.role_of(name) == "teacher" else 1
         return PERSON_MEMORY * share, PERSON_TASKS * share
 
+    def delegates(self, name):
+        """Whether ``name`` may make cgroups inside their own (the teacher: the judge's
+        sandboxes and formgrader's grading runs each get limits of their own, within the
+        teacher's; tools/hub/apart.py)."""
+        return self.role_of(name) == "teacher"
+
     def environment_for(self, name):
         """The environment of ``name``'s Jupyter server: the users' Python first on PATH,
         the course on the module path, and the role's Jupyter settings (tools/hub/roles:
         the Assignments tab for students, formgrader for the teacher, the exchange for
-        both)."""
+        both); for the teacher, that grading runs go apart (apart.py)."""
         return {
             "PATH": f"{self.env / 'bin'}:/usr/local/bin:/usr/bin:/bin",
             "PYTHONPATH": str(ROOT),
             "JUPYTER_CONFIG_PATH": os.pathsep.join(
                 [str(ROLES / self.role_of(name)), str(ROLES / "common")]),
             "MCP_LESSON_EXCHANGE": str(self.exchange),
+            **({APART: "1"} if self.delegates(name) else {}),
         }

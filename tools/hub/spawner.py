@@ -7,24 +7,34 @@ cgroup and a ``pids`` cgroup of that person's own (the judge's cgroups, tools/ju
 sandbox.py: v1 or v2, where root may make them here), so the server and everything it
 starts (kernels, terminals, whatever they start, detached with ``setsid`` or not) share
 :attr:`Spawner.mem_limit` bytes and :attr:`PersonSpawner.processes` tasks (settings.py's
-PERSON_MEMORY and PERSON_TASKS). When the server
-stops, whatever is still in its cgroups is killed: nothing a student started outlives
-their server. The server also gets a parent-death SIGTERM: if JupyterHub itself is killed
+PERSON_MEMORY and PERSON_TASKS). Shared memory is part of it: the server gets a ``/dev/shm``
+and an IPC namespace of its own, of at most :attr:`PersonSpawner.shared_memory` bytes
+(shared_memory.py), gone when the server's last process ends. When the server stops,
+whatever is still in its cgroups is killed: nothing a student started outlives their
+server. The server also gets a parent-death SIGTERM: if JupyterHub itself is killed
 outright, each server stops.
+
+A person whose settings say :attr:`PersonSpawner.delegate` (the teacher) owns their cgroups'
+folders, and so may make cgroups inside them: each of the judge's sandboxes, and each grading
+run of formgrader's buttons (apart.py), gets limits of its own within the teacher's. The
+limits themselves stay root's: no one raises their own.
 
 What this does not limit: disk (a student writes into their home until the disk is full;
 a real deployment uses disk quotas on /home, or a volume per person) and CPU time (shared
-as the kernel's scheduler shares it). Where the machine gives no cgroup, the server runs
-without these limits and JupyterHub's log says so.
+as the kernel's scheduler shares it). Where the machine gives no cgroup, or no namespaces,
+the server runs without those limits and JupyterHub's log says so.
 """
 
+import pwd
 import signal
 
 from jupyterhub.spawner import LocalProcessSpawner
-from traitlets import Integer
+from traitlets import Bool, Integer
 
 from mcp_lesson.shared.processes import die_with_parent
-from tools.hub.settings import PERSON_MEMORY, PERSON_TASKS
+from tools.hub import shared_memory
+from tools.hub.cgroups import delegate, end_inside
+from tools.hub.settings import PERSON_MEMORY, PERSON_TASKS, SHARED_MEMORY_SHARE
 from tools.judge.sandbox import Limits, Cgroup
 
 
@@ -32,19 +42,30 @@ class PersonSpawner(LocalProcessSpawner):
     processes = Integer(PERSON_TASKS, config=True,
                         help="Tasks (processes and threads) a person's server and all it starts "
                              "may run at once.")
+    shared_memory = Integer(0, config=True,
+                            help="Bytes the server's private /dev/shm (and its SysV shared memory) "
+                                 "may hold; 0: a SHARED_MEMORY_SHARE-th of its memory.")
+    delegate = Bool(False, config=True,
+                    help="Whether the person may make cgroups within their own.")
 
     _cgroup = None
+    _private = False
 
     def memory(self):
         return int(self.mem_limit or PERSON_MEMORY)
 
+    def shared_memory_size(self):
+        return int(self.shared_memory or self.memory() // SHARED_MEMORY_SHARE)
+
     def make_preexec_fn(self, name):
         as_person = super().make_preexec_fn(name)
-        cgroup = self._cgroup
+        cgroup, private, size = self._cgroup, self._private, self.shared_memory_size()
 
         def preexec():
             if cgroup is not None:
                 cgroup.enter()  # as root, before the server becomes the person
+            if private:
+                shared_memory.make_private(size)  # as root too
             as_person()
             die_with_parent(signal.SIGTERM)  # after setuid, which clears it
 
@@ -57,6 +78,14 @@ class PersonSpawner(LocalProcessSpawner):
         if missing:
             self.log.warning("%s's server runs without a %s limit: this machine gives no %s "
                              "cgroup", self.user.name, " or ".join(missing), " or ".join(missing))
+        if self.delegate:
+            account = pwd.getpwnam(self.user.name)
+            for path in self._cgroup.paths:
+                delegate(path, account.pw_uid, account.pw_gid)
+        self._private = shared_memory.possible()
+        if not self._private:
+            self.log.warning("%s's server shares the machine's /dev/shm and SysV shared memory: "
+                             "this machine gives no mount or IPC namespace", self.user.name)
         return await super().start()
 
     async def stop(self, now=False):
@@ -66,7 +95,11 @@ class PersonSpawner(LocalProcessSpawner):
             self._end_cgroup()
 
     def _end_cgroup(self):
-        """Kill what is left in the person's cgroups (detached processes too); remove them."""
+        """Kill what is left in the person's cgroups and those they made inside them
+        (detached processes too); remove them all."""
         if self._cgroup is not None:
+            for path in self._cgroup.paths:
+                end_inside(path)
             self._cgroup.end()
             self._cgroup = None
+

@@ -165,6 +165,19 @@ def note():
 _CONTROLLERS = ("pids", "memory")
 
 
+def _own_v1(controller):
+    """The path of the calling process's own v1 cgroup of ``controller`` ("" at the root)."""
+    try:
+        lines = Path("/proc/self/cgroup").read_text().splitlines()
+    except OSError:
+        return ""
+    for line in lines:
+        _, controllers, path = line.split(":", 2)
+        if controller in controllers.split(","):
+            return path.strip("/")
+    return ""
+
+
 class Cgroup:
     """The cgroups (v1 or v2) of one sandbox: ``pids`` and ``memory``, each made
     when the machine lets us; :meth:`end` kills what is left in them."""
@@ -188,6 +201,9 @@ class Cgroup:
         file, value = setting
         v1 = {"pids.max": "pids.max", "memory.max": "memory.limit_in_bytes"}[file]
         yield _CGROUPS / controller / name, [(v1, value)]
+        own = _own_v1(controller)
+        if own:  # inside the caller's own, where it was given that cgroup (a class's hub)
+            yield _CGROUPS / controller / own / name, [(v1, value)]
         for base in (_CGROUPS / "unified", _CGROUPS):
             try:
                 enabled = (base / "cgroup.subtree_control").read_text().split()

@@ -14,3 +14,9 @@ c.Exchange.root = os.environ.get("MCP_LESSON_EXCHANGE", "/srv/nbgrader/exchange"
 # refused at submit time, with nbgrader's "Directory size is too big" (in kilobytes of
 # 1,000 bytes, as nbgrader counts them).
 c.CourseDirectory.max_dir_size = STUDENT_BYTES // 1000
+# A submission's folders and files are the student's and the teacher's group's alone (nbgrader
+# makes the folder 0777 and its files 0644: readable, and writable, by any account that learns
+# its name).
+from tools.hub.submit import CourseExchangeSubmit  # noqa: E402
+
+c.ExchangeFactory.submit = CourseExchangeSubmit
