@@ -37,9 +37,13 @@ def command(course, step, assignment, student=None):
 
 async def run(words, cwd=None):
     """Run ``words`` in a process (and session) of its own, without blocking the server; its
-    answer as nbgrader's API gives one: ``{"success": bool, "log": text}`` (and ``error``)."""
+    answer as nbgrader's API gives one: ``{"success": bool, "log": text}`` (and ``error``).
+    On a class's hub the process also runs in cgroups of its own, inside the teacher's
+    (:func:`tools.hub.apart.wrapped`: elsewhere the command is started as it is)."""
+    from tools.hub.apart import wrapped
+
     process = await asyncio.create_subprocess_exec(
-        *words, cwd=cwd, stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
+        *wrapped(words), cwd=cwd, stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.STDOUT, start_new_session=True)
     kept, size = [], 0
     while True:
