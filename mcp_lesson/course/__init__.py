@@ -188,22 +188,33 @@ def show_json(fn, *args, **kwargs):
             print(f"{_call_text(fn, args, kwargs)} -> {python_text(value, 130)}, which is not JSON ({exc})")
 
 
+def _why_of(want, got):
+    """Why a miss of :func:`expect` is one, when its row gave no words: a check of a
+    predicate wants True or False itself."""
+    if type(want) is bool and got[0] == "value" and type(got[1]) is not bool:
+        return "a yes-or-no answer is True or False itself, not a value that is merely true or false"
+    return ""
+
+
 def expect(fn, table):
-    """Check ``fn`` on a small table of ``(argument, expected result)`` pairs and
-    print one verdict line, then each miss in plain words: the call, then what
-    it should be and what came back (results compare by type too, so ``1`` is
-    not ``True``)."""
+    """Check ``fn`` on a small table of ``(argument, expected result)`` pairs, or
+    ``(argument, expected result, why)`` triples, and print one verdict line, then each
+    miss in plain words: the call, then what it should be and what came back, and why
+    (results compare by type too, so ``1`` is not ``True``)."""
     name = getattr(fn, "__name__", "fn")
-    outcomes = [(arg, want, _outcome(fn, (arg,))) for arg, want in table]
-    if all(status == "todo" for _, _, (status, _) in outcomes):
+    rows = [(row[0], row[1], row[2] if len(row) > 2 else "") for row in table]
+    outcomes = [(arg, want, why, _outcome(fn, (arg,))) for arg, want, why in rows]
+    if all(status == "todo" for _, _, _, (status, _) in outcomes):
         print(f"{name}: {NOT_YET}")
         return
-    misses = [(arg, want, got) for arg, want, got in outcomes
+    misses = [(arg, want, why, got) for arg, want, why, got in outcomes
               if not (got[0] == "value" and type(got[1]) is type(want) and safe_equal(got[1], want))]
-    print(f"{name}: {len(table) - len(misses)}/{len(table)} right")
-    for arg, want, got in misses:
+    print(f"{name}: {len(rows) - len(misses)}/{len(rows)} right")
+    for arg, want, why, got in misses:
         print(f"  {_call_text(fn, (arg,))}")
-        print(f"      should be {python_text(want, 100)}, got {_outcome_text(got, 100)}")
+        why = why or _why_of(want, got)
+        print(f"      should be {python_text(want, 100)}, got {_outcome_text(got, 100)}"
+              + (f"  ({why})" if why else ""))
 
 
 # --- agreement with the package -------------------------------------------------
@@ -214,6 +225,8 @@ def _outcome_text(outcome, limit=60):
         return NOT_YET
     if status == "raised":
         return f"raises {exception_text(value, limit)}"
+    if status == "changed":
+        return "changed its argument (a judge leaves it as it was)"
     return python_text(value, limit)
 
 
@@ -259,7 +272,7 @@ def agree(fn, reference=None, table=None, show=3):
     if reference is None:
         reference = _reference_for(table)
     inputs = _inputs_for(table)
-    outcomes = [(_outcome(fn, a, k), _outcome(reference, a, k)) for a, k in inputs]
+    outcomes = [(_outcome(fn, a, k, watch=True), _outcome(reference, a, k)) for a, k in inputs]
     name = getattr(fn, "__name__", "fn")
     if all(mine[0] == "todo" for mine, _ in outcomes):
         print(f"{name} vs {_label(reference)}: {NOT_YET}")
