@@ -302,6 +302,23 @@ def self_check(fn, reference=None, show=3):
     agree(fn, reference, show=show)
 
 
+def lesson_functions(lesson):
+    """The functions lesson ``lesson`` ("09") writes into the learner's package and graduation
+    judges, in the order its master declares them (mcp_lesson/core/graded.py)."""
+    return [built.name for built in registry.BUILT if built.lesson == str(lesson) and built.graduates]
+
+
+def check_lesson(lesson, show=3):
+    """A lesson's self-check: :func:`check_mine` for each function the lesson writes into the
+    package (:func:`lesson_functions`), so that a new exercise of the master is in it with no
+    cell edited. Never raises."""
+    names = lesson_functions(lesson)
+    if not names:
+        print(f"lesson {lesson} writes nothing into your package {PACKAGE}")
+    for name in names:
+        check_mine(name, show=show)
+
+
 def check_mine(name, show=3):
     """Check the learner's own function ``name`` from their package ``my_mcp``
     (see :mod:`mcp_lesson.exercises.learner_package`): the case-table check for the four
