@@ -8,6 +8,7 @@ package's other functions still call the right version), so one function's failu
 never taken for another's.
 """
 
+import ast
 import re
 import shutil
 import textwrap
@@ -90,10 +91,15 @@ def _planted_lesson(function, rule, source):
     if checking > defining:
         cells = nb.cells[:defining + 1] + [wrong] + nb.cells[defining + 1:checking + 1]
         read = taught.checked_in
-    else:  # the cell that defines it checks it too: check again, after the wrong version
-        again = new_code_cell(nb.cells[checking].source, id="planted-check")
-        cells = nb.cells[:defining + 1] + [wrong, again]
+    else:  # the cell that defines it checks it too: its check again, after the wrong version
+        tree = ast.parse(nb.cells[checking].source)
+        check = "\n".join(ast.get_source_segment(nb.cells[checking].source, node) for node in tree.body
+                          if not isinstance(node, ast.FunctionDef))
+        cells = nb.cells[:defining + 1] + [wrong, new_code_cell(check, id="planted-check")]
         read = "planted-check"
+    for cell in cells:  # the learner's copy: no hidden tests
+        if cell.cell_type == "code" and declared.HIDDEN in cell.source:
+            cell.source = cell.source.split(declared.HIDDEN)[0]
     nb.cells = cells
     return nb, read, taught
 
