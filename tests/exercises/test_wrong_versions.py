@@ -126,3 +126,43 @@ def test_every_mistake_of_a_graduated_function_is_a_wrong_version_graduation_fai
         if name in registry.GRADUATED:
             assert (mistake, source) in WRONG[name]
     assert all((mistake, source) in WRONG[name] for name, mistake, source in HIDDEN_ONLY)
+
+
+def _lesson_namespace(notebook):
+    """The functions the solution cells of ``notebook`` define, as its master has them, with the
+    package's functions a practice lesson borrows (lesson 05's ``package_*``)."""
+    import json as _json
+
+    import mcp_lesson
+
+    namespace = {"json": _json, "PARSE_ERROR": mcp_lesson.PARSE_ERROR,
+                 "package_classify": mcp_lesson.classify, "package_classify_json": mcp_lesson.classify_json,
+                 "package_error_response": mcp_lesson.error_response, "package_reply_for": mcp_lesson.reply_for}
+    for cell in nbformat.read(ROOT / "notebooks" / notebook, as_version=4).cells:
+        if cell.cell_type == "code" and cell.metadata.get("nbgrader", {}).get("solution"):
+            tree = ast.parse("\n".join(line for line in cell.source.splitlines() if not line.startswith("#|")))
+            tree.body = [node for node in tree.body if isinstance(node, ast.FunctionDef)]
+            exec(compile(tree, notebook, "exec"), namespace)  # noqa: S102 - the course's own master
+    return namespace
+
+
+NOT_GRADUATED = [entry for entry in TAUGHT if entry[0] not in registry.GRADUATED]
+
+
+@pytest.mark.parametrize("function, rule, mistake, source", NOT_GRADUATED,
+                         ids=[f"{f} {r}" for f, r, _, _ in NOT_GRADUATED])
+def test_a_mistake_of_a_function_that_does_not_graduate_fails_the_grader(function, rule, mistake, source):
+    """A step (is_valid_id) or a practice lesson's function (lesson 05's) never graduates on its
+    own: the grader's hidden tests, the master's graded cell as nbgrader runs it, catch the
+    mistake and name the call."""
+    from graded_cells import run_cell
+
+    [taught] = [found for found in declared.rules() if (found.function, found.rule) == (function, rule)]
+    namespace = _lesson_namespace(taught.notebook)
+    namespace[f"_right_{function}"] = namespace[function]
+    exec(textwrap.dedent(source), namespace)  # noqa: S102 - tests/wrong_versions.py
+    [graded] = [source for _, grade_id, _, source in declared.graded_cells()
+                if grade_id == f"{function}-tests"]
+    functions = {name: value for name, value in namespace.items() if callable(value)}
+    with pytest.raises(AssertionError, match=rf"\b{function}\("):
+        run_cell(graded, functions)
