@@ -18,6 +18,8 @@ notebook with a traceback.
 * :func:`self_check`: ``check(fn)`` followed by ``agree(fn, package version)``;
 * :func:`check_mine`: the same check on the learner's own package, or one line
   saying that a function is not there yet;
+* :func:`check_lesson`: a lesson's self-check, ``check_mine`` of every function the
+  lesson writes into the package, as its master declares them;
 * :func:`aim`: target practice, "write a message that this rule catches"
   (:func:`broken_rules` lists every rule a message breaks, not only the first);
 * :func:`quiz`: label some messages by hand and compare with ``classify``;
