@@ -18,8 +18,6 @@ and what came back (tests/conftest.py writes the report).
 import collections
 import functools
 import itertools
-import json
-import re
 import reprlib
 from pathlib import Path
 from types import SimpleNamespace

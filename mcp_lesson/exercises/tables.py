@@ -13,12 +13,11 @@ import copy
 import json
 from typing import List, NamedTuple
 
-from mcp_lesson.exercises.calling import (PrintedOutput, call_safely, same_json, exception_text, is_verdict, not_json_at,
+from mcp_lesson.exercises.calling import (call_safely, same_json, exception_text, is_verdict, not_json_at,
                     python_text, same_message, same_verdict, shown, shown_apart)
 from mcp_lesson.exercises.cases import ANY_WORDS
 from mcp_lesson.exercises.http_cases import REFUSES
 from mcp_lesson.exercises.refusals import names_what_was_wrong
-from mcp_lesson.protocol.values import python_value
 
 
 class Row(NamedTuple):
