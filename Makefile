@@ -135,12 +135,16 @@ $(STAMP): pyproject.toml Makefile tools/overrides.json tools/course_jupyter.sh $
 # browser tab's title: "... - learner" or "... - solutions".
 # lab-learner is rooted at notebooks/learner/, so its file browser and links
 # stay among the learner copies; lab shows everything, masters included.
+# JupyterLab keeps a workspace (its open tabs, and so the kernels they start) per
+# user, by name: each clone keeps its own in its .venv, so that a second clone of
+# the course never reopens the first one's tabs.
+WORKSPACES := --LabApp.workspaces_dir=$(CURDIR)/$(VENV)/lab-workspaces
 lab-learner: $(STAMP)
-	$(BIN)/jupyter lab --ServerApp.root_dir=notebooks/learner \
+	$(BIN)/jupyter lab --ServerApp.root_dir=notebooks/learner $(WORKSPACES) \
 	    --LabApp.default_url=/lab/workspaces/learner/tree/00_start_here.ipynb $(ROOT_FLAG) $(ARGS)
 
 lab: $(STAMP)
-	$(BIN)/jupyter lab --ServerApp.root_dir=notebooks \
+	$(BIN)/jupyter lab --ServerApp.root_dir=notebooks $(WORKSPACES) \
 	    --LabApp.default_url=/lab/workspaces/solutions/tree/00_start_here.ipynb $(ROOT_FLAG) $(ARGS)
 
 # The fast tier (a couple of minutes) leaves out the tests marked "full"; the
@@ -169,10 +173,13 @@ clean:
 
 # Re-execute the lesson masters from fresh kernels and save their outputs
 # (NB=notebooks/03_classifying.ipynb for one), then refresh the learner copies.
+# It exports first (the core, and mcp_lesson/core/graded.py, the data of the masters'
+# graded exercises), so that a lesson's self-check already knows a new exercise when the
+# lesson runs: one run leaves the saved outputs right.
 lessons: $(STAMP)
+	@$(MAKE) --no-print-directory export
 	$(BIN)/python tools/execute_lessons.py $(NB)
 	$(BIN)/python tools/make_learner.py
-	@$(MAKE) --no-print-directory export
 
 # The package's core, mcp_lesson/core/: the exercise cells of the masters that
 # mcp_lesson/exercises/lessons.py marks core=True,

@@ -19,8 +19,6 @@ import collections
 import copy
 import functools
 import itertools
-import json
-import re
 import reprlib
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -29,6 +27,7 @@ from types import SimpleNamespace
 from processes import patience
 
 import mcp_lesson
+from mcp_lesson.exercises.refusals import names_what_was_wrong as _names_what_was_wrong
 from mcp_lesson.exercises.registry import GRADUATED
 
 #: None, or the folder of the package being graduated.
@@ -268,49 +267,11 @@ def _changed(record, args, kwargs):
 
 # --- what a refusal must say ---------------------------------------------------------
 
-#: Usual words for a type, besides Python's own name of it.
-TYPE_WORDS = {
-    "bool": ("boolean",), "int": ("integer",), "float": ("floating",),
-    "str": ("string", "text"), "dict": ("dictionary", "object", "mapping"),
-    "list": ("array",), "NoneType": ("None", "null"), "bytes": ("byte string",),
-    "tuple": (), "set": (), "complex": ("complex number",),
-}
-
-
-def _value_texts(value):
-    """The ways a message may write ``value``: as Python and JSON write it."""
-    texts = []
-    for make in (repr, str, _SHORT.repr, json.dumps):
-        try:
-            texts.append(make(value))
-        except Exception:  # not JSON, too long to print, a hostile __repr__...
-            pass
-    return [text for text in texts if text.strip()]
-
-
 def names_what_was_wrong(text, value):
-    """True when ``text`` (a TypeError's words) names the offending ``value``.
-
-    The rule: the text names the value's type, as Python names it (``bool``,
-    ``float``, ``list``, ``NoneType``) or in the usual words for it
-    (``boolean``, ``integer``, ``string``, ``dictionary`` or ``object``,
-    ``array``, ``None`` or ``null``), or it quotes the value, as Python or
-    JSON writes it (``True``, ``true``, ``1.5``, ``[1]``, ``'x'``), whole or
-    (for a long value) its first 20 characters. Case does not matter, and a
-    word counts only whole: "int" is not found in "print".
-    """
-    text = str(text)
-    name = type(value).__name__
-    words = (name, *TYPE_WORDS.get(name, ()))
-    for word in words:
-        if re.search(rf"(?<!\w){re.escape(word)}(?!\w)", text, re.IGNORECASE):
-            return True
-    for written in _value_texts(value):
-        if re.search(rf"(?<!\w){re.escape(written)}(?!\w)", text, re.IGNORECASE):
-            return True
-        if len(written) > 20 and written[:20].lower() in text.lower():
-            return True
-    return False
+    """True when ``text`` (a TypeError's words) names the offending ``value``: the rule of
+    :func:`mcp_lesson.exercises.refusals.names_what_was_wrong`, which the self-check holds a
+    lesson's builders to as well (with this module's short texts of a value besides)."""
+    return _names_what_was_wrong(text, value, more=(_SHORT.repr,))
 
 
 def refusal(fn, *args, **kwargs):

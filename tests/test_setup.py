@@ -119,6 +119,10 @@ def test_lab_learner_is_rooted_among_the_learner_copies():
     # Two workspaces: their names end the browser tab's title.
     assert "--ServerApp.root_dir=notebooks " in masters
     assert "/lab/workspaces/solutions/tree/00_start_here.ipynb" in masters
+    # JupyterLab keeps a workspace per user by name: each clone keeps its own, so that a
+    # second clone never reopens the first one's tabs (and starts their kernels).
+    for command in (learner, masters):
+        assert f"--LabApp.workspaces_dir={ROOT}/.venv/lab-workspaces " in command
 
 
 def get_json(url):

@@ -591,3 +591,153 @@ def handle_message(text, session):
 '''),
     ],
 }
+
+
+def _audit(*, count_down=True, result_as_owed_error=False, move_reused=False):
+    """Lesson 10's audit, as a learner wrote it with one of three mistakes the shared table's
+    operators do not make (mutmut never drops an else, nor changes which entry a mistake
+    overwrites): a notification never counted down, a result taken for the error an invalid
+    line is owed, a reused id's place moved to the second request."""
+    owed_test = 'message["id"] in owed[other]' if result_as_owed_error else \
+        '"error" in message and message["id"] in owed[other]'
+    reused = ('in_flight[side][message["id"]] = place\n                problems.append((place, "id_reused"))'
+              if move_reused else 'problems.append((place, "id_reused"))')
+    down = "notified[other] -= 1" if count_down else "pass"
+    return f'''
+import json as _json_w
+
+
+def audit(conversation):
+    problems = []
+    in_flight = {{side: {{}} for side in SIDES}}
+    answered = {{side: set() for side in SIDES}}
+    owed = {{side: [] for side in SIDES}}
+    notified = {{side: 0 for side in SIDES}}
+    for place, entry in enumerate(conversation, 1):
+        side = entry.get("direction")
+        if side not in SIDES:
+            continue
+        other = "from_server" if side == "to_server" else "to_server"
+        kind, code = classify_json(entry.get("text"))
+        if kind == "invalid":
+            problems.append((place, "pollution" if side == "from_server" and code == PARSE_ERROR else "invalid"))
+            owed[side].append(reply_for_json(entry.get("text"))["id"])
+            continue
+        message = _json_w.loads(entry["text"])
+        if kind == "request":
+            if message["id"] in in_flight[side]:
+                {reused}
+            else:
+                in_flight[side][message["id"]] = place
+        elif kind == "notification":
+            notified[side] += 1
+        elif message["id"] in in_flight[other]:
+            del in_flight[other][message["id"]]
+            answered[other].add(message["id"])
+        elif {owed_test}:
+            owed[other].remove(message["id"])
+        elif message["id"] is None and notified[other]:
+            {down}
+            problems.append((place, "answer_to_notification"))
+        elif message["id"] in answered[other]:
+            problems.append((place, "answered_twice"))
+        else:
+            problems.append((place, "unknown_id"))
+    for side in SIDES:
+        problems += [(place, "unanswered") for place in in_flight[side].values()]
+    return sorted(problems)
+'''
+
+
+#: Mistakes two learners made that the visible checks of their own lesson once let through,
+#: each with the rule it breaks, as the lesson's master declares it (its prose cell's
+#: ``teaches``, mcp_lesson.exercises.declared.rules): ``[(function, rule, the mistake, source)]``,
+#: the source as in :data:`WRONG`. tests/exercises/test_wrong_versions.py plants each in the
+#: lesson, right after the cell that defines the function, and holds the cell that checks the
+#: rule to failing in words; those of a function that graduates are in :data:`WRONG` too.
+TAUGHT = [
+    ("classify_json", "strict-utf8", "reads bytes with json.loads, which skips a byte order mark and reads UTF-16", '''
+import json as _json_w
+
+def classify_json(text):
+    if isinstance(text, (bytes, bytearray)):
+        try:
+            value = _json_w.loads(bytes(text))
+        except (ValueError, RecursionError):
+            return ("invalid", -32700)
+        return classify(value)
+    return _right_classify_json(text)
+'''),
+    ("create_request", "names-what-was-wrong", "refuses in words that name nothing", '''
+def create_request(method, params=None, request_id=None):
+    try:
+        return _right_create_request(method, params, request_id)
+    except TypeError:
+        raise TypeError("bad argument") from None
+'''),
+    ("is_valid_id", "true-or-false", "returns the id itself where True is asked", '''
+def is_valid_id(value):
+    if isinstance(value, str) and value:
+        return value
+    return _right_is_valid_id(value)
+'''),
+    ("error_response", "names-what-was-wrong", "refuses in words that name nothing", '''
+def error_response(id, code, message, data=OMITTED):
+    try:
+        return _right_error_response(id, code, message, data)
+    except TypeError:
+        raise TypeError("wrong input") from None
+'''),
+    ("reply_for", "leaves-its-argument", "writes the id it answers with into the message it was given", '''
+def reply_for(msg):
+    reply = _right_reply_for(msg)
+    if isinstance(msg, dict):
+        msg["id"] = None
+    return reply
+'''),
+    ("fixed_stream", "split-at-newlines-only", "splits the stream with str.splitlines", '''
+def fixed_stream(text):
+    return [package_classify_json(line) for line in text.splitlines() if line.strip()]
+'''),
+    ("fixed_server", "classify-first", "looks for an id before it classifies", '''
+def fixed_server(msg):
+    if isinstance(msg, dict) and "id" not in msg:
+        return None
+    return _right_fixed_server(msg)
+'''),
+    ("classify_at", "error-id-optional", "calls every error without an id a response, from 2025-11-25 on", '''
+def classify_at(msg, revision):
+    if (revision is not None and revision >= "2025-11-25" and isinstance(msg, dict)
+            and "error" in msg and "id" not in msg):
+        return ("response", None)
+    return _right_classify_at(msg, revision)
+'''),
+    ("read_sse", "sse-byte-order-mark", "keeps the byte order mark in the first line", '''
+def read_sse(text):
+    if isinstance(text, str) and text.startswith(chr(0xFEFF)):
+        return _right_read_sse("x" + text[1:])  # the mark kept: the first line's field is no longer data
+    return _right_read_sse(text)
+'''),
+    ("read_sse", "sse-exact-field-names", "reads Data: as data:", '''
+import re as _re_w
+
+def read_sse(text):
+    if isinstance(text, str):
+        text = _re_w.sub(r"(?m)^Data:", "data:", text)
+    return _right_read_sse(text)
+'''),
+    ("audit", "notification-counted-once", "never counts a notification down", _audit(count_down=False)),
+]
+
+#: Mistakes of lesson 10's audit that only graduation's hidden cases catch (no visible case
+#: teaches more than the table of problems does): ``[(function, the mistake, source)]``.
+HIDDEN_ONLY = [
+    ("audit", "takes a result whose id is owed an error for that error", _audit(result_as_owed_error=True)),
+    ("audit", "moves a reused id's place to the second request", _audit(move_reused=True)),
+]
+
+for _name, _rule, _mistake, _source in TAUGHT:
+    if _name in WRONG:
+        WRONG[_name].append((_mistake, _source))
+for _name, _mistake, _source in HIDDEN_ONLY:
+    WRONG[_name].append((_mistake, _source))

@@ -47,23 +47,30 @@ def _mutmut():
     return str(found) if found.exists() else shutil.which("mutmut")
 
 
-def _counts(folder):
-    """(killed, survived, others, the survivors' ids) from mutmut's results in ``folder``."""
-    shown = subprocess.run([_mutmut(), "results"], cwd=folder, capture_output=True, text=True)
-    text = shown.stdout
+def _ids_under(text, heading):
+    """The ids mutmut's results list under ``heading`` ("Survived", "Timed out"): lines such as
+    "18-24, 73, 92" under each file, up to the next status's heading."""
     ids = []
-    lines = text.split("Survived", 1)[1].splitlines()[1:] if "Survived" in text else []
-    for line in lines:  # "18-24, 73, 92" lines under each file, up to the next status's heading
+    lines = text.split(heading, 1)[1].splitlines()[1:] if heading in text else []
+    for line in lines:
         if line.strip() and not line.startswith("----") and not re.fullmatch(r"[\d,\s-]+", line):
             break
         if not line.startswith("----"):
             for low, high in re.findall(r"(\d+)(?:-(\d+))?", line):
                 ids += list(range(int(low), int(high or low) + 1))
+    return ids
+
+
+def _counts(folder):
+    """(killed, survived, others, the survivors' ids, the timed-out ones' ids) from mutmut's
+    results in ``folder``."""
+    shown = subprocess.run([_mutmut(), "results"], cwd=folder, capture_output=True, text=True)
+    text = shown.stdout
     junit = subprocess.run([_mutmut(), "junitxml"], cwd=folder, capture_output=True, text=True).stdout
     total = int(re.search(r'tests="(\d+)"', junit).group(1)) if 'tests="' in junit else 0
     failures = int(re.search(r'failures="(\d+)"', junit).group(1)) if 'failures="' in junit else 0
     errors = int(re.search(r'errors="(\d+)"', junit).group(1)) if 'errors="' in junit else 0
-    return total - failures - errors, failures, errors, ids
+    return total - failures - errors, failures, errors, _ids_under(text, "Survived"), _ids_under(text, "Timed out")
 
 
 def _defines(node):
@@ -125,10 +132,12 @@ def run_module(work, module, names):
     cache.unlink(missing_ok=True)
     subprocess.run([_mutmut(), "run", "--paths-to-mutate", f"{PACKAGE}/{module}.py", "--runner", runner,
                     "--no-progress", "--simple-output"], cwd=work, capture_output=True, text=True)
-    killed, survived, other, ids = _counts(work)
-    diffs = [subprocess.run([_mutmut(), "show", str(i)], cwd=work, capture_output=True, text=True).stdout
-             for i in ids]
-    return killed, survived, other, diffs
+    killed, survived, other, ids, timed_out = _counts(work)
+
+    def shown(i):
+        return subprocess.run([_mutmut(), "show", str(i)], cwd=work, capture_output=True, text=True).stdout
+
+    return killed, survived, other, [shown(i) for i in ids], [shown(i) for i in timed_out]
 
 
 def main(argv=None):
@@ -151,10 +160,11 @@ def main(argv=None):
     for name in LESSONS:
         if (ROOT / "notebooks" / name).exists():
             export_notebook(ROOT / "notebooks" / name, work / PACKAGE)
-    started, all_killed, all_total, survivors = time.monotonic(), 0, 0, []
+    started, all_killed, all_total, survivors, timed_out = time.monotonic(), 0, 0, [], []
     for module in args.modules or holds:
         began = time.monotonic()
-        killed, survived, other, diffs = run_module(work, module, holds[module])
+        killed, survived, other, diffs, slow = run_module(work, module, holds[module])
+        timed_out += slow
         total = killed + survived + other
         all_killed, all_total = all_killed + killed, all_total + total
         survivors += diffs
@@ -164,6 +174,11 @@ def main(argv=None):
               f"{time.monotonic() - began:.0f} s", flush=True)
     for diff in survivors:
         print(diff.rstrip())
+    if timed_out:  # graduation did not pass them: it ran past mutmut's limit (a loop, or a busy machine)
+        print(f"timed out ({len(timed_out)}): graduation ran past mutmut's time limit on these, so it did "
+              "not pass them; a loop the judge stops call by call can cost more than that limit")
+        for diff in timed_out:
+            print(diff.rstrip())
     score = f"{100 * all_killed / all_total:.0f}%" if all_total else "no mutants"
     print(f"in all: killed {all_killed} of {all_total} mutants (score {score}) in "
           f"{time.monotonic() - started:.0f} s")

@@ -18,6 +18,8 @@ notebook with a traceback.
 * :func:`self_check`: ``check(fn)`` followed by ``agree(fn, package version)``;
 * :func:`check_mine`: the same check on the learner's own package, or one line
   saying that a function is not there yet;
+* :func:`check_lesson`: a lesson's self-check, ``check_mine`` of every function the
+  lesson writes into the package, as its master declares them;
 * :func:`aim`: target practice, "write a message that this rule catches"
   (:func:`broken_rules` lists every rule a message breaks, not only the first);
 * :func:`quiz`: label some messages by hand and compare with ``classify``;
@@ -188,22 +190,33 @@ def show_json(fn, *args, **kwargs):
             print(f"{_call_text(fn, args, kwargs)} -> {python_text(value, 130)}, which is not JSON ({exc})")
 
 
+def _why_of(want, got):
+    """Why a miss of :func:`expect` is one, when its row gave no words: a check of a
+    predicate wants True or False itself."""
+    if type(want) is bool and got[0] == "value" and type(got[1]) is not bool:
+        return "a yes-or-no answer is True or False itself, not a value that is merely true or false"
+    return ""
+
+
 def expect(fn, table):
-    """Check ``fn`` on a small table of ``(argument, expected result)`` pairs and
-    print one verdict line, then each miss in plain words: the call, then what
-    it should be and what came back (results compare by type too, so ``1`` is
-    not ``True``)."""
+    """Check ``fn`` on a small table of ``(argument, expected result)`` pairs, or
+    ``(argument, expected result, why)`` triples, and print one verdict line, then each
+    miss in plain words: the call, then what it should be and what came back, and why
+    (results compare by type too, so ``1`` is not ``True``)."""
     name = getattr(fn, "__name__", "fn")
-    outcomes = [(arg, want, _outcome(fn, (arg,))) for arg, want in table]
-    if all(status == "todo" for _, _, (status, _) in outcomes):
+    rows = [(row[0], row[1], row[2] if len(row) > 2 else "") for row in table]
+    outcomes = [(arg, want, why, _outcome(fn, (arg,))) for arg, want, why in rows]
+    if all(status == "todo" for _, _, _, (status, _) in outcomes):
         print(f"{name}: {NOT_YET}")
         return
-    misses = [(arg, want, got) for arg, want, got in outcomes
+    misses = [(arg, want, why, got) for arg, want, why, got in outcomes
               if not (got[0] == "value" and type(got[1]) is type(want) and safe_equal(got[1], want))]
-    print(f"{name}: {len(table) - len(misses)}/{len(table)} right")
-    for arg, want, got in misses:
+    print(f"{name}: {len(rows) - len(misses)}/{len(rows)} right")
+    for arg, want, why, got in misses:
         print(f"  {_call_text(fn, (arg,))}")
-        print(f"      should be {python_text(want, 100)}, got {_outcome_text(got, 100)}")
+        why = why or _why_of(want, got)
+        print(f"      should be {python_text(want, 100)}, got {_outcome_text(got, 100)}"
+              + (f"  ({why})" if why else ""))
 
 
 # --- agreement with the package -------------------------------------------------
@@ -214,6 +227,8 @@ def _outcome_text(outcome, limit=60):
         return NOT_YET
     if status == "raised":
         return f"raises {exception_text(value, limit)}"
+    if status == "changed":
+        return "changed its argument (a judge leaves it as it was)"
     return python_text(value, limit)
 
 
@@ -259,7 +274,7 @@ def agree(fn, reference=None, table=None, show=3):
     if reference is None:
         reference = _reference_for(table)
     inputs = _inputs_for(table)
-    outcomes = [(_outcome(fn, a, k), _outcome(reference, a, k)) for a, k in inputs]
+    outcomes = [(_outcome(fn, a, k, watch=True), _outcome(reference, a, k)) for a, k in inputs]
     name = getattr(fn, "__name__", "fn")
     if all(mine[0] == "todo" for mine, _ in outcomes):
         print(f"{name} vs {_label(reference)}: {NOT_YET}")
@@ -287,6 +302,23 @@ def self_check(fn, reference=None, show=3):
         return
     check(fn, show=show)
     agree(fn, reference, show=show)
+
+
+def lesson_functions(lesson):
+    """The functions lesson ``lesson`` ("09") writes into the learner's package and graduation
+    judges, in the order its master declares them (mcp_lesson/core/graded.py)."""
+    return [built.name for built in registry.BUILT if built.lesson == str(lesson) and built.graduates]
+
+
+def check_lesson(lesson, show=3):
+    """A lesson's self-check: :func:`check_mine` for each function the lesson writes into the
+    package (:func:`lesson_functions`), so that a new exercise of the master is in it with no
+    cell edited. Never raises."""
+    names = lesson_functions(lesson)
+    if not names:
+        print(f"lesson {lesson} writes nothing into your package {PACKAGE}")
+    for name in names:
+        check_mine(name, show=show)
 
 
 def check_mine(name, show=3):

@@ -7,8 +7,10 @@ version of a function without a case table of its own only when it agrees
 everywhere (:mod:`mcp_lesson.exercises.learner_package`). Two outcomes are the same when
 both raised the same exception type, both are "not implemented yet", or both
 returned values equal by type and by JSON text (verdicts element by element,
-with exact types).
+with exact types). A function that changes its argument never agrees.
 """
+
+import copy
 
 from mcp_lesson.rules import classification
 from mcp_lesson.exercises.calling import call_safely, safe_equal, same_message
@@ -16,9 +18,35 @@ from mcp_lesson.exercises import registry
 from mcp_lesson.exercises.inputs import MESSAGES, TEXTS
 
 
-def outcome(fn, args, kwargs=None):
-    """("value", v), ("raised", exception) or ("todo", None) for NotImplementedError."""
-    value, exc = call_safely(fn, args, kwargs or {})
+def _written(value):
+    """``value`` as Python writes it, or None when it cannot be written (or copied)."""
+    try:
+        return repr(value)
+    except Exception:  # noqa: BLE001 - a hostile or huge value: not watched
+        return None
+
+
+def outcome(fn, args, kwargs=None, watch=False):
+    """("value", v), ("raised", exception) or ("todo", None) for NotImplementedError. With
+    ``watch``, ``fn`` is given copies of its arguments that are looked at again afterwards:
+    a function that changed one gives ("changed", what they became), whatever it returned
+    (a judge reads its argument and leaves it as it was)."""
+    if watch:
+        try:
+            given = copy.deepcopy((tuple(args), dict(kwargs or {})))
+        except Exception:  # noqa: BLE001 - a value that cannot be copied is not watched
+            given = None
+        before = _written(given) if given is not None else None
+        if before is not None:
+            value, exc = call_safely(lambda: fn(*given[0], **given[1]), ())
+            after = _written(given)
+            if after != before and not isinstance(exc, NotImplementedError):
+                return "changed", given[0] if not given[1] else given
+            return _status(value, exc)
+    return _status(*call_safely(fn, args, kwargs or {}))
+
+
+def _status(value, exc):
     if exc is None:
         return "value", value
     if isinstance(exc, NotImplementedError):
@@ -45,7 +73,7 @@ def reference_for(name):
 def same_outcome(mine, theirs):
     """Same outcome: the same exception type, or values equal by type and JSON text."""
     (status_a, a), (status_b, b) = mine, theirs
-    if status_a != status_b:
+    if status_a != status_b or status_a == "changed":
         return False
     if status_a == "raised":
         return type(a) is type(b)
@@ -62,7 +90,7 @@ def agrees(fn, name):
     registry row (``agree``'s comparison, without the printing); False when it is
     not written yet."""
     reference = reference_for(name)
-    outcomes = [(outcome(fn, a, k), outcome(reference, a, k)) for a, k in inputs_for(name)]
+    outcomes = [(outcome(fn, a, k, watch=True), outcome(reference, a, k)) for a, k in inputs_for(name)]
     if all(mine[0] == "todo" for mine, _ in outcomes):
         return False
     return all(same_outcome(mine, theirs) for mine, theirs in outcomes)

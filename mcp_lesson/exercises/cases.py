@@ -208,6 +208,8 @@ REVISION_CASES = [
           "2025-06-18 removed batches again", "2025-06-18"),
     _case("batch of one request, 2026-07-28", [_m(id=1, method="ping")], "invalid",
           "no batches in the latest revision either", "2026-07-28"),
+    _case("error without id, 2024-11-05", _ERROR_NO_ID, "invalid",
+          "the first revision requires the id of an error response too", "2024-11-05"),
     _case("error without id, 2025-06-18", _ERROR_NO_ID, "invalid",
           "up to 2025-06-18 the schema requires the id of an error response", "2025-06-18"),
     _case("error without id, 2025-11-25", _ERROR_NO_ID, "response",
@@ -216,6 +218,8 @@ REVISION_CASES = [
           "still optional in the latest revision", "2026-07-28"),
     _case("result without id, 2026-07-28", _m(result={}), "invalid",
           "only an error response may leave out its id", "2026-07-28"),
+    _case("broken error without id, 2025-11-25", _m(error={"code": "oops", "message": "m"}), "invalid",
+          "an error without an id is a response only when its error object is right", "2025-11-25"),
     _case("error with id null, 2026-07-28", _m(id=None, error={"code": -32700, "message": "Parse error"}),
           "response", "JSON-RPC allows a null id on an error response (no MCP schema does)",
           "2026-07-28"),
@@ -256,6 +260,11 @@ TEXT_CASES = [
           "JSON allows no trailing comma", _PARSE),
     _text("invalid UTF-8", b'{"jsonrpc":"2.0","method":"\xff"}', "invalid",
           "the bytes are not UTF-8", _PARSE),
+    _text("a byte order mark first", b'\xef\xbb\xbf{"jsonrpc":"2.0","method":"notifications/initialized"}',
+          "invalid", "strict UTF-8: JSON text on the wire must not begin with a byte order mark", _PARSE),
+    _text("UTF-16 bytes", '{"jsonrpc":"2.0","method":"notifications/initialized"}'.encode("utf-16"),
+          "invalid", "strict UTF-8: bytes in UTF-16 are not UTF-8, so decode them as UTF-8, never guess",
+          _PARSE),
     _text("deep nesting", "[" * 100_000 + "]" * 100_000, "invalid",
           "too deep for the parser", _PARSE),
     _text("two messages on one line", '{"jsonrpc":"2.0","method":"a"} {"jsonrpc":"2.0","method":"b"}',
@@ -273,6 +282,10 @@ NOT_TEXT_CASES = [
 ]
 
 
+#: A :class:`Build` whose refusal may say anything (its ``offender`` when none is named).
+ANY_WORDS = ("any words",)
+
+
 class Build(NamedTuple):
     """A builder call: ``args``/``kwargs`` and the dict it must return, or TypeError."""
 
@@ -281,6 +294,14 @@ class Build(NamedTuple):
     kwargs: dict
     expected: Any  # a dict, or the TypeError class
     reason: str
+    #: For a refusal: the argument its words must name, by its type or its value
+    #: (:func:`mcp_lesson.exercises.refusals.names_what_was_wrong`); :data:`ANY_WORDS` for none.
+    offender: Any = ANY_WORDS
+
+
+def _refused(name, args, kwargs, offender, reason):
+    """A builder call that must raise a TypeError whose words name ``offender``."""
+    return Build(name, args, kwargs, TypeError, reason, offender)
 
 
 REQUEST_BUILDS = [
@@ -305,11 +326,14 @@ REQUEST_BUILDS = [
     Build("positional arguments", ("tools/call", {"name": "x"}, 9), {},
           {"jsonrpc": "2.0", "method": "tools/call", "id": 9, "params": {"name": "x"}},
           "called by position: method, params, request_id; the message still puts id before params"),
-    Build("method not a string", (42,), {"request_id": 1}, TypeError, "method must be a str"),
-    Build("bool id", ("ping",), {"request_id": True}, TypeError, "a bool is not an id"),
-    Build("float id", ("ping",), {"request_id": 1.0}, TypeError, "a float is not an id"),
-    Build("list params", ("ping",), {"params": [1, 2], "request_id": 1}, TypeError,
-          "params must be a dict"),
+    _refused("method not a string", (42,), {"request_id": 1}, 42,
+             "method must be a str; a refusal names what it got"),
+    _refused("bool id", ("ping",), {"request_id": True}, True,
+             "a bool is not an id; a refusal names what it got"),
+    _refused("float id", ("ping",), {"request_id": 1.0}, 1.0,
+             "a float is not an id; a refusal names what it got"),
+    _refused("list params", ("ping",), {"params": [1, 2], "request_id": 1}, [1, 2],
+             "params must be a dict; a refusal names what it got"),
 ]
 
 ERROR_BUILDS = [
@@ -327,11 +351,16 @@ ERROR_BUILDS = [
           {"jsonrpc": "2.0", "id": 2,
            "error": {"code": -32603, "message": "Internal error", "data": None}},
           "data=None is a value, not 'left out'"),
-    Build("bool id", (True, -32600, "Invalid Request"), {}, TypeError, "a bool is not an id"),
-    Build("float id", (1.5, -32600, "Invalid Request"), {}, TypeError, "a float is not an id"),
-    Build("bool code", (1, True, "x"), {}, TypeError, "a bool is not a code"),
-    Build("string code", (1, "-32601", "x"), {}, TypeError, "a code is an int"),
-    Build("message not a string", (1, -32601, None), {}, TypeError, "message must be a str"),
+    _refused("bool id", (True, -32600, "Invalid Request"), {}, True,
+             "a bool is not an id; a refusal names what it got"),
+    _refused("float id", (1.5, -32600, "Invalid Request"), {}, 1.5,
+             "a float is not an id; a refusal names what it got"),
+    _refused("bool code", (1, True, "x"), {}, True,
+             "a bool is not a code; a refusal names what it got"),
+    _refused("string code", (1, "-32601", "x"), {}, "-32601",
+             "a code is an int; a refusal names what it got"),
+    _refused("message not a string", (1, -32601, None), {}, None,
+             "message must be a str; a refusal names what it got"),
 ]
 
 

@@ -4,6 +4,7 @@ name; ``#| export`` when it goes into the package) and a graded test cell (``gra
 "<name>-tests", its points, its visible cases, then its hidden ones after ``### BEGIN HIDDEN
 TESTS``). Everything else is read from there:
 
+* :func:`rules`: the rules each lesson teaches, declared beside its prose (:data:`TEACHES`);
 * :func:`points`: each lesson's points (nbgrader's maximum score), and so the course's;
 * :func:`read`: the graded exercises, with the visible cases of each graded cell
   (:func:`visible_calls`: the ``try_it`` and ``expect`` calls it makes), from which
@@ -201,6 +202,55 @@ def graded_cells(folder=None):
                 yield filename, _grading(cell).get("grade_id"), float(_grading(cell).get("points", 0)), _source(cell)
 
 
+# --- the rules a lesson teaches -------------------------------------------------------------
+
+#: The key of a master cell's metadata that holds the rules its prose teaches: ``{"teaches":
+#: [rule, ...]}`` on the markdown cell that teaches them, each rule a dict with
+#:
+#: * ``rule``: a short name of the rule ("strict-utf8"); the same name in two lessons is the
+#:   same rule taught for another function (``names-what-was-wrong``: a refusal's words);
+#: * ``function``: the graded function of the lesson it holds;
+#: * ``says``: the rule in a sentence, as the prose teaches it;
+#: * ``checked_in``: the id of the code cell below the prose that checks it, the first verdict
+#:   a learner reads about it;
+#: * ``cases``: the names of the visible cases that hold the rule (a row of the shared case
+#:   table, or the words of a case the lesson's cells give).
+TEACHES = "mcp_lesson"
+
+
+class Rule(NamedTuple):
+    """One rule a master teaches, as its prose cell's metadata declares it (:data:`TEACHES`)."""
+
+    rule: str
+    function: str
+    says: str
+    checked_in: str
+    cases: tuple
+    lesson: str
+    notebook: str
+    #: The id of the markdown cell whose prose teaches it.
+    taught_in: str
+
+
+def rules(folder=None):
+    """The rules the masters in ``folder`` (notebooks/ by default) teach, in the lessons' order
+    (:data:`TEACHES`). A ``ValueError`` says in one line which cell declares a rule wrongly."""
+    folder = folder or masters_folder()
+    found = []
+    for number, filename, cells in _cells(folder) if folder else ():
+        for cell in cells:
+            declared = cell.get("metadata", {}).get(TEACHES, {})
+            for entry in declared.get("teaches", ()) if isinstance(declared, dict) else ():
+                try:
+                    found.append(Rule(str(entry["rule"]), str(entry["function"]), str(entry["says"]),
+                                      str(entry["checked_in"]), tuple(map(str, entry["cases"])),
+                                      number, filename, cell.get("id", "")))
+                except (KeyError, TypeError) as exc:
+                    raise ValueError(f"{filename}, cell {cell.get('id')}: a rule it teaches lacks "
+                                     f"{exc} (it needs rule, function, says, checked_in, cases)") from None
+    return tuple(found)
+
+
 # --- the visible cases of a graded cell ----------------------------------------------------
 
 class _Graded:
@@ -233,7 +283,7 @@ def visible_calls(visible, names):
 
     def expect(fn, table):
         if isinstance(fn, _Graded):
-            calls.extend((fn.__name__, (arg,), {}, want) for arg, want in table)
+            calls.extend((fn.__name__, (row[0],), {}, row[1]) for row in table)
 
     namespace = {"__name__": "__visible__", "try_it": try_it, "expect": expect,
                  **{name: _Graded(name) for name in names}}

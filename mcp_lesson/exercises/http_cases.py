@@ -259,6 +259,12 @@ SSE_STREAMS = [
             "classify judges each message"),
     _stream("a byte order mark first", "\ufeff" + _sse_event(_ANSWER_09), [(_data(_ANSWER_09), _RESP_V)],
             "one byte order mark (U+FEFF) at the start of the stream is left out"),
+    _stream("a byte order mark before a data line", f"\ufeffdata: {_data(_ANSWER_09)}\n\n",
+            [(_data(_ANSWER_09), _RESP_V)],
+            "the byte order mark is left out, so the first line is a data line"),
+    _stream("Data: is not data:", f"Data: {_data(_NOT_FOUND_09)}\n\ndata: {_data(_ANSWER_09)}\n\n",
+            [(_data(_ANSWER_09), _RESP_V)],
+            "field names are case-sensitive: Data is an unknown field, not data"),
     _stream("nothing at all", "", [], "an empty stream holds no message"),
 ]
 

@@ -9,13 +9,15 @@ function does is reported, never re-raised (:mod:`mcp_lesson.exercises.calling`)
 The registry's rows hold these tables; :mod:`mcp_lesson.exercises.selfcheck` runs them.
 """
 
+import copy
 import json
 from typing import List, NamedTuple
 
 from mcp_lesson.exercises.calling import (CALL_LIMIT, PrintedOutput, call_safely, same_json, exception_text, is_verdict, not_json_at,
                     python_text, same_message, same_verdict, shown, shown_apart)
+from mcp_lesson.exercises.cases import ANY_WORDS
 from mcp_lesson.exercises.http_cases import REFUSES
-from mcp_lesson.protocol.values import python_value
+from mcp_lesson.exercises.refusals import names_what_was_wrong
 
 
 class Row(NamedTuple):
@@ -171,6 +173,8 @@ def _build_rows(fn, builds, printed):
         if build.expected is TypeError:
             want = "TypeError"
             ok = isinstance(exc, TypeError)
+            if ok and build.offender is not ANY_WORDS and not names_what_was_wrong(exc, build.offender):
+                ok, want = False, f"a TypeError naming {type(build.offender).__name__} or {python_text(build.offender, 40)}"
         else:
             want = repr(build.expected) if isinstance(build.expected, bool) else shown(build.expected)
             ok = exc is None and same_message(got, build.expected)
@@ -287,12 +291,36 @@ def same_words(got, want):
     return ok, "" if ok else f"the words should be exactly {want!r}"
 
 
+#: Why a case fails whose function changed what it was given.
+CHANGED = "a judge leaves what it is given as it was"
+
+
+def _written(value):
+    try:
+        return repr(value)
+    except Exception:  # noqa: BLE001 - a value that cannot be written is not watched
+        return None
+
+
+def _watched_call(fn, args, kwargs, printed):
+    """``(value, exception, changed)``: :func:`call_safely` on copies of the arguments that are
+    looked at again afterwards; ``changed`` is True when ``fn`` changed one of them."""
+    try:
+        given = copy.deepcopy((tuple(args), dict(kwargs)))
+    except Exception:  # noqa: BLE001 - what cannot be copied is passed as it is, unwatched
+        return (*call_safely(fn, args, kwargs, printed), False)
+    before = _written(given)
+    got, exc = call_safely(lambda: fn(*given[0], **given[1]), (), {}, printed)
+    return got, exc, before is not None and _written(given) != before
+
+
 def _judged_rows(fn, builds, printed, judge):
-    """Rows for a table whose answers :func:`judge` compares (or that must be refused)."""
+    """Rows for a table whose answers :func:`judge` compares (or that must be refused); a
+    case fails, whatever the answer, when the function changed its argument."""
     rows = []
     for build in builds:
         call = ", ".join(python_text(arg, 40) for arg in build.args)
-        got, exc = call_safely(fn, build.args, build.kwargs, printed)
+        got, exc, changed = _watched_call(fn, build.args, build.kwargs, printed)
         refuse = build.expected is REFUSES
         want = "a ValueError (or TypeError)" if refuse else python_text(build.expected, 90)
         reason = build.reason
@@ -307,6 +335,8 @@ def _judged_rows(fn, builds, printed, judge):
                 outcome, want = shown_apart(got, build.expected) if type(got) is type(build.expected) else (
                     outcome, want)
                 reason = f"{hint}; the case: {reason}" if hint else reason
+        if changed and ok:
+            ok, outcome, reason = False, f"{outcome}, and it changed its argument", f"{CHANGED}; the case: {reason}"
         raised = type(exc).__name__ if exc is not None else ""
         raised_in = _raised_in(exc, fn) if exc is not None and not ok else ""
         rows.append(Row(build.name, f"({call})", want, outcome, ok, reason, raised, raised_in, f"({call})"))

@@ -1,9 +1,9 @@
 """Adding a graded exercise is one place: on a copy of the course, lesson 04
 gets ``is_reserved_code(code)`` the way docs/maintaining.md's "Adding a graded exercise" says
 (the master's solution cell and graded cell, then ``make lessons NB=...``'s commands), and the
-self-check, the grader's points, graduation's cases, the judge's may-borrow list, the start
-page's table, the package's root and the learner copy all have it, with one file edited by hand:
-the master.
+self-check (its saved output, after one run), the grader's points, graduation's cases, the
+judge's may-borrow list, the start page's table, the package's root and the learner copy all
+have it, with one file edited by hand: the master.
 
 Full tier: it copies the course and runs a lesson in a kernel and graduation in a pytest of
 the copy's own (a minute or more on a busy machine)."""
@@ -144,6 +144,12 @@ def test_the_guide_s_new_exercise_is_picked_up_everywhere(tmp_path):
                  "notebooks/learner/00_start_here.ipynb", "notebooks/learner/.written.json",
                  "mcp_lesson/core/errors.py", "mcp_lesson/core/graded.py"}
     assert by_hand <= changed and changed - by_hand <= generated, sorted(changed)
+    # one make lessons leaves the saved outputs right: it exports before it runs the lesson, so
+    # the lesson's self-check (derived from its exercises) already checks the new one
+    master = nbformat.read(copy / "notebooks" / "04_errors.ipynb", as_version=4)
+    [self_check] = [cell for cell in master.cells if 'check_lesson("04")' in cell.source]
+    printed = "".join(output.get("text", "") for output in self_check.outputs)
+    assert "is_reserved_code: 3/3 cases pass" in printed, printed
     for page in ("notebooks/00_start_here.ipynb", "notebooks/learner/00_start_here.ipynb"):
         start = nbformat.read(copy / page, as_version=4)
         [table] = [cell.source for cell in start.cells if cell.get("id") == "c00-what-you-write"]

@@ -239,3 +239,19 @@ def test_a_lesson_s_points_and_some_exercises_points_are_read_from_the_masters()
     assert declared.lesson_points("03_classifying", (), MASTERS) == 0
     with pytest.raises(KeyError, match="grades no exercise called create_request"):
         declared.lesson_points("03_classifying", ("create_request",), MASTERS)
+
+
+def test_the_rules_a_lesson_teaches_are_read_from_its_prose_cells(tmp_path):
+    """A markdown cell's mcp_lesson.teaches lists the rules its prose teaches; a rule that lacks
+    a member is refused in one line that names the master and the cell."""
+    rules = declared.rules(MASTERS)
+    assert {(rule.lesson, rule.function, rule.rule) for rule in rules} >= {
+        ("03", "classify_json", "strict-utf8"), ("04", "reply_for", "leaves-its-argument")}
+    [utf8] = [rule for rule in rules if rule.rule == "strict-utf8"]
+    assert utf8.notebook == "03_classifying.ipynb" and utf8.taught_in == "c03-21" and utf8.cases
+    nb = json.loads((MASTERS / "03_classifying.ipynb").read_text(encoding="utf-8"))
+    [prose] = [cell for cell in nb["cells"] if cell.get("id") == "c03-21"]
+    del prose["metadata"]["mcp_lesson"]["teaches"][0]["checked_in"]
+    (tmp_path / "03_classifying.ipynb").write_text(json.dumps(nb), encoding="utf-8")
+    with pytest.raises(ValueError, match=r"03_classifying.ipynb, cell c03-21: .*'checked_in'"):
+        declared.rules(tmp_path)
