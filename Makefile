@@ -74,7 +74,7 @@ case "$(word 2,$(PYTHON_ABOUT))" in \
 esac
 endef
 
-.PHONY: lab lab-learner test test-all export lessons learner graduate mutants app bench bench-tap bench-grading clean venv hub FORCE
+.PHONY: lab lab-learner lint test test-all export lessons learner graduate mutants app bench bench-tap bench-grading clean venv hub FORCE
 
 venv: $(STAMP) $(CONFORMANCE) $(TS_PEER) $(REAL_SERVERS) $(HUB_PROXY)
 
@@ -147,13 +147,20 @@ lab: $(STAMP)
 	$(BIN)/jupyter lab --ServerApp.root_dir=notebooks $(WORKSPACES) \
 	    --LabApp.default_url=/lab/workspaces/solutions/tree/00_start_here.ipynb $(ROOT_FLAG) $(ARGS)
 
+# The linter, the formatter's check and the type checker (pyproject.toml configures them;
+# the maintainer's guide says which rules and why). Both tiers run them first.
+lint: $(STAMP)
+	$(BIN)/ruff check --quiet .
+	$(BIN)/ruff format --check --quiet .
+	$(BIN)/mypy
+
 # The fast tier (a couple of minutes) leaves out the tests marked "full"; the
 # full tier, which CI runs, is every test (conftest.py says which are "full").
 # Only the full tier needs the npm trees: make test installs none of them.
-test: $(STAMP)
+test: $(STAMP) lint
 	$(BIN)/python -m pytest -m "not full" $(ARGS)
 
-test-all: $(STAMP) $(CONFORMANCE) $(TS_PEER) $(REAL_SERVERS) $(HUB_PROXY)
+test-all: $(STAMP) $(CONFORMANCE) $(TS_PEER) $(REAL_SERVERS) $(HUB_PROXY) lint
 	$(BIN)/python -m pytest $(ARGS)
 
 bench: $(STAMP)

@@ -37,8 +37,12 @@ GOAL_MINUTES = 8
 
 def run(course, *args):
     started = time.monotonic()
-    done = subprocess.run([sys.executable, str(CLASSROOM), "--course", str(course), *args],
-                          capture_output=True, text=True, cwd=ROOT)
+    done = subprocess.run(
+        [sys.executable, str(CLASSROOM), "--course", str(course), *args],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+    )
     if done.returncode != 0:
         sys.exit(f"{args[0]} failed:\n{done.stdout[-3000:]}{done.stderr[-3000:]}")
     return time.monotonic() - started, done.stdout
@@ -46,8 +50,11 @@ def run(course, *args):
 
 def solutions(master):
     nb = nbformat.read(str(master), as_version=4)
-    return {cell.metadata["nbgrader"]["grade_id"]: cell.source for cell in nb.cells
-            if cell.metadata.get("nbgrader", {}).get("solution")}
+    return {
+        cell.metadata["nbgrader"]["grade_id"]: cell.source
+        for cell in nb.cells
+        if cell.metadata.get("nbgrader", {}).get("solution")
+    }
 
 
 def hand_in(release_nb, sources, leave=None):
@@ -66,26 +73,32 @@ def hand_in(release_nb, sources, leave=None):
 NESTED = "".join(f"<b title={n}>" for n in range(10_000)) + "my notes"
 NESTED_IN_PARAGRAPHS = "".join(f"<p><b title={n}>x</p>" for n in range(10_000))
 #: A cell that sleeps only when it is run again, after the worker was started again.
-REPLAYED = ("import os, time\n"
-            "if os.path.exists('ran-{0}'):\n"
-            "    time.sleep({1})\n"
-            "open('ran-{0}', 'w').close()\n")
+REPLAYED = (
+    "import os, time\n"
+    "if os.path.exists('ran-{0}'):\n"
+    "    time.sleep({1})\n"
+    "open('ran-{0}', 'w').close()\n"
+)
 #: The worker's encoder swapped: every dict argument comes back "changed" into a million keys.
-INFLATE = ("import sys\n"
-           "_wire = sys.modules.get('wire')\n"
-           "if _wire is not None:\n"
-           "    _honest = _wire.encode\n"
-           "    def _inflated(value, *rest, **options):\n"
-           "        if type(value) is list and any(type(item) is dict for item in value):\n"
-           "            return _honest([{f'key {n}': n for n in range(1_000_000)}], *rest, **options)\n"
-           "        return _honest(value, *rest, **options)\n"
-           "    _wire.encode = _inflated\n")
+INFLATE = (
+    "import sys\n"
+    "_wire = sys.modules.get('wire')\n"
+    "if _wire is not None:\n"
+    "    _honest = _wire.encode\n"
+    "    def _inflated(value, *rest, **options):\n"
+    "        if type(value) is list and any(type(item) is dict for item in value):\n"
+    "            return _honest([{f'key {n}': n for n in range(1_000_000)}], *rest, **options)\n"
+    "        return _honest(value, *rest, **options)\n"
+    "    _wire.encode = _inflated\n"
+)
 #: What the hostile is_object prints of each argument it is given (the hidden cases too).
 SEEN = "SEEN-BY-THE-STUDENT:"
-PRINTS = ("\n_checked = is_object\n"
-          "def is_object(msg):\n"
-          f"    print({SEEN!r}, repr(msg))\n"
-          "    return _checked(msg)\n")
+PRINTS = (
+    "\n_checked = is_object\n"
+    "def is_object(msg):\n"
+    f"    print({SEEN!r}, repr(msg))\n"
+    "    return _checked(msg)\n"
+)
 
 
 def with_cells(nb, before=(), after=(), markdown=()):
@@ -128,7 +141,9 @@ def hostile_class(honest, timeout, attackers):
     course, inbox = base / "classroom", base / "inbox"
     try:
         run(course, "release", lesson)
-        release_nb = nbformat.read(str(course / "release" / lesson / f"{lesson}.ipynb"), as_version=4)
+        release_nb = nbformat.read(
+            str(course / "release" / lesson / f"{lesson}.ipynb"), as_version=4
+        )
         right = solutions(ROOT / "notebooks" / f"{lesson}.ipynb")
         work = {f"honest{n:02d}": hand_in(release_nb, right) for n in range(honest)}
         if attackers:
@@ -155,11 +170,17 @@ def hostile(students, timeout):
     before = sum(plain_each[name] for name in honest) / len(honest)
     after = sum(each.get(name, 0.0) for name in honest) / len(honest)
     print(f"lesson 03, {students} honest students, each cell under {timeout} s")
-    print(f"  autograde: {plain_grade:.1f} s without the attackers, {grade:.1f} s with them "
-          f"({grade / plain_grade:.2f}x)")
-    print(f"  feedback: {plain_feedback:.1f} s without, {feedback:.1f} s with ({feedback / plain_feedback:.2f}x)")
-    print(f"  an honest student's grading: {before:.1f} s without, {after:.1f} s with "
-          f"({after / max(before, 0.1):.2f}x)")
+    print(
+        f"  autograde: {plain_grade:.1f} s without the attackers, {grade:.1f} s with them "
+        f"({grade / plain_grade:.2f}x)"
+    )
+    print(
+        f"  feedback: {plain_feedback:.1f} s without, {feedback:.1f} s with ({feedback / plain_feedback:.2f}x)"
+    )
+    print(
+        f"  an honest student's grading: {before:.1f} s without, {after:.1f} s with "
+        f"({after / max(before, 0.1):.2f}x)"
+    )
     for name, seconds in sorted(each.items()):
         if name.startswith("x_"):
             print(f"  {name}: {seconds:.1f} s")
@@ -169,8 +190,11 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--students", type=int, default=None, help="30 (4 with --hostile)")
     parser.add_argument("--keep", help="make the course directory here (kept afterwards)")
-    parser.add_argument("--hostile", action="store_true",
-                        help="lesson 03 with and without the red team's attackers, side by side")
+    parser.add_argument(
+        "--hostile",
+        action="store_true",
+        help="lesson 03 with and without the red team's attackers, side by side",
+    )
     parser.add_argument("--timeout", type=int, default=30, help="seconds a cell (--hostile)")
     args = parser.parse_args(argv)
     if args.hostile:
@@ -188,12 +212,17 @@ def main(argv=None):
             for index, lesson in enumerate(lessons):
                 if number % 5 == 4 and index == number % len(lessons):
                     continue  # this lesson is not handed in
-                release_nb = nbformat.read(str(course / "release" / lesson / f"{lesson}.ipynb"),
-                                           as_version=4)
-                leave = sorted(right[lesson])[number % len(right[lesson])] if number % 3 == 2 else None
+                release_nb = nbformat.read(
+                    str(course / "release" / lesson / f"{lesson}.ipynb"), as_version=4
+                )
+                leave = (
+                    sorted(right[lesson])[number % len(right[lesson])] if number % 3 == 2 else None
+                )
                 folder = inbox / student / lesson
                 folder.mkdir(parents=True)
-                nbformat.write(hand_in(release_nb, right[lesson], leave), str(folder / f"{lesson}.ipynb"))
+                nbformat.write(
+                    hand_in(release_nb, right[lesson], leave), str(folder / f"{lesson}.ipynb")
+                )
         seconds["collect"], _ = run(course, "collect", str(inbox))
         seconds["autograde"], said = run(course, "autograde")
         total = seconds["autograde"]

@@ -19,10 +19,11 @@ import collections
 import copy
 import functools
 import itertools
+import re
 import reprlib
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 from types import SimpleNamespace
+from typing import TYPE_CHECKING, Any
 
 from processes import patience
 
@@ -60,6 +61,7 @@ class CourseFault(AssertionError):
 
 # --- showing values in plain words ----------------------------------------------------
 
+
 class _Short(reprlib.Repr):
     """reprlib's short texts, with a dict's keys in their own order (the lessons
     care about that order; reprlib sorts them)."""
@@ -69,8 +71,10 @@ class _Short(reprlib.Repr):
             return "{}"
         if level <= 0:
             return "{...}"
-        pieces = [f"{self.repr1(key, level - 1)}: {self.repr1(value, level - 1)}"
-                  for key, value in itertools.islice(x.items(), self.maxdict)]
+        pieces = [
+            f"{self.repr1(key, level - 1)}: {self.repr1(value, level - 1)}"
+            for key, value in itertools.islice(x.items(), self.maxdict)
+        ]
         if len(x) > self.maxdict:
             pieces.append("...")
         return "{" + ", ".join(pieces) + "}"
@@ -112,21 +116,23 @@ def around_difference(got, expected, width=70, before=30):
     """``got`` and ``expected`` (texts) cut to the part around their first difference."""
     if len(got) <= width and len(expected) <= width:
         return got, expected
-    first = next((i for i, (a, b) in enumerate(zip(got, expected)) if a != b),
-                 min(len(got), len(expected)))
+    first = next(
+        (i for i, (a, b) in enumerate(zip(got, expected)) if a != b), min(len(got), len(expected))
+    )
     start = max(0, first - before)
     gap = got.rfind(", ", max(0, start - 20), start)  # start at a member or an item if one is near
     if gap != -1:
         start = gap + 2
 
     def cut(text):
-        part = text[start:start + width]
+        part = text[start : start + width]
         return ("..." if start else "") + part + ("..." if start + width < len(text) else "")
 
     return cut(got), cut(expected)
 
 
 # --- the calls a test makes ---------------------------------------------------------
+
 
 class Call:
     """One call of the package's function: what was asked, what came back."""
@@ -145,9 +151,11 @@ class Call:
         after the call; ..." """
         which, where, before, after = self.changed
         place = f"{which.split()[-1] if which.startswith('argument') else which}{where}"
-        return (f"{self} changed the {which} it was given: {place} was {full_text(before)} and is "
-                f"{full_text(after)} after the call; the course gives a function a value to read, "
-                "and the caller still needs it as it was")
+        return (
+            f"{self} changed the {which} it was given: {place} was {full_text(before)} and is "
+            f"{full_text(after)} after the call; the course gives a function a value to read, "
+            "and the caller still needs it as it was"
+        )
 
     def __str__(self):
         parts = [shown(arg) for arg in self.args]
@@ -190,7 +198,7 @@ def _as_given(values):
     """A copy of ``values`` (a call's arguments) as they were given, or ``values`` itself."""
     try:
         return copy.deepcopy(values)
-    except Exception:  # noqa: BLE001 - what cannot be copied is shown as it is after the call
+    except Exception:
         return values
 
 
@@ -222,7 +230,7 @@ def _first_change(before, after, path=""):
 def _same(a, b):
     try:
         return bool(a == b) or (a != a and b != b)  # NaN stays NaN
-    except Exception:  # noqa: BLE001
+    except Exception:
         return False
 
 
@@ -251,9 +259,15 @@ def _recorded(name, fn):
 
 def _changed(record, args, kwargs):
     """The first change the call of ``record`` made to its arguments (see :attr:`Call.changed`)."""
-    given = [(f"argument {index + 1}" if len(args) > 1 else "value", before, after)
-             for index, (before, after) in enumerate(zip(record.args, args))]
-    given += [(f"argument {key}", record.kwargs[key], kwargs[key]) for key in kwargs if key in record.kwargs]
+    given = [
+        (f"argument {index + 1}" if len(args) > 1 else "value", before, after)
+        for index, (before, after) in enumerate(zip(record.args, args))
+    ]
+    given += [
+        (f"argument {key}", record.kwargs[key], kwargs[key])
+        for key in kwargs
+        if key in record.kwargs
+    ]
     for which, before, after in given:
         if before is after or type(after) not in (dict, list):
             continue
@@ -266,6 +280,7 @@ def _changed(record, args, kwargs):
 
 
 # --- what a refusal must say ---------------------------------------------------------
+
 
 def names_what_was_wrong(text, value):
     """True when ``text`` (a TypeError's words) names the offending ``value``: the rule of
@@ -296,13 +311,16 @@ def refuses(offender, fn, *args, **kwargs):
     error = refusal(fn, *args, **kwargs)
     if not names_what_was_wrong(error, offender):
         call = Call(getattr(fn, "__name__", "the function"), args, kwargs)
-        raise Unmet(f"{call} rightly raised {exception_in_words(error)}, but its words do not "
-                    f"say what was wrong; expected them to name the type "
-                    f"({type(offender).__name__}) or the value ({shown(offender)})")
+        raise Unmet(
+            f"{call} rightly raised {exception_in_words(error)}, but its words do not "
+            f"say what was wrong; expected them to name the type "
+            f"({type(offender).__name__}) or the value ({shown(offender)})"
+        )
     return error
 
 
 # --- reading the package ----------------------------------------------------------------
+
 
 def _stand_in(name, why):
     def missing(*args, **kwargs):
@@ -331,11 +349,14 @@ def _load_problem(failure, folder):
     init = f"{folder.name}/__init__.py"
     if not isinstance(failure, dict):  # it did not finish, or its process ended
         return f"{init} could not be imported: {failure}"  # "it did not finish within 30 s"
-    kind, text = failure.get("type") or "Exception", " ".join(str(failure.get("text") or "").split())
+    kind, text = (
+        failure.get("type") or "Exception",
+        " ".join(str(failure.get("text") or "").split()),
+    )
     file, line = failure.get("file"), failure.get("line")
     at = ""
     if file and line:
-        where = folder.name + file[file.index("/"):] if "/" in file else file
+        where = folder.name + file[file.index("/") :] if "/" in file else file
         at = f" at line {line}" + ("" if where == init else f" of {where}")
     return f"{init} could not be imported: {kind}{at}" + (f" ({text[:150]})" if text else "")
 
@@ -359,8 +380,14 @@ def load_package(folder):
     folder = Path(folder)
     init = folder / "__init__.py"
     if not init.is_file():
-        return None, [], (f"no package at {folder}: a package is a folder with an __init__.py "
-                          "(run the cells marked #| export in lessons 01 to 04 to make yours)")
+        return (
+            None,
+            [],
+            (
+                f"no package at {folder}: a package is a folder with an __init__.py "
+                "(run the cells marked #| export in lessons 01 to 04 to make yours)"
+            ),
+        )
     lib = Path(tempfile.mkdtemp(prefix="graduate-lib-"))
     stand_in.write(lib)
     files = Path(tempfile.mkdtemp(prefix="graduate-files-"))
@@ -376,8 +403,14 @@ def load_package(folder):
         shutil.rmtree(lib, ignore_errors=True)
         path, what = left_out[0]
         more = f" (and {len(left_out) - 1} more)" if len(left_out) > 1 else ""
-        return None, [], (f"{folder.name}/{one_line(path, 80)} is {what}{more}: graduation takes a "
-                          "package of regular files only, so nothing of it was judged")
+        return (
+            None,
+            [],
+            (
+                f"{folder.name}/{one_line(path, 80)} is {what}{more}: graduation takes a "
+                "package of regular files only, so nothing of it was judged"
+            ),
+        )
     limit = _limit()
     # A call that does not finish costs that call: the calls after it go to a fresh worker, and
     # only a function stuck STRIKES times is not called again (a loop on every input).
@@ -417,8 +450,11 @@ def _functions(submission, names):
         if submission is None:
             found[name] = _stand_in(name, "could not be read: your package did not import")
             continue
-        found[name] = _recorded(name, submission.function(name)) if name in names else _stand_in(
-            name, f"is not in your package yet (lesson {GRADUATED[name]} builds it)")
+        found[name] = (
+            _recorded(name, submission.function(name))
+            if name in names
+            else _stand_in(name, f"is not in your package yet (lesson {GRADUATED[name]} builds it)")
+        )
     return found
 
 

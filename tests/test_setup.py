@@ -12,10 +12,8 @@ import tomllib
 import urllib.request
 
 import pytest
-
-from processes import run_to_end, start_guarded
-
 from chromium import free_port
+from processes import run_to_end, start_guarded
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 
@@ -80,8 +78,13 @@ def clean_env(**extra):
 
 def make(*args, cwd=ROOT, env=None, check=True):
     """Run make; returns the completed process (stdout and stderr together)."""
-    done = run_to_end([MAKE, "--no-print-directory", *args], 600, cwd=cwd,
-                      env=env or clean_env(), stderr=subprocess.STDOUT)
+    done = run_to_end(
+        [MAKE, "--no-print-directory", *args],
+        600,
+        cwd=cwd,
+        env=env or clean_env(),
+        stderr=subprocess.STDOUT,
+    )
     if check:
         assert done.returncode == 0, done.stdout
     return done
@@ -135,14 +138,20 @@ def get_json(url):
 def test_make_lab_learner_serves_only_the_learner_copies(tmp_path):
     """`make lab-learner` for real, with ARGS as the README passes them."""
     port, token = free_port(), "course-test-token"
-    env = clean_env(JUPYTERLAB_SETTINGS_DIR=str(tmp_path / "settings"),
-                    JUPYTERLAB_WORKSPACES_DIR=str(tmp_path / "workspaces"),
-                    JUPYTER_RUNTIME_DIR=str(tmp_path / "runtime"))
+    env = clean_env(
+        JUPYTERLAB_SETTINGS_DIR=str(tmp_path / "settings"),
+        JUPYTERLAB_WORKSPACES_DIR=str(tmp_path / "workspaces"),
+        JUPYTER_RUNTIME_DIR=str(tmp_path / "runtime"),
+    )
     args = f"--no-browser --port {port} --ServerApp.port_retries=0 --IdentityProvider.token={token}"
     log = open(tmp_path / "lab.log", "w+")
-    server = start_guarded([MAKE, "--no-print-directory", "-o", ".venv/.installed",
-                            "lab-learner", f"ARGS={args}"], cwd=ROOT, env=env,
-                           stdout=log, stderr=subprocess.STDOUT)
+    server = start_guarded(
+        [MAKE, "--no-print-directory", "-o", ".venv/.installed", "lab-learner", f"ARGS={args}"],
+        cwd=ROOT,
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
     base = f"http://127.0.0.1:{port}"
     try:
         listing = None
@@ -155,12 +164,13 @@ def test_make_lab_learner_serves_only_the_learner_copies(tmp_path):
         # The root is the learner folder: its own files (JupyterLab hides dotfiles),
         # and no way up to the masters.
         names = {item["name"] for item in listing["content"]}
-        learner = {p.name for p in (ROOT / "notebooks" / "learner").iterdir()
-                   if not p.name.startswith(".")}
+        learner = {
+            p.name for p in (ROOT / "notebooks" / "learner").iterdir() if not p.name.startswith(".")
+        }
         assert names == learner and "00_start_here.ipynb" in names
         with urllib.request.urlopen(
-                f"{base}/lab/workspaces/learner/tree/00_start_here.ipynb?token={token}",
-                timeout=10) as page:
+            f"{base}/lab/workspaces/learner/tree/00_start_here.ipynb?token={token}", timeout=10
+        ) as page:
             assert page.status == 200
     finally:
         server.end()  # JupyterLab and its kernels, however the test ends
@@ -184,7 +194,9 @@ exec(sys.argv[sys.argv.index("-c") + 1])
 
 def fake_python(path, major, minor, prefix):
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(FAKE_PYTHON.format(real=sys.executable, major=major, minor=minor, prefix=prefix))
+    path.write_text(
+        FAKE_PYTHON.format(real=sys.executable, major=major, minor=minor, prefix=prefix)
+    )
     path.chmod(0o755)
     return path
 
@@ -193,10 +205,18 @@ def fake_python(path, major, minor, prefix):
 def course_copy(tmp_path):
     """The Makefile and the files .venv depends on, in a temporary folder, with a .venv/bin."""
     # Each pinned npm folder the Makefile installs (tools/<folder>/package-lock.json).
-    npm_files = [str(path.relative_to(ROOT)) for lock in sorted((ROOT / "tools").glob("*/package-lock.json"))
-                 for path in (lock.with_name("package.json"), lock)]
-    for name in ("Makefile", "pyproject.toml", "tools/overrides.json", "tools/course_jupyter.sh",
-                 *npm_files):
+    npm_files = [
+        str(path.relative_to(ROOT))
+        for lock in sorted((ROOT / "tools").glob("*/package-lock.json"))
+        for path in (lock.with_name("package.json"), lock)
+    ]
+    for name in (
+        "Makefile",
+        "pyproject.toml",
+        "tools/overrides.json",
+        "tools/course_jupyter.sh",
+        *npm_files,
+    ):
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy(ROOT / name, tmp_path / name)
     (tmp_path / ".venv" / "bin").mkdir(parents=True)
@@ -222,7 +242,8 @@ def test_the_makefile_reads_the_minimum_python_from_pyproject():
 def test_a_venv_with_a_too_old_python_is_made_again(course_copy):
     fake_python(course_copy / ".venv/bin/python", 3, 10, "/opt/python3.10")
     assert venv_problem(course_copy) == (
-        "it holds Python 3.10, older than the 3.11 that pyproject.toml requires")
+        "it holds Python 3.10, older than the 3.11 that pyproject.toml requires"
+    )
     # ... and a dry run shows the removal.
     assert "rm -rf .venv" in make("-n", "venv", cwd=course_copy).stdout
 

@@ -38,8 +38,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 from mcp_lesson.exercises import registry  # noqa: E402
-from mcp_lesson.exercises.lessons import FILES as LESSONS  # noqa: E402
 from mcp_lesson.exercises.learner_package import PACKAGE, export_notebook  # noqa: E402
+from mcp_lesson.exercises.lessons import FILES as LESSONS  # noqa: E402
 
 
 def _mutmut():
@@ -66,11 +66,19 @@ def _counts(folder):
     results in ``folder``."""
     shown = subprocess.run([_mutmut(), "results"], cwd=folder, capture_output=True, text=True)
     text = shown.stdout
-    junit = subprocess.run([_mutmut(), "junitxml"], cwd=folder, capture_output=True, text=True).stdout
+    junit = subprocess.run(
+        [_mutmut(), "junitxml"], cwd=folder, capture_output=True, text=True
+    ).stdout
     total = int(re.search(r'tests="(\d+)"', junit).group(1)) if 'tests="' in junit else 0
     failures = int(re.search(r'failures="(\d+)"', junit).group(1)) if 'failures="' in junit else 0
     errors = int(re.search(r'errors="(\d+)"', junit).group(1)) if 'errors="' in junit else 0
-    return total - failures - errors, failures, errors, _ids_under(text, "Survived"), _ids_under(text, "Timed out")
+    return (
+        total - failures - errors,
+        failures,
+        errors,
+        _ids_under(text, "Survived"),
+        _ids_under(text, "Timed out"),
+    )
 
 
 def _defines(node):
@@ -79,7 +87,9 @@ def _defines(node):
         return [node.name]
     if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
         targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-        return [name.id for target in targets for name in ast.walk(target) if isinstance(name, ast.Name)]
+        return [
+            name.id for target in targets for name in ast.walk(target) if isinstance(name, ast.Name)
+        ]
     if isinstance(node, (ast.Import, ast.ImportFrom)):
         return [(alias.asname or alias.name).split(".")[0] for alias in node.names]
     return []
@@ -101,8 +111,12 @@ def judged_lines(source, names):
         reached.add(name)
         for node in defined[name]:
             waiting += [used.id for used in ast.walk(node) if isinstance(used, ast.Name)]
-    return {line for name in reached for node in defined[name]
-            for line in range(node.lineno, node.end_lineno + 1)}
+    return {
+        line
+        for name in reached
+        for node in defined[name]
+        for line in range(node.lineno, node.end_lineno + 1)
+    }
 
 
 def left_alone(source, judged):
@@ -121,29 +135,56 @@ def left_alone(source, judged):
 
 def run_module(work, module, names):
     """Mutate my_mcp/<module>.py in ``work``; return (killed, survived, other, survivor diffs)."""
-    runner = " ".join(shlex.quote(part) for part in [
-        sys.executable, str(ROOT / "tools" / "graduate.py"), str(work / PACKAGE), "--", "-x",
-        "-k", " or ".join(names)])
+    runner = " ".join(
+        shlex.quote(part)
+        for part in [
+            sys.executable,
+            str(ROOT / "tools" / "graduate.py"),
+            str(work / PACKAGE),
+            "--",
+            "-x",
+            "-k",
+            " or ".join(names),
+        ]
+    )
     (work / "tests").mkdir(exist_ok=True)  # mutmut asks for a tests folder, and never reads it
     path = work / PACKAGE / f"{module}.py"
     source = path.read_text(encoding="utf-8")
     path.write_text(left_alone(source, judged_lines(source, names)), encoding="utf-8")
     cache = work / ".mutmut-cache"
     cache.unlink(missing_ok=True)
-    subprocess.run([_mutmut(), "run", "--paths-to-mutate", f"{PACKAGE}/{module}.py", "--runner", runner,
-                    "--no-progress", "--simple-output"], cwd=work, capture_output=True, text=True)
+    subprocess.run(
+        [
+            _mutmut(),
+            "run",
+            "--paths-to-mutate",
+            f"{PACKAGE}/{module}.py",
+            "--runner",
+            runner,
+            "--no-progress",
+            "--simple-output",
+        ],
+        cwd=work,
+        capture_output=True,
+        text=True,
+    )
     killed, survived, other, ids, timed_out = _counts(work)
 
     def shown(i):
-        return subprocess.run([_mutmut(), "show", str(i)], cwd=work, capture_output=True, text=True).stdout
+        return subprocess.run(
+            [_mutmut(), "show", str(i)], cwd=work, capture_output=True, text=True
+        ).stdout
 
     return killed, survived, other, [shown(i) for i in ids], [shown(i) for i in timed_out]
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("modules", nargs="*", help="modules of the package (default: every one "
-                        "that holds a function graduation runs)")
+    parser.add_argument(
+        "modules",
+        nargs="*",
+        help="modules of the package (default: every one that holds a function graduation runs)",
+    )
     args = parser.parse_args(argv)
     if _mutmut() is None:
         print("mutmut is not installed: `pip install -e .[test]` installs the pinned one")
@@ -154,7 +195,9 @@ def main(argv=None):
             holds.setdefault(built.module, []).append(built.name)
     unknown = [module for module in args.modules if module not in holds]
     if unknown:
-        print(f"no graduated function lives in {', '.join(unknown)}; the modules are {', '.join(holds)}")
+        print(
+            f"no graduated function lives in {', '.join(unknown)}; the modules are {', '.join(holds)}"
+        )
         return 1
     work = Path(tempfile.mkdtemp(prefix="mutants-"))
     for name in LESSONS:
@@ -169,19 +212,28 @@ def main(argv=None):
         all_killed, all_total = all_killed + killed, all_total + total
         survivors += diffs
         score = f"{100 * killed / total:.0f}%" if total else "no mutants"
-        print(f"{module}.py ({', '.join(holds[module])}): killed {killed} of {total} mutants "
-              f"(score {score}; {survived} survived, {other} timed out or other) in "
-              f"{time.monotonic() - began:.0f} s", flush=True)
+        print(
+            f"{module}.py ({', '.join(holds[module])}): killed {killed} of {total} mutants "
+            f"(score {score}; {survived} survived, {other} timed out or other) in "
+            f"{time.monotonic() - began:.0f} s",
+            flush=True,
+        )
     for diff in survivors:
         print(diff.rstrip())
-    if timed_out:  # graduation did not pass them: it ran past mutmut's limit (a loop, or a busy machine)
-        print(f"timed out ({len(timed_out)}): graduation ran past mutmut's time limit on these, so it did "
-              "not pass them; a loop the judge stops call by call can cost more than that limit")
+    if (
+        timed_out
+    ):  # graduation did not pass them: it ran past mutmut's limit (a loop, or a busy machine)
+        print(
+            f"timed out ({len(timed_out)}): graduation ran past mutmut's time limit on these, so it did "
+            "not pass them; a loop the judge stops call by call can cost more than that limit"
+        )
         for diff in timed_out:
             print(diff.rstrip())
     score = f"{100 * all_killed / all_total:.0f}%" if all_total else "no mutants"
-    print(f"in all: killed {all_killed} of {all_total} mutants (score {score}) in "
-          f"{time.monotonic() - started:.0f} s")
+    print(
+        f"in all: killed {all_killed} of {all_total} mutants (score {score}) in "
+        f"{time.monotonic() - started:.0f} s"
+    )
     shutil.rmtree(work, ignore_errors=True)
     return 0 if all_killed == all_total else 2
 

@@ -45,21 +45,29 @@ from pathlib import Path
 from typing import NamedTuple
 
 from mcp_lesson.core.kinds import rough_kind  # (lesson 01's export, its bug hunt's reference)
-from mcp_lesson.rules import classification
-from mcp_lesson.rules import explanation
-from mcp_lesson.protocol.values import python_type
-from mcp_lesson.exercises.calling import NOT_YET, cut_apart, exception_text, python_text, safe_equal, same_json
 from mcp_lesson.exercises import lessons as _lessons
 from mcp_lesson.exercises import registry
-from mcp_lesson.shared.recording import mermaid_text, sequence_diagram  # noqa: F401  (lesson 10 uses both)
-from mcp_lesson.exercises.inputs import SAMPLES  # noqa: F401  (lesson helpers)
-from mcp_lesson.exercises.learner_package import PACKAGE, start_lesson
-from mcp_lesson.exercises.carry import carry_forward  # noqa: F401  (lesson helpers)
+from mcp_lesson.exercises.agreement import agrees
+from mcp_lesson.exercises.agreement import inputs_for as _inputs_for
+from mcp_lesson.exercises.agreement import outcome as _outcome
+from mcp_lesson.exercises.agreement import reference_for as _reference_for
+from mcp_lesson.exercises.agreement import same_outcome as _same
+from mcp_lesson.exercises.calling import (
+    NOT_YET,
+    cut_apart,
+    exception_text,
+    python_text,
+    safe_equal,
+    same_json,
+)
+from mcp_lesson.exercises.carry import carry_forward
 from mcp_lesson.exercises.carry import load as load_package
+from mcp_lesson.exercises.inputs import SAMPLES
+from mcp_lesson.exercises.learner_package import PACKAGE, start_lesson
 from mcp_lesson.exercises.selfcheck import check, run_check
-from mcp_lesson.exercises.agreement import agrees  # noqa: F401  (lesson helpers)
-from mcp_lesson.exercises.agreement import inputs_for as _inputs_for, outcome as _outcome
-from mcp_lesson.exercises.agreement import reference_for as _reference_for, same_outcome as _same
+from mcp_lesson.protocol.values import python_type
+from mcp_lesson.rules import classification, explanation
+from mcp_lesson.shared.recording import mermaid_text, sequence_diagram
 
 #: (The lessons, in order, are the file names of mcp_lesson/exercises/lessons.py's one table,
 #: ``FILES``: the course knows them by that list, never by a name pattern, so a learner's
@@ -120,7 +128,9 @@ def contents(folder=None, names=_lessons.FILES):
     """The table of contents as Markdown: one linked line per lesson."""
     lines = []
     for lesson in headings(folder, names):
-        title = lesson.title if lesson.title[:1].isdigit() else f"{lesson.number:02d} · {lesson.title}"
+        title = (
+            lesson.title if lesson.title[:1].isdigit() else f"{lesson.number:02d} · {lesson.title}"
+        )
         lines.append(f"- [{title}]({lesson.filename})")
     return "\n".join(lines) if lines else "(no lessons found)"
 
@@ -137,7 +147,6 @@ def show_contents(folder=None):
 
 
 # --- calling a learner's function safely --------------------------------------
-
 
 
 def _call_text(fn, args, kwargs=None):
@@ -187,14 +196,18 @@ def show_json(fn, *args, **kwargs):
         try:
             print(json.dumps(value, indent=2))
         except (TypeError, ValueError) as exc:
-            print(f"{_call_text(fn, args, kwargs)} -> {python_text(value, 130)}, which is not JSON ({exc})")
+            print(
+                f"{_call_text(fn, args, kwargs)} -> {python_text(value, 130)}, which is not JSON ({exc})"
+            )
 
 
 def _why_of(want, got):
     """Why a miss of :func:`expect` is one, when its row gave no words: a check of a
     predicate wants True or False itself."""
     if type(want) is bool and got[0] == "value" and type(got[1]) is not bool:
-        return "a yes-or-no answer is True or False itself, not a value that is merely true or false"
+        return (
+            "a yes-or-no answer is True or False itself, not a value that is merely true or false"
+        )
     return ""
 
 
@@ -209,17 +222,23 @@ def expect(fn, table):
     if all(status == "todo" for _, _, _, (status, _) in outcomes):
         print(f"{name}: {NOT_YET}")
         return
-    misses = [(arg, want, why, got) for arg, want, why, got in outcomes
-              if not (got[0] == "value" and type(got[1]) is type(want) and safe_equal(got[1], want))]
+    misses = [
+        (arg, want, why, got)
+        for arg, want, why, got in outcomes
+        if not (got[0] == "value" and type(got[1]) is type(want) and safe_equal(got[1], want))
+    ]
     print(f"{name}: {len(rows) - len(misses)}/{len(rows)} right")
     for arg, want, why, got in misses:
         print(f"  {_call_text(fn, (arg,))}")
         why = why or _why_of(want, got)
-        print(f"      should be {python_text(want, 100)}, got {_outcome_text(got, 100)}"
-              + (f"  ({why})" if why else ""))
+        print(
+            f"      should be {python_text(want, 100)}, got {_outcome_text(got, 100)}"
+            + (f"  ({why})" if why else "")
+        )
 
 
 # --- agreement with the package -------------------------------------------------
+
 
 def _outcome_text(outcome, limit=60):
     status, value = outcome
@@ -282,8 +301,11 @@ def agree(fn, reference=None, table=None, show=3):
     if all(theirs[0] == "todo" for _, theirs in outcomes):
         print(f"{name} vs {_label(reference)}: {_label(reference)} is {NOT_YET}")
         return
-    differ = [(a, k, mine, theirs) for (a, k), (mine, theirs) in zip(inputs, outcomes)
-              if not _same(mine, theirs)]
+    differ = [
+        (a, k, mine, theirs)
+        for (a, k), (mine, theirs) in zip(inputs, outcomes)
+        if not _same(mine, theirs)
+    ]
     agreeing = len(inputs) - len(differ)
     print(f"{name} agrees with {_label(reference)} on {agreeing}/{len(inputs)} cases")
     for args, kwargs, mine, theirs in differ[:show]:
@@ -291,7 +313,9 @@ def agree(fn, reference=None, table=None, show=3):
         given, course = cut_apart(_outcome_text(mine, 400), _outcome_text(theirs, 400), 60)
         print(f"      {name} -> {given}; {_label(reference)} -> {course}")
     if len(differ) > show:
-        print(f"  ... and {len(differ) - show} more (agree(..., show={len(differ)}) shows them all)")
+        print(
+            f"  ... and {len(differ) - show} more (agree(..., show={len(differ)}) shows them all)"
+        )
 
 
 def self_check(fn, reference=None, show=3):
@@ -307,7 +331,9 @@ def self_check(fn, reference=None, show=3):
 def lesson_functions(lesson):
     """The functions lesson ``lesson`` ("09") writes into the learner's package and graduation
     judges, in the order its master declares them (mcp_lesson/core/graded.py)."""
-    return [built.name for built in registry.BUILT if built.lesson == str(lesson) and built.graduates]
+    return [
+        built.name for built in registry.BUILT if built.lesson == str(lesson) and built.graduates
+    ]
 
 
 def check_lesson(lesson, show=3):
@@ -342,8 +368,10 @@ def check_mine(name, show=3):
         problems = getattr(package, "PROBLEMS", None) if package is not None else None
         if isinstance(problems, dict) and problems:
             file, error = sorted(problems.items())[0]
-            print(f"{name}: not in your package {PACKAGE}, because {file} could not run "
-                  f"({str(error)[:100]}); fix that lesson's #| export cell and run it again")
+            print(
+                f"{name}: not in your package {PACKAGE}, because {file} could not run "
+                f"({str(error)[:100]}); fix that lesson's #| export cell and run it again"
+            )
         elif package is None:
             first = min(registry.MODULES)
             starts = f"lesson {first} starts it; " if lesson != first else ""
@@ -353,8 +381,10 @@ def check_mine(name, show=3):
         return
     if name in registry.CHECKED:
         if run_check(mine, name).not_implemented:
-            print(f"{name}: in your package {PACKAGE}, but {NOT_YET} "
-                  f"(write its body in lesson {lesson or '?'} and run that cell again)")
+            print(
+                f"{name}: in your package {PACKAGE}, but {NOT_YET} "
+                f"(write its body in lesson {lesson or '?'} and run that cell again)"
+            )
         else:
             check(mine, name, show=show)
     else:  # every function the course has cases for has a table (mcp_lesson.exercises.registry)
@@ -389,11 +419,15 @@ def _quiz_line(number, label, kind, msg):
     reason = explanation.explain(msg).partition(": ")[2]  # drop the "Request:" heading
     said = python_text(label, 60)
     if _is_pair(label) and safe_equal(label[0], kind):
-        return (f"  message {number}: you said {said}, the whole verdict; "
-                f"the quiz wants the kind only, the string {kind!r}")
+        return (
+            f"  message {number}: you said {said}, the whole verdict; "
+            f"the quiz wants the kind only, the string {kind!r}"
+        )
     if type(label) is str and label != kind and label.strip().lower() == kind:
-        return (f"  message {number}: you said {said}; right kind, but write it exactly "
-                f"{kind!r} (the kinds are lower-case words, with no spaces)")
+        return (
+            f"  message {number}: you said {said}; right kind, but write it exactly "
+            f"{kind!r} (the kinds are lower-case words, with no spaces)"
+        )
     wanted = _ARTICLE.get(kind, kind)
     text = f"  message {number}: you said {said}, but it is {wanted}: {reason}"
     if _is_pair(label):
@@ -414,12 +448,16 @@ def quiz(fn, messages_to_label):
         return
     want = [classification.classify(m)[0] for m in messages_to_label]
     if not isinstance(labels, list):
-        print(f"{name}: return a list of kinds, one string per message, each "
-              f"'request', 'notification', 'response' or 'invalid' (this is {python_type(labels)})")
+        print(
+            f"{name}: return a list of kinds, one string per message, each "
+            f"'request', 'notification', 'response' or 'invalid' (this is {python_type(labels)})"
+        )
         return
     if len(labels) != len(want):
-        print(f"{name}: {_plural(len(want), 'message')} but {_plural(len(labels), 'label')}; "
-              "return one kind per message")
+        print(
+            f"{name}: {_plural(len(want), 'message')} but {_plural(len(labels), 'label')}; "
+            "return one kind per message"
+        )
         return
     right = sum(type(a) is str and safe_equal(a, b) for a, b in zip(labels, want))
     print(f"{name}: {right}/{len(want)} right")
@@ -429,6 +467,7 @@ def quiz(fn, messages_to_label):
 
 
 # --- target practice -------------------------------------------------------------
+
 
 def _short(rule):
     found = classification.RULES.get(rule)
@@ -514,8 +553,10 @@ def aim(fn, rule, asked=None):
     if not answered:
         return
     if msg is None:
-        print(f"{name}: it returned None. Give the message back with return: what a function "
-              "prints, the check cannot see")
+        print(
+            f"{name}: it returned None. Give the message back with return: what a function "
+            "prints, the check cannot see"
+        )
         return
     got = classification.rule_of(msg)
     broken = broken_rules(msg)
@@ -527,8 +568,10 @@ def aim(fn, rule, asked=None):
         print(f"{name}: hit! {_short(rule)}")
     elif got == rule:
         print(f"{name}: hit, but not only that rule. It is caught by '{_short(rule)}',")
-        print(f"  and it also breaks {_plural(len(others), 'more rule')}: "
-              + "; ".join(f"'{_short(other)}'" for other in others))
+        print(
+            f"  and it also breaks {_plural(len(others), 'more rule')}: "
+            + "; ".join(f"'{_short(other)}'" for other in others)
+        )
         print("  Put those right, so that the rule you aimed at is the only one it breaks.")
     else:
         print(f"{name}: miss. Wanted the rule '{_short(rule)}',")
@@ -539,14 +582,26 @@ def aim(fn, rule, asked=None):
 
 # --- lesson 01's first sorter --------------------------------------------------------
 
+
 def rough_is_request(msg):
     """True when the course's :func:`rough_kind` calls ``msg`` a request."""
     return rough_kind(msg) == ("request", None)
 
 
 # Lesson 10's helpers (live_traffic.py), where the lesson imports them from.
-from mcp_lesson.course.live_traffic import (  # noqa: E402,F401
-    ARROWS, RECORDINGS, SENDERS, audit_of, comparable, play_script, read_recording,
-    show_audit, show_diagram, show_recording, store_recordings, stored_recording,
-    tap_command, tapped_config,
+from mcp_lesson.course.live_traffic import (  # noqa: E402
+    ARROWS,
+    RECORDINGS,
+    SENDERS,
+    audit_of,
+    comparable,
+    play_script,
+    read_recording,
+    show_audit,
+    show_diagram,
+    show_recording,
+    store_recordings,
+    stored_recording,
+    tap_command,
+    tapped_config,
 )

@@ -12,17 +12,17 @@ with exact types). A function that changes its argument never agrees.
 
 import copy
 
-from mcp_lesson.rules import classification
-from mcp_lesson.exercises.calling import call_safely, safe_equal, same_message
 from mcp_lesson.exercises import registry
+from mcp_lesson.exercises.calling import call_safely, safe_equal, same_message
 from mcp_lesson.exercises.inputs import MESSAGES, TEXTS
+from mcp_lesson.rules import classification
 
 
 def _written(value):
     """``value`` as Python writes it, or None when it cannot be written (or copied)."""
     try:
         return repr(value)
-    except Exception:  # noqa: BLE001 - a hostile or huge value: not watched
+    except Exception:
         return None
 
 
@@ -34,7 +34,7 @@ def outcome(fn, args, kwargs=None, watch=False):
     if watch:
         try:
             given = copy.deepcopy((tuple(args), dict(kwargs or {})))
-        except Exception:  # noqa: BLE001 - a value that cannot be copied is not watched
+        except Exception:
             given = None
         before = _written(given) if given is not None else None
         if before is not None:
@@ -80,8 +80,11 @@ def same_outcome(mine, theirs):
     if status_a == "todo":
         return True
     if type(a) is tuple or type(b) is tuple:  # verdicts: exact types, element by element
-        return (type(a) is type(b) and len(a) == len(b)
-                and all(type(x) is type(y) and safe_equal(x, y) for x, y in zip(a, b)))
+        return (
+            type(a) is type(b)
+            and len(a) == len(b)
+            and all(type(x) is type(y) and safe_equal(x, y) for x, y in zip(a, b))
+        )
     return type(a) is type(b) and same_message(a, b)  # key order, 1 vs 1.0 vs true
 
 
@@ -90,7 +93,9 @@ def agrees(fn, name):
     registry row (``agree``'s comparison, without the printing); False when it is
     not written yet."""
     reference = reference_for(name)
-    outcomes = [(outcome(fn, a, k, watch=True), outcome(reference, a, k)) for a, k in inputs_for(name)]
+    outcomes = [
+        (outcome(fn, a, k, watch=True), outcome(reference, a, k)) for a, k in inputs_for(name)
+    ]
     if all(mine[0] == "todo" for mine, _ in outcomes):
         return False
     return all(same_outcome(mine, theirs) for mine, theirs in outcomes)

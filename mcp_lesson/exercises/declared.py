@@ -54,7 +54,7 @@ class Exercise(NamedTuple):
     #: The names of each defined function's parameters, by function.
     parameters: dict = {}
     #: The function it is a step of, as the graded cell's first line says (:data:`STEP`), or None.
-    step_of: str = None
+    step_of: str | None = None
     #: "name(parameters)" of each function of the solution cell the learner writes (its body
     #: holds the solution: the learner copy has a stub there), in order.
     written: tuple = ()
@@ -99,29 +99,43 @@ def _cells(folder):
     for lesson in _lessons.LESSONS:
         path = Path(folder) / lesson.filename
         if path.exists():
-            yield lesson.number, lesson.filename, json.loads(path.read_text(encoding="utf-8"))["cells"]
+            yield (
+                lesson.number,
+                lesson.filename,
+                json.loads(path.read_text(encoding="utf-8"))["cells"],
+            )
 
 
 def _defined(source):
     """``{name: its parameters' names}`` of each function ``source`` defines, in order."""
     try:
-        tree = ast.parse("\n".join(line for line in source.splitlines() if not line.startswith("#|")))
+        tree = ast.parse(
+            "\n".join(line for line in source.splitlines() if not line.startswith("#|"))
+        )
     except SyntaxError:
         return {}
-    return {node.name: tuple(arg.arg for arg in node.args.posonlyargs + node.args.args + node.args.kwonlyargs)
-            for node in tree.body if isinstance(node, ast.FunctionDef)}
+    return {
+        node.name: tuple(
+            arg.arg for arg in node.args.posonlyargs + node.args.args + node.args.kwonlyargs
+        )
+        for node in tree.body
+        if isinstance(node, ast.FunctionDef)
+    }
 
 
 def _written(source):
-    """"name(parameters)" of each function of a solution cell whose body holds its solution."""
+    """ "name(parameters)" of each function of a solution cell whose body holds its solution."""
     lines = [line for line in source.splitlines() if not line.startswith("#|")]
     try:
         tree = ast.parse("\n".join(lines))
     except SyntaxError:
         return ()
-    return tuple(f"{node.name}({ast.unparse(node.args)})" for node in tree.body
-                 if isinstance(node, ast.FunctionDef)
-                 and any("### BEGIN SOLUTION" in line for line in lines[node.lineno - 1:node.end_lineno]))
+    return tuple(
+        f"{node.name}({ast.unparse(node.args)})"
+        for node in tree.body
+        if isinstance(node, ast.FunctionDef)
+        and any("### BEGIN SOLUTION" in line for line in lines[node.lineno - 1 : node.end_lineno])
+    )
 
 
 def step_of(source):
@@ -136,20 +150,37 @@ def read(folder=None):
     folder = folder or masters_folder()
     found = []
     for number, filename, cells in _cells(folder) if folder else ():
-        tests = {_grading(cell).get("grade_id"): cell for cell in cells
-                 if cell.get("cell_type") == "code" and _grading(cell).get("grade")}
+        tests = {
+            _grading(cell).get("grade_id"): cell
+            for cell in cells
+            if cell.get("cell_type") == "code" and _grading(cell).get("grade")
+        }
         for cell in cells:
             grading = _grading(cell)
             name = grading.get("grade_id")
-            if cell.get("cell_type") != "code" or not grading.get("solution") or f"{name}-tests" not in tests:
+            if (
+                cell.get("cell_type") != "code"
+                or not grading.get("solution")
+                or f"{name}-tests" not in tests
+            ):
                 continue
             test = tests[f"{name}-tests"]
             source = _source(cell)
             defined = _defined(source)
-            found.append(Exercise(name, number, filename, source.lstrip().startswith(EXPORT),
-                                  tuple(defined), float(_grading(test).get("points", 0)),
-                                  _source(test).split(HIDDEN)[0], defined, step_of(_source(test)),
-                                  _written(source)))
+            found.append(
+                Exercise(
+                    name,
+                    number,
+                    filename,
+                    source.lstrip().startswith(EXPORT),
+                    tuple(defined),
+                    float(_grading(test).get("points", 0)),
+                    _source(test).split(HIDDEN)[0],
+                    defined,
+                    step_of(_source(test)),
+                    _written(source),
+                )
+            )
     return tuple(found)
 
 
@@ -159,9 +190,11 @@ def points(folder=None):
     folder = folder or masters_folder()
     totals = {}
     for _, filename, cells in _cells(folder) if folder else ():
-        graded = [float(_grading(cell).get("points", 0)) for cell in cells if _grading(cell).get("grade")]
+        graded = [
+            float(_grading(cell).get("points", 0)) for cell in cells if _grading(cell).get("grade")
+        ]
         if graded:
-            totals[filename[:-len(".ipynb")]] = sum(graded)
+            totals[filename[: -len(".ipynb")]] = sum(graded)
     return totals
 
 
@@ -170,8 +203,11 @@ def lesson_points(notebook, exercises=None, folder=None):
     cells' (nbgrader's maximum score, as :func:`points` gives it), or only those of the
     exercises named in ``exercises`` (their graded cells, "<name>-tests"). A ``KeyError`` names
     an exercise the master does not grade."""
-    cells = {grade_id: worth for filename, grade_id, worth, _ in graded_cells(folder)
-             if filename == f"{notebook}.ipynb"}
+    cells = {
+        grade_id: worth
+        for filename, grade_id, worth, _ in graded_cells(folder)
+        if filename == f"{notebook}.ipynb"
+    }
     if exercises is None:
         return sum(cells.values())
     missing = [name for name in exercises if f"{name}-tests" not in cells]
@@ -199,7 +235,12 @@ def graded_cells(folder=None):
     for _, filename, cells in _cells(folder) if folder else ():
         for cell in cells:
             if _grading(cell).get("grade"):
-                yield filename, _grading(cell).get("grade_id"), float(_grading(cell).get("points", 0)), _source(cell)
+                yield (
+                    filename,
+                    _grading(cell).get("grade_id"),
+                    float(_grading(cell).get("points", 0)),
+                    _source(cell),
+                )
 
 
 # --- the rules a lesson teaches -------------------------------------------------------------
@@ -242,16 +283,28 @@ def rules(folder=None):
             declared = cell.get("metadata", {}).get(TEACHES, {})
             for entry in declared.get("teaches", ()) if isinstance(declared, dict) else ():
                 try:
-                    found.append(Rule(str(entry["rule"]), str(entry["function"]), str(entry["says"]),
-                                      str(entry["checked_in"]), tuple(map(str, entry["cases"])),
-                                      number, filename, cell.get("id", "")))
+                    found.append(
+                        Rule(
+                            str(entry["rule"]),
+                            str(entry["function"]),
+                            str(entry["says"]),
+                            str(entry["checked_in"]),
+                            tuple(map(str, entry["cases"])),
+                            number,
+                            filename,
+                            cell.get("id", ""),
+                        )
+                    )
                 except (KeyError, TypeError) as exc:
-                    raise ValueError(f"{filename}, cell {cell.get('id')}: a rule it teaches lacks "
-                                     f"{exc} (it needs rule, function, says, checked_in, cases)") from None
+                    raise ValueError(
+                        f"{filename}, cell {cell.get('id')}: a rule it teaches lacks "
+                        f"{exc} (it needs rule, function, says, checked_in, cases)"
+                    ) from None
     return tuple(found)
 
 
 # --- the visible cases of a graded cell ----------------------------------------------------
+
 
 class _Graded:
     """Stands for a function a graded cell grades, while its visible part is read."""
@@ -273,8 +326,11 @@ def visible_calls(visible, names):
     or :data:`AS_THE_COURSE` for a ``try_it`` call. A ``ValueError`` says in one line when the
     cell cannot be read so (it calls the function itself, or names what it does not define)."""
     tree = ast.parse(visible)
-    tree.body = [node for node in tree.body
-                 if not (isinstance(node, ast.ImportFrom) and node.module == "mcp_lesson.course")]
+    tree.body = [
+        node
+        for node in tree.body
+        if not (isinstance(node, ast.ImportFrom) and node.module == "mcp_lesson.course")
+    ]
     calls = []
 
     def try_it(fn, *args, **kwargs):
@@ -285,13 +341,18 @@ def visible_calls(visible, names):
         if isinstance(fn, _Graded):
             calls.extend((fn.__name__, (row[0],), {}, row[1]) for row in table)
 
-    namespace = {"__name__": "__visible__", "try_it": try_it, "expect": expect,
-                 **{name: _Graded(name) for name in names}}
+    namespace = {
+        "__name__": "__visible__",
+        "try_it": try_it,
+        "expect": expect,
+        **{name: _Graded(name) for name in names},
+    }
     try:
-        exec(compile(tree, "<visible part of a graded cell>", "exec"), namespace)  # noqa: S102 - the course's own cell
-    except Exception as exc:  # noqa: BLE001 - said in one line to the maintainer
-        raise ValueError(f"the visible cases of {', '.join(names)} cannot be read: "
-                         f"{type(exc).__name__}: {exc}") from None
+        exec(compile(tree, "<visible part of a graded cell>", "exec"), namespace)
+    except Exception as exc:
+        raise ValueError(
+            f"the visible cases of {', '.join(names)} cannot be read: {type(exc).__name__}: {exc}"
+        ) from None
     return calls
 
 
@@ -332,20 +393,40 @@ def table(folder=None):
         names = exercise.functions or (exercise.name,)
         calls = visible_calls(exercise.visible, names)
         for name in names:
-            mine = [(args, kwargs, expected) for called, args, kwargs, expected in calls
-                    if called == name and _literal((args, kwargs, expected))]
+            mine = [
+                (args, kwargs, expected)
+                for called, args, kwargs, expected in calls
+                if called == name and _literal((args, kwargs, expected))
+            ]
             if name != exercise.name and not any(called == name for called, *_ in calls):
                 continue  # a function of the cell its graded cell does not check (a helper of its own)
-            exercises.append(tuple(Declared(
-                name, exercise.lesson, exercise.name, exercise.points if name == exercise.name else 0.0,
-                exercise.parameters.get(name, ()), exercise.step_of, mine)))
+            exercises.append(
+                tuple(
+                    Declared(
+                        name,
+                        exercise.lesson,
+                        exercise.name,
+                        exercise.points if name == exercise.name else 0.0,
+                        exercise.parameters.get(name, ()),
+                        exercise.step_of,
+                        mine,
+                    )
+                )
+            )
     return tuple(exercises), points(folder)
 
 
 def write(masters, target):
     """Write the masters' declared exercises (:func:`table`) into the module file ``target``."""
     exercises, totals = table(masters)
-    text = (_HEADER + "EXERCISES = " + pprint.pformat(exercises, width=100, sort_dicts=False) + "\n\n"
-            + "POINTS = " + pprint.pformat(totals, width=100, sort_dicts=False) + "\n")
+    text = (
+        _HEADER
+        + "EXERCISES = "
+        + pprint.pformat(exercises, width=100, sort_dicts=False)
+        + "\n\n"
+        + "POINTS = "
+        + pprint.pformat(totals, width=100, sort_dicts=False)
+        + "\n"
+    )
     Path(target).write_text(text, encoding="utf-8")
     return target

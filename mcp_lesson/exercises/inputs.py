@@ -11,7 +11,7 @@ from mcp_lesson.exercises.cases import CASES, NOT_TEXT_CASES, REVISION_CASES, TE
 from mcp_lesson.protocol.revisions import REVISIONS
 
 #: The plain values a lesson's small helpers are compared with the course's on.
-SAMPLES = (0, 7, -1, 2**80, True, False, 1.0, "", "abc", None, [], {})
+SAMPLES: tuple = (0, 7, -1, 2**80, True, False, 1.0, "", "abc", None, [], {})
 
 
 class Inputs(NamedTuple):

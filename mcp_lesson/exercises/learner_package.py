@@ -378,7 +378,7 @@ def _export(source, lesson, package=None, cell_id=None):
 
 
 #: When each cell's version in the package ran, by (the module's path, the cell's id): HH:MM.
-_RAN_AT = {}
+_RAN_AT: dict = {}
 
 
 def _now():
@@ -529,7 +529,7 @@ def export_core(masters, core):
     return core
 
 
-_HOOKED = {}
+_HOOKED: dict = {}
 _LESSON = {"now": None}
 
 

@@ -32,7 +32,7 @@ class Stopped(NamedTuple):
     ran_at: str | None
 
 
-_STATE = {"shell": None, "before": {}, "ran": {}, "stale": {}}
+_STATE: dict = {"shell": None, "before": {}, "ran": {}, "stale": {}}
 
 
 def _now():

@@ -9,10 +9,17 @@ import reprlib
 
 #: Usual words for a type, besides Python's own name of it.
 TYPE_WORDS = {
-    "bool": ("boolean",), "int": ("integer",), "float": ("floating",),
-    "str": ("string", "text"), "dict": ("dictionary", "object", "mapping"),
-    "list": ("array",), "NoneType": ("None", "null"), "bytes": ("byte string",),
-    "tuple": (), "set": (), "complex": ("complex number",),
+    "bool": ("boolean",),
+    "int": ("integer",),
+    "float": ("floating",),
+    "str": ("string", "text"),
+    "dict": ("dictionary", "object", "mapping"),
+    "list": ("array",),
+    "NoneType": ("None", "null"),
+    "bytes": ("byte string",),
+    "tuple": (),
+    "set": (),
+    "complex": ("complex number",),
 }
 
 _SHORT = reprlib.Repr()
@@ -29,7 +36,7 @@ def _value_texts(value, more=()):
     for make in (repr, str, _SHORT.repr, json.dumps, *more):
         try:
             texts.append(make(value))
-        except Exception:  # noqa: BLE001 - not JSON, too long to print, a hostile __repr__...
+        except Exception:
             pass
     return [text for text in texts if isinstance(text, str) and text.strip()]
 
@@ -48,7 +55,7 @@ def names_what_was_wrong(text, value, more=()):
     """
     try:
         text = str(text)
-    except Exception:  # noqa: BLE001 - an exception whose words cannot be read names nothing
+    except Exception:
         return False
     name = type(value).__name__
     for word in (name, *TYPE_WORDS.get(name, ())):

@@ -11,10 +11,21 @@ The registry's rows hold these tables; :mod:`mcp_lesson.exercises.selfcheck` run
 
 import copy
 import json
-from typing import List, NamedTuple
+from typing import NamedTuple
 
-from mcp_lesson.exercises.calling import (CALL_LIMIT, PrintedOutput, call_safely, same_json, exception_text, is_verdict, not_json_at,
-                    python_text, same_message, same_verdict, shown, shown_apart)
+from mcp_lesson.exercises.calling import (
+    CALL_LIMIT,
+    call_safely,
+    exception_text,
+    is_verdict,
+    not_json_at,
+    python_text,
+    same_json,
+    same_message,
+    same_verdict,
+    shown,
+    shown_apart,
+)
 from mcp_lesson.exercises.cases import ANY_WORDS
 from mcp_lesson.exercises.http_cases import REFUSES
 from mcp_lesson.exercises.refusals import names_what_was_wrong
@@ -35,8 +46,10 @@ class Row(NamedTuple):
 
 
 #: How a row whose call gave no answer is said, by the name :attr:`Row.raised` holds.
-_NO_ANSWER = {"DidNotFinish": f"did not finish in {CALL_LIMIT:g} s: a loop that never ends?",
-              "Interrupted": "was stopped: you interrupted it"}
+_NO_ANSWER = {
+    "DidNotFinish": f"did not finish in {CALL_LIMIT:g} s: a loop that never ends?",
+    "Interrupted": "was stopped: you interrupted it",
+}
 
 
 class CheckReport(NamedTuple):
@@ -44,7 +57,7 @@ class CheckReport(NamedTuple):
     ``NotImplementedError`` (the learner's stub, untouched)."""
 
     target: str
-    rows: List[Row]
+    rows: list[Row]
     not_implemented: bool
     printed: int = 0  # characters the function printed while checked (not shown)
 
@@ -67,7 +80,8 @@ class CheckReport(NamedTuple):
         """The failing rows: the function's own first, then those raised inside a helper."""
         failing = [row for row in self.rows if not row.ok and row.raised != "NotRun"]
         return [row for row in failing if not row.raised_in] + [
-            row for row in failing if row.raised_in]
+            row for row in failing if row.raised_in
+        ]
 
     @property
     def all_pass(self):
@@ -95,15 +109,19 @@ class CheckReport(NamedTuple):
             lines.append(f"      expected {row.expected}, got {row.got}{where}  ({row.reason})")
         hidden = len(self.failures) - show
         if hidden > 0:
-            lines.append(f"  ... and {hidden} more failing case{'s' * (hidden != 1)} "
-                         f"(check(..., show={len(self.failures)}) shows them all)")
+            lines.append(
+                f"  ... and {hidden} more failing case{'s' * (hidden != 1)} "
+                f"(check(..., show={len(self.failures)}) shows them all)"
+            )
         if self.not_run:
             why = self.not_run[0].got.partition("NotRun: ")[2] or "the check stopped"
             count = len(self.not_run)
             lines.append(f"  ({count} more case{'s' * (count != 1)} did not run: {why})")
         if self.printed:
-            lines.append(f"  ({self.target} printed {self.printed:,} characters while it was "
-                         "checked; they are not shown)")
+            lines.append(
+                f"  ({self.target} printed {self.printed:,} characters while it was "
+                "checked; they are not shown)"
+            )
         return "\n".join(lines)
 
 
@@ -134,8 +152,6 @@ def _raised_in(exc, fn):
     return "" if name == own or name.startswith("<") else name
 
 
-
-
 def _verdict_rows(fn, cases, as_text, printed):
     rows = []
     for case in cases:
@@ -143,17 +159,36 @@ def _verdict_rows(fn, cases, as_text, printed):
         got, exc = call_safely(fn, (given,), {}, printed)
         called = f"({python_text(given, 70)})"
         if exc is not None:
-            rows.append(Row(case.name, shown(given), repr(case.expected),
-                            f"an exception, {exception_text(exc)}", False, case.reason,
-                            type(exc).__name__, _raised_in(exc, fn), called))
+            rows.append(
+                Row(
+                    case.name,
+                    shown(given),
+                    repr(case.expected),
+                    f"an exception, {exception_text(exc)}",
+                    False,
+                    case.reason,
+                    type(exc).__name__,
+                    _raised_in(exc, fn),
+                    called,
+                )
+            )
             continue
         ok, reason = same_verdict(got, case.expected), case.reason
         if not ok and type(got) is list and same_verdict(tuple(got), case.expected):
             reason = "right values, but return a tuple, not a list"
         elif not ok and not is_verdict(got) and _looks_equal(got, case.expected):
             reason = "it compares equal, but a verdict is a plain tuple of a str and an int or None"
-        rows.append(Row(case.name, shown(given), repr(case.expected), python_text(got),
-                        ok, reason, called=called))
+        rows.append(
+            Row(
+                case.name,
+                shown(given),
+                repr(case.expected),
+                python_text(got),
+                ok,
+                reason,
+                called=called,
+            )
+        )
     return rows
 
 
@@ -167,16 +202,29 @@ def _looks_equal(got, expected):
 def _build_rows(fn, builds, printed):
     rows = []
     for build in builds:
-        call = ", ".join([*(python_text(a, 40) for a in build.args),
-                          *(f"{k}={python_text(v, 40)}" for k, v in build.kwargs.items())])
+        call = ", ".join(
+            [
+                *(python_text(a, 40) for a in build.args),
+                *(f"{k}={python_text(v, 40)}" for k, v in build.kwargs.items()),
+            ]
+        )
         got, exc = call_safely(fn, build.args, build.kwargs, printed)
         if build.expected is TypeError:
             want = "TypeError"
             ok = isinstance(exc, TypeError)
-            if ok and build.offender is not ANY_WORDS and not names_what_was_wrong(exc, build.offender):
-                ok, want = False, f"a TypeError naming {type(build.offender).__name__} or {python_text(build.offender, 40)}"
+            if (
+                ok
+                and build.offender is not ANY_WORDS
+                and not names_what_was_wrong(exc, build.offender)
+            ):
+                ok, want = (
+                    False,
+                    f"a TypeError naming {type(build.offender).__name__} or {python_text(build.offender, 40)}",
+                )
         else:
-            want = repr(build.expected) if isinstance(build.expected, bool) else shown(build.expected)
+            want = (
+                repr(build.expected) if isinstance(build.expected, bool) else shown(build.expected)
+            )
             ok = exc is None and same_message(got, build.expected)
         reason = build.reason
         if exc is not None:
@@ -192,12 +240,14 @@ def _build_rows(fn, builds, printed):
                     reason = f"the right members, in another order; the case: {build.reason}"
         raised = type(exc).__name__ if exc is not None else ""
         raised_in = _raised_in(exc, fn) if exc is not None and not ok else ""
-        rows.append(Row(build.name, f"({call})", want, outcome, ok, reason, raised,
-                        raised_in, f"({call})"))
+        rows.append(
+            Row(build.name, f"({call})", want, outcome, ok, reason, raised, raised_in, f"({call})")
+        )
     return rows
 
 
 # --- lesson 09: the HTTP transport's four functions ------------------------------------
+
 
 def _json_text(value):
     """``value`` as JSON text with sorted keys (so key order does not count, types do), or None."""
@@ -219,7 +269,9 @@ def same_post(got, want):
     if got["method"] != "POST":
         return False, "every message goes in a POST"
     headers = got["headers"]
-    if type(headers) is not dict or not all(type(k) is str and type(v) is str for k, v in headers.items()):
+    if type(headers) is not dict or not all(
+        type(k) is str and type(v) is str for k, v in headers.items()
+    ):
         return False, "headers: a dict of str names to str values"
     sent = {name.lower(): value for name, value in headers.items()}
     wanted = {name.lower(): (name, value) for name, value in want["headers"].items()}
@@ -258,14 +310,20 @@ def same_refusal(got, want):
     if type(status) is not int or status != want[0]:
         return False, f"the HTTP status should be {want[0]}"
     error = body.get("error") if type(body) is dict else None
-    if (type(error) is not dict or body.get("jsonrpc") != "2.0" or set(body) != {"jsonrpc", "id", "error"}
-            or type(error.get("message")) is not str):
+    if (
+        type(error) is not dict
+        or body.get("jsonrpc") != "2.0"
+        or set(body) != {"jsonrpc", "id", "error"}
+        or type(error.get("message")) is not str
+    ):
         return False, "the second item: an error response, as error_response builds it"
     if _json_text(body["id"]) != _json_text(want[1]["id"]):
         return False, f"the error's id should be {python_text(want[1]['id'], 40)}"
     if type(error.get("code")) is not int or error["code"] != want[1]["error"]["code"]:
         return False, f"the code should be {want[1]['error']['code']}"
-    if "data" in want[1]["error"] and _json_text(error.get("data")) != _json_text(want[1]["error"]["data"]):
+    if "data" in want[1]["error"] and _json_text(error.get("data")) != _json_text(
+        want[1]["error"]["data"]
+    ):
         return False, "data should say which versions are supported and which was requested"
     return True, ""
 
@@ -298,7 +356,7 @@ CHANGED = "a judge leaves what it is given as it was"
 def _written(value):
     try:
         return repr(value)
-    except Exception:  # noqa: BLE001 - a value that cannot be written is not watched
+    except Exception:
         return None
 
 
@@ -307,7 +365,7 @@ def _watched_call(fn, args, kwargs, printed):
     looked at again afterwards; ``changed`` is True when ``fn`` changed one of them."""
     try:
         given = copy.deepcopy((tuple(args), dict(kwargs)))
-    except Exception:  # noqa: BLE001 - what cannot be copied is passed as it is, unwatched
+    except Exception:
         return (*call_safely(fn, args, kwargs, printed), False)
     before = _written(given)
     got, exc = call_safely(lambda: fn(*given[0], **given[1]), (), {}, printed)
@@ -332,18 +390,28 @@ def _judged_rows(fn, builds, printed, judge):
             ok, hint = judge(got, build.expected)
             outcome = python_text(got)
             if not ok:
-                outcome, want = shown_apart(got, build.expected) if type(got) is type(build.expected) else (
-                    outcome, want)
+                outcome, want = (
+                    shown_apart(got, build.expected)
+                    if type(got) is type(build.expected)
+                    else (outcome, want)
+                )
                 reason = f"{hint}; the case: {reason}" if hint else reason
         if changed and ok:
-            ok, outcome, reason = False, f"{outcome}, and it changed its argument", f"{CHANGED}; the case: {reason}"
+            ok, outcome, reason = (
+                False,
+                f"{outcome}, and it changed its argument",
+                f"{CHANGED}; the case: {reason}",
+            )
         raised = type(exc).__name__ if exc is not None else ""
         raised_in = _raised_in(exc, fn) if exc is not None and not ok else ""
-        rows.append(Row(build.name, f"({call})", want, outcome, ok, reason, raised, raised_in, f"({call})"))
+        rows.append(
+            Row(build.name, f"({call})", want, outcome, ok, reason, raised, raised_in, f"({call})")
+        )
     return rows
 
 
 # --- lesson 10: the audit of a recorded conversation -----------------------------------
+
 
 def _problem_text(problem):
     return python_text(problem, 40)
@@ -373,12 +441,20 @@ def same_problems(got, want):
 
 # --- lesson 11: your own server ----------------------------------------------------------
 
+
 def _texts_blank(result):
     """A failed tool's result with its words blanked: any words will do, in one or more text pieces."""
     content = result.get("content")
-    if not (isinstance(content, list) and content and all(
-            isinstance(piece, dict) and piece.get("type") == "text" and isinstance(piece.get("text"), str)
-            for piece in content)):
+    if not (
+        isinstance(content, list)
+        and content
+        and all(
+            isinstance(piece, dict)
+            and piece.get("type") == "text"
+            and isinstance(piece.get("text"), str)
+            for piece in content
+        )
+    ):
         return result
     return {**result, "content": [{"type": "text", "text": ""}]}
 
@@ -414,7 +490,10 @@ def same_reply(got, want):
             return False, f"yours has code {python_text(error.get('code'), 20)}"
         if not isinstance(error.get("message"), str):
             return False, "an error's message is a str"
-        if not same_json({**got, "error": {**error, "message": ""}}, {**want, "error": {**want["error"], "message": ""}}):
+        if not same_json(
+            {**got, "error": {**error, "message": ""}},
+            {**want, "error": {**want["error"], "message": ""}},
+        ):
             return False, "the code is right; look at the id and the data"
         return True, ""
     result, wanted = got.get("result"), want.get("result")
@@ -465,8 +544,11 @@ def _build_call(build):
 
 def verdicts(cases, as_text=False):
     """A table of (kind, code) verdicts: on each case's message, or on its raw text."""
-    return Table(cases, lambda fn, cases, printed: _verdict_rows(fn, cases, as_text, printed),
-                 lambda case: ((case.text if as_text else case.message,), {}))
+    return Table(
+        cases,
+        lambda fn, cases, printed: _verdict_rows(fn, cases, as_text, printed),
+        lambda case: ((case.text if as_text else case.message,), {}),
+    )
 
 
 def builds(cases):
@@ -476,7 +558,9 @@ def builds(cases):
 
 def judged(cases, same):
     """A table of calls whose answers ``same(got, want)`` compares (or that must be refused)."""
-    return Table(cases, lambda fn, cases, printed: _judged_rows(fn, cases, printed, same), _build_call)
+    return Table(
+        cases, lambda fn, cases, printed: _judged_rows(fn, cases, printed, same), _build_call
+    )
 
 
 def shared(how, cases):
@@ -489,6 +573,8 @@ def shared(how, cases):
         return builds(cases)
     same = globals().get(how) if how.startswith("same_") else None
     if not callable(same):
-        raise ValueError(f"no table judges its cases by {how!r}: say verdicts, verdicts of texts, builds "
-                         "or a same_* comparison of mcp_lesson/exercises/tables.py")
+        raise ValueError(
+            f"no table judges its cases by {how!r}: say verdicts, verdicts of texts, builds "
+            "or a same_* comparison of mcp_lesson/exercises/tables.py"
+        )
     return judged(cases, same)

@@ -117,10 +117,10 @@ def load_judge(name, complain=None):
         )
         return CourseJudge()
     if "error" in probe:
-        exc = probe["error"]
+        failed = probe["error"]
         complain(
-            f"--judge {name}: its classify_json raised {type(exc).__name__} on a ping "
-            f"request ({_short(str(exc), 120)}){fallback}"
+            f"--judge {name}: its classify_json raised {type(failed).__name__} on a ping "
+            f"request ({_short(str(failed), 120)}){fallback}"
         )
         return CourseJudge()
     return UserJudge(where, function)

@@ -99,7 +99,7 @@ def vendor(checkout, revisions, commit):
 
 
 _STORED = None
-_VALIDATORS = {}
+_VALIDATORS: dict = {}
 
 
 def stored():

@@ -19,7 +19,6 @@ import time
 from pathlib import Path
 
 import pytest
-
 from chromium import chromium_or_skip, free_port, launched, listening, missing
 from processes import live_processes, patience, wait_for
 
@@ -43,7 +42,9 @@ class Times:
     def __init__(self):
         ARTIFACTS.mkdir(exist_ok=True)
         self.path = ARTIFACTS / "hub-times.txt"
-        self.path.write_text("# tests/classroom/test_hub.py: seconds per step of a class on JupyterHub\n")
+        self.path.write_text(
+            "# tests/classroom/test_hub.py: seconds per step of a class on JupyterHub\n"
+        )
 
     @contextlib.contextmanager
     def step(self, name):
@@ -60,10 +61,16 @@ def as_user(name, command, check=True, limit=600):
     """Run a shell ``command`` as ``name`` in a login shell of theirs, as ``su -l`` gives it:
     nothing of the test's environment, in their home; the class's settings reach it as they
     reach a terminal of their JupyterLab (what `make hub` installs for login shells)."""
-    run = subprocess.run(["runuser", "-l", name, "-c", command], capture_output=True, text=True,
-                         timeout=patience(limit))
+    run = subprocess.run(
+        ["runuser", "-l", name, "-c", command],
+        capture_output=True,
+        text=True,
+        timeout=patience(limit),
+    )
     if check:
-        assert run.returncode == 0, f"{command!r} as {name}: {run.stdout[-3000:]}{run.stderr[-3000:]}"
+        assert run.returncode == 0, (
+            f"{command!r} as {name}: {run.stdout[-3000:]}{run.stderr[-3000:]}"
+        )
     return run
 
 
@@ -99,15 +106,20 @@ TERMINAL = """async ([server, command, patience]) => {
 def in_terminal(page, server, command, limit=300):
     """(exit status, output) of ``command`` typed into a terminal of the JupyterLab of
     ``page`` (a login shell, as JupyterHub's servers start their terminals)."""
-    out = page.evaluate(TERMINAL, [server, f'{command}; echo "@@""END $?@@"', patience(limit) * 1000])
+    out = page.evaluate(
+        TERMINAL, [server, f'{command}; echo "@@""END $?@@"', patience(limit) * 1000]
+    )
     return int(re.findall(r"@@END (\d+)@@", out)[-1]), out
 
 
 def server_pid(name):
     """The pid of ``name``'s Jupyter server (None when it runs no server)."""
     uid = pwd.getpwnam(name).pw_uid
-    found = [process.pid for process in live_processes() if "jupyterhub-singleuser" in process.command
-             and _uid(process.pid) == uid]
+    found = [
+        process.pid
+        for process in live_processes()
+        if "jupyterhub-singleuser" in process.command and _uid(process.pid) == uid
+    ]
     return found[0] if found else None
 
 
@@ -122,8 +134,10 @@ def running_class():
     """The class's hub, up (a generator, for a module fixture); on the way out: the hub
     stopped, the accounts and files removed."""
     if os.geteuid() != 0:
-        pytest.skip("the JupyterHub class needs root, to make its system accounts "
-                    "(run the full tier as root, as CI does)")
+        pytest.skip(
+            "the JupyterHub class needs root, to make its system accounts "
+            "(run the full tier as root, as CI does)"
+        )
     chromium = chromium_or_skip("the JupyterHub class")
     if not PROXY.exists():
         missing(f"JupyterHub's proxy is not installed ({PROXY}): make venv installs it with npm")
@@ -132,29 +146,56 @@ def running_class():
     times = Times()
     folder = Path(tempfile.mkdtemp(prefix=f"{PREFIX}-hub-", dir="/tmp"))
     folder.chmod(0o755)  # the exchange inside it is every account's
-    (folder / "students.txt").write_text("".join(f"{name}\n" for name in [*STUDENTS.values(), BORROWER]))
+    (folder / "students.txt").write_text(
+        "".join(f"{name}\n" for name in [*STUDENTS.values(), BORROWER])
+    )
     port = free_port()
     while any(listening(port + step) for step in (1, 2)):
         port = free_port()
-    settings = Settings(state=folder / "state", port=port, teacher=TEACHER,
-                        students_file=folder / "students.txt", exchange=folder / "exchange")
+    settings = Settings(
+        state=folder / "state",
+        port=port,
+        teacher=TEACHER,
+        students_file=folder / "students.txt",
+        exchange=folder / "exchange",
+    )
     process = None
     try:
         with times.step("the users' environment (made once, then kept)"):
             environment.build(settings.env)
         with times.step("make hub to its login page (accounts, exchange, JupyterHub)"):
             process = subprocess.Popen(
-                [sys.executable, str(ROOT / "tools" / "hub" / "hub.py"), "--port", str(port),
-                 "--teacher", TEACHER, "--students", str(settings.students_file),
-                 "--exchange", str(settings.exchange), "--state", str(settings.state)],
-                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True)
+                [
+                    sys.executable,
+                    str(ROOT / "tools" / "hub" / "hub.py"),
+                    "--port",
+                    str(port),
+                    "--teacher",
+                    TEACHER,
+                    "--students",
+                    str(settings.students_file),
+                    "--exchange",
+                    str(settings.exchange),
+                    "--state",
+                    str(settings.state),
+                ],
+                stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT,
+                text=True,
+                start_new_session=True,
+            )
             line = _line_with(process, "is up", settings.state / "jupyterhub.log")
             assert f"log in at {settings.hub_url}/hub/login" in line, line
         from playwright.sync_api import sync_playwright
 
         with sync_playwright() as playwright, launched(playwright, chromium) as browser:
-            yield Class(settings, browser, times, accounts.read_passwords(settings.state / "passwords.txt"),
-                        lambda: launched(playwright, chromium))
+            yield Class(
+                settings,
+                browser,
+                times,
+                accounts.read_passwords(settings.state / "passwords.txt"),
+                lambda: launched(playwright, chromium),
+            )
     finally:
         if process is not None and process.poll() is None:
             os.killpg(process.pid, 2)  # Ctrl-C, as a teacher stops make hub
@@ -184,9 +225,13 @@ def running_class():
 def _running(names, settings):
     """The live processes (zombies left out) of the class's accounts and of its proxy,
     a line each as ``pgrep -a`` gives them."""
-    found = [subprocess.run(["pgrep", "-a", *what], capture_output=True, text=True).stdout
-             for what in [*(["-u", name] for name in names if accounts.exists(name)),
-                          ["-f", f"api-port {settings.proxy_api_port}"]]]
+    found = [
+        subprocess.run(["pgrep", "-a", *what], capture_output=True, text=True).stdout
+        for what in [
+            *(["-u", name] for name in names if accounts.exists(name)),
+            ["-f", f"api-port {settings.proxy_api_port}"],
+        ]
+    ]
     live = {process.pid for process in live_processes()}
     return [line for line in "".join(found).splitlines() if int(line.split()[0]) in live]
 
@@ -209,7 +254,9 @@ def _line_with(process, text, log, limit=300):
                 if text in line:
                     return line
     logged = log.read_text(errors="replace")[-6000:] if log.exists() else "(no log)"
-    pytest.fail("make hub did not start:\n" + "".join(seen[-40:]) + "\nJupyterHub's log ends:\n" + logged)
+    pytest.fail(
+        "make hub did not start:\n" + "".join(seen[-40:]) + "\nJupyterHub's log ends:\n" + logged
+    )
 
 
 class Class:
@@ -217,7 +264,12 @@ class Class:
     ``another_browser()`` (a context manager) for a test that needs a browser of its own."""
 
     def __init__(self, settings, browser, times, passwords, another_browser):
-        self.settings, self.browser, self.times, self.passwords = settings, browser, times, passwords
+        self.settings, self.browser, self.times, self.passwords = (
+            settings,
+            browser,
+            times,
+            passwords,
+        )
         self.another_browser = another_browser
         self.base = settings.hub_url
         self.pages = {}
@@ -226,7 +278,11 @@ class Class:
     def log_in(self, name, browser=None):
         """A page of ``name``'s JupyterLab (in ``browser``, or the class's), logged in
         through the hub's own login page."""
-        page = (browser or self.browser).new_context(viewport={"width": 1280, "height": 900}).new_page()
+        page = (
+            (browser or self.browser)
+            .new_context(viewport={"width": 1280, "height": 900})
+            .new_page()
+        )
         page.set_default_timeout(patience(60) * 1000)
         page.goto(self.base + "/hub/login")
         page.fill("#username_input", name)

@@ -24,29 +24,36 @@ for _folder in (ROOT, ROOT / "tests"):
 
 from mcp_lesson.exercises.learner_package import python_of  # noqa: E402
 from tools.insight.records import FOLDER, Sheet  # noqa: E402
+
 LESSON = "03_classifying"
 MASTER = ROOT / "notebooks" / f"{LESSON}.ipynb"
 
 #: Mistakes a student makes in lesson 03, each a whole solution cell: {name: {grade_id: source}}.
 PLANTED = {
     # "jsonrpc": 2.0 (a number) taken for the string "2.0"
-    "version_as_number": {"has_version": '#| export\ndef has_version(msg):\n'
-                                         '    return msg.get("jsonrpc") in ("2.0", 2.0)\n'},
+    "version_as_number": {
+        "has_version": "#| export\ndef has_version(msg):\n"
+        '    return msg.get("jsonrpc") in ("2.0", 2.0)\n'
+    },
     # a bool taken for an integer error code
-    "bool_code": {"judge_error": '#| export\ndef judge_error(msg):\n'
-                                 '    error = msg["error"]\n'
-                                 '    if not isinstance(error, dict):\n'
-                                 '        return INVALID\n'
-                                 '    if not isinstance(error.get("code"), int) or not isinstance(error.get("message"), str):\n'
-                                 '        return INVALID\n'
-                                 '    if msg["id"] is None or is_valid_id(msg["id"]):\n'
-                                 '        return RESPONSE\n'
-                                 '    return INVALID\n'},
+    "bool_code": {
+        "judge_error": "#| export\ndef judge_error(msg):\n"
+        '    error = msg["error"]\n'
+        "    if not isinstance(error, dict):\n"
+        "        return INVALID\n"
+        '    if not isinstance(error.get("code"), int) or not isinstance(error.get("message"), str):\n'
+        "        return INVALID\n"
+        '    if msg["id"] is None or is_valid_id(msg["id"]):\n'
+        "        return RESPONSE\n"
+        "    return INVALID\n"
+    },
     # text with markup for anything that is not a dict: the page must show it, never run it
-    "markup_answer": {"is_object": '#| export\ndef is_object(msg):\n'
-                                   '    if isinstance(msg, dict):\n'
-                                   '        return True\n'
-                                   '    return "<script>window.pwned = 1</script><img src=x onerror=\\"window.pwned = 2\\">"\n'},
+    "markup_answer": {
+        "is_object": "#| export\ndef is_object(msg):\n"
+        "    if isinstance(msg, dict):\n"
+        "        return True\n"
+        '    return "<script>window.pwned = 1</script><img src=x onerror=\\"window.pwned = 2\\">"\n'
+    },
 }
 
 
@@ -61,18 +68,26 @@ def _info(cell):
 
 def solutions(path=MASTER):
     """{grade_id: source} of the master's solution cells."""
-    return {_info(c)["grade_id"]: "".join(c["source"]) for c in _cells(path) if _info(c).get("solution")}
+    return {
+        _info(c)["grade_id"]: "".join(c["source"]) for c in _cells(path) if _info(c).get("solution")
+    }
 
 
 def graded_cells_of(path=MASTER):
     """[(grade_id, source)] of the master's graded test cells, hidden tests included."""
-    return [(_info(c)["grade_id"], "".join(c["source"])) for c in _cells(path)
-            if c["cell_type"] == "code" and _info(c).get("grade") and not _info(c).get("solution")]
+    return [
+        (_info(c)["grade_id"], "".join(c["source"]))
+        for c in _cells(path)
+        if c["cell_type"] == "code" and _info(c).get("grade") and not _info(c).get("solution")
+    ]
 
 
 def points(path=MASTER):
-    return {_info(c)["grade_id"]: float(_info(c)["points"]) for c in _cells(path)
-            if c["cell_type"] == "code" and _info(c).get("grade") and not _info(c).get("solution")}
+    return {
+        _info(c)["grade_id"]: float(_info(c)["points"])
+        for c in _cells(path)
+        if c["cell_type"] == "code" and _info(c).get("grade") and not _info(c).get("solution")
+    }
 
 
 def judged_here(mistakes, student, course, path=MASTER, wrong=()):
@@ -89,17 +104,17 @@ def judged_here(mistakes, student, course, path=MASTER, wrong=()):
             continue
         source = mistakes.get(info.get("grade_id"), "".join(cell["source"]))
         with contextlib.suppress(Exception), contextlib.redirect_stdout(quiet):
-            exec(compile(python_of(source)[0], "<cell>", "exec"), namespace)  # noqa: S102 - the course's cells
+            exec(compile(python_of(source)[0], "<cell>", "exec"), namespace)
     for name, source in wrong:
         namespace[f"_right_{name}"] = namespace.get(name)
-        exec(compile(source, f"<wrong {name}>", "exec"), namespace)  # noqa: S102 - the course's own
+        exec(compile(source, f"<wrong {name}>", "exec"), namespace)
     sheet = Sheet(student, Path(path).stem, Path(path).stem, Path(course) / FOLDER)
     passed = {}
     for grade_id, source in graded_cells_of(path):
         try:
             with contextlib.redirect_stdout(quiet), sheet.watching(grade_id):
-                exec(compile(source, f"<test {grade_id}>", "exec"), dict(namespace))  # noqa: S102
-        except Exception:  # noqa: BLE001 - the test failed, as nbgrader counts it
+                exec(compile(source, f"<test {grade_id}>", "exec"), dict(namespace))
+        except Exception:
             passed[grade_id] = False
         else:
             passed[grade_id] = True
@@ -113,20 +128,35 @@ def add_to_gradebook(course, assignment, notebook, student, passed, cell_points)
     SQLite tables, for a class too large to grade for real in a benchmark."""
     db = sqlite3.connect(Path(course) / "gradebook.db")
     try:
-        (assignment_id,) = db.execute("SELECT id FROM assignment WHERE name = ?", (assignment,)).fetchone()
-        (notebook_id,) = db.execute("SELECT id FROM notebook WHERE name = ? AND assignment_id = ?",
-                                    (notebook, assignment_id)).fetchone()
+        (assignment_id,) = db.execute(
+            "SELECT id FROM assignment WHERE name = ?", (assignment,)
+        ).fetchone()
+        (notebook_id,) = db.execute(
+            "SELECT id FROM notebook WHERE name = ? AND assignment_id = ?",
+            (notebook, assignment_id),
+        ).fetchone()
         db.execute("INSERT OR IGNORE INTO student (id) VALUES (?)", (student,))
         submission, submitted_nb = uuid.uuid4().hex, uuid.uuid4().hex
-        db.execute("INSERT INTO submitted_assignment (id, assignment_id, student_id) VALUES (?, ?, ?)",
-                   (submission, assignment_id, student))
-        db.execute("INSERT INTO submitted_notebook (id, assignment_id, notebook_id, flagged, "
-                   "late_submission_penalty) VALUES (?, ?, ?, 0, 0)", (submitted_nb, submission, notebook_id))
-        for cell_id, name in db.execute("SELECT bc.id, bc.name FROM base_cell bc JOIN grade_cells gc "
-                                        "ON gc.id = bc.id WHERE bc.notebook_id = ?", (notebook_id,)).fetchall():
+        db.execute(
+            "INSERT INTO submitted_assignment (id, assignment_id, student_id) VALUES (?, ?, ?)",
+            (submission, assignment_id, student),
+        )
+        db.execute(
+            "INSERT INTO submitted_notebook (id, assignment_id, notebook_id, flagged, "
+            "late_submission_penalty) VALUES (?, ?, ?, 0, 0)",
+            (submitted_nb, submission, notebook_id),
+        )
+        for cell_id, name in db.execute(
+            "SELECT bc.id, bc.name FROM base_cell bc JOIN grade_cells gc "
+            "ON gc.id = bc.id WHERE bc.notebook_id = ?",
+            (notebook_id,),
+        ).fetchall():
             score = cell_points[name] if passed.get(name) else 0.0
-            db.execute("INSERT INTO grade (id, notebook_id, cell_id, auto_score, needs_manual_grade) "
-                       "VALUES (?, ?, ?, ?, 0)", (uuid.uuid4().hex, submitted_nb, cell_id, score))
+            db.execute(
+                "INSERT INTO grade (id, notebook_id, cell_id, auto_score, needs_manual_grade) "
+                "VALUES (?, ?, ?, ?, 0)",
+                (uuid.uuid4().hex, submitted_nb, cell_id, score),
+            )
         db.commit()
     finally:
         db.close()
@@ -147,7 +177,9 @@ def mistakes_of(i):
     if i % 4 == 1:
         wrong.append(("classify", WRONG["classify"][(i // 4) % len(WRONG["classify"])][1]))
     if i % 5 == 2:
-        wrong.append(("classify_json", WRONG["classify_json"][(i // 5) % len(WRONG["classify_json"])][1]))
+        wrong.append(
+            ("classify_json", WRONG["classify_json"][(i // 5) % len(WRONG["classify_json"])][1])
+        )
     if i % 6 == 3:
         cells.update(PLANTED["version_as_number"])
     if i % 7 == 4:

@@ -15,7 +15,6 @@ from html.parser import HTMLParser
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
-
 from chromium import chromium_or_skip, launched
 from processes import patience, wait_for
 
@@ -34,12 +33,14 @@ def ran(what):
     return f"(window.ran = (window.ran || []).concat('{what}'))"
 
 
-INJECTED = (f"<script>{ran('inline')}; document.title = 'pwned'</script>"
-            f'<img id="bad-img" src="/nothing.png" onerror="{ran("onerror")}">'
-            f'<a id="bad-link" href="javascript:{ran("link")}">click</a>'
-            f'<script src="{BASE}/files/student.js"></script>'
-            f'<iframe srcdoc="<script>parent.{ran("frame")}</script>"></iframe>'
-            '<object data="/nothing.swf"></object>')
+INJECTED = (
+    f"<script>{ran('inline')}; document.title = 'pwned'</script>"
+    f'<img id="bad-img" src="/nothing.png" onerror="{ran("onerror")}">'
+    f'<a id="bad-link" href="javascript:{ran("link")}">click</a>'
+    f'<script src="{BASE}/files/student.js"></script>'
+    f'<iframe srcdoc="<script>parent.{ran("frame")}</script>"></iframe>'
+    '<object data="/nothing.swf"></object>'
+)
 
 
 def uncleaned_page():
@@ -49,8 +50,9 @@ def uncleaned_page():
     made.HTMLExporter.template_name = "formgrade"
     made.HTMLExporter.extra_template_basedirs = [TEMPLATES]
     made.merge(course_config())
-    made.HTMLExporter.preprocessors = [step for step in made.HTMLExporter.preprocessors
-                                       if step.__name__ != "CourseSanitizer"]
+    made.HTMLExporter.preprocessors = [
+        step for step in made.HTMLExporter.preprocessors if step.__name__ != "CourseSanitizer"
+    ]
     made.HTMLExporter.sanitize_html = False
     resources = dict(resources_for("formgrade"), base_url=BASE)
     page, _ = HTMLExporter(config=made).from_notebook_node(hostile_notebook(), resources=resources)
@@ -59,16 +61,16 @@ def uncleaned_page():
 
 
 class Pages(BaseHTTPRequestHandler):
-    pages = {}
+    pages: dict = {}
 
-    def do_GET(self):  # noqa: N802 - http.server's name
+    def do_GET(self):
         path = self.path.split("?")[0]
         if path in self.pages:
             body, kind = self.pages[path].encode(), "text/html"
         elif path == f"{BASE}/files/student.js":  # a student's file the teacher's server serves
             body, kind = ran("self-file").encode() + b";", "text/javascript"
         elif path.startswith(f"{BASE}/formgrader/static/") and ".." not in path:
-            file = os.path.join(STATIC, path[len(f"{BASE}/formgrader/static/"):])
+            file = os.path.join(STATIC, path[len(f"{BASE}/formgrader/static/") :])
             if not os.path.isfile(file):
                 return self.send_error(404)
             with open(file, "rb") as handle:
@@ -89,8 +91,10 @@ class Pages(BaseHTTPRequestHandler):
 @pytest.fixture
 def served():
     page = uncleaned_page()
-    Pages.pages = {"/guarded": page,
-                   "/unguarded": re.sub(r'<meta[^>]*Content-Security-Policy[^>]*>', "", page)}
+    Pages.pages = {
+        "/guarded": page,
+        "/unguarded": re.sub(r"<meta[^>]*Content-Security-Policy[^>]*>", "", page),
+    }
     server = ThreadingHTTPServer(("127.0.0.1", 0), Pages)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
@@ -104,11 +108,13 @@ def served():
 
 #: Each of formgrader's own scripts has run: its files (jQuery, bootstrap, formgrade.js), its
 #: variables, MathJax's set-up, toggle_name, the tooltips and listeners on the name's eye.
-OWN_SCRIPTS_RAN = ("document.readyState === 'complete' && !!window.jQuery && !!$.fn.tooltip && "
-                   "!!window.Backbone && typeof window.FormGrader === 'function' && typeof window.linkTo === 'function' && "
-                   "base_url === '/user/teacher/formgrader' && !!window.MathJax && "
-                   "typeof window.toggle_name === 'function' && "
-                   "!!$('span.glyphicon.name-hidden').data('bs.tooltip')")
+OWN_SCRIPTS_RAN = (
+    "document.readyState === 'complete' && !!window.jQuery && !!$.fn.tooltip && "
+    "!!window.Backbone && typeof window.FormGrader === 'function' && typeof window.linkTo === 'function' && "
+    "base_url === '/user/teacher/formgrader' && !!window.MathJax && "
+    "typeof window.toggle_name === 'function' && "
+    "!!$('span.glyphicon.name-hidden').data('bs.tooltip')"
+)
 
 VIOLATIONS = """window.violations = [];
 document.addEventListener('securitypolicyviolation', e => window.violations.push(
@@ -122,14 +128,21 @@ def test_injected_script_runs_nothing_and_formgraders_own_buttons_work(served):
     with sync_playwright() as playwright, launched(playwright, chromium) as browser:
         context = browser.new_context()
         context.set_default_timeout(patience(30) * 1000)
-        context.route("**/*", lambda route: route.continue_() if route.request.url.startswith(served)
-                      else route.abort())
+        context.route(
+            "**/*",
+            lambda route: (
+                route.continue_() if route.request.url.startswith(served) else route.abort()
+            ),
+        )
         context.add_init_script(VIOLATIONS)
 
         page = context.new_page()
         page.goto(f"{served}/unguarded")
-        wait_for(lambda: page.evaluate("document.readyState === 'complete'"), "the page without its policy",
-                 limit=30)
+        wait_for(
+            lambda: page.evaluate("document.readyState === 'complete'"),
+            "the page without its policy",
+            limit=30,
+        )
         page.click("#bad-link")
         # Without its policy the page runs what was injected: the attack is real.
         assert {"inline", "onerror", "self-file", "link"} <= set(page.evaluate("window.ran || []"))
@@ -138,8 +151,11 @@ def test_injected_script_runs_nothing_and_formgraders_own_buttons_work(served):
         page.goto(f"{served}/guarded")
         # formgrader's own scripts ran: jQuery, bootstrap's tooltips on the name's eye. (Polled
         # from outside the page: waiting inside it would evaluate a string, which the policy forbids.)
-        wait_for(lambda: page.evaluate(OWN_SCRIPTS_RAN),
-                 "formgrader's scripts ran on the grading page", limit=30)
+        wait_for(
+            lambda: page.evaluate(OWN_SCRIPTS_RAN),
+            "formgrader's scripts ran on the grading page",
+            limit=30,
+        )
         page.click("#bad-link")
         assert page.evaluate("window.ran") is None
         assert page.title() != "pwned"
@@ -148,7 +164,10 @@ def test_injected_script_runs_nothing_and_formgraders_own_buttons_work(served):
         page.click("span.glyphicon.name-hidden")
         assert page.locator("a.name-shown").is_visible()
         page.click("span.glyphicon.name-shown")
-        assert page.locator("a.name-hidden").is_visible() and not page.locator("a.name-shown").is_visible()
+        assert (
+            page.locator("a.name-hidden").is_visible()
+            and not page.locator("a.name-shown").is_visible()
+        )
         violations = page.evaluate("window.violations")
         # Blocked: the injected script, handlers and file; never one of formgrader's own files.
         assert any(v["blocked"] == "inline" for v in violations), violations
@@ -159,7 +178,7 @@ def test_injected_script_runs_nothing_and_formgraders_own_buttons_work(served):
 
 #: A teacher's Jupyter server of a class's hub, started in a home with no course folder yet
 #: (the guide's order: log in, then release); it prints the grading page its formgrader makes.
-SERVER_BEFORE_THE_COURSE = '''
+SERVER_BEFORE_THE_COURSE = """
 import asyncio, os, sys
 import nbformat
 from jupyter_server.serverapp import ServerApp
@@ -171,7 +190,7 @@ IOLoop.current().run_sync(lambda: asyncio.sleep(0.1))  # (what extensions do onc
 notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell("My notes")])
 page, _ = app.web_app.settings["nbgrader_exporter"].from_notebook_node(notebook, resources=%r)
 sys.stdout.write(page)
-'''
+"""
 
 
 def test_a_server_started_before_the_course_has_the_courses_grading_page(tmp_path):
@@ -185,12 +204,23 @@ def test_a_server_started_before_the_course_has_the_courses_grading_page(tmp_pat
     from tools.hub.settings import ROLES, ROOT
 
     resources = dict(resources_for("formgrade"))
-    env = dict(os.environ, HOME=str(tmp_path), PYTHONPATH=str(ROOT), JUPYTER_CONFIG_PATH=os.pathsep.join(
-        [str(ROLES / "teacher"), str(ROLES / "common")]), JUPYTER_DATA_DIR=str(tmp_path / "data"),
-        JUPYTER_RUNTIME_DIR=str(tmp_path / "runtime"))
+    env = dict(
+        os.environ,
+        HOME=str(tmp_path),
+        PYTHONPATH=str(ROOT),
+        JUPYTER_CONFIG_PATH=os.pathsep.join([str(ROLES / "teacher"), str(ROLES / "common")]),
+        JUPYTER_DATA_DIR=str(tmp_path / "data"),
+        JUPYTER_RUNTIME_DIR=str(tmp_path / "runtime"),
+    )
     env.pop("JUPYTER_CONFIG_DIR", None)
-    run = subprocess.run([sys.executable, "-c", SERVER_BEFORE_THE_COURSE % (resources,)], cwd=tmp_path, env=env,
-                         capture_output=True, text=True, timeout=patience(120))
+    run = subprocess.run(
+        [sys.executable, "-c", SERVER_BEFORE_THE_COURSE % (resources,)],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=patience(120),
+    )
     assert run.returncode == 0, run.stderr[-3000:]
     assert not (tmp_path / "course").exists()
     policy, nonces, handlers = own_scripts(run.stdout)

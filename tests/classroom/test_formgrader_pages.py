@@ -15,7 +15,6 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-
 from chromium import AS_ROOT, answers, chromium_or_skip, free_port, launched
 from processes import start_guarded, wait_for
 
@@ -28,17 +27,32 @@ from tools.grading import formgrader_pages  # noqa: E402
 ROOT = Path(__file__).resolve().parents[2]
 ROLES = ROOT / "tools" / "hub" / "roles"
 ATTACK = '";window.ran=1;"<img src=x onerror="window.ran=2">'
-PAGES = sorted(name for name in os.listdir(handlers.template_path)
-               if name.endswith(".tpl") and name != "formgrade_404.tpl")  # (that one is broken in nbgrader)
-VALUES = dict(base_url="/user/teacher", assignment_id=ATTACK, notebook_id=ATTACK, student_id=ATTACK,
-              course_dir="/c", url_prefix="c", error_code=500, windows=False)
+PAGES = sorted(
+    name
+    for name in os.listdir(handlers.template_path)
+    if name.endswith(".tpl") and name != "formgrade_404.tpl"
+)  # (that one is broken in nbgrader)
+VALUES = dict(
+    base_url="/user/teacher",
+    assignment_id=ATTACK,
+    notebook_id=ATTACK,
+    student_id=ATTACK,
+    course_dir="/c",
+    url_prefix="c",
+    error_code=500,
+    windows=False,
+)
 
 
 def unguarded(name):
     """The page as nbgrader itself renders it."""
     from jinja2 import Environment, FileSystemLoader
 
-    return Environment(loader=FileSystemLoader([handlers.template_path])).get_template(name).render(**VALUES)
+    return (
+        Environment(loader=FileSystemLoader([handlers.template_path]))
+        .get_template(name)
+        .render(**VALUES)
+    )
 
 
 def test_nbgraders_own_pages_put_the_address_into_a_script():
@@ -50,27 +64,43 @@ def test_nbgraders_own_pages_put_the_address_into_a_script():
 def test_each_list_page_shows_the_address_as_text_and_runs_only_its_own_scripts(name):
     env = formgrader_pages.environment(handlers.template_path)
     first, second = (env.get_template(name).render(**VALUES) for _ in range(2))
-    head = first[:first.lower().index("</head>")]
+    head = first[: first.lower().index("</head>")]
     policy = re.search(r'<meta http-equiv="Content-Security-Policy" content="([^"]*)">', head)
     assert policy and head.index(policy.group(0)) < head.find("<script")
     nonce = re.search(r"script-src 'nonce-([^' ]+)'", policy.group(1)).group(1)
     assert "'unsafe-inline'" not in policy.group(1).split("script-src")[1].split(";")[0]
     scripts = re.findall(r"<script\b[^>]*>", first)
     assert scripts and all(f'nonce="{nonce}"' in tag for tag in scripts), scripts
-    assert not [item for item in active(first).found if item[0] == "handler"]  # the page's own neither
-    assert "window.ran=1;\"" not in first and "<img src=x" not in first  # the address, as text
+    assert not [
+        item for item in active(first).found if item[0] == "handler"
+    ]  # the page's own neither
+    assert 'window.ran=1;"' not in first and "<img src=x" not in first  # the address, as text
     assert nonce not in second  # a nonce per page
 
 
 def served(course, port, token):
-    env = dict(os.environ, PYTHONPATH=str(ROOT), MCP_LESSON_COURSE=str(course),
-               MCP_LESSON_EXCHANGE=str(course.parent / "exchange"),
-               JUPYTER_CONFIG_PATH=os.pathsep.join([str(ROLES / "teacher"), str(ROLES / "common")]),
-               JUPYTER_CONFIG_DIR=str(course.parent / "jupyter"), JUPYTER_DATA_DIR=str(course.parent / "data"),
-               JUPYTER_RUNTIME_DIR=str(course.parent / "runtime"))
-    command = [sys.executable, "-m", "jupyter", "server", "--no-browser", "--ServerApp.ip=127.0.0.1",
-               f"--ServerApp.port={port}", "--ServerApp.port_retries=0", f"--IdentityProvider.token={token}",
-               f"--ServerApp.root_dir={course.parent}"] + (["--allow-root"] if AS_ROOT else [])
+    env = dict(
+        os.environ,
+        PYTHONPATH=str(ROOT),
+        MCP_LESSON_COURSE=str(course),
+        MCP_LESSON_EXCHANGE=str(course.parent / "exchange"),
+        JUPYTER_CONFIG_PATH=os.pathsep.join([str(ROLES / "teacher"), str(ROLES / "common")]),
+        JUPYTER_CONFIG_DIR=str(course.parent / "jupyter"),
+        JUPYTER_DATA_DIR=str(course.parent / "data"),
+        JUPYTER_RUNTIME_DIR=str(course.parent / "runtime"),
+    )
+    command = [
+        sys.executable,
+        "-m",
+        "jupyter",
+        "server",
+        "--no-browser",
+        "--ServerApp.ip=127.0.0.1",
+        f"--ServerApp.port={port}",
+        "--ServerApp.port_retries=0",
+        f"--IdentityProvider.token={token}",
+        f"--ServerApp.root_dir={course.parent}",
+    ] + (["--allow-root"] if AS_ROOT else [])
     log = open(course.parent / "server.log", "w")
     return start_guarded(command, cwd=course, env=env, stdout=log, stderr=log), log
 
@@ -91,32 +121,51 @@ def test_a_link_to_formgrader_with_script_in_its_address_runs_nothing(tmp_path):
     server, log = served(course, port, token)
     base = f"http://127.0.0.1:{port}"
     try:
-        wait_for(lambda: answers(f"{base}/api/status?token={token}") or server.poll() is not None, "the Jupyter server", limit=90)
+        wait_for(
+            lambda: answers(f"{base}/api/status?token={token}") or server.poll() is not None,
+            "the Jupyter server",
+            limit=90,
+        )
         assert server.poll() is None, (tmp_path / "server.log").read_text()[-3000:]
         hostile = f"{base}/formgrader/manage_submissions/{urllib.parse.quote(ATTACK, safe='')}?token={token}"
         with urllib.request.urlopen(hostile, timeout=30) as response:
             page = response.read().decode()
-        assert "Content-Security-Policy" in page and "window.ran=1;\"" not in page, page[:2000]
+        assert "Content-Security-Policy" in page and 'window.ran=1;"' not in page, page[:2000]
         with sync_playwright() as playwright, launched(playwright, chromium) as browser:
             tab = browser.new_page()
-            tab.route("**/*", lambda route: route.continue_() if route.request.url.startswith(base)
-                      else route.abort())
+            tab.route(
+                "**/*",
+                lambda route: (
+                    route.continue_() if route.request.url.startswith(base) else route.abort()
+                ),
+            )
             tab.goto(hostile)
-            wait_for(lambda: tab.evaluate("document.readyState === 'complete' && !!window.jQuery"),
-                     "the submissions page", limit=30)
+            wait_for(
+                lambda: tab.evaluate("document.readyState === 'complete' && !!window.jQuery"),
+                "the submissions page",
+                limit=30,
+            )
             assert tab.evaluate("window.ran") is None
             assert ATTACK in tab.locator("ol.breadcrumb").inner_text()  # the name, shown as text
             tab.goto(f"{base}/formgrader/manage_assignments?token={token}")
-            wait_for(lambda: tab.evaluate("!!document.querySelector('[data-course-click]')"),
-                     "the assignments page", limit=30)
+            wait_for(
+                lambda: tab.evaluate("!!document.querySelector('[data-course-click]')"),
+                "the assignments page",
+                limit=30,
+            )
             tab.click("a[data-course-click]")  # Add new assignment...
-            wait_for(lambda: tab.locator(".modal").first.is_visible(), "the Add new assignment dialog", limit=30)
+            wait_for(
+                lambda: tab.locator(".modal").first.is_visible(),
+                "the Add new assignment dialog",
+                limit=30,
+            )
     finally:
         server.end()
         log.close()
 
 
 # --- formgrader's Autograde and Generate Feedback: the course's command, in a process of its own
+
 
 def test_the_buttons_handlers_are_the_courses_on_nbgraders_addresses():
     """formgrader's handlers, added to a server as formgrader adds them: the course's take the
@@ -138,8 +187,16 @@ def test_the_buttons_handlers_are_the_courses_on_nbgraders_addresses():
                 yield rule.matcher.regex.pattern, rule.target
 
     found = dict(targets(app.default_router))
-    ours = {pattern: target for pattern, target in found.items() if target.__module__ == formgrader_buttons.__name__}
-    assert sorted(p.split("/")[-1].rstrip("$") for p in ours) == ["autograde", "generate_feedback", "generate_feedback"]
+    ours = {
+        pattern: target
+        for pattern, target in found.items()
+        if target.__module__ == formgrader_buttons.__name__
+    }
+    assert sorted(p.split("/")[-1].rstrip("$") for p in ours) == [
+        "autograde",
+        "generate_feedback",
+        "generate_feedback",
+    ]
     assert apihandlers.AutogradeHandler not in found.values()
     assert apihandlers.CollectHandler in found.values()
 
@@ -150,9 +207,19 @@ def test_the_command_is_the_makefiles():
     made = formgrader_buttons.command("/c", "autograde", "03_classifying", "mallory")
     makefile = (ROOT / "Makefile").read_text()
     assert "tools/grading/classroom.py --course $(CLASSROOM)" in makefile
-    assert made[1:] == [str(ROOT / "tools" / "grading" / "classroom.py"), "--course", "/c", "autograde",
-                        "03_classifying", "--student", "mallory"]
-    assert formgrader_buttons.command("/c", "feedback", "03_classifying")[-2:] == ["feedback", "03_classifying"]
+    assert made[1:] == [
+        str(ROOT / "tools" / "grading" / "classroom.py"),
+        "--course",
+        "/c",
+        "autograde",
+        "03_classifying",
+        "--student",
+        "mallory",
+    ]
+    assert formgrader_buttons.command("/c", "feedback", "03_classifying")[-2:] == [
+        "feedback",
+        "03_classifying",
+    ]
 
 
 def test_a_button_waits_for_its_process_without_blocking_the_server(tmp_path):
@@ -176,9 +243,11 @@ def test_a_button_waits_for_its_process_without_blocking_the_server(tmp_path):
 
         running = asyncio.ensure_future(ticker())
         slow = await formgrader_buttons.run(
-            [sys.executable, "-c", "import os, time; time.sleep(1); print('pid', os.getpid())"])
-        failed = await formgrader_buttons.run(formgrader_buttons.command(course, "autograde", "03_classifying"),
-                                              cwd=str(course))
+            [sys.executable, "-c", "import os, time; time.sleep(1); print('pid', os.getpid())"]
+        )
+        failed = await formgrader_buttons.run(
+            formgrader_buttons.command(course, "autograde", "03_classifying"), cwd=str(course)
+        )
         done.set()
         await running
         return ticks, slow, failed

@@ -11,8 +11,8 @@ from nbformat.v4 import new_code_cell, new_notebook
 
 from tools.grading import autograde, course_dir
 
-
 # --- autograde: whose lines, and odd metadata --------------------------------------------
+
 
 def record(level, message):
     return f"[AutogradeApp | {level}] {message}"
@@ -21,14 +21,16 @@ def record(level, message):
 def test_a_cell_id_naming_another_student_moves_no_line():
     """The red team's attack: a copied cell whose id names an honest student's folder (or
     nbgrader's words for a student) put the attacker's lines under that student."""
-    output = "\n".join([
-        record("INFO", "Creating/updating student with ID 'bob': {}"),
-        record("INFO", "Sanitizing /c/submitted/bob/03_classifying/03_classifying.ipynb"),
-        record("INFO", "Creating/updating student with ID 'mallory': {}"),
-        record("WARNING", "Cell 'x/submitted/bob/y' does not exist in the database"),
-        record("WARNING", "Cell 'student with ID 'bob'' does not exist in the database"),
-        record("WARNING", "Cell 'x/autograded/bob/y' does not exist in the database"),
-    ])
+    output = "\n".join(
+        [
+            record("INFO", "Creating/updating student with ID 'bob': {}"),
+            record("INFO", "Sanitizing /c/submitted/bob/03_classifying/03_classifying.ipynb"),
+            record("INFO", "Creating/updating student with ID 'mallory': {}"),
+            record("WARNING", "Cell 'x/submitted/bob/y' does not exist in the database"),
+            record("WARNING", "Cell 'student with ID 'bob'' does not exist in the database"),
+            record("WARNING", "Cell 'x/autograded/bob/y' does not exist in the database"),
+        ]
+    )
     sections = autograde.by_student(output)
     assert "does not exist" not in sections["bob"]
     assert sections["mallory"].count("does not exist") == 3
@@ -48,12 +50,30 @@ def test_a_newline_in_a_name_starts_no_record(tmp_path):
 
 
 def released_and_odd(tmp_path):
-    release = new_notebook(cells=[new_code_cell("assert True", metadata={"nbgrader": {
-        "grade": True, "grade_id": "t-tests", "locked": True, "points": 1, "solution": False,
-        "schema_version": 3}})])
-    odd = new_notebook(cells=[new_code_cell("assert True", metadata={"nbgrader": "a string"}),
-                              new_code_cell("x = 1", metadata={"nbgrader": {"grade_id": ["a", "list"]}}),
-                              new_code_cell("y = 2", metadata={"nbgrader": {"grade_id": 7, "solution": True}})])
+    release = new_notebook(
+        cells=[
+            new_code_cell(
+                "assert True",
+                metadata={
+                    "nbgrader": {
+                        "grade": True,
+                        "grade_id": "t-tests",
+                        "locked": True,
+                        "points": 1,
+                        "solution": False,
+                        "schema_version": 3,
+                    }
+                },
+            )
+        ]
+    )
+    odd = new_notebook(
+        cells=[
+            new_code_cell("assert True", metadata={"nbgrader": "a string"}),
+            new_code_cell("x = 1", metadata={"nbgrader": {"grade_id": ["a", "list"]}}),
+            new_code_cell("y = 2", metadata={"nbgrader": {"grade_id": 7, "solution": True}}),
+        ]
+    )
     path = tmp_path / "a.ipynb"
     nbformat.write(odd, str(path))
     return release, path
@@ -64,7 +84,9 @@ def test_odd_metadata_types_stop_no_step(tmp_path):
     stopped `make autograde` before anyone was graded."""
     release, path = released_and_odd(tmp_path)
     assert autograde.restore_renamed(release, path) == []
-    assert autograde.tampering(release, path) == ["test cell t-tests was deleted: nbgrader put it back"]
+    assert autograde.tampering(release, path) == [
+        "test cell t-tests was deleted: nbgrader put it back"
+    ]
 
 
 # --- collect: honest times, odd trees, files that will not hold still ------------------------
@@ -115,7 +137,9 @@ def exchange_class(tmp_path, monkeypatch):
     from nbgrader.coursedir import CourseDirectory
 
     # nbgrader's gradebook runs the alembic beside this Python (course_dir.gradebook does the same)
-    monkeypatch.setenv("PATH", os.path.dirname(sys.executable) + os.pathsep + os.environ.get("PATH", ""))
+    monkeypatch.setenv(
+        "PATH", os.path.dirname(sys.executable) + os.pathsep + os.environ.get("PATH", "")
+    )
 
     from tools.grading.exchange import CourseExchangeCollect
 
@@ -125,7 +149,9 @@ def exchange_class(tmp_path, monkeypatch):
     said = Said()
 
     def make():
-        coursedir = CourseDirectory(root=str(course), assignment_id=ASSIGNMENT, course_id="mcp_lesson")
+        coursedir = CourseDirectory(
+            root=str(course), assignment_id=ASSIGNMENT, course_id="mcp_lesson"
+        )
         log = logging.getLogger(f"collect-{id(said)}")
         log.addHandler(said)
         log.setLevel(logging.INFO)
@@ -165,7 +191,9 @@ def test_a_notebook_swapped_in_after_the_look_is_refused_not_stamped_on_time(tmp
     make().start()  # collected again: the late work, at its own (late) time
     assert (dest / NOTEBOOK).read_text() == "late work"
     stamped = (dest / "timestamp.txt").read_text()
-    assert stamped >= collecting.newest(collecting.state_of(folder, {NOTEBOOK})).strftime("%Y-%m-%d %H:%M:%S")
+    assert stamped >= collecting.newest(collecting.state_of(folder, {NOTEBOOK})).strftime(
+        "%Y-%m-%d %H:%M:%S"
+    )
 
 
 def test_a_submission_changed_while_collect_copies_it_is_refused(tmp_path, monkeypatch, capsys):
@@ -200,7 +228,11 @@ def test_a_folder_1500_deep_costs_nothing(tmp_path, monkeypatch):
         make().start()
         dest = course / "submitted" / me / ASSIGNMENT
         assert (dest / NOTEBOOK).read_text() == "my work"
-        assert sorted(p.name for p in dest.iterdir()) == [NOTEBOOK, "submission_secret.txt", "timestamp.txt"]
+        assert sorted(p.name for p in dest.iterdir()) == [
+            NOTEBOOK,
+            "submission_secret.txt",
+            "timestamp.txt",
+        ]
     finally:  # pytest's own clean-up of old temporary folders recurses, and would fail on it
         subprocess.run(["rm", "-rf", str(folder / "d")], check=False)
 
@@ -209,16 +241,22 @@ class Lease:
     """A process of the file's owner holding a write lease on it (``fcntl(F_SETLEASE)``):
     another process's plain open() waits for it."""
 
-    CODE = ("import fcntl, os, signal, sys\n"
-            "signal.signal(signal.SIGIO, signal.SIG_IGN)\n"
-            "fd = os.open(sys.argv[1], os.O_RDONLY)\n"
-            "fcntl.fcntl(fd, 1024, fcntl.F_WRLCK)\n"  # F_SETLEASE
-            "print('held', flush=True)\n"
-            "sys.stdin.read()\n")
+    CODE = (
+        "import fcntl, os, signal, sys\n"
+        "signal.signal(signal.SIGIO, signal.SIG_IGN)\n"
+        "fd = os.open(sys.argv[1], os.O_RDONLY)\n"
+        "fcntl.fcntl(fd, 1024, fcntl.F_WRLCK)\n"  # F_SETLEASE
+        "print('held', flush=True)\n"
+        "sys.stdin.read()\n"
+    )
 
     def __init__(self, path):
-        self.process = subprocess.Popen([sys.executable, "-c", self.CODE, str(path)], stdin=subprocess.PIPE,
-                                        stdout=subprocess.PIPE, text=True)
+        self.process = subprocess.Popen(
+            [sys.executable, "-c", self.CODE, str(path)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
         assert self.process.stdout.readline().strip() == "held"
 
     def __enter__(self):
@@ -242,7 +280,9 @@ def test_a_leased_notebook_is_refused_and_the_copy_collected_before_kept(tmp_pat
     with Lease(newer / NOTEBOOK):
         make().start()
     assert (dest / NOTEBOOK).read_text() == "first"
-    assert any("not collected" in line and "lease" in line for line in make.said.lines), make.said.lines
+    assert any("not collected" in line and "lease" in line for line in make.said.lines), (
+        make.said.lines
+    )
 
 
 def fake_lstat(monkeypatch, path, **fields):
@@ -331,7 +371,9 @@ def test_answers_written_through_a_memory_map_after_the_deadline_are_late(tmp_pa
     finally:
         mapped.close()
     assert (dest / NOTEBOOK).read_bytes()[:7] == b"answers"
-    stamped = datetime.datetime.strptime((dest / "timestamp.txt").read_text(), "%Y-%m-%d %H:%M:%S.%f UTC")
+    stamped = datetime.datetime.strptime(
+        (dest / "timestamp.txt").read_text(), "%Y-%m-%d %H:%M:%S.%f UTC"
+    )
     assert stamped > deadline, (stamped, deadline, first)
     make().start()  # looked at again, unchanged: the same time
     assert (dest / "timestamp.txt").read_text() == stamped.strftime("%Y-%m-%d %H:%M:%S.%f UTC")
@@ -343,8 +385,9 @@ def test_a_submission_collect_saw_keeps_its_time(tmp_path, monkeypatch):
     make().start()
     dest = course / "submitted" / me / ASSIGNMENT
     stamped = (dest / "timestamp.txt").read_text()
-    assert stamped.startswith(collecting.newest(collecting.state_of(folder, {NOTEBOOK})).strftime(
-        "%Y-%m-%d %H:%M:%S"))
+    assert stamped.startswith(
+        collecting.newest(collecting.state_of(folder, {NOTEBOOK})).strftime("%Y-%m-%d %H:%M:%S")
+    )
     make().start()
     assert (dest / "timestamp.txt").read_text() == stamped
     seen = course / "logs" / "exchange-seen.json"

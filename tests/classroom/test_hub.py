@@ -35,35 +35,51 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from processes import live_processes, patience
 
 from classroom.hub_class import (
-    BORROWER, FETCH_JSON, ROOT, STUDENTS, TEACHER, as_user, assignments_tab, in_terminal, poll,
-    running_class, server_pid, shot, status_of)
-from processes import live_processes, patience
+    BORROWER,
+    FETCH_JSON,
+    ROOT,
+    STUDENTS,
+    TEACHER,
+    as_user,
+    assignments_tab,
+    in_terminal,
+    poll,
+    running_class,
+    server_pid,
+    shot,
+    status_of,
+)
 
 MASTER = ROOT / "notebooks" / "03_classifying.ipynb"
 LESSON = "03_classifying"
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
-from tools.hub import accounts  # noqa: E402
 from mcp_lesson.exercises import declared  # noqa: E402
+from tools.hub import accounts  # noqa: E402
 
 #: The grade cells the half student solves: lesson 03's rule helpers, whose points (and the
 #: lesson's) are the master's nbgrader metadata (declared.lesson_points).
 HALF = ("is_object", "has_version", "judge_call", "judge_result")
 FULL = declared.lesson_points(LESSON)
-EXPECTED = {STUDENTS["right"]: FULL, STUDENTS["half"]: declared.lesson_points(LESSON, HALF),
-            STUDENTS["nothing"]: 0.0, BORROWER: 0.0}
+EXPECTED = {
+    STUDENTS["right"]: FULL,
+    STUDENTS["half"]: declared.lesson_points(LESSON, HALF),
+    STUDENTS["nothing"]: 0.0,
+    BORROWER: 0.0,
+}
 #: A solution cell that takes the teacher's solutions: it finds the lesson's source (with
 #: its solutions) and runs every solution cell of it. Run by plain nbgrader, as the
 #: teacher, it scores full marks; in the judge's sandbox there is no teacher's folder.
-BORROWING = '''\
+BORROWING = """\
 import glob, json
 for _path in glob.glob("/home/*/course/source/03_classifying/03_classifying.ipynb"):
     for _cell in json.load(open(_path))["cells"]:
         if _cell.get("metadata", {}).get("nbgrader", {}).get("solution"):
             exec("".join(_cell["source"]), globals())
-'''
+"""
 
 
 def nbgrader_of(cell):
@@ -72,17 +88,23 @@ def nbgrader_of(cell):
 
 def typed(master_source):
     """A solution cell as the student types it: the master's, without nbgrader's markers."""
-    return "\n".join(line for line in master_source.split("\n")
-                     if "### BEGIN SOLUTION" not in line and "### END SOLUTION" not in line)
+    return "\n".join(
+        line
+        for line in master_source.split("\n")
+        if "### BEGIN SOLUTION" not in line and "### END SOLUTION" not in line
+    )
 
 
 def solution_cells(which):
     """[(cell index, text to type)] for a student: all solutions, the half, or none."""
     cells = nbformat.read(str(MASTER), as_version=4).cells
     wanted = {"right": None, "half": HALF, "nothing": ()}[which]
-    return [(index, typed(cell.source)) for index, cell in enumerate(cells)
-            if nbgrader_of(cell).get("solution")
-            and (wanted is None or nbgrader_of(cell)["grade_id"] in wanted)]
+    return [
+        (index, typed(cell.source))
+        for index, cell in enumerate(cells)
+        if nbgrader_of(cell).get("solution")
+        and (wanted is None or nbgrader_of(cell)["grade_id"] in wanted)
+    ]
 
 
 @pytest.fixture(scope="module")
@@ -92,6 +114,7 @@ def hub():
 
 
 # --- the class, step by step ------------------------------------------------------------
+
 
 def test_a_student_has_the_assignments_tab_and_nothing_of_the_teachers(hub):
     with hub.times.step("a student logs in to JupyterLab"):
@@ -112,11 +135,16 @@ def test_the_teacher_logs_in_then_releases_in_a_terminal_of_their_jupyterlab(hub
         page = hub.page_of(TEACHER)
     assert not hub.course().exists()
     hub.teachers_server = server_pid(TEACHER)  # started before the course is there
-    with hub.times.step("the teacher releases lesson 03 in a terminal (classroom release, nbgrader "
-                        "release_assignment)"):
-        status, out = in_terminal(page, hub.settings.server_url(TEACHER),
-                                  f"python {ROOT}/tools/grading/classroom.py --course ~/course release {LESSON} "
-                                  f"&& cd ~/course && nbgrader release_assignment {LESSON}")
+    with hub.times.step(
+        "the teacher releases lesson 03 in a terminal (classroom release, nbgrader "
+        "release_assignment)"
+    ):
+        status, out = in_terminal(
+            page,
+            hub.settings.server_url(TEACHER),
+            f"python {ROOT}/tools/grading/classroom.py --course ~/course release {LESSON} "
+            f"&& cd ~/course && nbgrader release_assignment {LESSON}",
+        )
     assert status == 0, out
     outbound = hub.settings.exchange / "mcp_lesson" / "outbound" / LESSON
     assert (outbound / f"{LESSON}.ipynb").is_file()
@@ -126,10 +154,13 @@ def test_the_teachers_sandboxes_and_grading_runs_get_limits_of_their_own(hub):
     """In the teacher's server (a terminal of it), the judge makes a memory and a pids cgroup
     for a sandbox, and a command run apart (formgrader's grading runs) is in cgroups of its
     own, inside the teacher's."""
-    status, out = in_terminal(hub.page_of(TEACHER), hub.settings.server_url(TEACHER),
-                              "python -c 'from tools.judge.sandbox import Cgroup; print(\"missing:\", "
-                              "*Cgroup.missing(), \"-\")' && grep memory /proc/self/cgroup && "
-                              "python -m tools.hub.apart -- grep memory /proc/self/cgroup")
+    status, out = in_terminal(
+        hub.page_of(TEACHER),
+        hub.settings.server_url(TEACHER),
+        'python -c \'from tools.judge.sandbox import Cgroup; print("missing:", '
+        '*Cgroup.missing(), "-")\' && grep memory /proc/self/cgroup && '
+        "python -m tools.hub.apart -- grep memory /proc/self/cgroup",
+    )
     assert status == 0 and "missing: -" in out, out
     own, run = re.findall(r"\d+:memory:(/\S+)", out)[-2:]
     assert run.startswith(own + "/") and run != own, out
@@ -160,8 +191,15 @@ def test_each_student_fetches_works_and_submits_in_the_browser(hub, which):
             page.keyboard.press("Escape")
             page.keyboard.press("Control+S")
             last = cells[-1][1]
-            poll(lambda: last in "".join(nbformat.read(str(notebook), as_version=4).cells[cells[-1][0]].source),
-                 "the notebook saved with the student's work")
+            poll(
+                lambda: (
+                    last
+                    in "".join(
+                        nbformat.read(str(notebook), as_version=4).cells[cells[-1][0]].source
+                    )
+                ),
+                "the notebook saved with the student's work",
+            )
             assignments_tab(page)
         page.locator("#fetched_assignments_list").get_by_role("button", name="Submit").click()
         page.locator("#submitted_assignments_list .list_item").first.wait_for()
@@ -203,26 +241,33 @@ def test_formgrader_autograde_uses_the_judge_as_make_autograde_does(hub):
     with hub.times.step("the teacher collects (nbgrader collect, the exchange)"):
         collected = as_user(TEACHER, f"cd ~/course && nbgrader collect {LESSON}")
     for name in EXPECTED:
-        assert (hub.course() / "submitted" / name / LESSON / f"{LESSON}.ipynb").is_file(), collected.stderr
+        assert (hub.course() / "submitted" / name / LESSON / f"{LESSON}.ipynb").is_file(), (
+            collected.stderr
+        )
     with hub.times.step("formgrader's autograde, one request per student (the button's)"):
         page = hub.page_of(TEACHER)
         page.goto(f"{hub.settings.server_url(TEACHER)}/formgrader")
         page.wait_for_selector("text=Manage Assignments")
         shot(page, "hub-formgrader.png")
         for name in EXPECTED:
-            reply = page.evaluate("""async (url) => {
+            reply = page.evaluate(
+                """async (url) => {
                 const xsrf = document.cookie.split('; ').find(c => c.startsWith('_xsrf='));
                 const answer = await fetch(url, {method: 'POST', headers:
                     {'X-XSRFToken': xsrf ? decodeURIComponent(xsrf.slice(6)) : ''}});
                 return [answer.status, await answer.text()];
-            }""", f"{hub.settings.server_url(TEACHER)}/formgrader/api/submission/{LESSON}/{name}/autograde")
+            }""",
+                f"{hub.settings.server_url(TEACHER)}/formgrader/api/submission/{LESSON}/{name}/autograde",
+            )
             assert reply[0] == 200 and json.loads(reply[1]).get("success"), reply
     by_formgrader = scores(hub.course())
     assert by_formgrader == EXPECTED
     # the grading page of the server started before the release is the course's
     assert server_pid(TEACHER) == hub.teachers_server
-    opened = page.goto(f"{hub.settings.server_url(TEACHER)}/formgrader/submissions/"
-                       f"{submission_id(hub.course(), BORROWER)}/?index=0")
+    opened = page.goto(
+        f"{hub.settings.server_url(TEACHER)}/formgrader/submissions/"
+        f"{submission_id(hub.course(), BORROWER)}/?index=0"
+    )
     assert opened.status == 200, opened.status
     grading_page = opened.text()
     from classroom.test_formgrade_csp import own_scripts
@@ -235,23 +280,31 @@ def test_formgrader_autograde_uses_the_judge_as_make_autograde_does(hub):
     assert not handlers, handlers  # formgrader's own handlers are listeners
     page.goto(f"{hub.settings.server_url(TEACHER)}/lab")
     with hub.times.step("make autograde's command (classroom autograde)"):
-        as_user(TEACHER, f"python {ROOT}/tools/grading/classroom.py --course ~/course "
-                f"autograde {LESSON}")
+        as_user(
+            TEACHER,
+            f"python {ROOT}/tools/grading/classroom.py --course ~/course autograde {LESSON}",
+        )
     assert scores(hub.course()) == by_formgrader
 
 
 def test_feedback_reaches_each_student_in_the_browser(hub):
     with hub.times.step("feedback (classroom feedback, nbgrader release_feedback)"):
-        as_user(TEACHER, f"python {ROOT}/tools/grading/classroom.py --course ~/course "
-                f"feedback {LESSON} && cd ~/course && nbgrader release_feedback {LESSON}")
+        as_user(
+            TEACHER,
+            f"python {ROOT}/tools/grading/classroom.py --course ~/course "
+            f"feedback {LESSON} && cd ~/course && nbgrader release_feedback {LESSON}",
+        )
     for which, name in STUDENTS.items():
         with hub.times.step(f"{which} student fetches feedback and reads it"):
             page = hub.log_in(name)
             assignments_tab(page)
             submitted = page.locator("#submitted_assignments_list")
             submitted.get_by_role("button", name="Fetch Feedback").click()
-            found = poll(lambda: sorted((accounts.home_of(name) / LESSON / "feedback").glob(f"*/{LESSON}.html")),
-                         "the feedback page in the student's folder")
+            feedback = accounts.home_of(name) / LESSON / "feedback"
+            found = poll(
+                lambda: sorted(feedback.glob(f"*/{LESSON}.html")),  # noqa: B023  (called at once)
+                "the feedback page in the student's folder",
+            )
             relative = found[-1].relative_to(accounts.home_of(name))
             page.goto(f"{hub.settings.server_url(name)}/files/{relative}")
             score = f"Score: {EXPECTED[name]} / {FULL}"
@@ -271,18 +324,23 @@ def test_grades_csv_has_the_class_scores(hub):
 
 # --- what stays each person's own ----------------------------------------------------------
 
+
 def test_a_student_reads_no_other_students_work_nor_the_teachers(hub):
     other = STUDENTS["right"]
     inbound = hub.settings.exchange / "mcp_lesson" / "inbound"
     outbound = hub.settings.exchange / "mcp_lesson" / "outbound" / LESSON
-    probe = as_user(STUDENTS["nothing"], f"""
+    probe = as_user(
+        STUDENTS["nothing"],
+        f"""
         ls {inbound} 2>/dev/null && echo LISTED-INBOUND
         ls {accounts.home_of(other)} 2>/dev/null && echo READ-A-HOME
         ls {accounts.home_of(TEACHER)}/course 2>/dev/null && echo READ-THE-COURSE
         touch {outbound}/x 2>/dev/null && echo CHANGED-A-RELEASE
         rm -f {outbound}/{LESSON}.ipynb 2>/dev/null; test -f {outbound}/{LESSON}.ipynb || echo REMOVED-A-RELEASE
         mv {hub.settings.exchange}/mcp_lesson {hub.settings.exchange}/x 2>/dev/null && echo RENAMED-THE-COURSE
-        true""", check=False)
+        true""",
+        check=False,
+    )
     assert probe.stdout.strip() == "", probe.stdout
     # each submission: its owner's and the teacher's group's, nobody else's, even by its name
     teachers_group = pwd.getpwnam(TEACHER).pw_gid
@@ -291,16 +349,27 @@ def test_a_student_reads_no_other_students_work_nor_the_teachers(hub):
     for submission in submissions:
         for path in [submission, *(found for found in submission.rglob("*") if found.is_dir())]:
             info = path.lstat()
-            assert info.st_gid == teachers_group and not info.st_mode & 0o007, (path, oct(info.st_mode))
-    named = as_user(STUDENTS["nothing"], f"cat '{submissions[0]}/{LESSON}.ipynb' >/dev/null 2>&1 || echo REFUSED; "
-                    f"touch '{submissions[0]}/planted' 2>/dev/null || echo REFUSED", check=False)
+            assert info.st_gid == teachers_group and not info.st_mode & 0o007, (
+                path,
+                oct(info.st_mode),
+            )
+    named = as_user(
+        STUDENTS["nothing"],
+        f"cat '{submissions[0]}/{LESSON}.ipynb' >/dev/null 2>&1 || echo REFUSED; "
+        f"touch '{submissions[0]}/planted' 2>/dev/null || echo REFUSED",
+        check=False,
+    )
     assert named.stdout.split() == ["REFUSED", "REFUSED"], named.stdout
 
 
 def test_a_submission_over_the_limit_is_refused_with_a_clear_line(hub):
     name = STUDENTS["nothing"]
-    run = as_user(name, f"head -c 40000000 /dev/zero > ~/{LESSON}/big.bin && "
-                  f"nbgrader submit {LESSON}; rm -f ~/{LESSON}/big.bin", check=False)
+    run = as_user(
+        name,
+        f"head -c 40000000 /dev/zero > ~/{LESSON}/big.bin && "
+        f"nbgrader submit {LESSON}; rm -f ~/{LESSON}/big.bin",
+        check=False,
+    )
     assert "Directory size is too big" in run.stdout + run.stderr
 
 
@@ -310,8 +379,11 @@ def test_a_forged_submission_counts_as_its_owners(hub, tmp_path):
     name, victim = STUDENTS["nothing"], STUDENTS["right"]
     inbound = hub.settings.exchange / "mcp_lesson" / "inbound"
     forged = f"{victim}+{LESSON}+2000-01-01 00:00:00.000000 UTC+forged"
-    as_user(name, f"mkdir '{inbound}/{forged}' && ln -s "
-            f"{accounts.home_of(TEACHER)}/course/source/{LESSON}/{LESSON}.ipynb '{inbound}/{forged}/{LESSON}.ipynb'")
+    as_user(
+        name,
+        f"mkdir '{inbound}/{forged}' && ln -s "
+        f"{accounts.home_of(TEACHER)}/course/source/{LESSON}/{LESSON}.ipynb '{inbound}/{forged}/{LESSON}.ipynb'",
+    )
     run = as_user(TEACHER, f"cd ~/course && nbgrader collect --update {LESSON}")
     assert f"owned by {name}" in run.stdout + run.stderr
     taken = hub.course() / "submitted" / name / LESSON
@@ -321,9 +393,15 @@ def test_a_forged_submission_counts_as_its_owners(hub, tmp_path):
 
 def test_a_named_pipe_in_a_submission_is_refused_with_a_clear_line(hub):
     name = STUDENTS["nothing"]
-    run = as_user(name, f"mkfifo ~/{LESSON}/pipe && nbgrader submit {LESSON}; "
-                  f"code=$?; rm -f ~/{LESSON}/pipe; exit $code", check=False)
-    assert run.returncode != 0 and "is a named pipe" in run.stdout + run.stderr, run.stdout + run.stderr
+    run = as_user(
+        name,
+        f"mkfifo ~/{LESSON}/pipe && nbgrader submit {LESSON}; "
+        f"code=$?; rm -f ~/{LESSON}/pipe; exit $code",
+        check=False,
+    )
+    assert run.returncode != 0 and "is a named pipe" in run.stdout + run.stderr, (
+        run.stdout + run.stderr
+    )
 
 
 def test_the_last_submission_before_the_deadline_counts(hub):
@@ -333,17 +411,27 @@ def test_the_last_submission_before_the_deadline_counts(hub):
 
     name = STUDENTS["half"]
     notebook = f"~/{LESSON}/{LESSON}.ipynb"
-    due = datetime.datetime.now(datetime.timezone.utc) + datetime.timedelta(seconds=patience(5))
-    as_user(TEACHER, f"cd ~/course && nbgrader db assignment add {LESSON} "
-            f"--duedate='{due:%Y-%m-%d %H:%M:%S} UTC'")
+    due = datetime.datetime.now(datetime.UTC) + datetime.timedelta(seconds=patience(5))
+    as_user(
+        TEACHER,
+        f"cd ~/course && nbgrader db assignment add {LESSON} "
+        f"--duedate='{due:%Y-%m-%d %H:%M:%S} UTC'",
+    )
     as_user(name, f"nbgrader submit {LESSON}")
-    poll(lambda: datetime.datetime.now(datetime.timezone.utc) > due + datetime.timedelta(seconds=1),
-         "the due date to pass")
-    as_user(name, f"python -c \"import os, nbformat as n; p = os.path.expanduser('{notebook}'); "
-            f"nb = n.read(p, 4); nb.cells[-1].source += '# late'; n.write(nb, p)\" && nbgrader submit {LESSON}")
+    poll(
+        lambda: datetime.datetime.now(datetime.UTC) > due + datetime.timedelta(seconds=1),
+        "the due date to pass",
+    )
+    as_user(
+        name,
+        f"python -c \"import os, nbformat as n; p = os.path.expanduser('{notebook}'); "
+        f"nb = n.read(p, 4); nb.cells[-1].source += '# late'; n.write(nb, p)\" && nbgrader submit {LESSON}",
+    )
     as_user(TEACHER, f"cd ~/course && nbgrader collect --update {LESSON}")
     taken = hub.course() / "submitted" / name / LESSON
-    stamped = datetime.datetime.strptime((taken / "timestamp.txt").read_text(), "%Y-%m-%d %H:%M:%S.%f UTC")
+    stamped = datetime.datetime.strptime(
+        (taken / "timestamp.txt").read_text(), "%Y-%m-%d %H:%M:%S.%f UTC"
+    )
     assert stamped <= due.replace(tzinfo=None)
     assert "# late" not in (taken / f"{LESSON}.ipynb").read_text()
 
@@ -352,7 +440,7 @@ def test_the_last_submission_before_the_deadline_counts(hub):
 
 #: The red team's service, in the student's ~/.jupyter: a page of their own server, served
 #: with no login and no Content-Security-Policy (their own Jupyter settings load it).
-RED_TEAM_SERVICE = '''\
+RED_TEAM_SERVICE = """\
 from pathlib import Path
 
 from tornado import web
@@ -367,21 +455,21 @@ class Page(web.RequestHandler):
 
 
 default_handlers = [(r"/red-team", Page)]
-'''
-RED_TEAM_SETTINGS = '''\
+"""
+RED_TEAM_SETTINGS = """\
 import os
 import sys
 
 sys.path.insert(0, os.path.expanduser("~/.jupyter"))
 c = get_config()
 c.ServerApp.extra_services = ["red_team"]
-'''
+"""
 #: The page: on a click, for each origin the teacher's server might answer on, it opens
 #: the teacher's JupyterLab in a window and takes the teacher's _xsrf cookie from it
 #: (possible only on the page's own origin), then with it reads a file of the teacher's, opens a terminal and
 #: writes a file as the teacher. What it got goes to window.results; window.done says it
 #: has finished.
-RED_TEAM_PAGE = '''\
+RED_TEAM_PAGE = """\
 <!doctype html><title>my notes</title><body><button>Open my notes</button><script>
 const teacher = %(teacher)s, origins = %(origins)s, patience = %(patience)d;
 window.results = {};
@@ -434,7 +522,7 @@ document.querySelector("button").onclick = async () => {
   window.done = true;
 };
 </script></body>
-'''
+"""
 
 
 def test_a_page_of_a_students_server_reads_nothing_of_the_teachers_and_starts_no_terminal(hub):
@@ -448,11 +536,22 @@ def test_a_page_of_a_students_server_reads_nothing_of_the_teachers_and_starts_no
     as_user(TEACHER, f"echo {secret} > ~/secret.txt")
     settings_folder = accounts.home_of(student) / ".jupyter"
     settings_folder.mkdir(exist_ok=True)
-    origins = ["", f"http://{TEACHER}.localhost:{port}", f"http://localhost:{port}", f"http://127.0.0.1:{port}"]
-    for name, text in {"jupyter_server_config.py": RED_TEAM_SETTINGS, "red_team.py": RED_TEAM_SERVICE,
-                       "red_team.html": RED_TEAM_PAGE % {"teacher": json.dumps(TEACHER),
-                                                         "origins": json.dumps(origins),
-                                                         "patience": patience(20) * 1000}}.items():
+    origins = [
+        "",
+        f"http://{TEACHER}.localhost:{port}",
+        f"http://localhost:{port}",
+        f"http://127.0.0.1:{port}",
+    ]
+    for name, text in {
+        "jupyter_server_config.py": RED_TEAM_SETTINGS,
+        "red_team.py": RED_TEAM_SERVICE,
+        "red_team.html": RED_TEAM_PAGE
+        % {
+            "teacher": json.dumps(TEACHER),
+            "origins": json.dumps(origins),
+            "patience": patience(20) * 1000,
+        },
+    }.items():
         (settings_folder / name).write_text(text)
     shutil.chown(settings_folder, student, student)
     for path in settings_folder.iterdir():
@@ -480,7 +579,8 @@ def test_a_page_of_a_students_server_reads_nothing_of_the_teachers_and_starts_no
 FILL_SHARED_MEMORY = (
     "head -c 1200000000 /dev/zero > /dev/shm/fill; echo wrote $(stat -c %s /dev/shm/fill); "
     "python -c 'import ctypes; shmget = ctypes.CDLL(None).shmget; "
-    "print(\"segments\", shmget(0, 1200000000, 0o1600), shmget(0, 100000000, 0o1600))'")
+    'print("segments", shmget(0, 1200000000, 0o1600), shmget(0, 100000000, 0o1600))\''
+)
 
 
 def namespaces_of(pid):
@@ -492,7 +592,10 @@ def in_namespaces(namespaces):
     found = []
     for process in live_processes():
         with contextlib.suppress(OSError):
-            if any(os.stat(f"/proc/{process.pid}/ns/{kind}").st_ino == inode for kind, inode in namespaces.items()):
+            if any(
+                os.stat(f"/proc/{process.pid}/ns/{kind}").st_ino == inode
+                for kind, inode in namespaces.items()
+            ):
                 found.append(process.pid)
     return found
 
@@ -512,13 +615,17 @@ def test_a_students_shared_memory_is_held_to_their_limit_and_ends_with_their_ser
     # refused at the server's share of the person's memory, in their own /dev/shm and IPC
     assert 0 < written <= PERSON_MEMORY // SHARED_MEMORY_SHARE < 1_200_000_000, out
     assert big == -1 and small >= 0, out
-    assert not [entry for entry in os.scandir("/dev/shm") if entry.stat(follow_symlinks=False).st_uid == uid]
+    assert not [
+        entry for entry in os.scandir("/dev/shm") if entry.stat(follow_symlinks=False).st_uid == uid
+    ]
     segments = Path("/proc/sysvipc/shm").read_text().splitlines()[1:]
     assert not [line for line in segments if int(line.split()[7]) == uid]
     with hub.times.step("Stop My Server, until nothing of it is left"):
         page.goto(f"{hub.base}/hub/home")
         page.click("#stop")
-        poll(lambda: not in_namespaces(namespaces), "the student's server and its namespaces to end")
+        poll(
+            lambda: not in_namespaces(namespaces), "the student's server and its namespaces to end"
+        )
     hub.forget(name)
     assert server_pid(name) is None
     # the honest students' servers ran on, untouched

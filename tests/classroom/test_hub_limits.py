@@ -17,8 +17,8 @@ import tempfile
 from pathlib import Path
 
 import pytest
-
 from processes import patience, wait_for
+
 from tools.hub import apart, login_shell, shared_memory
 from tools.hub.settings import Settings
 from tools.hub.submit import close_to_the_group
@@ -64,7 +64,7 @@ def holders(namespace):
 
 #: What the person runs in their server's place: it fills /dev/shm and asks for SysV segments,
 #: says what it got (a line of JSON), and waits (to be looked at) until its stdin closes.
-GREEDY = r'''
+GREEDY = r"""
 import ctypes, json, sys
 written, refused = 0, ""
 try:
@@ -79,7 +79,7 @@ libc = ctypes.CDLL(None, use_errno=True)
 big, small = libc.shmget(0, 32 * 2**20, 0o1600), libc.shmget(0, 4 * 2**20, 0o1600)
 print(json.dumps([written, refused, big, small]), flush=True)
 sys.stdin.read()
-'''
+"""
 
 
 def test_a_servers_shared_memory_is_its_own_bounded_and_gone_with_it():
@@ -96,8 +96,14 @@ def test_a_servers_shared_memory_is_its_own_bounded_and_gone_with_it():
         os.setuid(account.pw_uid)
 
     before = set(os.listdir("/dev/shm"))
-    server = subprocess.Popen([PYTHON, "-c", GREEDY], preexec_fn=become, stdin=subprocess.PIPE,
-                              stdout=subprocess.PIPE, text=True, cwd="/")
+    server = subprocess.Popen(
+        [PYTHON, "-c", GREEDY],
+        preexec_fn=become,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+        cwd="/",
+    )
     try:
         written, refused, big, small = json.loads(server.stdout.readline())
         # refused at the size, in the server's own /dev/shm and SysV namespace
@@ -123,8 +129,10 @@ def delegated():
     from tools.hub.cgroups import delegate, end_inside
 
     cgroup = Cgroup(Limits(memory=256 * 2**20, processes=64))
-    if {"memory", "pids"} - cgroup.controllers or any(not str(path).startswith(str(CGROUPS / kind))
-                                                       for path, kind in zip(cgroup.paths, ("pids", "memory"))):
+    if {"memory", "pids"} - cgroup.controllers or any(
+        not str(path).startswith(str(CGROUPS / kind))
+        for path, kind in zip(cgroup.paths, ("pids", "memory"))
+    ):
         cgroup.end()
         pytest.skip("this machine gives no v1 memory and pids cgroups")
     account = pwd.getpwnam(PERSON)
@@ -147,16 +155,25 @@ def as_person_in(cgroup, code):
         os.setgid(account.pw_gid)
         os.setuid(account.pw_uid)
 
-    return subprocess.run([PYTHON, "-c", code], preexec_fn=become, capture_output=True, text=True,
-                          cwd="/", env={"PYTHONPATH": str(Path(apart.ROOT)), "PATH": "/usr/bin:/bin"},
-                          timeout=patience(120))
+    return subprocess.run(
+        [PYTHON, "-c", code],
+        preexec_fn=become,
+        capture_output=True,
+        text=True,
+        cwd="/",
+        env={"PYTHONPATH": str(Path(apart.ROOT)), "PATH": "/usr/bin:/bin"},
+        timeout=patience(120),
+    )
 
 
 def test_the_teachers_sandboxes_get_memory_and_pids_cgroups_of_their_own(delegated):
-    run = as_person_in(delegated, "from tools.judge.sandbox import Cgroup, Limits\n"
-                                  "made = Cgroup(Limits())\n"
-                                  "print(*sorted(made.controllers), *made.paths)\n"
-                                  "made.end()")
+    run = as_person_in(
+        delegated,
+        "from tools.judge.sandbox import Cgroup, Limits\n"
+        "made = Cgroup(Limits())\n"
+        "print(*sorted(made.controllers), *made.paths)\n"
+        "made.end()",
+    )
     assert run.returncode == 0, run.stderr
     memory, pids, *paths = run.stdout.split()
     assert (memory, pids) == ("memory", "pids"), run.stdout
@@ -167,17 +184,22 @@ def test_the_teachers_sandboxes_get_memory_and_pids_cgroups_of_their_own(delegat
 def test_a_grading_run_apart_is_held_to_its_own_limits_and_leaves_nothing(delegated):
     memory = next(path for path in delegated.paths if "memory" in path.parts)
     hungry = "b = bytearray(240 * 2**20); b[::4096] = b'x' * len(b[::4096]); print('all of it')"
-    run = as_person_in(delegated, "import subprocess, sys\n"
-                                  "from tools.hub import apart\n"
-                                  f"code = apart.run([sys.executable, '-c', {hungry!r}])\n"
-                                  "print('the server goes on', code)")
+    run = as_person_in(
+        delegated,
+        "import subprocess, sys\n"
+        "from tools.hub import apart\n"
+        f"code = apart.run([sys.executable, '-c', {hungry!r}])\n"
+        "print('the server goes on', code)",
+    )
     # the run's own limit (a share of the person's 256 MiB) stopped it, and said so; the
     # person's process that started it went on
     assert "the server goes on 137" in run.stdout and "all of it" not in run.stdout, run
     assert "memory limit" in run.stderr
-    report = "grep -E \"memory|pids\" /proc/self/cgroup; exit 3"
-    fine = as_person_in(delegated, "import sys\nfrom tools.hub import apart\n"
-                                   f"sys.exit(apart.run(['sh', '-c', '{report}']))")
+    report = 'grep -E "memory|pids" /proc/self/cgroup; exit 3'
+    fine = as_person_in(
+        delegated,
+        f"import sys\nfrom tools.hub import apart\nsys.exit(apart.run(['sh', '-c', '{report}']))",
+    )
     assert fine.returncode == 3
     inside = [line.split(":", 2)[2] for line in fine.stdout.splitlines()]
     assert len(inside) == 2 and all(path.count("/") == 2 for path in inside), inside  # one deeper
@@ -188,7 +210,7 @@ def test_a_command_is_run_apart_only_where_the_hub_says_so():
     command = ["python", "classroom.py", "autograde", "03_classifying"]
     assert apart.wrapped(command, environ={}) == command
     on_hub = apart.wrapped(command, environ={"MCP_LESSON_HUB_APART": "1"})
-    assert on_hub[-len(command):] == command and on_hub[:-len(command)] != []
+    assert on_hub[-len(command) :] == command and on_hub[: -len(command)] != []
     assert Settings().environment_for("teacher").get("MCP_LESSON_HUB_APART") == "1"
     assert "MCP_LESSON_HUB_APART" not in Settings().environment_for("someone")
 
@@ -201,10 +223,19 @@ def test_a_submission_is_its_owners_and_the_teachers_group_alone(shared):
     submission = inbound / f"{PERSON}+03+stamp+random"
     # as nbgrader's submit leaves it: a copy (its folder's mode copied last, which drops the
     # set-group-id bit), then a time stamp written after, of the student's group; 0777, 0644
-    made = subprocess.run(["runuser", "-u", PERSON, "--", "sh", "-c",
-                           f"umask 022 && mkdir '{submission}' '{submission}/sub' && "
-                           f"echo work > '{submission}/03.ipynb' && echo more > '{submission}/sub/x' && "
-                           f"chmod 777 '{submission}' && echo 2000 > '{submission}/timestamp.txt'"])
+    made = subprocess.run(
+        [
+            "runuser",
+            "-u",
+            PERSON,
+            "--",
+            "sh",
+            "-c",
+            f"umask 022 && mkdir '{submission}' '{submission}/sub' && "
+            f"echo work > '{submission}/03.ipynb' && echo more > '{submission}/sub/x' && "
+            f"chmod 777 '{submission}' && echo 2000 > '{submission}/timestamp.txt'",
+        ]
+    )
     assert made.returncode == 0
     account = pwd.getpwnam(PERSON)
     child = os.fork()
@@ -216,15 +247,23 @@ def test_a_submission_is_its_owners_and_the_teachers_group_alone(shared):
         finally:
             os._exit(2)
     assert os.waitpid(child, 0)[1] == 0
-    assert submission.stat().st_mode & 0o777 == 0o770 and (submission / "sub").stat().st_mode & 0o777 == 0o770
+    assert (
+        submission.stat().st_mode & 0o777 == 0o770
+        and (submission / "sub").stat().st_mode & 0o777 == 0o770
+    )
     assert (submission / "03.ipynb").stat().st_mode & 0o777 == 0o640
 
     def reads(name, file):
-        return subprocess.run(["runuser", "-u", name, "--", "cat", str(submission / file)],
-                              capture_output=True, text=True).stdout
+        return subprocess.run(
+            ["runuser", "-u", name, "--", "cat", str(submission / file)],
+            capture_output=True,
+            text=True,
+        ).stdout
 
     for file, text in (("03.ipynb", "work\n"), ("sub/x", "more\n"), ("timestamp.txt", "2000\n")):
-        assert reads("daemon", file) == text and reads("bin", file) == "", file  # the teacher, another
+        assert reads("daemon", file) == text and reads("bin", file) == "", (
+            file
+        )  # the teacher, another
 
 
 def test_a_login_shell_of_the_class_gets_its_servers_settings(shared):
@@ -234,9 +273,23 @@ def test_a_login_shell_of_the_class_gets_its_servers_settings(shared):
     assert path == shared / "mcp_lesson_hub_8123.sh" and path.stat().st_mode & 0o777 == 0o644
 
     def shell_of(name):
-        reply = subprocess.run(["runuser", "-u", name, "--", "env", "-i", "PATH=/usr/bin:/bin", "sh", "-c",
-                                f". '{path}'; echo \"$PATH|${{JUPYTER_CONFIG_PATH-}}|${{PYTHONPATH-}}\""],
-                               capture_output=True, text=True, cwd="/")
+        reply = subprocess.run(
+            [
+                "runuser",
+                "-u",
+                name,
+                "--",
+                "env",
+                "-i",
+                "PATH=/usr/bin:/bin",
+                "sh",
+                "-c",
+                f". '{path}'; echo \"$PATH|${{JUPYTER_CONFIG_PATH-}}|${{PYTHONPATH-}}\"",
+            ],
+            capture_output=True,
+            text=True,
+            cwd="/",
+        )
         return reply.stdout.strip().split("|")
 
     for name in ("daemon", "bin"):

@@ -15,11 +15,24 @@ import pytest
 from traitlets.config import Config
 
 from tools.hub import accounts, environment
-from tools.hub.settings import NAMES, PERSON_MEMORY, PERSON_TASKS, ROLES, ROOT, Settings, read_students
+from tools.hub.settings import (
+    NAMES,
+    PERSON_MEMORY,
+    PERSON_TASKS,
+    ROLES,
+    ROOT,
+    Settings,
+    read_students,
+)
 
 CONFIG = ROOT / "tools" / "hub" / "jupyterhub_config.py"
-NBGRADER_PARTS = ("assignment-list", "validate-assignment", "formgrader", "create-assignment",
-                  "course-list")
+NBGRADER_PARTS = (
+    "assignment-list",
+    "validate-assignment",
+    "formgrader",
+    "create-assignment",
+    "course-list",
+)
 
 
 def test_the_students_file_is_one_name_a_line(tmp_path):
@@ -30,8 +43,13 @@ def test_the_students_file_is_one_name_a_line(tmp_path):
 
 
 def test_the_settings_travel_in_the_environment_and_back(tmp_path):
-    settings = Settings(state=tmp_path / "s", port=9100, teacher="t", students_file=tmp_path / "f",
-                        exchange=tmp_path / "x")
+    settings = Settings(
+        state=tmp_path / "s",
+        port=9100,
+        teacher="t",
+        students_file=tmp_path / "f",
+        exchange=tmp_path / "x",
+    )
     assert Settings.from_environment(settings.to_environment()) == settings
     assert set(settings.to_environment()) == set(NAMES.values())
     assert (settings.hub_port, settings.proxy_api_port) == (9101, 9102)
@@ -40,8 +58,14 @@ def test_the_settings_travel_in_the_environment_and_back(tmp_path):
 def test_each_person_gets_their_roles_settings_and_the_course():
     settings = Settings(teacher="tina")
     teacher, student = settings.environment_for("tina"), settings.environment_for("sam")
-    assert teacher["JUPYTER_CONFIG_PATH"].split(":") == [str(ROLES / "teacher"), str(ROLES / "common")]
-    assert student["JUPYTER_CONFIG_PATH"].split(":") == [str(ROLES / "student"), str(ROLES / "common")]
+    assert teacher["JUPYTER_CONFIG_PATH"].split(":") == [
+        str(ROLES / "teacher"),
+        str(ROLES / "common"),
+    ]
+    assert student["JUPYTER_CONFIG_PATH"].split(":") == [
+        str(ROLES / "student"),
+        str(ROLES / "common"),
+    ]
     for env in (teacher, student):
         assert env["PYTHONPATH"] == str(ROOT)
         assert env["PATH"].startswith(f"{settings.env / 'bin'}:")
@@ -49,26 +73,40 @@ def test_each_person_gets_their_roles_settings_and_the_course():
 
 
 def disabled(role):
-    return json.loads((ROLES / role / "labconfig" / "page_config.json").read_text())["disabledExtensions"]
+    return json.loads((ROLES / role / "labconfig" / "page_config.json").read_text())[
+        "disabledExtensions"
+    ]
 
 
 def enabled_server_parts(role):
     found = json.loads((ROLES / role / "jupyter_server_config.json").read_text())
-    return {name.rsplit(".", 1)[1]: on for name, on in found["ServerApp"]["jpserver_extensions"].items()}
+    return {
+        name.rsplit(".", 1)[1]: on for name, on in found["ServerApp"]["jpserver_extensions"].items()
+    }
 
 
 def test_students_get_the_assignments_tab_and_nothing_of_the_teachers():
     lab = disabled("student")
     assert {part: lab[f"@jupyter/nbgrader:{part}"] for part in NBGRADER_PARTS} == {
-        "assignment-list": False, "validate-assignment": False,
-        "formgrader": True, "create-assignment": True, "course-list": True}
-    assert enabled_server_parts("student") == {"assignment_list": True, "validate_assignment": True,
-                                               "formgrader": False, "course_list": False}
+        "assignment-list": False,
+        "validate-assignment": False,
+        "formgrader": True,
+        "create-assignment": True,
+        "course-list": True,
+    }
+    assert enabled_server_parts("student") == {
+        "assignment_list": True,
+        "validate_assignment": True,
+        "formgrader": False,
+        "course_list": False,
+    }
 
 
 def test_the_teacher_gets_formgrader():
     lab = disabled("teacher")
-    assert not lab["@jupyter/nbgrader:formgrader"] and not lab["@jupyter/nbgrader:create-assignment"]
+    assert (
+        not lab["@jupyter/nbgrader:formgrader"] and not lab["@jupyter/nbgrader:create-assignment"]
+    )
     assert lab["@jupyter/nbgrader:assignment-list"]
     assert enabled_server_parts("teacher")["formgrader"] is True
 
@@ -92,8 +130,14 @@ def load_hub_config(environ, monkeypatch):
 def test_the_hub_listens_on_loopback_and_lets_in_the_class_only(tmp_path, monkeypatch):
     students = tmp_path / "students.txt"
     students.write_text("ann\nben\n")
-    settings = Settings(state=tmp_path / "state", port=9200, teacher="tom", students_file=students,
-                        env=tmp_path / "env", exchange=tmp_path / "x")
+    settings = Settings(
+        state=tmp_path / "state",
+        port=9200,
+        teacher="tom",
+        students_file=students,
+        env=tmp_path / "env",
+        exchange=tmp_path / "x",
+    )
     config = load_hub_config(settings.to_environment(), monkeypatch)
     assert config.JupyterHub.bind_url == "http://127.0.0.1:9200"
     assert config.JupyterHub.hub_ip == "127.0.0.1"
@@ -105,7 +149,10 @@ def test_the_hub_listens_on_loopback_and_lets_in_the_class_only(tmp_path, monkey
     assert config.Spawner.cmd == [str(tmp_path / "env" / "bin" / "jupyterhub-singleuser")]
     # each person's server within limits of their own (tools/hub/spawner.py)
     assert config.JupyterHub.spawner_class == "tools.hub.spawner.PersonSpawner"
-    assert (config.Spawner.mem_limit, config.PersonSpawner.processes) == (PERSON_MEMORY, PERSON_TASKS)
+    assert (config.Spawner.mem_limit, config.PersonSpawner.processes) == (
+        PERSON_MEMORY,
+        PERSON_TASKS,
+    )
 
     class User:
         name = "ann"
@@ -117,8 +164,10 @@ def test_the_hub_listens_on_loopback_and_lets_in_the_class_only(tmp_path, monkey
     config.Spawner.pre_spawn_hook(Spawner)
     assert Spawner.environment == settings.environment_for("ann")
     assert (Spawner.mem_limit, Spawner.processes) == (PERSON_MEMORY, PERSON_TASKS)
-    assert all(teacher > student for teacher, student in zip(settings.limits_for("tom"),
-                                                             settings.limits_for("ann")))
+    assert all(
+        teacher > student
+        for teacher, student in zip(settings.limits_for("tom"), settings.limits_for("ann"))
+    )
 
 
 def test_the_users_environment_installs_jupyterhub_and_the_courses_needs():
@@ -132,6 +181,7 @@ def test_the_users_environment_installs_jupyterhub_and_the_courses_needs():
 
 # --- the exchange make hub makes (accounts.make_exchange; as root) ---------------------
 
+
 @pytest.fixture
 def open_folder():
     """A folder every account can reach (tmp_path's parents are root's alone), removed after."""
@@ -144,7 +194,9 @@ def open_folder():
 
 
 def as_account(name, command):
-    return subprocess.run(["runuser", "-u", name, "--", "sh", "-c", command], capture_output=True, text=True)
+    return subprocess.run(
+        ["runuser", "-u", name, "--", "sh", "-c", command], capture_output=True, text=True
+    )
 
 
 def refused(call):
@@ -163,8 +215,13 @@ def test_the_exchange_is_roots_and_each_students_submission_stays_theirs(open_fo
     assert course.stat().st_uid == inbound.stat().st_uid == pwd.getpwnam("backup").pw_uid
     # daemon hands in; nobody can neither remove nor rename it, nor put its own in its place
     assert as_account("daemon", f"mkdir '{inbound}/daemon+03+x'").returncode == 0
-    assert as_account("nobody", f"rmdir '{inbound}/daemon+03+x' || mv '{inbound}/daemon+03+x' "
-                      f"'{inbound}/moved'").returncode != 0
+    assert (
+        as_account(
+            "nobody",
+            f"rmdir '{inbound}/daemon+03+x' || mv '{inbound}/daemon+03+x' '{inbound}/moved'",
+        ).returncode
+        != 0
+    )
     assert (inbound / "daemon+03+x").stat().st_uid == 1 and not (inbound / "moved").exists()
     assert accounts.make_exchange(exchange, "backup") == exchange  # again: kept as it is
     assert (inbound / "daemon+03+x").is_dir()
@@ -188,10 +245,15 @@ def test_a_link_at_the_exchange_is_refused_and_its_target_untouched(open_folder,
 
 
 @pytest.mark.parametrize("where", ["exchange", "course", "inbound"])
-def test_a_folder_of_another_account_at_the_exchange_is_refused_and_kept_as_it_is(open_folder, where):
+def test_a_folder_of_another_account_at_the_exchange_is_refused_and_kept_as_it_is(
+    open_folder, where
+):
     exchange = open_folder / "exchange"
-    planted = {"exchange": exchange, "course": exchange / accounts.COURSE_ID,
-               "inbound": exchange / accounts.COURSE_ID / "inbound"}[where]
+    planted = {
+        "exchange": exchange,
+        "course": exchange / accounts.COURSE_ID,
+        "inbound": exchange / accounts.COURSE_ID / "inbound",
+    }[where]
     planted.mkdir(parents=True)
     os.chown(planted, 1, 1)  # daemon's
     planted.chmod(0o700)

@@ -30,12 +30,12 @@ import sys
 
 import nbformat
 import pytest
-from nbformat.v4 import new_markdown_cell
-
 from chromium import chromium_or_skip, launched
-from classroom.insight_class import LESSON, PLANTED, ROOT, judged_here, make_class, solutions
+from nbformat.v4 import new_markdown_cell
 from processes import run_to_end
 from test_browser import axe_js, axe_violations  # noqa: F401 - axe_js is a fixture
+
+from classroom.insight_class import LESSON, PLANTED, ROOT, judged_here, make_class, solutions
 from tools.insight import records
 
 pytestmark = pytest.mark.full
@@ -44,10 +44,13 @@ ARTIFACTS = ROOT / "test-artifacts"
 
 #: {student: the mistakes planted (solution cells of theirs)}; None: the release as it is.
 CLASS = {
-    "honest_ann": {}, "honest_bo": {},
-    "version_cy": PLANTED["version_as_number"], "version_di": PLANTED["version_as_number"],
+    "honest_ann": {},
+    "honest_bo": {},
+    "version_cy": PLANTED["version_as_number"],
+    "version_di": PLANTED["version_as_number"],
     "version_ed": PLANTED["version_as_number"],
-    "code_fay": PLANTED["bool_code"], "code_gus": PLANTED["bool_code"],
+    "code_fay": PLANTED["bool_code"],
+    "code_gus": PLANTED["bool_code"],
     "hostile_hal": PLANTED["markup_answer"],
     "stub_ivy": None,
 }
@@ -67,16 +70,34 @@ def handed_in(release, student):
         if cell.metadata.get("nbgrader", {}).get("solution") and grade_id in right:
             cell.source = right[grade_id]
     if student.startswith("hostile"):
-        nb.cells.insert(1, new_markdown_cell(NOTES, metadata={"tags": [ROSTER_NAME], "odd": {"<script>": None},
-                                                              "jupyter": {"source_hidden": "yes"}}))
+        nb.cells.insert(
+            1,
+            new_markdown_cell(
+                NOTES,
+                metadata={
+                    "tags": [ROSTER_NAME],
+                    "odd": {"<script>": None},
+                    "jupyter": {"source_hidden": "yes"},
+                },
+            ),
+        )
         nb.metadata["widgets"] = {"<script>": [1, 2]}
         nb.metadata["title"] = ROSTER_NAME
     return nb
 
 
 def step(course, *args):
-    run = run_to_end([sys.executable, str(ROOT / "tools" / "grading" / "classroom.py"), "--course",
-                      str(course), *args], 1800, cwd=ROOT)
+    run = run_to_end(
+        [
+            sys.executable,
+            str(ROOT / "tools" / "grading" / "classroom.py"),
+            "--course",
+            str(course),
+            *args,
+        ],
+        1800,
+        cwd=ROOT,
+    )
     assert run.returncode == 0, (run.stdout + run.stderr)[-3000:]
     return run.stdout
 
@@ -91,8 +112,10 @@ def graded(tmp_path_factory):
     for student in [*CLASS, MARKUP_FOLDER]:
         folder = inbox / student / LESSON
         folder.mkdir(parents=True)
-        nbformat.write(handed_in(release, student if student in CLASS else "honest_ann"),
-                       str(folder / f"{LESSON}.ipynb"))
+        nbformat.write(
+            handed_in(release, student if student in CLASS else "honest_ann"),
+            str(folder / f"{LESSON}.ipynb"),
+        )
     deep = inbox / "hostile_hal" / LESSON
     for _ in range(300):
         deep = deep / "d"
@@ -101,7 +124,9 @@ def graded(tmp_path_factory):
     step(course, "autograde", "--timeout", "20")
     with sqlite3.connect(course / "gradebook.db") as db:  # a roster written by the student
         db.execute("UPDATE student SET first_name = ? WHERE id = 'hostile_hal'", (ROSTER_NAME,))
-    made = run_to_end([sys.executable, "-m", "tools.insight", "--course", str(course), LESSON], 300, cwd=ROOT)
+    made = run_to_end(
+        [sys.executable, "-m", "tools.insight", "--course", str(course), LESSON], 300, cwd=ROOT
+    )
     assert made.returncode == 0, made.stdout + made.stderr
     expected = base / "expected"  # the same lessons, judged in this process
     for student, mistakes in CLASS.items():
@@ -116,7 +141,11 @@ def missed(verdicts):
     found = collections.defaultdict(set)
     for v in verdicts:
         if not v["passed"] and v["rule"] != records.NOT_WRITTEN:
-            rule = f"the visible case {v['call']}" if v["rule"] == "a visible case above" else v["rule"]
+            rule = (
+                f"the visible case {v['call']}"
+                if v["rule"] == "a visible case above"
+                else v["rule"]
+            )
             found[(v["exercise"], rule)].add(v["student"])
     return dict(found)
 
@@ -126,15 +155,21 @@ FIELDS = ("student", "cell", "exercise", "rule", "call", "passed", "value")
 
 def test_the_judges_records_hold_every_case_as_the_lesson_decides(graded):
     course, expected = graded
-    got = [tuple(v[k] for k in FIELDS) for v in records.read(course, LESSON) if CLASS.get(v["student"]) is not None]
+    got = [
+        tuple(v[k] for k in FIELDS)
+        for v in records.read(course, LESSON)
+        if CLASS.get(v["student"]) is not None
+    ]
     want = [tuple(v[k] for k in FIELDS) for v in records.read(expected, LESSON)]
     assert got == want
     planted = missed(records.read(course, LESSON))
     assert planted, "no rule missed"
     # each planted mistake costs rules of its own exercise, to exactly the students it was planted on
-    for students, exercise in ((("version_cy", "version_di", "version_ed"), "has_version"),
-                               (("code_fay", "code_gus"), "judge_error"),
-                               (("hostile_hal",), "is_object")):
+    for students, exercise in (
+        (("version_cy", "version_di", "version_ed"), "has_version"),
+        (("code_fay", "code_gus"), "judge_error"),
+        (("hostile_hal",), "is_object"),
+    ):
         own = {rule: who for rule, who in planted.items() if rule[0] == exercise}
         assert own and all(who == set(students) for who in own.values()), own
     stub = [v for v in records.read(course, LESSON) if v["student"] == "stub_ivy"]
@@ -148,7 +183,9 @@ def test_the_data_files_say_the_same(graded):
     with open(folder / f"{LESSON}-rules.csv", newline="", encoding="utf-8") as handle:
         rows = list(csv.DictReader(handle))
     assert {(r["exercise"], r["rule"]): set(r["who"].split()) for r in rows} == want
-    assert [int(r["students"]) for r in rows] == sorted((int(r["students"]) for r in rows), reverse=True)
+    assert [int(r["students"]) for r in rows] == sorted(
+        (int(r["students"]) for r in rows), reverse=True
+    )
     lines = (folder / f"{LESSON}-verdicts.jsonl").read_text(encoding="utf-8").splitlines()
     assert len(lines) == len(records.read(course, LESSON))
     assert all(isinstance(json.loads(line), dict) for line in lines)
@@ -173,7 +210,9 @@ def opened(browser, course, **options):
     page = context.new_page()
     requests, errors = [], []
     page.on("request", lambda request: requests.append(request.url))
-    page.on("console", lambda message: errors.append(message.text) if message.type == "error" else None)
+    page.on(
+        "console", lambda message: errors.append(message.text) if message.type == "error" else None
+    )
     page.on("pageerror", lambda error: errors.append(str(error)))
     url = (course / "insight" / f"{LESSON}.html").as_uri()
     page.goto(url)
@@ -205,7 +244,9 @@ def test_no_script_of_a_student_runs_and_nothing_is_fetched(graded, browser):
     assert requests == [url]
     assert errors == []
     assert page.evaluate("() => window.pwned") is None
-    assert page.evaluate("() => document.querySelectorAll('img, iframe, object, embed').length") == 0
+    assert (
+        page.evaluate("() => document.querySelectorAll('img, iframe, object, embed').length") == 0
+    )
     assert page.evaluate("() => document.scripts.length") == 1  # the page's own, which sorts
     body = page.evaluate("() => document.body.textContent")
     assert ROSTER_NAME in body  # shown as the text it is
@@ -237,12 +278,16 @@ def test_a_class_of_30_as_the_guide_shows_it(tmp_path, browser, axe_js):  # noqa
     released = tmp_path / "released"
     step(released, "release", LESSON)
     course = make_class(tmp_path, released, 30)
-    made = run_to_end([sys.executable, "-m", "tools.insight", "--course", str(course), LESSON], 300, cwd=ROOT)
+    made = run_to_end(
+        [sys.executable, "-m", "tools.insight", "--course", str(course), LESSON], 300, cwd=ROOT
+    )
     assert made.returncode == 0, made.stdout + made.stderr
     want = missed(records.read(course, LESSON))
     page, url, requests, errors = opened(browser, course, bypass_csp=True)
     assert requests[:1] == [url] and errors == []
-    first = page.evaluate("() => parseInt(document.querySelector('ol.rules .count').textContent, 10)")
+    first = page.evaluate(
+        "() => parseInt(document.querySelector('ol.rules .count').textContent, 10)"
+    )
     assert first == max(len(who) for who in want.values())
     assert page.evaluate("() => document.querySelectorAll('table.sortable tbody tr').length") == 30
     page.evaluate("() => document.querySelector('ol.rules details').open = true")

@@ -12,7 +12,12 @@ from classroom.insight_class import ROOT  # noqa: F401 - puts the checkout on sy
 from mcp_lesson.exercises.hidden_tests import hidden_tests, watched
 from tools.insight import classdata, page, records, tables
 
-CASES = [(1, 1, "one is one"), (2, 20, "two is twenty"), (3, 3, "three is three"), (4, 40, "four is forty")]
+CASES = [
+    (1, 1, "one is one"),
+    (2, 20, "two is twenty"),
+    (3, 3, "three is three"),
+    (4, 40, "four is forty"),
+]
 
 
 def identity(value):
@@ -35,14 +40,17 @@ def test_a_watcher_is_told_every_case_and_the_first_failure_is_raised_as_before(
     told = []
     assert failure(CASES, lambda *verdict: told.append(verdict)) == failure(CASES)
     assert [(why, passed, value) for _, why, _, passed, value in told] == [
-        ("one is one", True, None), ("two is twenty", False, "gave 2"),
-        ("three is three", True, None), ("four is forty", False, "gave 4")]
+        ("one is one", True, None),
+        ("two is twenty", False, "gave 2"),
+        ("three is three", True, None),
+        ("four is forty", False, "gave 4"),
+    ]
     assert failure(CASES[:1], lambda *verdict: None) is None
 
 
 def graded(sheet, cell, source, namespace):
     with sheet.watching(cell):
-        exec(compile(source, "<test>", "exec"), dict(namespace))  # noqa: S102 - the test's own
+        exec(compile(source, "<test>", "exec"), dict(namespace))
 
 
 def test_a_sheet_keeps_each_case_and_a_cell_of_its_own_loop_as_one_verdict(tmp_path):
@@ -58,11 +66,17 @@ def test_a_sheet_keeps_each_case_and_a_cell_of_its_own_loop_as_one_verdict(tmp_p
         graded(sheet, "missing-tests", "missing(1)\n", {})
     sheet.save()
     found = records.read(tmp_path, "03_classifying")
-    assert [(v["exercise"], v["rule"], v["passed"], v["value"], v["whole_cell"]) for v in found] == [
-        ("identity", "one is one", True, None, False), ("identity", "two is twenty", False, "2", False),
-        ("identity", "three is three", True, None, False), ("identity", "four is forty", False, "4", False),
-        ("own", "five is fifty", False, "identity(5) gave 5", True), ("fine", None, True, None, True),
-        ("missing", records.NOT_WRITTEN, False, "NameError: name 'missing' is not defined", True)]
+    assert [
+        (v["exercise"], v["rule"], v["passed"], v["value"], v["whole_cell"]) for v in found
+    ] == [
+        ("identity", "one is one", True, None, False),
+        ("identity", "two is twenty", False, "2", False),
+        ("identity", "three is three", True, None, False),
+        ("identity", "four is forty", False, "4", False),
+        ("own", "five is fifty", False, "identity(5) gave 5", True),
+        ("fine", None, True, None, True),
+        ("missing", records.NOT_WRITTEN, False, "NameError: name 'missing' is not defined", True),
+    ]
     assert {v["student"] for v in found} == {"ann"}
 
 
@@ -79,7 +93,9 @@ def test_records_in_the_wrong_place_or_with_odd_names_are_not_kept(tmp_path):
     moved.parent.mkdir()
     moved.write_text(sheet.path.read_text() + "{not json\n[1]\n")  # bob's lines in carl's place
     assert [v["student"] for v in records.read(tmp_path, "03_classifying")] == ["bob"]
-    records.Sheet("bob", "03_classifying", "03_classifying", folder)  # a new grading: the old one goes
+    records.Sheet(
+        "bob", "03_classifying", "03_classifying", folder
+    )  # a new grading: the old one goes
     assert not sheet.path.exists() and records.read(tmp_path, "03_classifying") == []
 
 
@@ -93,15 +109,44 @@ MARKUP = '<script>window.pwned = 1</script><img src=x onerror="alert(1)">'
 
 
 def a_class():
-    exercises = [classdata.Exercise("03_classifying", "is_object-tests", "is_object", 1.0,
-                                    "source/03_classifying/03_classifying.ipynb", "Rule 1", "Rule-1", "c1")]
-    verdicts = [{"student": s, "notebook": "03_classifying", "cell": "is_object-tests", "exercise": "is_object",
-                 "function": "is_object", "rule": "a bool is not an object", "call": "is_object(True)",
-                 "passed": s == "ann", "value": None if s == "ann" else repr(MARKUP), "whole_cell": False}
-                for s in ("ann", "bob", "=cmd")]
-    return classdata.Class("03_classifying", exercises, {"ann": MARKUP, "bob": "", "=cmd": "", "dan": ""},
-                           {"ann": {"is_object-tests": (1.0, 1.0)}, "bob": {"is_object-tests": (0.0, 1.0)},
-                            "=cmd": {"is_object-tests": (0.0, 1.0)}}, verdicts)
+    exercises = [
+        classdata.Exercise(
+            "03_classifying",
+            "is_object-tests",
+            "is_object",
+            1.0,
+            "source/03_classifying/03_classifying.ipynb",
+            "Rule 1",
+            "Rule-1",
+            "c1",
+        )
+    ]
+    verdicts = [
+        {
+            "student": s,
+            "notebook": "03_classifying",
+            "cell": "is_object-tests",
+            "exercise": "is_object",
+            "function": "is_object",
+            "rule": "a bool is not an object",
+            "call": "is_object(True)",
+            "passed": s == "ann",
+            "value": None if s == "ann" else repr(MARKUP),
+            "whole_cell": False,
+        }
+        for s in ("ann", "bob", "=cmd")
+    ]
+    return classdata.Class(
+        "03_classifying",
+        exercises,
+        {"ann": MARKUP, "bob": "", "=cmd": "", "dan": ""},
+        {
+            "ann": {"is_object-tests": (1.0, 1.0)},
+            "bob": {"is_object-tests": (0.0, 1.0)},
+            "=cmd": {"is_object-tests": (0.0, 1.0)},
+        },
+        verdicts,
+    )
 
 
 def test_the_page_shows_a_students_text_and_renders_none_of_it():
@@ -111,7 +156,9 @@ def test_the_page_shows_a_students_text_and_renders_none_of_it():
     assert len(re.findall(r"<script", text)) == 1 and "<img" not in text
     assert html_unescaped(MARKUP) in text
     policy = re.search(r'http-equiv="Content-Security-Policy" content="([^"]*)"', text).group(1)
-    assert policy.startswith(PAGE_POLICY + "; script-src 'sha256-")  # the course's policy, and one hash
+    assert policy.startswith(
+        PAGE_POLICY + "; script-src 'sha256-"
+    )  # the course's policy, and one hash
     missed = classdata.missed_rules(a_class())
     assert [(m.rule, m.students) for m in missed] == [("a bool is not an object", ("=cmd", "bob"))]
 
@@ -143,7 +190,10 @@ def test_the_stub_is_not_written_yet_and_a_text_that_names_it_is_an_answer(tmp_p
     sheet = records.Sheet("ann", "03_classifying", "03_classifying", tmp_path)
     for function in (stub, wordy):
         with pytest.raises(AssertionError):
-            graded(sheet, f"{function.__name__}-tests",
-                   "from mcp_lesson.exercises.hidden_tests import hidden_tests\nhidden_tests(f, [(1, 1, 'one')])\n",
-                   {"f": function})
+            graded(
+                sheet,
+                f"{function.__name__}-tests",
+                "from mcp_lesson.exercises.hidden_tests import hidden_tests\nhidden_tests(f, [(1, 1, 'one')])\n",
+                {"f": function},
+            )
     assert [v["rule"] for v in sheet.verdicts] == [records.NOT_WRITTEN, "one"]

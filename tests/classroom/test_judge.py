@@ -13,23 +13,45 @@ import time
 from pathlib import Path
 
 import pytest
-
 from processes import live_processes, patience
+
 from tools.judge import sandbox, stand_in, wire
 from tools.judge.learner import ChangedArgument, DidNotFinish, NotLoaded, Submission
 
 ROOT = Path(__file__).resolve().parents[2]
 BWRAP = sandbox.kind() == "bwrap"
-needs_bwrap = pytest.mark.skipif(not BWRAP and not os.environ.get("CI"),
-                                 reason="bubblewrap is not installed (Debian: apt-get install bubblewrap)")
+needs_bwrap = pytest.mark.skipif(
+    not BWRAP and not os.environ.get("CI"),
+    reason="bubblewrap is not installed (Debian: apt-get install bubblewrap)",
+)
 
 
 # --- the wire format --------------------------------------------------------------------
 
-@pytest.mark.parametrize("value", [
-    None, True, False, 0, -7, 10**40, -(2**70), 1.5, -0.0, "", "naïve\n\u2028", b"\x00\xff",
-    bytearray(b"ab"), [], [1, [2, (3,)]], (), {"b": 1, "a": [None]}, {1: "int key", (1, 2): "tuple"},
-])
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        None,
+        True,
+        False,
+        0,
+        -7,
+        10**40,
+        -(2**70),
+        1.5,
+        -0.0,
+        "",
+        "naïve\n\u2028",
+        b"\x00\xff",
+        bytearray(b"ab"),
+        [],
+        [1, [2, (3,)]],
+        (),
+        {"b": 1, "a": [None]},
+        {1: "int key", (1, 2): "tuple"},
+    ],
+)
 def test_values_cross_with_their_exact_types(value):
     back = wire.decode(wire.loads(wire.dumps({"v": wire.encode(value)}))["v"])
     assert type(back) is type(value) and repr(back) == repr(value)
@@ -51,19 +73,26 @@ def test_a_liar_crosses_as_an_honest_subclass_or_an_opaque_value():
     back = wire.decode(wire.encode(Liar("x")))
     assert type(back) is not str and isinstance(back, str) and back != "y"
     opaque = wire.decode(wire.encode(object()))
-    assert isinstance(opaque, wire.Opaque) and type(opaque).__name__ == "object" and opaque != opaque.text
+    assert (
+        isinstance(opaque, wire.Opaque)
+        and type(opaque).__name__ == "object"
+        and opaque != opaque.text
+    )
     loop = []
     loop.append(loop)
     assert "contains itself" in repr(wire.decode(wire.encode(loop))[0])
 
 
-@pytest.mark.parametrize("data", [["?"], ["D", "k"], ["X", "S", ["O", "x", "y"]], {"a": 1}, ["i", 3]])
+@pytest.mark.parametrize(
+    "data", [["?"], ["D", "k"], ["X", "S", ["O", "x", "y"]], {"a": 1}, ["i", 3]]
+)
 def test_the_decoder_refuses_what_the_encoder_never_makes(data):
     with pytest.raises(ValueError):
         wire.decode(data)
 
 
 # --- a learner's code, in the sandbox ---------------------------------------------------------
+
 
 @pytest.fixture
 def cells(tmp_path):
@@ -76,8 +105,9 @@ def cells(tmp_path):
         submission = Submission.for_lesson(lesson, **options)
         made.append(submission)
         for number, source in enumerate(sources, 1):
-            printed, error = submission.run_cell(textwrap.dedent(source), f"<cell {number}>",
-                                                 patience(5))
+            printed, error = submission.run_cell(
+                textwrap.dedent(source), f"<cell {number}>", patience(5)
+            )
             submission.last = (printed, error)
         return submission
 
@@ -127,7 +157,9 @@ def test_an_answer_is_capped_and_compared_never_kept(cells):
     case it passed is the same after), and the call fails in words; an answer past the cap
     of items fails as too large, and so do the submission's later calls once its answers
     passed the cap of all of them."""
-    learner = cells(SWAPPED_ENCODER, "def many():\n    return list(range(300_000))\n", call_limit=patience(10))
+    learner = cells(
+        SWAPPED_ENCODER, "def many():\n    return list(range(300_000))\n", call_limit=patience(10)
+    )
     case = {"jsonrpc": "2.0", "method": "ping", "id": 1}
     for _ in range(3):
         with pytest.raises((ChangedArgument, DidNotFinish)):
@@ -167,8 +199,11 @@ def test_loading_again_is_charged_to_the_budget_with_one_deadline(cells, monkeyp
     marks the cells leave must.)"""
     monkeypatch.setenv(sandbox.FORCE_VARIABLE, "fallback")
     limit = patience(5)
-    learner = cells(*[REPLAYED_SLEEP.format(n, round(0.6 * limit, 2)) for n in range(10)],
-                    call_limit=limit, budget=patience(300))
+    learner = cells(
+        *[REPLAYED_SLEEP.format(n, round(0.6 * limit, 2)) for n in range(10)],
+        call_limit=limit,
+        budget=patience(300),
+    )
     took, before = learner.steps_took, learner.spent
     _, error = learner.run_cell("while True:\n    pass\n", "<cell 11>", limit)
     assert error["type"] == "DidNotFinish"
@@ -182,8 +217,11 @@ def test_loading_again_is_charged_to_the_budget_with_one_deadline(cells, monkeyp
 
 
 def test_no_request_outlives_the_budget(cells):
-    learner = cells("import time\ndef slow():\n    time.sleep(60)\n", call_limit=patience(30),
-                    budget=patience(2))
+    learner = cells(
+        "import time\ndef slow():\n    time.sleep(60)\n",
+        call_limit=patience(30),
+        budget=patience(2),
+    )
     with pytest.raises(DidNotFinish, match="used up"):
         learner.function("slow")()
     assert learner.spent < patience(2) + patience(2)
@@ -202,8 +240,10 @@ def test_a_loop_costs_one_time_limit(cells):
 
 
 def test_os_exit_and_sys_exit_cost_their_call(cells):
-    learner = cells("import os, sys\ndef die():\n    os._exit(0)\ndef leave():\n    sys.exit(3)\n"
-                    "def ok():\n    return 1\n")
+    learner = cells(
+        "import os, sys\ndef die():\n    os._exit(0)\ndef leave():\n    sys.exit(3)\n"
+        "def ok():\n    return 1\n"
+    )
     with pytest.raises(DidNotFinish, match="os._exit"):
         learner.function("die")()
     with pytest.raises(Exception, match="SystemExit"):
@@ -212,8 +252,10 @@ def test_os_exit_and_sys_exit_cost_their_call(cells):
 
 
 def test_the_learners_builtins_do_not_reach_the_judge(cells):
-    learner = cells("import builtins\nbuiltins.repr = lambda o: 'x'\nisinstance = lambda *a: True\n"
-                    "def answer():\n    return ('request', None)\n")
+    learner = cells(
+        "import builtins\nbuiltins.repr = lambda o: 'x'\nisinstance = lambda *a: True\n"
+        "def answer():\n    return ('request', None)\n"
+    )
     got = learner.function("answer")()
     assert repr(got) == "('request', None)" and not isinstance(got, list)
 
@@ -223,7 +265,7 @@ def test_the_sandbox_sees_no_course_no_home_and_no_network(cells):
     learner = cells(f"""
         import os, socket
         def look():
-            seen = [os.path.exists(p) for p in ({str(ROOT)!r}, {str(ROOT / 'notebooks')!r},
+            seen = [os.path.exists(p) for p in ({str(ROOT)!r}, {str(ROOT / "notebooks")!r},
                                                 os.path.expanduser('~root'), '/etc/passwd')]
             try:
                 socket.create_connection(("1.1.1.1", 53), timeout=2)
@@ -268,11 +310,17 @@ def test_memory_is_limited(cells):
 
 
 def test_the_course_is_borrowed_only_where_allowed(cells):
-    learner = cells("from mcp_lesson import classify, PARSE_ERROR\nfrom mcp_lesson.course import check\n"
-                    "def mine(msg):\n    return classify(msg)\ndef code():\n    return PARSE_ERROR\n"
-                    "def helper():\n    return check(mine)\n", lesson="04")
+    learner = cells(
+        "from mcp_lesson import classify, PARSE_ERROR\nfrom mcp_lesson.course import check\n"
+        "def mine(msg):\n    return classify(msg)\ndef code():\n    return PARSE_ERROR\n"
+        "def helper():\n    return check(mine)\n",
+        lesson="04",
+    )
     msg = {"jsonrpc": "2.0", "id": 1, "method": "ping"}
-    assert learner.function("mine")(msg) == ("request", None)  # lesson 03 built it: the judge runs it
+    assert learner.function("mine")(msg) == (
+        "request",
+        None,
+    )  # lesson 03 built it: the judge runs it
     learner.refused = {"mine", "classify"}
     with pytest.raises(LookupError, match="what this test grades"):
         learner.function("mine")(msg)
@@ -283,9 +331,9 @@ def test_the_course_is_borrowed_only_where_allowed(cells):
 BORROWERS = {  # lesson: the function it grades, written on the course's own answers
     "03": "from mcp_lesson import classify_at\ndef classify(msg):\n    return classify_at(msg, None)\n",
     "04": "import json\nimport mcp_lesson\n"
-          "def reply_for(msg):\n    return mcp_lesson.reply_for_json(json.dumps(msg))\n",
+    "def reply_for(msg):\n    return mcp_lesson.reply_for_json(json.dumps(msg))\n",
     "08": "import mcp_lesson\n"
-          "def classify_at(msg, revision):\n    return mcp_lesson.classify(msg, revision=revision)\n",
+    "def classify_at(msg, revision):\n    return mcp_lesson.classify(msg, revision=revision)\n",
     "05": "from mcp_lesson.rules.classification import rule_of\ndef which(msg):\n    return rule_of(msg)\n",
 }
 
@@ -304,10 +352,12 @@ def test_a_lesson_borrows_only_what_earlier_lessons_built(cells, lesson):
 
 
 def test_a_borrowed_function_raises_as_the_course_s_does(cells):
-    learner = cells("from mcp_lesson import create_request\n"
-                    "def build(i):\n    try:\n        return create_request('x', request_id=i)\n"
-                    "    except TypeError as exc:\n        return 'refused: ' + type(exc).__name__\n",
-                    lesson="03")
+    learner = cells(
+        "from mcp_lesson import create_request\n"
+        "def build(i):\n    try:\n        return create_request('x', request_id=i)\n"
+        "    except TypeError as exc:\n        return 'refused: ' + type(exc).__name__\n",
+        lesson="03",
+    )
     assert learner.function("build")(True) == "refused: TypeError"
     assert learner.function("build")(7) == {"jsonrpc": "2.0", "method": "x", "id": 7}
 
@@ -316,10 +366,13 @@ def test_a_borrowed_function_raises_as_the_course_s_does(cells):
 def test_a_course_call_costs_the_learner_s_time(cells):
     """The course's functions run on the learner's time: a loop of them
     ends that call at the learner's time limit, and the judge goes on."""
-    learner = cells("from mcp_lesson import classify_json\n"
-                    "def slow():\n    return [classify_json('[' * 10 + '1' + ']' * 10) for _ in range(10**9)]\n"
-                    "def quick():\n    return classify_json('{}')\n",
-                    lesson="04", call_limit=patience(2))
+    learner = cells(
+        "from mcp_lesson import classify_json\n"
+        "def slow():\n    return [classify_json('[' * 10 + '1' + ']' * 10) for _ in range(10**9)]\n"
+        "def quick():\n    return classify_json('{}')\n",
+        lesson="04",
+        call_limit=patience(2),
+    )
     started = time.monotonic()
     with pytest.raises(DidNotFinish, match=rf"within {patience(2):g} s"):
         learner.function("slow")()
@@ -335,7 +388,8 @@ def test_the_course_host_ends_a_call_that_runs_past_its_deadline():
     host = CourseHost(Limits())
     text = "[" + "1," * 3_000_000 + "1]"
     assert host.call("classify_json", ["L", "{}"], ["D"], time.monotonic() + patience(30)) == {
-        "value": ["T", "invalid", -32600]}
+        "value": ["T", "invalid", -32600]
+    }
     pid = host.process.pid
     with pytest.raises(Broken) as broken:
         host.call("classify_json", ["L", text], ["D"], time.monotonic() + 0.01)
@@ -349,11 +403,13 @@ def test_a_worker_that_does_not_read_is_ended(cells):
     """A cell that writes a course request onto the judge's channel and then
     sleeps leaves the judge a reply to write that nobody reads: the call ends at its
     time limit, not never."""
-    hang = ("import json, os, time\n"
-            "def hang():\n"
-            "    os.write(3, (json.dumps({'course': 'create_request', 'args': ['L', 'x' * 4_000_000],"
-            " 'kwargs': ['D', 'request_id', 1]}) + '\\n').encode())\n"
-            "    time.sleep(600)\n")
+    hang = (
+        "import json, os, time\n"
+        "def hang():\n"
+        "    os.write(3, (json.dumps({'course': 'create_request', 'args': ['L', 'x' * 4_000_000],"
+        " 'kwargs': ['D', 'request_id', 1]}) + '\\n').encode())\n"
+        "    time.sleep(600)\n"
+    )
     learner = cells(hang, lesson="04", call_limit=patience(2))
     started = time.monotonic()
     with pytest.raises(DidNotFinish):
@@ -364,8 +420,9 @@ def test_a_worker_that_does_not_read_is_ended(cells):
 def test_a_package_imports_in_the_sandbox_and_a_broken_one_says_why(tmp_path):
     good = tmp_path / "good" / "pkg"
     good.mkdir(parents=True)
-    (good / "__init__.py").write_text("from mcp_lesson import PARSE_ERROR\n"
-                                      "def code():\n    return PARSE_ERROR\n")
+    (good / "__init__.py").write_text(
+        "from mcp_lesson import PARSE_ERROR\ndef code():\n    return PARSE_ERROR\n"
+    )
     with Submission(good.parent, None, call_limit=patience(3)) as submission:
         stand_in.write(submission.sandbox.judge / "lib")  # the lib folder, written in place
         names, problems = submission.import_package("pkg")
@@ -383,7 +440,9 @@ def test_a_package_imports_in_the_sandbox_and_a_broken_one_says_why(tmp_path):
 def test_the_fallback_works_and_says_so(cells, monkeypatch):
     monkeypatch.setenv(sandbox.FORCE_VARIABLE, "fallback")
     assert sandbox.kind() == "fallback" and "bubblewrap is not available" in sandbox.note()
-    learner = cells("def double(x):\n    return 2 * x\ndef spin():\n    while True:\n        pass\n")
+    learner = cells(
+        "def double(x):\n    return 2 * x\ndef spin():\n    while True:\n        pass\n"
+    )
     assert learner.kind == "fallback" and learner.function("double")(21) == 42
     with pytest.raises(DidNotFinish):
         learner.function("spin")()

@@ -20,48 +20,90 @@ from traitlets.config import Config  # noqa: E402
 
 from tools.grading.student_version import course_config  # noqa: E402
 
-TEMPLATES = os.path.join(os.path.dirname(nbgrader.__file__), "server_extensions", "formgrader", "templates")
+TEMPLATES = os.path.join(
+    os.path.dirname(nbgrader.__file__), "server_extensions", "formgrader", "templates"
+)
 ATTACK = "document.title = 'pwned'"
-MARKDOWN = (f'My notes <img src="x" onerror="{ATTACK}"> <script>{ATTACK}</script> '
-            "[click me](javascript:alert(1)) <a href=\"JaVaScRiPt:alert(2)\">me too</a> "
-            '<iframe src="data:text/html,hi"></iframe> <svg onload="alert(3)"></svg>')
+MARKDOWN = (
+    f'My notes <img src="x" onerror="{ATTACK}"> <script>{ATTACK}</script> '
+    '[click me](javascript:alert(1)) <a href="JaVaScRiPt:alert(2)">me too</a> '
+    '<iframe src="data:text/html,hi"></iframe> <svg onload="alert(3)"></svg>'
+)
 HIDDEN = "### BEGIN HIDDEN TESTS\nassert 'the hidden case'\n### END HIDDEN TESTS"
 RAW = f'<script>{ATTACK}</script><img src=x onerror="{ATTACK}">'
 
 
 def hostile_notebook():
     code = new_code_cell(f"print('hi')\n{HIDDEN}", execution_count=1)
-    code.metadata["nbgrader"] = {"grade": True, "grade_id": 'x" autofocus onfocus="alert(4)', "points": 1,
-                                 "solution": False, "locked": True, "schema_version": 3, "score": 0}
+    code.metadata["nbgrader"] = {
+        "grade": True,
+        "grade_id": 'x" autofocus onfocus="alert(4)',
+        "points": 1,
+        "solution": False,
+        "locked": True,
+        "schema_version": 3,
+        "score": 0,
+    }
     code.metadata["tags"] = ['t" onmouseover="alert(5)']
     code.outputs = [
-        new_output("display_data", data={"text/html": f'<b>bold</b><img src=x onerror="{ATTACK}">',
-                                         "text/plain": "an html output"}),
-        new_output("display_data", data={"image/svg+xml": '<svg onload="alert(6)"><script>alert(7)</script></svg>'}),
+        new_output(
+            "display_data",
+            data={
+                "text/html": f'<b>bold</b><img src=x onerror="{ATTACK}">',
+                "text/plain": "an html output",
+            },
+        ),
+        new_output(
+            "display_data",
+            data={"image/svg+xml": '<svg onload="alert(6)"><script>alert(7)</script></svg>'},
+        ),
         new_output("display_data", data={"application/javascript": ATTACK, "text/plain": "js"}),
         new_output("display_data", data={"text/markdown": f"<script>{ATTACK}</script>"}),
-        new_output("display_data", data={"text/latex": "$\\href{javascript:alert(8)}{x}$",
-                                         "image/png": "iVBORw0KGgo="},
-                   metadata={"image/png": {"width": '1 onerror="alert(9)"', "alt": '" onerror="alert(10)'}}),
-        new_output("execute_result", data={"text/plain": "<script>shown as text</script>"}, execution_count=1),
+        new_output(
+            "display_data",
+            data={"text/latex": "$\\href{javascript:alert(8)}{x}$", "image/png": "iVBORw0KGgo="},
+            metadata={
+                "image/png": {"width": '1 onerror="alert(9)"', "alt": '" onerror="alert(10)'}
+            },
+        ),
+        new_output(
+            "execute_result",
+            data={"text/plain": "<script>shown as text</script>"},
+            execution_count=1,
+        ),
         new_output("stream", name="stdout", text=f"<script>{ATTACK}</script>\n"),
-        new_output("error", ename="ValueError", evalue=f'<img src=x onerror="{ATTACK}">', traceback=[]),
+        new_output(
+            "error", ename="ValueError", evalue=f'<img src=x onerror="{ATTACK}">', traceback=[]
+        ),
     ]
     raw_html = new_raw_cell(RAW, metadata={"raw_mimetype": "text/html"})
     raw_plain = new_raw_cell(RAW)
-    nb = new_notebook(cells=[new_markdown_cell(MARKDOWN), raw_html, raw_plain, code],
-                      metadata={"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"},
-                                "widgets": {"application/vnd.jupyter.widget-state+json": {"state": {}}}})
+    nb = new_notebook(
+        cells=[new_markdown_cell(MARKDOWN), raw_html, raw_plain, code],
+        metadata={
+            "kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"},
+            "widgets": {"application/vnd.jupyter.widget-state+json": {"state": {}}},
+        },
+    )
     return nb
 
 
 def honest_notebook():
     code = new_code_cell("print('hi')", execution_count=1)
-    code.metadata["nbgrader"] = {"grade": True, "grade_id": "x", "points": 1, "solution": False,
-                                 "locked": True, "schema_version": 3, "score": 0}
+    code.metadata["nbgrader"] = {
+        "grade": True,
+        "grade_id": "x",
+        "points": 1,
+        "solution": False,
+        "locked": True,
+        "schema_version": 3,
+        "score": 0,
+    }
     code.outputs = [new_output("stream", name="stdout", text="hi\n")]
-    return new_notebook(cells=[new_markdown_cell("My notes"), code],
-                        metadata={"kernelspec": {"name": "python3", "display_name": "Python 3"}})
+    return new_notebook(
+        cells=[new_markdown_cell("My notes"), code],
+        metadata={"kernelspec": {"name": "python3", "display_name": "Python 3"}},
+    )
 
 
 class Active(HTMLParser):
@@ -82,8 +124,11 @@ class Active(HTMLParser):
         for name, value in attrs:
             if name.startswith("on"):
                 self.found.append(("handler", f"{tag} {name}={value}"))
-            if name in ("href", "src", "action", "formaction", "xlink:href") and value and \
-                    value.strip().lower().startswith(("javascript:", "vbscript:", "data:text")):
+            if (
+                name in ("href", "src", "action", "formaction", "xlink:href")
+                and value
+                and value.strip().lower().startswith(("javascript:", "vbscript:", "data:text"))
+            ):
                 self.found.append(("link", f"{tag} {name}={value}"))
 
     def handle_endtag(self, tag):
@@ -119,7 +164,9 @@ def exporter(template, tmp_path):
             if step is not GetGrades:
                 made.register_preprocessor(step, enabled=True)
         return made
-    made = Config()  # formgrader.py's build_extra_config, under the settings' files (as NbGrader loads them)
+    made = (
+        Config()
+    )  # formgrader.py's build_extra_config, under the settings' files (as NbGrader loads them)
     made.HTMLExporter.template_name = template
     made.HTMLExporter.extra_template_basedirs = [TEMPLATES]
     made.merge(config)
@@ -128,11 +175,28 @@ def exporter(template, tmp_path):
 
 def resources_for(template):
     if template == "formgrade":
-        return {"assignment_id": "a", "notebook_id": "n", "submission_id": "s1", "index": 0, "total": 1,
-                "base_url": "/user/teacher", "student": "mallory", "last_name": None, "first_name": None,
-                "notebook_path": "/x/n.ipynb"}
-    return {"nbgrader": {"student": "mallory", "assignment": "a", "notebook": "n", "score": 0,
-                         "max_score": 1, "late_penalty": 0}}
+        return {
+            "assignment_id": "a",
+            "notebook_id": "n",
+            "submission_id": "s1",
+            "index": 0,
+            "total": 1,
+            "base_url": "/user/teacher",
+            "student": "mallory",
+            "last_name": None,
+            "first_name": None,
+            "notebook_path": "/x/n.ipynb",
+        }
+    return {
+        "nbgrader": {
+            "student": "mallory",
+            "assignment": "a",
+            "notebook": "n",
+            "score": 0,
+            "max_score": 1,
+            "late_penalty": 0,
+        }
+    }
 
 
 @pytest.mark.parametrize("template", ["formgrade", "feedback"])
@@ -144,21 +208,32 @@ def test_a_submissions_script_is_text_on_the_page(template, tmp_path):
     extra = [item for item in active(page).found if item not in allowed]
     assert not extra, extra
     text = "".join(active(page).text)
-    assert "My notes" in text and f"<script>{ATTACK}</script>" in text  # the student's words, as text
+    assert (
+        "My notes" in text and f"<script>{ATTACK}</script>" in text
+    )  # the student's words, as text
     assert "<script>shown as text</script>" in text
     assert 'onerror="alert(9)"' not in page and "alert(10)" not in page
     if template == "feedback":
-        assert "the hidden case" not in page and "the hidden case" in hostile_notebook().cells[3].source
+        assert (
+            "the hidden case" not in page
+            and "the hidden case" in hostile_notebook().cells[3].source
+        )
 
 
 def test_a_feedback_page_runs_nothing_and_fetches_nothing(tmp_path):
-    page, _ = exporter("feedback", tmp_path).from_notebook_node(honest_notebook(), resources=resources_for("feedback"))
-    head = page[:page.index("</head>")]
+    page, _ = exporter("feedback", tmp_path).from_notebook_node(
+        honest_notebook(), resources=resources_for("feedback")
+    )
+    head = page[: page.index("</head>")]
     policy = head.split('http-equiv="Content-Security-Policy" content="', 1)[1].split('"', 1)[0]
     rules = dict((part.split() + [""])[:2] for part in policy.split(";") if part.strip())
-    assert rules["default-src"] == "'none'" and "script-src" not in rules  # no script: default-src 'none'
+    assert (
+        rules["default-src"] == "'none'" and "script-src" not in rules
+    )  # no script: default-src 'none'
     assert head.index("Content-Security-Policy") < min(
-        (head.index(tag) for tag in ("<script", "<link", "<style") if tag in head), default=len(head))
+        (head.index(tag) for tag in ("<script", "<link", "<style") if tag in head),
+        default=len(head),
+    )
 
 
 def test_cleaning_twice_changes_nothing_that_shows(tmp_path):
@@ -166,8 +241,12 @@ def test_cleaning_twice_changes_nothing_that_shows(tmp_path):
 
     once = clean_notebook(hostile_notebook())
     twice = clean_notebook(copy.deepcopy(once))
-    page_once, _ = exporter("feedback", tmp_path).from_notebook_node(once, resources=resources_for("feedback"))
-    page_twice, _ = exporter("feedback", tmp_path).from_notebook_node(twice, resources=resources_for("feedback"))
+    page_once, _ = exporter("feedback", tmp_path).from_notebook_node(
+        once, resources=resources_for("feedback")
+    )
+    page_twice, _ = exporter("feedback", tmp_path).from_notebook_node(
+        twice, resources=resources_for("feedback")
+    )
     assert "".join(active(page_once).text).split() == "".join(active(page_twice).text).split()
     assert nbformat.validate(twice) is None
 
@@ -178,10 +257,14 @@ def test_every_lesson_stays_a_valid_notebook_once_cleaned():
 
     from tools.grading.sanitize import clean_notebook
 
-    lessons = sorted((Path(__file__).resolve().parents[2] / "notebooks" / "learner").glob("*.ipynb"))
+    lessons = sorted(
+        (Path(__file__).resolve().parents[2] / "notebooks" / "learner").glob("*.ipynb")
+    )
     assert lessons
     for path in lessons:
-        assert nbformat.validate(clean_notebook(nbformat.read(str(path), as_version=4))) is None, path.name
+        assert nbformat.validate(clean_notebook(nbformat.read(str(path), as_version=4))) is None, (
+            path.name
+        )
 
 
 def test_formgraders_own_exporter_runs_the_cleaner(tmp_path, monkeypatch):
@@ -220,13 +303,19 @@ def test_formgraders_page_runs_only_scripts_with_its_own_nonce(tmp_path, monkeyp
     nonces = []
     for notebook in (honest_notebook(), hostile_notebook()):
         page, _ = made.from_notebook_node(notebook, resources=resources_for("formgrade"))
-        head = page[:page.index("</head>")]
-        policy = re.search(r'<meta[^>]*Content-Security-Policy[^>]*>', head).group(0)
+        head = page[: page.index("</head>")]
+        policy = re.search(r"<meta[^>]*Content-Security-Policy[^>]*>", head).group(0)
         assert head.index(policy) < head.index("<script")
-        rules = dict((part.split(None, 1) + [""])[:2] for part in html.unescape(policy).split('content="')[1]
-                     .split('"')[0].split(";") if part.strip())
+        rules = dict(
+            (part.split(None, 1) + [""])[:2]
+            for part in html.unescape(policy).split('content="')[1].split('"')[0].split(";")
+            if part.strip()
+        )
         nonce = re.search(r"'nonce-([^']+)'", rules["script-src"]).group(1)
-        assert "'unsafe-inline'" not in rules["script-src"] and "'unsafe-eval'" not in rules["script-src"]
+        assert (
+            "'unsafe-inline'" not in rules["script-src"]
+            and "'unsafe-eval'" not in rules["script-src"]
+        )
         assert "'self'" not in rules["script-src"] and "'strict-dynamic'" not in rules["script-src"]
         assert rules["object-src"] == "'none'" and rules["base-uri"] == "'none'"
         scripts = re.findall(r"<script\b[^>]*>", page)
@@ -241,8 +330,9 @@ def test_a_lessons_folded_answer_stays_folded_not_shown_as_tags():
     run nothing), where it showed them as text on every feedback page."""
     from tools.grading.sanitize import markdown_as_clean_html
 
-    html = markdown_as_clean_html("**Think.** Why?\n\n<details><summary>An answer</summary>\n\n"
-                                  "Because.\n\n</details>\n")
+    html = markdown_as_clean_html(
+        "**Think.** Why?\n\n<details><summary>An answer</summary>\n\nBecause.\n\n</details>\n"
+    )
     assert "<details>" in html and "<summary>An answer</summary>" in html
     assert "&lt;details&gt;" not in html and "&lt;summary&gt;" not in html
 
@@ -272,10 +362,16 @@ def test_a_cell_of_ten_thousand_open_tags_costs_what_a_lesson_does(monkeypatch):
         return clean(text, **options)
 
     monkeypatch.setattr(sanitize.bleach, "clean", counting_clean)
-    hostile = new_notebook(cells=[new_markdown_cell(nested_tags(10_000)),
-                                  new_markdown_cell("".join(f"<p><b title={i}>x</p>" for i in range(10_000)))])
-    lesson = nbformat.read(str(Path(__file__).resolve().parents[2] / "notebooks" / "03_classifying.ipynb"),
-                           as_version=4)
+    hostile = new_notebook(
+        cells=[
+            new_markdown_cell(nested_tags(10_000)),
+            new_markdown_cell("".join(f"<p><b title={i}>x</p>" for i in range(10_000))),
+        ]
+    )
+    lesson = nbformat.read(
+        str(Path(__file__).resolve().parents[2] / "notebooks" / "03_classifying.ipynb"),
+        as_version=4,
+    )
 
     def cpu(notebook):
         started = time.process_time()
@@ -307,10 +403,14 @@ def test_the_notebooks_allowance_is_shared_by_its_cells():
 
     cell = "<i>x</i> " * (markup_budget.CELL_TAGS - 10)
     count = markup_budget.NOTEBOOK_TAGS // markup_budget.CELL_TAGS + 3
-    notebook = sanitize.clean_notebook(new_notebook(cells=[new_markdown_cell(cell) for _ in range(count)]))
+    notebook = sanitize.clean_notebook(
+        new_notebook(cells=[new_markdown_cell(cell) for _ in range(count)])
+    )
     rendered = [sanitize.CUT_WORDS.strip() not in html_text(c.source) for c in notebook.cells]
     assert rendered[0] and not rendered[-1]
-    assert rendered == sorted(rendered, reverse=True)  # the first cells whole, then the rest as text
+    assert rendered == sorted(
+        rendered, reverse=True
+    )  # the first cells whole, then the rest as text
     assert sum(c.source.count("<i>") for c in notebook.cells) <= markup_budget.NOTEBOOK_TAGS
 
 
@@ -321,4 +421,6 @@ def test_no_lesson_comes_near_a_cap():
 
     for path in sorted((Path(__file__).resolve().parents[2] / "notebooks").glob("[0-9]*.ipynb")):
         cleaned = sanitize.clean_notebook(nbformat.read(str(path), as_version=4))
-        assert not [c for c in cleaned.cells if sanitize.CUT_WORDS.strip() in html_text(c.source)], path.name
+        assert not [
+            c for c in cleaned.cells if sanitize.CUT_WORDS.strip() in html_text(c.source)
+        ], path.name

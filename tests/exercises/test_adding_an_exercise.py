@@ -13,14 +13,12 @@ import os
 import re
 import shlex
 import shutil
-import subprocess
 import sys
 from pathlib import Path
 
 import nbformat
 import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell
-
 from processes import run_to_end
 
 pytestmark = pytest.mark.full
@@ -39,7 +37,7 @@ def is_reserved_code(code):
     ### BEGIN SOLUTION
     return is_integer(code) and -32768 <= code <= -32000
     ### END SOLUTION'''
-TESTS = f'''\
+TESTS = f"""\
 # Graded tests for is_reserved_code ({POINTS} point). This cell is locked. When your work is graded,
 # it also runs hidden tests: codes that are in none of the lesson's tables.
 from mcp_lesson.course import expect
@@ -56,33 +54,67 @@ hidden = [
 from mcp_lesson.exercises.hidden_tests import hidden_tests
 
 hidden_tests(is_reserved_code, hidden)
-### END HIDDEN TESTS'''
+### END HIDDEN TESTS"""
 
 
 def _ignore(folder, names):
-    return [name for name in names if name in ("node_modules", "__pycache__", ".pytest_cache", "my_mcp")]
+    return [
+        name for name in names if name in ("node_modules", "__pycache__", ".pytest_cache", "my_mcp")
+    ]
 
 
 def snapshot(root):
-    return {path.relative_to(root).as_posix(): path.read_bytes()
-            for path in root.rglob("*") if path.is_file() and "__pycache__" not in path.parts}
+    return {
+        path.relative_to(root).as_posix(): path.read_bytes()
+        for path in root.rglob("*")
+        if path.is_file() and "__pycache__" not in path.parts
+    }
 
 
 def add_the_exercise(copy):
     """The guide's steps 1 and 2: the two cells in the master (the one file edited by hand)."""
     master = copy / "notebooks" / "04_errors.ipynb"
     nb = nbformat.read(master, as_version=4)
-    after = next(i for i, cell in enumerate(nb.cells)
-                 if cell.metadata.get("nbgrader", {}).get("grade_id") == "reply_for_json-tests")
-    nb.cells[after + 1:after + 1] = [
-        new_markdown_cell("## Exercise: a reserved code\n\nJSON-RPC keeps the codes -32768 to -32000 "
-                          "for itself. Write `is_reserved_code(code)`.", id="c04-reserved-intro"),
-        new_code_cell(SOLUTION, id="c04-reserved", metadata={"nbgrader": {
-            "grade": False, "grade_id": "is_reserved_code", "locked": False, "schema_version": 3,
-            "solution": True, "task": False}}),
-        new_code_cell(TESTS, id="t04-reserved", metadata={"nbgrader": {
-            "grade": True, "grade_id": "is_reserved_code-tests", "locked": True, "points": POINTS,
-            "schema_version": 3, "solution": False, "task": False}}),
+    after = next(
+        i
+        for i, cell in enumerate(nb.cells)
+        if cell.metadata.get("nbgrader", {}).get("grade_id") == "reply_for_json-tests"
+    )
+    nb.cells[after + 1 : after + 1] = [
+        new_markdown_cell(
+            "## Exercise: a reserved code\n\nJSON-RPC keeps the codes -32768 to -32000 "
+            "for itself. Write `is_reserved_code(code)`.",
+            id="c04-reserved-intro",
+        ),
+        new_code_cell(
+            SOLUTION,
+            id="c04-reserved",
+            metadata={
+                "nbgrader": {
+                    "grade": False,
+                    "grade_id": "is_reserved_code",
+                    "locked": False,
+                    "schema_version": 3,
+                    "solution": True,
+                    "task": False,
+                }
+            },
+        ),
+        new_code_cell(
+            TESTS,
+            id="t04-reserved",
+            metadata={
+                "nbgrader": {
+                    "grade": True,
+                    "grade_id": "is_reserved_code-tests",
+                    "locked": True,
+                    "points": POINTS,
+                    "schema_version": 3,
+                    "solution": False,
+                    "task": False,
+                }
+            },
+        ),
     ]
     nbformat.write(nb, master)
     return {"notebooks/04_errors.ipynb"}
@@ -129,8 +161,12 @@ def test_the_guide_s_new_exercise_is_picked_up_everywhere(tmp_path):
         else:
             shutil.copy2(source, copy / name)
     env = dict(os.environ, PYTHONPATH=str(copy), MCP_LESSON_MY_PACKAGE=str(tmp_path / "my_mcp"))
-    before_points = in_the_copy(copy, env, "import json; from mcp_lesson.exercises import declared; "
-                                           "print(json.dumps(declared.points()))")
+    before_points = in_the_copy(
+        copy,
+        env,
+        "import json; from mcp_lesson.exercises import declared; "
+        "print(json.dumps(declared.points()))",
+    )
     before = snapshot(copy)
 
     by_hand = add_the_exercise(copy)
@@ -140,9 +176,14 @@ def test_the_guide_s_new_exercise_is_picked_up_everywhere(tmp_path):
     # no other file was edited by hand: what changed besides the master is what the tools write
     after = snapshot(copy)
     changed = {name for name in set(before) | set(after) if before.get(name) != after.get(name)}
-    generated = {"notebooks/00_start_here.ipynb", "notebooks/learner/04_errors.ipynb",
-                 "notebooks/learner/00_start_here.ipynb", "notebooks/learner/.written.json",
-                 "mcp_lesson/core/errors.py", "mcp_lesson/core/graded.py"}
+    generated = {
+        "notebooks/00_start_here.ipynb",
+        "notebooks/learner/04_errors.ipynb",
+        "notebooks/learner/00_start_here.ipynb",
+        "notebooks/learner/.written.json",
+        "mcp_lesson/core/errors.py",
+        "mcp_lesson/core/graded.py",
+    }
     assert by_hand <= changed and changed - by_hand <= generated, sorted(changed)
     # one make lessons leaves the saved outputs right: it exports before it runs the lesson, so
     # the lesson's self-check (derived from its exercises) already checks the new one
@@ -154,9 +195,15 @@ def test_the_guide_s_new_exercise_is_picked_up_everywhere(tmp_path):
         start = nbformat.read(copy / page, as_version=4)
         [table] = [cell.source for cell in start.cells if cell.get("id") == "c00-what-you-write"]
         [row] = [line for line in table.splitlines() if line.startswith("| [04 ")]
-        assert "`is_reserved_code(code)`" in row and f"| {before_points['04_errors'] + POINTS:g} |" in row, row
+        assert (
+            "`is_reserved_code(code)`" in row
+            and f"| {before_points['04_errors'] + POINTS:g} |" in row
+        ), row
 
-    found = in_the_copy(copy, env, """
+    found = in_the_copy(
+        copy,
+        env,
+        """
 import json, sys
 sys.path.insert(0, "tests")
 from graded_cells import graded_cases
@@ -189,26 +236,53 @@ print(json.dumps({"row": [row.lesson, row.module, row.reference, row.graduates],
                   "points": declared.points(), "borrow": "is_reserved_code" in registry.may_borrow("05"),
                   "hidden": len(graded.cases), "caught": caught,
                   "almost": run_check(almost, "is_reserved_code").all_pass}))
-""")
+""",
+    )
     assert found["row"] == ["04", "errors", "core.errors.is_reserved_code", True]
     assert found["right"] == [3, 3] and found["wrong"] < 3  # the self-check: the visible cases
     assert found["check"] == "is_reserved_code: 3/3 cases pass\n"  # its own cases, by its name
     assert found["root"]  # mcp_lesson.is_reserved_code, with no line of the root's written
-    assert found["points"] == dict(before_points, **{"04_errors": before_points["04_errors"] + POINTS})
+    assert found["points"] == dict(
+        before_points, **{"04_errors": before_points["04_errors"] + POINTS}
+    )
     assert found["borrow"]
     assert found["hidden"] == 5 and found["almost"] and "almost(-32769)" in (found["caught"] or "")
 
     # graduation runs its visible and hidden cases, and all pass on the master's export
-    run = run_to_end([sys.executable, "-m", "pytest", "-n", "0", "-q", "-p", "no:cacheprovider", "-p", "no:randomly",
-                      "tests/exercises/test_each_case.py", "-k", "is_reserved_code"], 600,
-                     cwd=copy, env=env)
+    run = run_to_end(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-n",
+            "0",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "-p",
+            "no:randomly",
+            "tests/exercises/test_each_case.py",
+            "-k",
+            "is_reserved_code",
+        ],
+        600,
+        cwd=copy,
+        env=env,
+    )
     assert run.returncode == 0, run.stdout[-3000:]
     assert re.search(r"\b8 passed\b", run.stdout), run.stdout[-2000:]  # 3 visible, 5 hidden
 
     # the learner copy: the stub, and the locked tests without the hidden ones
     learner = nbformat.read(copy / "notebooks" / "learner" / "04_errors.ipynb", as_version=4)
-    [stub] = [cell for cell in learner.cells if cell.metadata.get("nbgrader", {}).get("grade_id") == "is_reserved_code"]
-    [tests] = [cell for cell in learner.cells
-               if cell.metadata.get("nbgrader", {}).get("grade_id") == "is_reserved_code-tests"]
+    [stub] = [
+        cell
+        for cell in learner.cells
+        if cell.metadata.get("nbgrader", {}).get("grade_id") == "is_reserved_code"
+    ]
+    [tests] = [
+        cell
+        for cell in learner.cells
+        if cell.metadata.get("nbgrader", {}).get("grade_id") == "is_reserved_code-tests"
+    ]
     assert "NotImplementedError" in stub.source and "<= code <=" not in stub.source
     assert "BEGIN HIDDEN TESTS" not in tests.source and "expect(is_reserved_code" in tests.source

@@ -19,11 +19,15 @@ MASTERS = ROOT / "notebooks"
 CELLS = list(declared.graded_cells(MASTERS))
 
 
-@pytest.mark.parametrize("notebook, grade_id, points, source", CELLS, ids=[f"{c[0]}:{c[1]}" for c in CELLS])
+@pytest.mark.parametrize(
+    "notebook, grade_id, points, source", CELLS, ids=[f"{c[0]}:{c[1]}" for c in CELLS]
+)
 def test_each_graded_cell_says_the_points_its_metadata_gives(notebook, grade_id, points, source):
     said = declared.said_points(source)
     assert said is not None, f"{notebook}, {grade_id}: its first line names no points"
-    assert said == points, f"{notebook}, {grade_id}: its comment says {said:g} points, nbgrader's metadata {points:g}"
+    assert said == points, (
+        f"{notebook}, {grade_id}: its comment says {said:g} points, nbgrader's metadata {points:g}"
+    )
     assert re.search(rf"\({points:g} points?\)", source.split("\n", 1)[0]), "1 point, 2 points"
 
 
@@ -39,11 +43,17 @@ def test_the_lessons_points_are_nbgrader_s_metadata_summed(tmp_path):
     assert sum(points.values()) == sum(p for _, _, p, _ in CELLS)
     # a point more in one graded cell's metadata is a point more for its lesson, and nothing else
     nb = json.loads((MASTERS / "04_errors.ipynb").read_text(encoding="utf-8"))
-    cell = next(c for c in nb["cells"] if c["metadata"].get("nbgrader", {}).get("grade_id") == "reply_for-tests")
+    cell = next(
+        c
+        for c in nb["cells"]
+        if c["metadata"].get("nbgrader", {}).get("grade_id") == "reply_for-tests"
+    )
     cell["metadata"]["nbgrader"]["points"] += 1
     for name in lessons.FILES:
         if (MASTERS / name).exists():
-            (tmp_path / name).write_text((MASTERS / name).read_text(encoding="utf-8"), encoding="utf-8")
+            (tmp_path / name).write_text(
+                (MASTERS / name).read_text(encoding="utf-8"), encoding="utf-8"
+            )
     (tmp_path / "04_errors.ipynb").write_text(json.dumps(nb), encoding="utf-8")
     changed = declared.points(tmp_path)
     assert changed == dict(points, **{"04_errors": points["04_errors"] + 1})
@@ -53,7 +63,10 @@ def test_every_exported_graded_function_has_a_registry_row_from_its_lesson():
     exported = [e for e in declared.read(MASTERS) if e.exported]
     assert exported
     for exercise in exported:
-        assert registry.lesson_of(exercise.name) == exercise.lesson, (exercise.name, exercise.notebook)
+        assert registry.lesson_of(exercise.name) == exercise.lesson, (
+            exercise.name,
+            exercise.notebook,
+        )
         assert registry.BY_NAME[exercise.name].module == registry.module_of(exercise.lesson)
 
 
@@ -71,10 +84,13 @@ def test_no_row_is_typed_by_hand():
     """Every row of the registry is derived from the masters' declarations: the registry
     holds no row of its own, and deriving the committed declaration gives BUILT exactly."""
     assert not hasattr(registry, "WRITTEN")
+
     def seen(rows):  # a table's judge is a function made each time: its cases say which table it is
         return [row._replace(table=row.table and row.table.cases) for row in rows]
 
-    assert seen(registry.BUILT) == seen(sorted(registry.derived(graded.EXERCISES), key=lambda row: row.lesson))
+    assert seen(registry.BUILT) == seen(
+        sorted(registry.derived(graded.EXERCISES), key=lambda row: row.lesson)
+    )
     assert {row.name for row in registry.BUILT} == {entry[0] for entry in graded.EXERCISES}
 
 
@@ -84,18 +100,25 @@ def test_a_row_of_the_shared_case_table_is_found_by_the_function_s_name():
     [row] = registry.derived([_declared_as("classify")])
     assert row.table.cases is registry.SHARED["classify"][1] and len(row.table.cases) > 10
     assert row.graduates and row.agree_on is None
-    [other] = registry.derived([_declared_as("classify", name="classify_again", parameters=("message",))])
-    assert other.table.cases is not row.table.cases and len(other.table.cases) == len(_declared_as("classify")[-1])
+    [other] = registry.derived(
+        [_declared_as("classify", name="classify_again", parameters=("message",))]
+    )
+    assert other.table.cases is not row.table.cases and len(other.table.cases) == len(
+        _declared_as("classify")[-1]
+    )
     with pytest.raises(ValueError, match="judges its cases by 'same_nothing'"):
         from mcp_lesson.exercises.tables import shared
+
         shared("same_nothing", [])
 
 
 def test_every_row_of_the_shared_case_table_names_a_function_a_master_declares():
     """A case module's CHECKS naming a function no master grades (a typo, a renamed exercise)
     would check nothing: each names a declared function, whose row holds that table."""
-    for name, (how, cases) in registry.SHARED.items():
-        assert name in registry.BY_NAME, f"{name} has a row in a case table's CHECKS, but no master grades it"
+    for name, (_how, cases) in registry.SHARED.items():
+        assert name in registry.BY_NAME, (
+            f"{name} has a row in a case table's CHECKS, but no master grades it"
+        )
         assert registry.BY_NAME[name].table.cases is cases
 
 
@@ -107,7 +130,9 @@ def test_the_shared_inputs_a_function_answers_are_declared_by_its_name_never_gue
     assert not hasattr(inputs, "BY_PARAMETERS")
     [row] = registry.derived([_declared_as("reply_for_json")])
     assert row.agree_on is inputs.TEXTS and len(row.table.cases) == len(inputs.TEXTS.pairs())
-    [row] = registry.derived([_declared_as("rough_kind", name="rough_again")])  # rough_kind's parameters
+    [row] = registry.derived(
+        [_declared_as("rough_kind", name="rough_again")]
+    )  # rough_kind's parameters
     assert row.agree_on is None and len(row.table.cases) == len(_declared_as("rough_kind")[-1])
 
 
@@ -116,13 +141,27 @@ def test_a_step_of_another_function_does_not_graduate_and_says_so_in_its_graded_
     create_request and classify: their graded cells say so, and graduation judges them through
     those. Every step names a graduating function of its own lesson."""
     steps = {row.name for row in registry.BUILT if not row.graduates}
-    assert steps == {"is_integer", "is_valid_id", "is_object", "has_version", "judge_call", "judge_result", "judge_error"}
+    assert steps == {
+        "is_integer",
+        "is_valid_id",
+        "is_object",
+        "has_version",
+        "judge_call",
+        "judge_result",
+        "judge_error",
+    }
     for entry in map(lambda e: declared.Declared(*e), graded.EXERCISES):
         if entry.step_of:
             assert registry.BY_NAME[entry.step_of].graduates
             assert registry.lesson_of(entry.step_of) == entry.lesson
-    assert declared.step_of("# Graded tests for x, a step of classify (1 point). Locked.") == "classify"
-    assert declared.step_of("# Graded tests for x and y, steps of create_request (2 points).") == "create_request"
+    assert (
+        declared.step_of("# Graded tests for x, a step of classify (1 point). Locked.")
+        == "classify"
+    )
+    assert (
+        declared.step_of("# Graded tests for x and y, steps of create_request (2 points).")
+        == "create_request"
+    )
     assert declared.step_of("# Graded tests for classify (4 points).") is None
     [row] = registry.derived([_declared_as("is_object", step_of=None)])
     assert row.graduates
@@ -130,7 +169,9 @@ def test_a_step_of_another_function_does_not_graduate_and_says_so_in_its_graded_
 
 def test_the_course_s_reference_is_the_rules_version_or_the_master_s_export():
     assert registry.course_reference("classify", "03") == "rules.classification.classify"
-    assert registry.course_reference("create_request", "02") == "core.messages.create_request"  # rules passes it on
+    assert (
+        registry.course_reference("create_request", "02") == "core.messages.create_request"
+    )  # rules passes it on
     assert registry.course_reference("audit", "10") == "core.traffic.audit"
     assert registry.course_reference("is_reply_to", "06") == "core.conversation.is_reply_to"
     assert registry.course_reference("fixed_stream", "05") is None  # lesson 05 writes no module
@@ -143,7 +184,12 @@ def test_a_graded_function_no_shared_table_names_is_derived_with_its_visible_cas
     monkeypatch.delitem(_agree_inputs().AGREES_ON, "reply_for")
     entry = _declared_as("reply_for")
     [row] = registry.derived([entry])
-    assert (row.name, row.lesson, row.module, row.reference) == ("reply_for", "04", "errors", "rules.classification.reply_for")
+    assert (row.name, row.lesson, row.module, row.reference) == (
+        "reply_for",
+        "04",
+        "errors",
+        "rules.classification.reply_for",
+    )
     assert row.graduates and len(row.table.cases) == len(entry[-1])
     assert all(r.ok for r in row.table.rows(registry.reference("reply_for"), _printed()))
     assert not any(r.ok for r in row.table.rows(lambda msg: {"wrong": True}, _printed()))
@@ -158,7 +204,9 @@ def test_a_derived_row_is_checked_and_borrowed_like_any_other(monkeypatch):
     row = row._replace(name="reply_again")
     monkeypatch.setitem(registry.BY_NAME, "reply_again", row)
     monkeypatch.setattr(registry, "BUILT", registry.BUILT + (row,))
-    monkeypatch.setattr("mcp_lesson.exercises.selfcheck.CHECKED", registry.CHECKED + ("reply_again",))
+    monkeypatch.setattr(
+        "mcp_lesson.exercises.selfcheck.CHECKED", registry.CHECKED + ("reply_again",)
+    )
     report = run_check(registry.reference("reply_for"), "reply_again")
     assert report.all_pass and report.total == len(entry[-1])
 
@@ -182,8 +230,10 @@ def _start_page_table(folder):
 
 
 def _rows(table):
-    return {m.group(1): (m.group(2), m.group(3))
-            for m in re.finditer(r"^\| \[(\d\d) [^\]]*\]\([^)]*\) \| (.*) \| (.*) \|$", table, re.M)}
+    return {
+        m.group(1): (m.group(2), m.group(3))
+        for m in re.finditer(r"^\| \[(\d\d) [^\]]*\]\([^)]*\) \| (.*) \| (.*) \|$", table, re.M)
+    }
 
 
 def test_the_start_page_s_what_you_write_is_made_from_the_masters():
@@ -193,7 +243,9 @@ def test_the_start_page_s_what_you_write_is_made_from_the_masters():
     assert table == make_learner.what_you_write(MASTERS), "run `make learner`"
     assert not make_learner.start_page_is_stale(MASTERS)
     rows = _rows(table)
-    for exercise in declared.read(MASTERS):  # every function the learner writes, in its lesson's row
+    for exercise in declared.read(
+        MASTERS
+    ):  # every function the learner writes, in its lesson's row
         for function in exercise.written:
             assert f"`{function}`" in rows[exercise.lesson][0], (exercise.lesson, function)
     for notebook, points in declared.points(MASTERS).items():  # and each lesson's points
@@ -208,10 +260,18 @@ def test_a_new_exercise_reaches_the_start_page_s_table_when_the_learner_copies_a
     for name in ("00_start_here.ipynb", "04_errors.ipynb"):
         (masters / name).write_text((MASTERS / name).read_text(encoding="utf-8"), encoding="utf-8")
     nb = json.loads((masters / "04_errors.ipynb").read_text(encoding="utf-8"))
-    solution = next(c for c in nb["cells"] if c["metadata"].get("nbgrader", {}).get("grade_id") == "reply_for")
-    tests = next(c for c in nb["cells"] if c["metadata"].get("nbgrader", {}).get("grade_id") == "reply_for-tests")
+    solution = next(
+        c for c in nb["cells"] if c["metadata"].get("nbgrader", {}).get("grade_id") == "reply_for"
+    )
+    tests = next(
+        c
+        for c in nb["cells"]
+        if c["metadata"].get("nbgrader", {}).get("grade_id") == "reply_for-tests"
+    )
     new_solution = json.loads(json.dumps(solution)) | {"id": "c04-new"}
-    new_solution["source"] = "#| export\ndef reply_twice(msg):\n    ### BEGIN SOLUTION\n    return None\n    ### END SOLUTION\n"
+    new_solution["source"] = (
+        "#| export\ndef reply_twice(msg):\n    ### BEGIN SOLUTION\n    return None\n    ### END SOLUTION\n"
+    )
     new_solution["metadata"]["nbgrader"]["grade_id"] = "reply_twice"
     new_tests = json.loads(json.dumps(tests)) | {"id": "t04-new"}
     new_tests["source"] = "# Graded tests for reply_twice (5 points).\ntry_it(reply_twice, 1)\n"
@@ -220,7 +280,9 @@ def test_a_new_exercise_reaches_the_start_page_s_table_when_the_learner_copies_a
     (masters / "04_errors.ipynb").write_text(json.dumps(nb), encoding="utf-8")
 
     assert make_learner.start_page_is_stale(masters)
-    assert "../00_start_here.ipynb (its table of what you write)" in make_learner.stale(learner, masters)
+    assert "../00_start_here.ipynb (its table of what you write)" in make_learner.stale(
+        learner, masters
+    )
     make_learner.write_all(learner, master_folder=masters)
     assert not make_learner.start_page_is_stale(masters)
     row = _rows(_start_page_table(masters))["04"]
@@ -233,9 +295,12 @@ def test_a_lesson_s_points_and_some_exercises_points_are_read_from_the_masters()
     lesson_points, nbgrader's metadata: never a figure typed in a test."""
     for notebook, total in declared.points(MASTERS).items():
         assert declared.lesson_points(notebook, folder=MASTERS) == total
-    by_cell = {grade_id: worth for name, grade_id, worth, _ in CELLS if name == "03_classifying.ipynb"}
+    by_cell = {
+        grade_id: worth for name, grade_id, worth, _ in CELLS if name == "03_classifying.ipynb"
+    }
     assert declared.lesson_points("03_classifying", ("classify", "is_object"), MASTERS) == (
-        by_cell["classify-tests"] + by_cell["is_object-tests"])
+        by_cell["classify-tests"] + by_cell["is_object-tests"]
+    )
     assert declared.lesson_points("03_classifying", (), MASTERS) == 0
     with pytest.raises(KeyError, match="grades no exercise called create_request"):
         declared.lesson_points("03_classifying", ("create_request",), MASTERS)
@@ -246,7 +311,9 @@ def test_the_rules_a_lesson_teaches_are_read_from_its_prose_cells(tmp_path):
     a member is refused in one line that names the master and the cell."""
     rules = declared.rules(MASTERS)
     assert {(rule.lesson, rule.function, rule.rule) for rule in rules} >= {
-        ("03", "classify_json", "strict-utf8"), ("04", "reply_for", "leaves-its-argument")}
+        ("03", "classify_json", "strict-utf8"),
+        ("04", "reply_for", "leaves-its-argument"),
+    }
     [utf8] = [rule for rule in rules if rule.rule == "strict-utf8"]
     assert utf8.notebook == "03_classifying.ipynb" and utf8.taught_in == "c03-21" and utf8.cases
     nb = json.loads((MASTERS / "03_classifying.ipynb").read_text(encoding="utf-8"))

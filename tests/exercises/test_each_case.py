@@ -70,8 +70,8 @@ def _first_not_implemented(fn):
     return watched, seen
 
 
-_REPORTS = {}
-_STUBS = {}
+_REPORTS: dict = {}
+_STUBS: dict = {}
 
 
 def _still_the_stub(name):

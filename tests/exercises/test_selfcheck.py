@@ -231,7 +231,7 @@ class _RaisingEq:
     def __eq__(self, other):
         raise ValueError("The truth value of an array is ambiguous")
 
-    __hash__ = None
+    __hash__ = None  # type: ignore[assignment]  # equal by value, so not hashable
 
 
 @pytest.mark.parametrize(

@@ -11,10 +11,17 @@ import json
 import re
 from pathlib import Path
 
-from mcp_lesson.exercises import cases as _cases
-from mcp_lesson.exercises import declared, graduation, registry
-from mcp_lesson.exercises import http_cases, server_cases, traffic_cases
 from wrong_versions import TAUGHT
+
+from mcp_lesson.exercises import cases as _cases
+from mcp_lesson.exercises import (
+    declared,
+    graduation,
+    http_cases,
+    registry,
+    server_cases,
+    traffic_cases,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 MASTERS = ROOT / "notebooks"
@@ -37,7 +44,11 @@ def _case_names(code):
     names = set()
     for module in (_cases, http_cases, server_cases, traffic_cases):
         for attribute, value in vars(module).items():
-            if attribute.isupper() and isinstance(value, list) and re.search(rf"\b{attribute}\b", code):
+            if (
+                attribute.isupper()
+                and isinstance(value, list)
+                and re.search(rf"\b{attribute}\b", code)
+            ):
                 names |= {case.name for case in value if hasattr(case, "name")}
     return names
 
@@ -52,20 +63,29 @@ def problems_of(rule, folder=MASTERS):
     checking = cells[ids.index(rule.checked_in)]
     found = []
     if ids.index(rule.checked_in) < ids.index(rule.taught_in) or checking["cell_type"] != "code":
-        found.append(f"{rule.rule}: {rule.checked_in} is not a code cell below the prose that teaches it")
+        found.append(
+            f"{rule.rule}: {rule.checked_in} is not a code cell below the prose that teaches it"
+        )
     if not re.search(CHECKS.format(name=re.escape(rule.function)), _source(checking)):
         found.append(f"{rule.rule}: {rule.checked_in} runs no check of {rule.function}")
-    visible = "\n".join(_source(cell).split(declared.HIDDEN)[0] for cell in cells if cell["cell_type"] == "code")
+    visible = "\n".join(
+        _source(cell).split(declared.HIDDEN)[0] for cell in cells if cell["cell_type"] == "code"
+    )
     names = _case_names(visible)
     if rule.function in registry.SHARED:
         names |= {case.name for case in registry.SHARED[rule.function][1]}
     if not rule.cases:
         found.append(f"{rule.rule}: no visible case")
-    found += [f"{rule.rule}: no visible case {case!r} for {rule.function}" for case in rule.cases
-              if case not in names and case not in visible]
+    found += [
+        f"{rule.rule}: no visible case {case!r} for {rule.function}"
+        for case in rule.cases
+        if case not in names and case not in visible
+    ]
     printed = "".join("".join(output.get("text", "")) for output in checking.get("outputs", ()))
     if re.search(r"^\s+(x |differs on)", printed, re.M):
-        found.append(f"{rule.rule}: the master's own {rule.function} fails its check in {rule.checked_in}")
+        found.append(
+            f"{rule.rule}: the master's own {rule.function} fails its check in {rule.checked_in}"
+        )
     return found
 
 
@@ -73,17 +93,22 @@ def test_every_rule_a_lesson_teaches_has_a_visible_case_where_it_is_taught():
     rules = declared.rules()
     assert rules
     assert [problem for rule in rules for problem in problems_of(rule)] == []
-    functions = {exercise.lesson: set(exercise.functions) | {exercise.name} for exercise in declared.read()}
+    functions = {
+        exercise.lesson: set(exercise.functions) | {exercise.name} for exercise in declared.read()
+    }
     by_lesson = {}
     for exercise in declared.read():
         by_lesson.setdefault(exercise.lesson, set()).update(exercise.functions, {exercise.name})
-    assert [rule for rule in rules if rule.function not in by_lesson.get(rule.lesson, ())] == [], functions
+    assert [rule for rule in rules if rule.function not in by_lesson.get(rule.lesson, ())] == [], (
+        functions
+    )
 
 
 def test_a_rule_without_a_visible_case_is_found():
     [rule] = [rule for rule in declared.rules() if rule.rule == "strict-utf8"]
     assert problems_of(rule._replace(cases=("no such case",))) == [
-        "strict-utf8: no visible case 'no such case' for classify_json"]
+        "strict-utf8: no visible case 'no such case' for classify_json"
+    ]
     assert problems_of(rule._replace(cases=())) == ["strict-utf8: no visible case"]
     assert problems_of(rule._replace(checked_in="c03-21"))  # the prose itself checks nothing
 
@@ -94,8 +119,12 @@ def _refused_by_graduation():
     for name in graduation.GRADUATION_FILES:
         for path in (ROOT / "tests").rglob(name):
             for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-                if (isinstance(node, ast.Call) and getattr(node.func, "id", None) == "refuses"
-                        and len(node.args) > 1 and isinstance(node.args[1], ast.Name)):
+                if (
+                    isinstance(node, ast.Call)
+                    and getattr(node.func, "id", None) == "refuses"
+                    and len(node.args) > 1
+                    and isinstance(node.args[1], ast.Name)
+                ):
                     found.add(node.args[1].id)
     return found
 
@@ -110,10 +139,14 @@ def _left_alone_by_hidden_cases():
 
 
 def test_graduation_demands_nothing_no_lesson_teaches():
-    taught = {(rule.function, rule.rule) for rule in declared.rules()
-              if registry.lesson_of(rule.function) in (None, rule.lesson)}
-    demands = ({(name, NAMES) for name in _refused_by_graduation()}
-               | {(name, LEAVES) for name in _left_alone_by_hidden_cases()})
+    taught = {
+        (rule.function, rule.rule)
+        for rule in declared.rules()
+        if registry.lesson_of(rule.function) in (None, rule.lesson)
+    }
+    demands = {(name, NAMES) for name in _refused_by_graduation()} | {
+        (name, LEAVES) for name in _left_alone_by_hidden_cases()
+    }
     assert {("create_request", NAMES), ("error_response", NAMES), ("reply_for", LEAVES)} <= demands
     assert sorted(demands - taught) == []
 

@@ -20,10 +20,16 @@ def self_check_cell(filename):
     (the first that calls a check; an exercise may come between)."""
     cells = json.loads((MASTERS / filename).read_text(encoding="utf-8"))["cells"]
     sources = ["".join(cell["source"]) for cell in cells]
-    start = next(i for i, source in enumerate(sources)
-                 if cells[i]["cell_type"] == "markdown" and "## Self-check" in source)
-    return next(cell for cell, source in zip(cells[start:], sources[start:])
-                if cell["cell_type"] == "code" and re.search(r"\bcheck\w*\(", source))
+    start = next(
+        i
+        for i, source in enumerate(sources)
+        if cells[i]["cell_type"] == "markdown" and "## Self-check" in source
+    )
+    return next(
+        cell
+        for cell, source in zip(cells[start:], sources[start:])
+        if cell["cell_type"] == "code" and re.search(r"\bcheck\w*\(", source)
+    )
 
 
 def test_the_lessons_that_write_into_the_package_are_found():

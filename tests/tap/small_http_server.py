@@ -24,7 +24,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
         pass
 
     #: The sessions a DELETE ended: a request on one gets 400 (where the spec asks for 404).
-    ended = set()
+    ended: set = set()
 
     def do_DELETE(self):
         self.ended.add(self.headers.get("Mcp-Session-Id"))

@@ -8,15 +8,23 @@ import json
 
 import ipywidgets
 import pytest
-
-from mcp_lesson import CASES, classify_json, explain_json
-from mcp_lesson.exercises.cases import TEXT_CASES
-from mcp_lesson import widgets
-from mcp_lesson.widgets import COLOURS, PREVIEW_LIMIT, Classifier, as_text, examples, preview
 from processes import patience
 
-from .viewing import (ALLOWED_TAGS, HOSTILE, IMG, LONG, REQUEST, in_a_kernel_loop, sendable,
-    settled, tags)
+from mcp_lesson import CASES, classify_json, explain_json, widgets
+from mcp_lesson.exercises.cases import TEXT_CASES
+from mcp_lesson.widgets import COLOURS, PREVIEW_LIMIT, Classifier, as_text, examples, preview
+
+from .viewing import (
+    ALLOWED_TAGS,
+    HOSTILE,
+    IMG,
+    LONG,
+    REQUEST,
+    in_a_kernel_loop,
+    sendable,
+    settled,
+    tags,
+)
 
 
 def test_classifier_shows_kind_code_reason_and_reply(classifier):
@@ -35,8 +43,11 @@ def test_classifier_shows_kind_code_reason_and_reply(classifier):
 @pytest.mark.parametrize(
     "text, kind, badge",
     [
-        ('{"jsonrpc": "2.0", "method": "notifications/initialized"}', "notification",
-         "NOTIFICATION"),
+        (
+            '{"jsonrpc": "2.0", "method": "notifications/initialized"}',
+            "notification",
+            "NOTIFICATION",
+        ),
         ('{"jsonrpc": "2.0", "id": 1, "result": {}}', "response", "RESPONSE"),
         ('{"jsonrpc": "2.0", "id": true, "method": "ping"}', "invalid", "INVALID"),
     ],
@@ -80,6 +91,7 @@ def test_empty_text_shows_a_hint_not_an_error(classifier):
 
 def test_every_example_fills_the_box_and_agrees_with_the_package(classifier):
     options = examples()
+
     # Every case but those holding bytes that are not UTF-8 (invalid UTF-8, UTF-16): a text box
     # cannot hold them.
     def fits(text):
@@ -139,8 +151,14 @@ def test_the_html_example_case_is_escaped(classifier):
 
 def test_ten_megabytes_get_a_short_preview_with_a_note(classifier):
     blob = "<script>" * 1_300_000
-    text = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
-                       "params": {"name": "x", "arguments": {"blob": blob}}})
+    text = json.dumps(
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "tools/call",
+            "params": {"name": "x", "arguments": {"blob": blob}},
+        }
+    )
     assert len(text) > 10_000_000
     classifier.value = text
     assert classifier.kind == "request"
@@ -227,7 +245,7 @@ def test_a_long_paste_is_parsed_once_when_the_typing_pauses(parses):
         judged = classifier.judged
         # Five keystrokes after a long paste: the browser sends the whole text each time.
         for end in range(5):
-            classifier.text.value = LONG[:len(LONG) - 5 + end]
+            classifier.text.value = LONG[: len(LONG) - 5 + end]
         assert parses == [] and classifier.judged == judged
         assert classifier.kind is None
         assert "when the typing pauses" in as_text(classifier.result)
@@ -259,7 +277,9 @@ def test_a_short_text_cancels_a_pending_long_one(parses):
         classifier.text.value = REQUEST  # the long text deleted before the pause
         assert classifier.kind == "request"
         judged = classifier.judged
-        await asyncio.sleep(patience(widgets._judging.PAUSE * 4))  # time for a judge that should not come
+        await asyncio.sleep(
+            patience(widgets._judging.PAUSE * 4)
+        )  # time for a judge that should not come
         assert classifier.judged == judged and classifier.kind == "request"
         assert parses == [len(REQUEST)]
 

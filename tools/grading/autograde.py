@@ -7,22 +7,39 @@ import shutil
 import sys
 from pathlib import Path
 
-from tools.grading.course_dir import (DEFAULT_TIMEOUT, ROOT, Step, _first_error, _shown, gradebook, nbgrader,
-                                      prepare, released)
-
+from tools.grading.course_dir import (
+    DEFAULT_TIMEOUT,
+    ROOT,
+    Step,
+    _first_error,
+    _shown,
+    gradebook,
+    nbgrader,
+    prepare,
+    released,
+)
 
 # --- autograde ----------------------------------------------------------------------
 
 #: nbgrader's own warnings about a submission, in the teacher's words.
 NBGRADER_SAYS = [
-    (re.compile(r"Attribute 'points' for cell (\S+) has changed"),
-     "the points of cell {0} were changed: nbgrader restored them"),
-    (re.compile(r"Attribute '(locked|cell_type)' for cell (\S+) has changed"),
-     "the {0} setting of cell {1} was changed: nbgrader restored it"),
-    (re.compile(r"Cell '(\S+)' does not exist in the database"),
-     "cell {0} is not in the release (a copied cell?): it is not graded"),
+    (
+        re.compile(r"Attribute 'points' for cell (\S+) has changed"),
+        "the points of cell {0} were changed: nbgrader restored them",
+    ),
+    (
+        re.compile(r"Attribute '(locked|cell_type)' for cell (\S+) has changed"),
+        "the {0} setting of cell {1} was changed: nbgrader restored it",
+    ),
+    (
+        re.compile(r"Cell '(\S+)' does not exist in the database"),
+        "cell {0} is not in the release (a copied cell?): it is not graded",
+    ),
     (re.compile(r"No submitted file: (\S+)"), "{0} is missing: 0 points for it"),
-    (re.compile(r"Skipping unknown notebook: (\S+)"), "{0} is not part of the assignment: not graded"),
+    (
+        re.compile(r"Skipping unknown notebook: (\S+)"),
+        "{0} is not part of the assignment: not graded",
+    ),
 ]
 
 
@@ -53,7 +70,11 @@ def judged_records(course, assignment, student):
             record = json.loads(path.read_text(encoding="utf-8"))
         except (OSError, ValueError):
             continue
-        if isinstance(record, dict) and record.get("judged") is True and record.get("student") == student:
+        if (
+            isinstance(record, dict)
+            and record.get("judged") is True
+            and record.get("student") == student
+        ):
             found[str(record.get("notebook"))] = record
     return found
 
@@ -85,7 +106,9 @@ def tampering(release_nb, submitted):
         nb = nbformat.read(str(submitted), as_version=4)
         cells = {_grade_id(cell): cell for cell in nb.cells}
     except Exception as exc:  # not JSON, not a notebook...
-        return [f"{Path(submitted).name} is not a notebook nbgrader can read ({type(exc).__name__})"]
+        return [
+            f"{Path(submitted).name} is not a notebook nbgrader can read ({type(exc).__name__})"
+        ]
     found = []
     for cell in release_nb.cells:
         info = cell.metadata.get("nbgrader", {})
@@ -96,14 +119,18 @@ def tampering(release_nb, submitted):
         if theirs is None:
             found.append(f"{what} {info['grade_id']} was deleted: nbgrader put it back")
         elif theirs.source != cell.source:
-            found.append(f"{what} {info['grade_id']} was edited: nbgrader restored it from the release")
+            found.append(
+                f"{what} {info['grade_id']} was edited: nbgrader restored it from the release"
+            )
     return found
 
 
 def _nbgrader_of(cell):
     """A submitted cell's nbgrader metadata: a dict, or {} when it is anything else (a
     student's notebook may hold a string there)."""
-    info = cell.get("metadata", {}).get("nbgrader") if isinstance(cell.get("metadata"), dict) else None
+    info = (
+        cell.get("metadata", {}).get("nbgrader") if isinstance(cell.get("metadata"), dict) else None
+    )
     return info if isinstance(info, dict) else {}
 
 
@@ -128,10 +155,13 @@ def restore_renamed(release_nb, submitted):
 
     try:
         nb = nbformat.read(str(submitted), as_version=4)
-    except Exception:  # noqa: BLE001 - tampering() says it cannot be read
+    except Exception:
         return []
-    ours = {cell.metadata["nbgrader"]["grade_id"]: cell for cell in release_nb.cells
-            if cell.metadata.get("nbgrader", {}).get("grade_id")}
+    ours = {
+        cell.metadata["nbgrader"]["grade_id"]: cell
+        for cell in release_nb.cells
+        if cell.metadata.get("nbgrader", {}).get("grade_id")
+    }
     present = {_grade_id(cell) for cell in nb.cells}
     found = []
     for cell in nb.cells:
@@ -140,8 +170,9 @@ def restore_renamed(release_nb, submitted):
         if not grade_id or grade_id in ours:
             continue
         missing = [gid for gid in ours if gid not in present]
-        same = [gid for gid in missing if ours[gid].source == cell.source] or \
-            [gid for gid in missing if _flags(ours[gid].metadata["nbgrader"]) == _flags(info)]
+        same = [gid for gid in missing if ours[gid].source == cell.source] or [
+            gid for gid in missing if _flags(ours[gid].metadata["nbgrader"]) == _flags(info)
+        ]
         if len(same) != 1:
             continue
         cell.metadata["nbgrader"] = copy.deepcopy(ours[same[0]].metadata["nbgrader"])
@@ -162,7 +193,7 @@ def release_cells(course, assignment, name):
 
     try:
         nb = nbformat.read(str(Path(course) / "release" / assignment / name), as_version=4)
-    except Exception:  # noqa: BLE001 - a missing or broken release counts as empty
+    except Exception:
         return []
     return [cell for cell in nb.cells if cell.cell_type == "code"]
 
@@ -203,25 +234,36 @@ def autograde(course, assignments=(), timeout=DEFAULT_TIMEOUT, student=None):
         wanted = list(assignments) or sorted(known)
         unknown = [a for a in wanted if a not in known]
         if unknown:
-            step.say(f"not released: {', '.join(unknown)} (released: {', '.join(sorted(known)) or 'none'})")
+            step.say(
+                f"not released: {', '.join(unknown)} (released: {', '.join(sorted(known)) or 'none'})"
+            )
             return 1
         submitted = course / "submitted"
         graded, failed = 0, []
         for assignment in wanted:
-            students = sorted(p.parent.name for p in submitted.glob(f"*/{assignment}") if p.is_dir()
-                              and student in (None, p.parent.name))
+            students = sorted(
+                p.parent.name
+                for p in submitted.glob(f"*/{assignment}")
+                if p.is_dir() and student in (None, p.parent.name)
+            )
             if not students:
                 step.say(f"{assignment}: no submissions collected")
                 continue
             step.say(f"{assignment}:")
-            not_judged = _grade_assignment(course, step, assignment, students, known[assignment], timeout)
+            not_judged = _grade_assignment(
+                course, step, assignment, students, known[assignment], timeout
+            )
             graded += len(students) - len(not_judged)
             failed += not_judged
-        step.say(f"{graded} submission{'s' * (graded != 1)} graded into "
-                 f"{_shown(course / 'gradebook.db')}")
+        step.say(
+            f"{graded} submission{'s' * (graded != 1)} graded into "
+            f"{_shown(course / 'gradebook.db')}"
+        )
         if failed:  # the course's failure, said once, in one line: never a score
-            step.say(f"autograde failed: {failed[0]} ({len(failed)} submission{'s' * (len(failed) != 1)} "
-                     "left ungraded; run make autograde again once it is fixed)")
+            step.say(
+                f"autograde failed: {failed[0]} ({len(failed)} submission{'s' * (len(failed) != 1)} "
+                "left ungraded; run make autograde again once it is fixed)"
+            )
             return 1
         return 0
     finally:
@@ -270,7 +312,9 @@ def _restore_teachers_files(course, assignment, kept):
     """Put back what changed since :func:`_teachers_files`; a line for each change."""
     said = []
     config = course / "nbgrader_config.py"
-    if kept["config"] is not None and (not config.exists() or config.read_bytes() != kept["config"]):
+    if kept["config"] is not None and (
+        not config.exists() or config.read_bytes() != kept["config"]
+    ):
         config.write_bytes(kept["config"])
         said.append(f"{_shown(config)} had changed during grading: put back as it was")
     with gradebook(course) as gb:
@@ -279,8 +323,10 @@ def _restore_teachers_files(course, assignment, kept):
                 before = kept["cells"].get((notebook.name, cell.name))
                 if before is not None and (cell.source, cell.checksum) != before:
                     cell.source, cell.checksum = before
-                    said.append(f"the gradebook's copy of cell {cell.name} had changed during "
-                                "grading: put back as it was")
+                    said.append(
+                        f"the gradebook's copy of cell {cell.name} had changed during "
+                        "grading: put back as it was"
+                    )
         gb.db.commit()
     return said
 
@@ -309,7 +355,7 @@ def failure_in(section):
     if start is None:
         return None
     cause = None
-    for line in lines[start + 1:]:
+    for line in lines[start + 1 :]:
         text = line.strip()
         if re.match(r"^[A-Za-z_][\w.]*(Error|Exception|Exit)\b", text):
             cause = text
@@ -345,13 +391,23 @@ def _grade_assignment(course, step, assignment, students, notebooks, timeout):
     if ready:
         kept = _teachers_files(course, assignment)
         only = [f"--student={students[0]}"] if len(students) == 1 else []
-        code, output = nbgrader(course, "autograde", assignment, "--force", *only,
-                                f"--JudgedExecute.timeout={timeout}", limit=limit, log_name=log_name)
+        code, output = nbgrader(
+            course,
+            "autograde",
+            assignment,
+            "--force",
+            *only,
+            f"--JudgedExecute.timeout={timeout}",
+            limit=limit,
+            log_name=log_name,
+        )
         for line in _restore_teachers_files(course, assignment, kept):
             step.say(f"  {line}")
         if "Exception while loading config file" in output:
-            step.say(f"  nbgrader could not load the course's settings, so nothing of this run "
-                     f"was judged: {_first_error(output)}; see {log}")
+            step.say(
+                f"  nbgrader could not load the course's settings, so nothing of this run "
+                f"was judged: {_first_error(output)}; see {log}"
+            )
     sections = by_student(output)
     not_started, ended = run_errors(course, assignment), {}
     for student in students:
@@ -360,16 +416,24 @@ def _grade_assignment(course, step, assignment, students, notebooks, timeout):
             continue
         if before[student] is None:
             zero(course, assignment, student)
-            present = sorted(p.name for p in (course / "submitted" / student / assignment).glob("*.ipynb"))
+            present = sorted(
+                p.name for p in (course / "submitted" / student / assignment).glob("*.ipynb")
+            )
             found = f" (found {', '.join(present)})" if present else ""
-            step.say(f"  {student}: 0 points: no {', '.join(sorted(notebooks))} in the submission{found}")
+            step.say(
+                f"  {student}: 0 points: no {', '.join(sorted(notebooks))} in the submission{found}"
+            )
             continue
         section = sections.get(student, "")
-        present = {p.name for p in (course / "submitted" / student / assignment).glob("*.ipynb")} & notebooks
+        present = {
+            p.name for p in (course / "submitted" / student / assignment).glob("*.ipynb")
+        } & notebooks
         # Verdicts come as data: the judge's records and what nbgrader wrote, never the log.
         records = judged_records(course, assignment, student)
         judged = all(Path(name).stem in records for name in present)
-        autograded = all((course / "autograded" / student / assignment / name).is_file() for name in present)
+        autograded = all(
+            (course / "autograded" / student / assignment / name).is_file() for name in present
+        )
         problems = before[student] + problems_in(section)
         for name, record in records.items():
             shown_name = "" if name == assignment else f"{name}: "
@@ -377,26 +441,34 @@ def _grade_assignment(course, step, assignment, students, notebooks, timeout):
         seconds = sum(float(record.get("seconds", 0)) for record in records.values())
         if code is None and not autograded:
             zero(course, assignment, student)
-            problems.append(f"nbgrader did not finish within {limit} s and was stopped: 0 points; "
-                            f"see {log}")
+            problems.append(
+                f"nbgrader did not finish within {limit} s and was stopped: 0 points; see {log}"
+            )
         elif not autograded and code != 0 and failure_in(section) is None:
             # nbgrader itself ended (killed, out of memory) before it finished this
             # submission: the run's failure, never the student's 0
-            ended[student] = (f"the grading process ended (exit code {code}) before it had graded "
-                              f"this submission; see {log}")
+            ended[student] = (
+                f"the grading process ended (exit code {code}) before it had graded "
+                f"this submission; see {log}"
+            )
             step.say(f"  {student}: not graded ({ended[student]})")
             continue
         elif not autograded:
             zero(course, assignment, student)
             cause = failure_in(section)
-            problems.append(f"nbgrader could not grade it ({cause or 'it was not graded'}): 0 points; "
-                            f"see {log}")
+            problems.append(
+                f"nbgrader could not grade it ({cause or 'it was not graded'}): 0 points; see {log}"
+            )
         elif not judged:  # graded, but not by the judge: never trusted
             zero(course, assignment, student)
-            problems.append(f"it was not judged in the sandbox (the course's settings were not "
-                            f"used): 0 points; see {log}")
+            problems.append(
+                f"it was not judged in the sandbox (the course's settings were not "
+                f"used): 0 points; see {log}"
+            )
         score, most = score_of(course, assignment, student)
         step.say(f"  {student}: {score:g}/{most:g} points ({seconds:.1f} s)")
         for problem in problems:
             step.say(f"    {problem}")
-    return [not_started[student] for student in students if student in not_started] + list(ended.values())
+    return [not_started[student] for student in students if student in not_started] + list(
+        ended.values()
+    )

@@ -44,18 +44,43 @@ from pathlib import Path
 
 if str(Path(__file__).resolve().parents[2]) not in sys.path:  # run as a script: the project's root
     sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-from mcp_lesson.shared.processes import stop_on_signals  # noqa: E402
+from mcp_lesson.shared.processes import stop_on_signals
+
 # The steps, a module each; their names stay at this module's address (the tests and the
 # teacher's scripts read them here).
-from tools.grading.autograde import (autograde, by_student, failure_in, judged_records,  # noqa: E402,F401
-                                     problems_in, release_cells, restore_renamed, score_of, tampering, zero)
-from tools.grading.collect import collect  # noqa: E402,F401
-from tools.grading.course_dir import (DEFAULT_COURSE, DEFAULT_TIMEOUT, NOTEBOOK_BYTES,  # noqa: E402,F401
-                                      NOTEBOOKS, SAFE_NAME, STUDENT_BYTES, Step, _first_error, _shown,
-                                      gradebook, graded_masters, has_tests, nbgrader, prepare, released)
-
+from tools.grading.autograde import (  # noqa: F401
+    autograde,
+    by_student,
+    failure_in,
+    judged_records,
+    problems_in,
+    release_cells,
+    restore_renamed,
+    score_of,
+    tampering,
+    zero,
+)
+from tools.grading.collect import collect
+from tools.grading.course_dir import (  # noqa: F401
+    DEFAULT_COURSE,
+    DEFAULT_TIMEOUT,
+    NOTEBOOK_BYTES,
+    NOTEBOOKS,
+    SAFE_NAME,
+    STUDENT_BYTES,
+    Step,
+    _first_error,
+    _shown,
+    gradebook,
+    graded_masters,
+    has_tests,
+    nbgrader,
+    prepare,
+    released,
+)
 
 # --- release ----------------------------------------------------------------------
+
 
 def release(course, targets=()):
     """Copy the masters into source/ and run ``nbgrader generate_assignment`` on each."""
@@ -71,8 +96,10 @@ def release(course, targets=()):
             elif NOTEBOOKS / f"{target}.ipynb" in graded:
                 masters.append(NOTEBOOKS / f"{target}.ipynb")
             else:
-                step.say(f"{target} is not a graded lesson; they are: "
-                         f"{', '.join(m.stem for m in graded) or 'none yet'}")
+                step.say(
+                    f"{target} is not a graded lesson; they are: "
+                    f"{', '.join(m.stem for m in graded) or 'none yet'}"
+                )
                 return 1
         masters = masters or graded
         if not masters:
@@ -97,21 +124,26 @@ def release(course, targets=()):
         runs = [("*", ready)] if every else [(master.stem, [master]) for master in ready]
         for assignment, these in runs:
             log = f"release-{'all' if assignment == '*' else assignment}"
-            code, output = nbgrader(course, "generate_assignment", assignment, "--force", log_name=log)
+            code, output = nbgrader(
+                course, "generate_assignment", assignment, "--force", log_name=log
+            )
             for master in these:
                 made = course / "release" / master.stem / master.name
                 if code == 0 and made.exists():
                     step.say(f"released {master.stem}: {_shown(made)}")
                 else:
                     failed += 1
-                    step.say(f"could not release {master.stem}: {_first_error(output)} "
-                             f"(see {_shown(course / 'logs' / f'{log}.log')})")
+                    step.say(
+                        f"could not release {master.stem}: {_first_error(output)} "
+                        f"(see {_shown(course / 'logs' / f'{log}.log')})"
+                    )
         return 1 if failed else 0
     finally:
         step.close()
 
 
 # --- feedback and grades ----------------------------------------------------------------
+
 
 def feedback(course, assignments=(), student=None):
     """``nbgrader generate_feedback`` for each assignment: an HTML page per student and notebook
@@ -128,11 +160,21 @@ def feedback(course, assignments=(), student=None):
         done = {}
         only = [f"--student={student}"] if student else []
         if not assignments:  # one nbgrader run for every assignment ("*"), as release does
-            done = dict.fromkeys(wanted, nbgrader(course, "generate_feedback", "*", "--force", *only,
-                                                  log_name="feedback-all"))
+            done = dict.fromkeys(
+                wanted,
+                nbgrader(
+                    course, "generate_feedback", "*", "--force", *only, log_name="feedback-all"
+                ),
+            )
         for assignment in wanted:
-            code, output = done.get(assignment) or nbgrader(course, "generate_feedback", assignment, "--force",
-                                                            *only, log_name=f"feedback-{assignment}")
+            code, output = done.get(assignment) or nbgrader(
+                course,
+                "generate_feedback",
+                assignment,
+                "--force",
+                *only,
+                log_name=f"feedback-{assignment}",
+            )
             pages = sorted((course / "feedback").glob(f"*/{assignment}/*.html"))
             if code != 0:
                 failed += 1
@@ -164,10 +206,14 @@ def grades(course):
         with open(course / "grades.csv", encoding="utf-8", newline="") as handle:
             rows = list(csv.DictReader(handle))
         for row in rows:
-            step.say(f"{row['student']:<16} {row['assignment']:<24} "
-                     f"{float(row['score']):g}/{float(row['max_score']):g}")
-        step.say(f"{len(rows)} row{'s' * (len(rows) != 1)} in {_shown(course / 'grades.csv')}; "
-                 f"one row per student in {_shown(course / 'grades-wide.csv')}")
+            step.say(
+                f"{row['student']:<16} {row['assignment']:<24} "
+                f"{float(row['score']):g}/{float(row['max_score']):g}"
+            )
+        step.say(
+            f"{len(rows)} row{'s' * (len(rows) != 1)} in {_shown(course / 'grades.csv')}; "
+            f"one row per student in {_shown(course / 'grades-wide.csv')}"
+        )
         return 0
     finally:
         step.close()
@@ -183,8 +229,11 @@ def student_id(text):
 def main(argv=None):
     stop_on_signals()  # SIGTERM or SIGHUP end nbgrader and its sandboxes, as Ctrl-C does
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--course", default=str(DEFAULT_COURSE),
-                        help="the nbgrader course directory (default: classroom/)")
+    parser.add_argument(
+        "--course",
+        default=str(DEFAULT_COURSE),
+        help="the nbgrader course directory (default: classroom/)",
+    )
     steps = parser.add_subparsers(dest="step", required=True)
     p = steps.add_parser("release", help="generate_assignment into release/")
     p.add_argument("targets", nargs="*", help="lesson names (03_classifying) or notebook paths")
@@ -203,8 +252,10 @@ def main(argv=None):
         return release(args.course, args.targets)
     if args.step == "collect":
         if not args.source:
-            print("say where the submissions are: make collect FROM=<folder>, which holds "
-                  "one folder per student, each with one folder per assignment")
+            print(
+                "say where the submissions are: make collect FROM=<folder>, which holds "
+                "one folder per student, each with one folder per assignment"
+            )
             return 1
         return collect(args.course, args.source)
     if args.step == "autograde":

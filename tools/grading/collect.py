@@ -19,12 +19,20 @@ import stat
 import tempfile
 from pathlib import Path
 
-from tools.grading.course_dir import (NOTEBOOK_BYTES, SAFE_NAME, STUDENT_BYTES, Step, _shown, prepare,
-                                      released)
-from tools.judge.files import QUIET, kind as _kind
-
+from tools.grading.course_dir import (
+    NOTEBOOK_BYTES,
+    SAFE_NAME,
+    STUDENT_BYTES,
+    Step,
+    _shown,
+    prepare,
+    released,
+)
+from tools.judge.files import QUIET
+from tools.judge.files import kind as _kind
 
 # --- reading a student's file ------------------------------------------------------------
+
 
 class NotTaken(Exception):
     """A student's file that collect does not take: ``str()`` says why, in words."""
@@ -61,8 +69,12 @@ def open_regular(path):
 
 
 def _same(before, after):
-    return (before.st_ino, before.st_size, before.st_mtime_ns, before.st_ctime_ns) == \
-        (after.st_ino, after.st_size, after.st_mtime_ns, after.st_ctime_ns)
+    return (before.st_ino, before.st_size, before.st_mtime_ns, before.st_ctime_ns) == (
+        after.st_ino,
+        after.st_size,
+        after.st_mtime_ns,
+        after.st_ctime_ns,
+    )
 
 
 def copy_within(path, dest, limit):
@@ -116,6 +128,7 @@ def read_within(path, limit):
 
 # --- what a submission looks like, and when it last changed ------------------------------
 
+
 def state_of(folder, names):
     """What the system says of ``folder`` and of its entries ``names`` (``lstat``, links not
     followed, nothing below them): {name or "": (inode, ctime in ns)}. A student can change
@@ -136,10 +149,11 @@ def _key(info):
 def newest(state):
     """The newest change of a :func:`state_of`, as a naive time in UTC (nbgrader's form)."""
     ns = max(ctime for _, ctime in state.values())
-    return datetime.datetime.fromtimestamp(ns / 1e9, datetime.timezone.utc).replace(tzinfo=None)
+    return datetime.datetime.fromtimestamp(ns / 1e9, datetime.UTC).replace(tzinfo=None)
 
 
 # --- collect ----------------------------------------------------------------------
+
 
 def _plain(name):
     """A file name as it can be shown on one line of the log."""
@@ -176,8 +190,12 @@ def _take_released(step, folder, dest, wanted, who, room):
             continue
         path = folder / name
         mode = os.lstat(path).st_mode
-        if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)) or (name in wanted and stat.S_ISDIR(mode)):
-            step.say(f"{who}: skipped {_plain(name)}, {_kind(mode)}: collect takes regular files only")
+        if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)) or (
+            name in wanted and stat.S_ISDIR(mode)
+        ):
+            step.say(
+                f"{who}: skipped {_plain(name)}, {_kind(mode)}: collect takes regular files only"
+            )
             continue
         if name.startswith("."):
             continue
@@ -189,10 +207,13 @@ def _take_released(step, folder, dest, wanted, who, room):
             info = copy_within(path, dest / name, limit)
         except TooBig:
             if limit < NOTEBOOK_BYTES:
-                raise TooBig(f"the student's submissions come to over {STUDENT_BYTES // 2**20} MB "
-                             "in all") from None
-            step.say(f"{who}: skipped {_plain(name)}: a notebook of over {NOTEBOOK_BYTES // 2**20} MB "
-                     "is not collected")
+                raise TooBig(
+                    f"the student's submissions come to over {STUDENT_BYTES // 2**20} MB in all"
+                ) from None
+            step.say(
+                f"{who}: skipped {_plain(name)}: a notebook of over {NOTEBOOK_BYTES // 2**20} MB "
+                "is not collected"
+            )
             continue
         except Changed:
             raise
@@ -231,18 +252,20 @@ def _stamp(dest, when):
     """Write the collected submission ``dest``'s timestamp.txt: ``when``, an aware time or a naive
     one in UTC, in the form nbgrader reads."""
     if when.tzinfo is not None:
-        when = when.astimezone(datetime.timezone.utc).replace(tzinfo=None)
-    (Path(dest) / "timestamp.txt").write_text(when.strftime("%Y-%m-%d %H:%M:%S.%f UTC"),
-                                              encoding="utf-8")
+        when = when.astimezone(datetime.UTC).replace(tzinfo=None)
+    (Path(dest) / "timestamp.txt").write_text(
+        when.strftime("%Y-%m-%d %H:%M:%S.%f UTC"), encoding="utf-8"
+    )
 
 
 def now():
     """The time now, in UTC."""
-    return datetime.datetime.now(datetime.timezone.utc)
+    return datetime.datetime.now(datetime.UTC)
 
 
-def take_submission(step, folder, dest, wanted, who, clock=None, room=STUDENT_BYTES, look=None,
-                    check=None):
+def take_submission(
+    step, folder, dest, wanted, who, clock=None, room=STUDENT_BYTES, look=None, check=None
+):
     """Collect one student's submission ``folder`` into ``dest``: the released notebooks
     ``wanted`` (take_released), its secret, and its timestamp.txt. The copy is made beside
     ``dest`` and takes its place only when whole.
@@ -278,8 +301,10 @@ def take_submission(step, folder, dest, wanted, who, clock=None, room=STUDENT_BY
         return None
     except OSError as exc:
         shutil.rmtree(fresh, ignore_errors=True)
-        step.say(f"{who}: not collected: {type(exc).__name__} while reading "
-                 f"{_plain(Path(exc.filename or folder).name)}{kept}")
+        step.say(
+            f"{who}: not collected: {type(exc).__name__} while reading "
+            f"{_plain(Path(exc.filename or folder).name)}{kept}"
+        )
         return None
     _secret(folder, fresh)
     _stamp(fresh, clock() if clock is not None else newest(after))
@@ -311,8 +336,10 @@ def collect(course, source):
         if (source / "submitted").is_dir():
             source = source / "submitted"
         if not source.is_dir():
-            step.say(f"{source} is not a folder: give the folder that holds one folder per "
-                     "student (make collect FROM=<folder>)")
+            step.say(
+                f"{source} is not a folder: give the folder that holds one folder per "
+                "student (make collect FROM=<folder>)"
+            )
             return 1
         known = released(course)
         if not known:
@@ -323,21 +350,27 @@ def collect(course, source):
             if student.name.startswith("."):
                 continue
             if not SAFE_NAME.fullmatch(student.name):
-                step.say(f"skipped the folder {student.name!r}: a student id is letters, digits "
-                         "and _ . @ - only")
+                step.say(
+                    f"skipped the folder {student.name!r}: a student id is letters, digits "
+                    "and _ . @ - only"
+                )
                 continue
             try:
                 folders = sorted(p for p in student.iterdir() if p.is_dir() and not p.is_symlink())
             except OSError as exc:
-                step.say(f"{student.name}: not collected: the folder cannot be read ({type(exc).__name__})")
+                step.say(
+                    f"{student.name}: not collected: the folder cannot be read ({type(exc).__name__})"
+                )
                 continue
             taken_in_all = 0
             for folder in folders:
                 if folder.name.startswith("."):
                     continue
                 if folder.name not in known:
-                    step.say(f"{student.name}: skipped {_plain(folder.name)}/, which is not a released "
-                             "assignment")
+                    step.say(
+                        f"{student.name}: skipped {_plain(folder.name)}/, which is not a released "
+                        "assignment"
+                    )
                     continue
                 who = f"{student.name} {folder.name}"
                 dest = course / "submitted" / student.name / folder.name
@@ -345,8 +378,9 @@ def collect(course, source):
                 wanted = known[folder.name]
                 # The time is collect's own, taken once the copy is made: a timestamp.txt of
                 # the student's is never taken.
-                got = take_submission(step, folder, dest, wanted, who,
-                                      clock=now, room=STUDENT_BYTES - taken_in_all)
+                got = take_submission(
+                    step, folder, dest, wanted, who, clock=now, room=STUDENT_BYTES - taken_in_all
+                )
                 if got is None:
                     continue
                 taken, left_out, used = got

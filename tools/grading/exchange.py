@@ -79,18 +79,34 @@ class CourseExchangeCollect(ExchangeCollect):
         owner = owner_of(info)
         claimed = name.rsplit("+", 3)[0]
         if claimed != owner:
-            self.log.warning(f"{name!r} is owned by {owner}, so it is taken as {owner}'s submission")
+            self.log.warning(
+                f"{name!r} is owned by {owner}, so it is taken as {owner}'s submission"
+            )
         if not stat.S_ISDIR(info.st_mode):
-            return {"username": owner, "filename": name, "timestamp": datetime.datetime.min,
-                    "refused": "it is not a folder"}
+            return {
+                "username": owner,
+                "filename": name,
+                "timestamp": datetime.datetime.min,
+                "refused": "it is not a folder",
+            }
         try:
             look = state_of(path, self._wanted())
         except OSError as exc:
-            return {"username": owner, "filename": name, "timestamp": datetime.datetime.min,
-                    "refused": f"it cannot be read ({type(exc).__name__})"}
+            return {
+                "username": owner,
+                "filename": name,
+                "timestamp": datetime.datetime.min,
+                "refused": f"it cannot be read ({type(exc).__name__})",
+            }
         content = digest(path, self._wanted())
         when = self._seen().time_for(name, content, newest(look))
-        return {"username": owner, "filename": name, "timestamp": when, "look": look, "digest": content}
+        return {
+            "username": owner,
+            "filename": name,
+            "timestamp": when,
+            "look": look,
+            "digest": content,
+        }
 
     def _seen(self):
         if getattr(self, "_seen_now", None) is None:
@@ -119,19 +135,24 @@ class CourseExchangeCollect(ExchangeCollect):
         deadline), without its removing the copy collected before ahead of the new one: the
         copy takes its place only when whole (``take_submission``)."""
         if not self.src_records:
-            self.log.warning(f"No submissions of '{self.coursedir.assignment_id}' for course "
-                             f"'{self.coursedir.course_id}' to collect")
+            self.log.warning(
+                f"No submissions of '{self.coursedir.assignment_id}' for course "
+                f"'{self.coursedir.course_id}' to collect"
+            )
         for rec in self.src_records:
             student_id = rec["username"]
             src_path = os.path.join(self.inbound_path, rec["filename"])
-            dest_path = self.coursedir.format_path(self.coursedir.submitted_directory, student_id,
-                                                   self.coursedir.assignment_id)
+            dest_path = self.coursedir.format_path(
+                self.coursedir.submitted_directory, student_id, self.coursedir.assignment_id
+            )
             if os.path.isdir(dest_path):
                 existing = self.coursedir.get_existing_timestamp(dest_path)
                 newer = self.update and (existing is None or rec["timestamp"] > existing)
                 other = self.before_duedate and existing != rec["timestamp"]
                 if not (newer or other):
-                    self.log.info(f"No newer submission to collect: {student_id} {self.coursedir.assignment_id}")
+                    self.log.info(
+                        f"No newer submission to collect: {student_id} {self.coursedir.assignment_id}"
+                    )
                     continue
             self.log.info(f"Collecting submission: {student_id} {self.coursedir.assignment_id}")
             self.do_copy(src_path, dest_path)
@@ -142,12 +163,22 @@ class CourseExchangeCollect(ExchangeCollect):
         src, dest = Path(src), Path(dest)
         record = getattr(self, "_looks", {}).get(src.name)
         if record is None:
-            take_submission(_Log(self.log), src, dest, self._wanted(), f"{dest.parent.name} {dest.name}")
+            take_submission(
+                _Log(self.log), src, dest, self._wanted(), f"{dest.parent.name} {dest.name}"
+            )
             return
 
         def as_seen(copy, taken):
             if digest(copy, taken) != record["digest"]:
                 raise Changed("the submission changed between collect's look and its copy")
 
-        take_submission(_Log(self.log), src, dest, self._wanted(), f"{dest.parent.name} {dest.name}",
-                        clock=lambda: record["timestamp"], look=record["look"], check=as_seen)
+        take_submission(
+            _Log(self.log),
+            src,
+            dest,
+            self._wanted(),
+            f"{dest.parent.name} {dest.name}",
+            clock=lambda: record["timestamp"],
+            look=record["look"],
+            check=as_seen,
+        )

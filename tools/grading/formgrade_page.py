@@ -41,18 +41,20 @@ def grading_policy(nonce, mathjax=True):
     """The Content-Security-Policy of one of formgrader's pages whose scripts carry ``nonce``
     (with MathJax's CDN folder, for the grading page)."""
     cdn = f" {MATHJAX_FOLDER}" if mathjax else ""
-    return "; ".join([
-        "default-src 'self'",
-        f"script-src 'nonce-{nonce}'{cdn}",
-        f"style-src 'self' 'unsafe-inline'{cdn}",
-        f"font-src 'self' data:{cdn}",
-        "img-src 'self' data:",
-        "connect-src 'self'",
-        "object-src 'none'",
-        "frame-src 'none'",
-        "base-uri 'none'",
-        "form-action 'self'",
-    ])
+    return "; ".join(
+        [
+            "default-src 'self'",
+            f"script-src 'nonce-{nonce}'{cdn}",
+            f"style-src 'self' 'unsafe-inline'{cdn}",
+            f"font-src 'self' data:{cdn}",
+            "img-src 'self' data:",
+            "connect-src 'self'",
+            "object-src 'none'",
+            "frame-src 'none'",
+            "base-uri 'none'",
+            "form-action 'self'",
+        ]
+    )
 
 
 def install(web_app):
@@ -71,7 +73,10 @@ def install(web_app):
         return False
     config = copy.deepcopy(exporter.config)
     given = list(exporter.extra_template_basedirs)
-    config.HTMLExporter.extra_template_basedirs = [TEMPLATES, *(folder for folder in given if folder != TEMPLATES)]
+    config.HTMLExporter.extra_template_basedirs = [
+        TEMPLATES,
+        *(folder for folder in given if folder != TEMPLATES),
+    ]
     config.HTMLExporter.template_name = "formgrade"
     steps = list(exporter.preprocessors)
     for step in (CourseSanitizer, PageNonce):
@@ -88,11 +93,14 @@ def _load_jupyter_server_extension(server_app):
 
         def later():  # formgrader loads after this extension: once every extension has loaded
             if not install(server_app.web_app):
-                server_app.log.warning("mcp_lesson: formgrader is not loaded; its grading page is "
-                                       "left as it is")
+                server_app.log.warning(
+                    "mcp_lesson: formgrader is not loaded; its grading page is left as it is"
+                )
 
         IOLoop.current().add_callback(later)
-    server_app.log.info("mcp_lesson: formgrader's grading page is the course's (its own scripts only)")
+    server_app.log.info(
+        "mcp_lesson: formgrader's grading page is the course's (its own scripts only)"
+    )
 
 
 def _jupyter_server_extension_points():

@@ -30,8 +30,14 @@ def command(course, step, assignment, student=None):
     """The course's command for ``step`` (``autograde`` or ``feedback``) of ``assignment`` in
     ``course``, for ``student`` only when given: the Makefile's, as a list of arguments. (The
     hub wraps it to run it in a cgroup of its own.)"""
-    words = [sys.executable, str(ROOT / "tools" / "grading" / "classroom.py"), "--course", str(course),
-             step, assignment]
+    words = [
+        sys.executable,
+        str(ROOT / "tools" / "grading" / "classroom.py"),
+        "--course",
+        str(course),
+        step,
+        assignment,
+    ]
     return words + (["--student", student] if student else [])
 
 
@@ -43,15 +49,20 @@ async def run(words, cwd=None):
     from tools.hub.apart import wrapped
 
     process = await asyncio.create_subprocess_exec(
-        *wrapped(words), cwd=cwd, stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.STDOUT, start_new_session=True)
+        *wrapped(words),
+        cwd=cwd,
+        stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.STDOUT,
+        start_new_session=True,
+    )
     kept, size = [], 0
     while True:
         chunk = await process.stdout.read(1 << 16)
         if not chunk:
             break
         if size < SHOWN:
-            kept.append(chunk[:SHOWN - size])
+            kept.append(chunk[: SHOWN - size])
         size += len(chunk)
     code = await process.wait()
     log = b"".join(kept).decode("utf-8", "replace")
@@ -59,12 +70,18 @@ async def run(words, cwd=None):
         log += f"\n(and {size - SHOWN:,} more characters: see the course's logs/ folder)\n"
     result = {"success": code == 0, "log": log}
     if code != 0:
-        result["error"] = f"{Path(words[1]).name} {' '.join(words[4:])} ended with exit status {code}"
+        result["error"] = (
+            f"{Path(words[1]).name} {' '.join(words[4:])} ended with exit status {code}"
+        )
     return result
 
 
 def _handler(step):
-    from nbgrader.server_extensions.formgrader.base import BaseApiHandler, check_notebook_dir, check_xsrf
+    from nbgrader.server_extensions.formgrader.base import (
+        BaseApiHandler,
+        check_notebook_dir,
+        check_xsrf,
+    )
 
     class CourseCommand(BaseApiHandler):
         """formgrader's button for ``step``, as the course's command in a process of its own."""
@@ -77,9 +94,13 @@ def _handler(step):
 
             for name in (assignment_id, student_id):
                 if name is not None and not SAFE_NAME.fullmatch(name):
-                    raise web.HTTPError(400, "an assignment or student id is letters, digits and _ . @ - only")
+                    raise web.HTTPError(
+                        400, "an assignment or student id is letters, digits and _ . @ - only"
+                    )
             course = self.coursedir.root
-            result = await run(command(course, step, assignment_id, student_id), cwd=os.fspath(course))
+            result = await run(
+                command(course, step, assignment_id, student_id), cwd=os.fspath(course)
+            )
             self.write(json.dumps(result))
 
     CourseCommand.__name__ = CourseCommand.__qualname__ = f"Course{step.title()}Handler"
@@ -91,9 +112,11 @@ def install(web_app):
     handlers, wherever formgrader added them; the number replaced."""
     from nbgrader.server_extensions.formgrader import apihandlers
 
-    ours = {apihandlers.AutogradeHandler: _handler("autograde"),
-            apihandlers.GenerateAllFeedbackHandler: _handler("feedback"),
-            apihandlers.GenerateFeedbackHandler: _handler("feedback")}
+    ours = {
+        apihandlers.AutogradeHandler: _handler("autograde"),
+        apihandlers.GenerateAllFeedbackHandler: _handler("feedback"),
+        apihandlers.GenerateFeedbackHandler: _handler("feedback"),
+    }
     return _replace(web_app.default_router, ours) + _replace(web_app.wildcard_router, ours)
 
 

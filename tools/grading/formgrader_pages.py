@@ -47,9 +47,13 @@ def _as_listener(source):
         start = f'<{tag}{before} data-course-click="{mark}"{after}>'
         closing = source.lower().find(f"</{tag.lower()}>", found.end())
         end = len(source) if closing < 0 else closing + len(tag) + 3
-        listener = (f'<script nonce="{{{{ csp_nonce }}}}">document.querySelector(\'[data-course-click="{mark}"]\')'
-                    f".addEventListener('click', function () {{ {code} }});</script>")
-        source = source[:found.start()] + start + source[found.end():end] + listener + source[end:]
+        listener = (
+            f'<script nonce="{{{{ csp_nonce }}}}">document.querySelector(\'[data-course-click="{mark}"]\')'
+            f".addEventListener('click', function () {{ {code} }});</script>"
+        )
+        source = (
+            source[: found.start()] + start + source[found.end() : end] + listener + source[end:]
+        )
         found = HANDLED.search(source)
     return source
 
@@ -76,7 +80,9 @@ class NoncedTemplate(Template):
 
     def render(self, *args, **kwargs):
         nonce = secrets.token_urlsafe(18)
-        kwargs.update(csp_nonce=nonce, csp_policy=Markup(grading_policy(nonce, mathjax=False)))  # (no ")
+        kwargs.update(
+            csp_nonce=nonce, csp_policy=Markup(grading_policy(nonce, mathjax=False))
+        )  # (no ")
         return super().render(*args, **kwargs)
 
 
@@ -108,11 +114,15 @@ def _load_jupyter_server_extension(server_app):
 
         def later():
             if not install(server_app.web_app):
-                server_app.log.warning("mcp_lesson: formgrader is not loaded; its pages are left as they are")
+                server_app.log.warning(
+                    "mcp_lesson: formgrader is not loaded; its pages are left as they are"
+                )
 
         IOLoop.current().add_callback(later)
-    server_app.log.info("mcp_lesson: formgrader's pages escape their values and run only their own scripts; "
-                        "its Autograde and Generate Feedback run the course's command in a process of their own")
+    server_app.log.info(
+        "mcp_lesson: formgrader's pages escape their values and run only their own scripts; "
+        "its Autograde and Generate Feedback run the course's command in a process of their own"
+    )
 
 
 def _jupyter_server_extension_points():

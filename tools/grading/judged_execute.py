@@ -62,15 +62,15 @@ if str(ROOT) not in sys.path:
 
 from mcp_lesson.exercises.calling import one_line  # noqa: E402
 from mcp_lesson.exercises.learner_package import python_of  # noqa: E402
+from tools.insight.records import Sheet  # noqa: E402  (each case's verdict, as data)
 from tools.judge.learner import DidNotFinish, Submission  # noqa: E402
 from tools.judge.sandbox import NotStarted, note  # noqa: E402
 from tools.judge.wire import CUT, PRINTED_LIMIT  # noqa: E402
-from tools.insight.records import Sheet  # noqa: E402  (each case's verdict, as data)
 
 GUARD_LINE = "[grading] "
 #: Begins the line that gives the time one notebook took (classroom.py reads it).
 TIME_LINE = "[judged] "
-_NOTED = []
+_NOTED: list = []
 
 
 def quoted(text, limit=150):
@@ -110,7 +110,7 @@ def release_tests(notebook, assignment, course=None):
             found = gb.find_notebook(notebook, assignment)
             graded = {cell.name for cell in found.grade_cells if cell.cell_type == "code"}
             return {cell.name: cell.source for cell in found.source_cells if cell.name in graded}
-    except Exception:  # noqa: BLE001 - no such notebook: nothing counts as a test
+    except Exception:
         return {}
 
 
@@ -119,9 +119,11 @@ def release_sources(notebook, assignment, course=None):
     import nbformat
 
     try:
-        nb = nbformat.read(str(Path(course or Path.cwd()) / "release" / assignment / f"{notebook}.ipynb"),
-                           as_version=4)
-    except Exception:  # noqa: BLE001
+        nb = nbformat.read(
+            str(Path(course or Path.cwd()) / "release" / assignment / f"{notebook}.ipynb"),
+            as_version=4,
+        )
+    except Exception:
         return set()
     return {cell.source for cell in nb.cells if cell.cell_type == "code"}
 
@@ -166,14 +168,24 @@ class _Printed(io.StringIO):
 class JudgedExecute(NbGraderPreprocessor):
     """Run a submission's cells in the sandbox and its tests outside it."""
 
-    timeout = Integer(30, help="Seconds each cell (and each call a test makes) may run").tag(config=True)
+    timeout = Integer(30, help="Seconds each cell (and each call a test makes) may run").tag(
+        config=True
+    )
     max_output_chars = Integer(100_000, help="Characters of output kept per cell").tag(config=True)
-    notebook_limit = Float(600.0, help="Seconds the whole notebook may use in the sandbox").tag(config=True)
-    max_cells = Integer(500, help="Code cells of a notebook that are run; the rest are not").tag(config=True)
-    max_notebook_output = Integer(2_000_000, help="Characters of output kept for a whole notebook").tag(
-        config=True)
-    records = Unicode("logs/judged", help="Folder (relative to the course) of the judge's records: "
-                                          "<assignment>/<student>/<notebook>.json").tag(config=True)
+    notebook_limit = Float(600.0, help="Seconds the whole notebook may use in the sandbox").tag(
+        config=True
+    )
+    max_cells = Integer(500, help="Code cells of a notebook that are run; the rest are not").tag(
+        config=True
+    )
+    max_notebook_output = Integer(
+        2_000_000, help="Characters of output kept for a whole notebook"
+    ).tag(config=True)
+    records = Unicode(
+        "logs/judged",
+        help="Folder (relative to the course) of the judge's records: "
+        "<assignment>/<student>/<notebook>.json",
+    ).tag(config=True)
 
     def _where(self, index):
         cell = self.nb.cells[index]
@@ -191,7 +203,11 @@ class JudgedExecute(NbGraderPreprocessor):
     def preprocess(self, nb, resources):
         began = time.monotonic()
         info = resources.get("nbgrader", {})
-        self.nb, self.student, self.notebook = nb, info.get("student", "?"), info.get("notebook", "?")
+        self.nb, self.student, self.notebook = (
+            nb,
+            info.get("student", "?"),
+            info.get("notebook", "?"),
+        )
         if not _NOTED:  # once a run (classroom.py says it once a day)
             _NOTED.append(True)
             self.log.info("%s", note())
@@ -208,11 +224,16 @@ class JudgedExecute(NbGraderPreprocessor):
             raise JudgeNotStarted(str(failed)) from None
         if self._cuts:  # one line, however many cells printed too much
             more = len(self._cuts) - 1
-            self._incident(self._cuts[0], f"printed more than {PRINTED_LIMIT:,} characters: cut there"
-                           + (f" (and {more:,} more cell{'s' * (more > 1)})" if more else ""))
+            self._incident(
+                self._cuts[0],
+                f"printed more than {PRINTED_LIMIT:,} characters: cut there"
+                + (f" (and {more:,} more cell{'s' * (more > 1)})" if more else ""),
+            )
         self._report_errors()
         seconds = time.monotonic() - began
-        self.log.info("%s%s %s: %.1f s", TIME_LINE, one_line(self.student, 80), self.notebook, seconds)
+        self.log.info(
+            "%s%s %s: %.1f s", TIME_LINE, one_line(self.student, 80), self.notebook, seconds
+        )
         self._record(assignment, seconds)
         self._sheet.save()
         return nb, resources
@@ -220,8 +241,11 @@ class JudgedExecute(NbGraderPreprocessor):
     def _judge(self, nb, tests):
         """Run the cells in the sandbox and the tests here (raises the sandbox's
         ``NotStarted`` when it could not start, however a test took it)."""
-        submission = Submission.for_lesson(lesson_of(self.notebook), call_limit=float(self.timeout),
-                                           budget=float(self.notebook_limit))
+        submission = Submission.for_lesson(
+            lesson_of(self.notebook),
+            call_limit=float(self.timeout),
+            budget=float(self.notebook_limit),
+        )
         code_cells = 0
         try:
             for index, cell in enumerate(nb.cells):
@@ -230,8 +254,11 @@ class JudgedExecute(NbGraderPreprocessor):
                 cell.outputs = []
                 code_cells += 1
                 if code_cells == self.max_cells + 1:
-                    self._incident(index, f"the notebook has more than {self.max_cells:,} code cells: "
-                                          "the cells from here on were not run")
+                    self._incident(
+                        index,
+                        f"the notebook has more than {self.max_cells:,} code cells: "
+                        "the cells from here on were not run",
+                    )
                 if code_cells > self.max_cells and not _is_test(cell):
                     continue
                 grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
@@ -242,8 +269,10 @@ class JudgedExecute(NbGraderPreprocessor):
                     self._test(index, cell, submission)
                 else:
                     self._error(cell, "NotATest", f"{grade_id!r} is not a test of this lesson")
-                    self._incident(index, "is marked as a test but is not one of the lesson's: "
-                                          "not run, no points")
+                    self._incident(
+                        index,
+                        "is marked as a test but is not one of the lesson's: not run, no points",
+                    )
                 if submission.sandbox.failed is not None:  # even if a test's own code caught it
                     raise submission.sandbox.failed
         finally:
@@ -258,8 +287,14 @@ class JudgedExecute(NbGraderPreprocessor):
             folder = Path.cwd() / folder
         folder = folder / assignment / self.student
         folder.mkdir(parents=True, exist_ok=True)
-        record = {"student": self.student, "assignment": assignment, "notebook": self.notebook,
-                  "seconds": round(seconds, 3), "incidents": self._incidents, "judged": True}
+        record = {
+            "student": self.student,
+            "assignment": assignment,
+            "notebook": self.notebook,
+            "seconds": round(seconds, 3),
+            "incidents": self._incidents,
+            "judged": True,
+        }
         if run_error is not None:
             record.update(judged=False, run_error=run_error)
         path = folder / f"{self.notebook}.json"
@@ -273,13 +308,20 @@ class JudgedExecute(NbGraderPreprocessor):
         own = [(i, e) for i, e, solution in self._errors if solution and not self._given_refused(e)]
         # The lesson's own cells may fail in the sandbox (a server, the course's
         # tables): only a cell the student changed is worth a line.
-        other = [(i, e) for i, e, solution in self._errors if not solution
-                 and self.nb.cells[i].source not in self._release_sources]
+        other = [
+            (i, e)
+            for i, e, solution in self._errors
+            if not solution and self.nb.cells[i].source not in self._release_sources
+        ]
         for index, error in own + other[:1]:
-            text = f"stopped with {one_line(error.get('type'), 60)}: {quoted(error.get('text', ''))}"
+            text = (
+                f"stopped with {one_line(error.get('type'), 60)}: {quoted(error.get('text', ''))}"
+            )
             if other and index == other[0][0] and len(other) > 1:
-                text += (f" (and {len(other) - 1} more cell{'s' * (len(other) > 2)} of the lesson "
-                         "stopped with an error)")
+                text += (
+                    f" (and {len(other) - 1} more cell{'s' * (len(other) > 2)} of the lesson "
+                    "stopped with an error)"
+                )
             self._incident(index, text)
 
     def _given_refused(self, error):
@@ -295,11 +337,16 @@ class JudgedExecute(NbGraderPreprocessor):
         if not source.strip():
             return
         if submission.spent > self.notebook_limit:
-            self._error(cell, "NotRun", f"not run: the notebook used up its {self.notebook_limit:g} s")
+            self._error(
+                cell, "NotRun", f"not run: the notebook used up its {self.notebook_limit:g} s"
+            )
             return
         for number, line in left_out:  # a shell line or a magic: that line only, not the cell
-            self._stream(cell, f"{GUARD_LINE}line {number} not run while grading: "
-                               f"{quoted(line, 80)} is IPython's syntax, not Python\n")
+            self._stream(
+                cell,
+                f"{GUARD_LINE}line {number} not run while grading: "
+                f"{quoted(line, 80)} is IPython's syntax, not Python\n",
+            )
         printed, error = submission.run_cell(source, f"<cell {index + 1}>", float(self.timeout))
         self._stream(cell, printed)
         if CUT in printed:
@@ -314,7 +361,9 @@ class JudgedExecute(NbGraderPreprocessor):
                 return
             line = f" (line {error['line']})" if error.get("line") else ""
             self._error(cell, error.get("type", "Exception"), f"{error.get('text', '')}{line}")
-            self._errors.append((index, error, bool(cell.metadata.get("nbgrader", {}).get("solution"))))
+            self._errors.append(
+                (index, error, bool(cell.metadata.get("nbgrader", {}).get("solution")))
+            )
 
     def _shown_not_run(self, cell, error):
         """An error raised in the lesson's own code as released (a demonstration of the course's
@@ -324,9 +373,12 @@ class JudgedExecute(NbGraderPreprocessor):
         True when said."""
         if not self._given_code(error):
             return False
-        self._stream(cell, f"{GUARD_LINE}this cell uses the lesson's own demonstration code, which needs "
-                           "the course's functions that grading does not run: its output is in the "
-                           "lesson (" + quoted(f"{error.get('type')}: {error.get('text', '')}", 100) + ")\n")
+        self._stream(
+            cell,
+            f"{GUARD_LINE}this cell uses the lesson's own demonstration code, which needs "
+            "the course's functions that grading does not run: its output is in the "
+            "lesson (" + quoted(f"{error.get('type')}: {error.get('text', '')}", 100) + ")\n",
+        )
         return True
 
     def _given_code(self, error):
@@ -339,7 +391,9 @@ class JudgedExecute(NbGraderPreprocessor):
             cell = self.nb.cells[int(file[6:-1]) - 1]
         except (ValueError, IndexError):
             return False
-        return cell.source in self._release_sources and not cell.metadata.get("nbgrader", {}).get("solution")
+        return cell.source in self._release_sources and not cell.metadata.get("nbgrader", {}).get(
+            "solution"
+        )
 
     # --- a test of the release, here --------------------------------------------------
 
@@ -356,10 +410,15 @@ class JudgedExecute(NbGraderPreprocessor):
         started = time.monotonic()
         broken_before = dict(submission.broken)
         try:
-            with contextlib.redirect_stdout(printed), contextlib.redirect_stderr(printed), \
-                    self._sheet.watching(cell.metadata["nbgrader"]["grade_id"]):
-                exec(compile(cell.source, f"<test {cell.metadata['nbgrader']['grade_id']}>", "exec"),
-                     namespace)
+            with (
+                contextlib.redirect_stdout(printed),
+                contextlib.redirect_stderr(printed),
+                self._sheet.watching(cell.metadata["nbgrader"]["grade_id"]),
+            ):
+                exec(
+                    compile(cell.source, f"<test {cell.metadata['nbgrader']['grade_id']}>", "exec"),
+                    namespace,
+                )
         except DidNotFinish as exc:
             self._stream(cell, printed.getvalue())
             self._error(cell, "CellTimeoutError", str(exc))
@@ -373,8 +432,11 @@ class JudgedExecute(NbGraderPreprocessor):
             submission.printed_to = None
             submission.refused = set()
             if unseen:
-                self._stream(cell, f"{GUARD_LINE}what your code printed during this test ({sum(unseen):,} "
-                                   "characters) is not shown: it could show the test's hidden cases\n")
+                self._stream(
+                    cell,
+                    f"{GUARD_LINE}what your code printed during this test ({sum(unseen):,} "
+                    "characters) is not shown: it could show the test's hidden cases\n",
+                )
         for name, why in submission.broken.items():
             if name not in broken_before:
                 self._incident(index, f"{why}; its later calls failed at once")
@@ -387,22 +449,28 @@ class JudgedExecute(NbGraderPreprocessor):
         added a note saying so), while the notebook's output in all has room."""
         if not text:
             return
-        text = text[:self.max_output_chars + 500]
+        text = text[: self.max_output_chars + 500]
         room = self.max_notebook_output - self._printed
         if room <= 0:
             return
         if len(text) > room:
-            text = text[:room] + (f"\n{CUT}this notebook printed more than "
-                                  f"{self.max_notebook_output:,} characters in all; the rest of its "
-                                  "output was dropped while grading\n")
-            self._incident(self.nb.cells.index(cell), f"the notebook printed more than "
-                                                       f"{self.max_notebook_output:,} characters in all: "
-                                                       "its later output was dropped")
+            text = text[:room] + (
+                f"\n{CUT}this notebook printed more than "
+                f"{self.max_notebook_output:,} characters in all; the rest of its "
+                "output was dropped while grading\n"
+            )
+            self._incident(
+                self.nb.cells.index(cell),
+                f"the notebook printed more than "
+                f"{self.max_notebook_output:,} characters in all: "
+                "its later output was dropped",
+            )
         self._printed += len(text)
         cell.outputs.append(new_output("stream", name="stdout", text=text))
 
     @staticmethod
     def _error(cell, name, text):
         text = str(text)[:2_000]
-        cell.outputs.append(new_output("error", ename=name, evalue=text,
-                                       traceback=[f"{name}: {text}"]))
+        cell.outputs.append(
+            new_output("error", ename=name, evalue=text, traceback=[f"{name}: {text}"])
+        )

@@ -38,11 +38,48 @@ MAX_OPEN = 64
 MAX_FORMATTING = 16
 
 #: html5lib's formatting elements (the HTML standard's list).
-FORMATTING = frozenset({"a", "b", "big", "code", "em", "font", "i", "nobr", "s", "small", "strike",
-                        "strong", "tt", "u"})
+FORMATTING = frozenset(
+    {
+        "a",
+        "b",
+        "big",
+        "code",
+        "em",
+        "font",
+        "i",
+        "nobr",
+        "s",
+        "small",
+        "strike",
+        "strong",
+        "tt",
+        "u",
+    }
+)
 #: Elements that have no end tag.
-VOID = frozenset({"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "param",
-                  "source", "track", "wbr", "keygen", "frame", "basefont", "bgsound", "image"})
+VOID = frozenset(
+    {
+        "area",
+        "base",
+        "br",
+        "col",
+        "embed",
+        "hr",
+        "img",
+        "input",
+        "link",
+        "meta",
+        "param",
+        "source",
+        "track",
+        "wbr",
+        "keygen",
+        "frame",
+        "basefont",
+        "bgsound",
+        "image",
+    }
+)
 #: A tag as the HTML tokenizer begins one: ``<`` or ``</`` and an ASCII letter.
 _TAG = re.compile(r"<(/?)([A-Za-z][^\s/>]*)")
 
@@ -93,8 +130,11 @@ def cut_point(html, budget):
             continue
         count += 1
         if count > room:
-            why = (f"it holds more than {CELL_TAGS:,} tags" if room == CELL_TAGS
-                   else f"the notebook's markup passed {NOTEBOOK_TAGS:,} tags in all")
+            why = (
+                f"it holds more than {CELL_TAGS:,} tags"
+                if room == CELL_TAGS
+                else f"the notebook's markup passed {NOTEBOOK_TAGS:,} tags in all"
+            )
         elif name in FORMATTING and len(formatting) >= MAX_FORMATTING:
             why = f"it leaves more than {MAX_FORMATTING} formatting tags open"
         elif name not in VOID and len(opened) >= MAX_OPEN:

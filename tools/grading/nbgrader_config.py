@@ -60,7 +60,7 @@ from tools.grading.exchange import CourseExchangeCollect  # noqa: E402
 from tools.grading.formgrade_page import TEMPLATES, PageNonce  # noqa: E402
 from tools.grading.sanitize import CourseSanitizer, FeedbackHTML  # noqa: E402
 
-c = get_config()  # noqa: F821  (given by the config loader)
+c = get_config()  # type: ignore[name-defined]  # noqa: F821  (given by the config loader)
 
 c.CourseDirectory.course_id = "mcp_lesson"
 

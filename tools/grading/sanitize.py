@@ -44,26 +44,73 @@ from .markup_budget import Budget, cut_point
 
 #: The tags a cleaned cell may hold: text, lists, tables, code, quotes, rules, images, and the
 #: folded answers the lessons write (``<details><summary>``).
-TAGS = frozenset({
-    "a", "abbr", "b", "blockquote", "br", "code", "del", "details", "div", "em", "h1", "h2", "h3", "h4",
-    "h5", "h6", "hr", "i", "img", "kbd", "li", "ol", "p", "pre", "s", "span", "strong", "sub",
-    "summary", "sup", "table", "tbody", "td", "th", "thead", "tr", "ul",
-})
+TAGS = frozenset(
+    {
+        "a",
+        "abbr",
+        "b",
+        "blockquote",
+        "br",
+        "code",
+        "del",
+        "details",
+        "div",
+        "em",
+        "h1",
+        "h2",
+        "h3",
+        "h4",
+        "h5",
+        "h6",
+        "hr",
+        "i",
+        "img",
+        "kbd",
+        "li",
+        "ol",
+        "p",
+        "pre",
+        "s",
+        "span",
+        "strong",
+        "sub",
+        "summary",
+        "sup",
+        "table",
+        "tbody",
+        "td",
+        "th",
+        "thead",
+        "tr",
+        "ul",
+    }
+)
 SAFE_IMAGE = re.compile(r"data:image/(?:png|jpeg|gif);base64,[A-Za-z0-9+/=\s]*\Z")
 SAFE_LINK = re.compile(r"(?:https?://|mailto:)[^\s\"'<>`]*\Z", re.IGNORECASE)
 #: An id, a tag or a name that may go into an attribute as it is.
 SAFE_WORD = re.compile(r"[A-Za-z0-9_-]{1,200}\Z")
 #: nbgrader's own cell fields, and the type each must have.
-NBGRADER_FIELDS = {"grade": bool, "solution": bool, "locked": bool, "task": bool,
-                   "schema_version": int, "points": (int, float), "grade_id": str, "checksum": str,
-                   "cell_type": str, "score": (int, float)}
+NBGRADER_FIELDS = {
+    "grade": bool,
+    "solution": bool,
+    "locked": bool,
+    "task": bool,
+    "schema_version": int,
+    "points": (int, float),
+    "grade_id": str,
+    "checksum": str,
+    "cell_type": str,
+    "score": (int, float),
+}
 SAFE_IMAGES = ("image/png", "image/jpeg", "image/gif")
 CLEANED_TYPES = ("text/html", "text/markdown")
 #: The policy of a page that runs nothing: styles and images of its own, nothing else.
 #: Begins the line that says a cell's rest is shown as text, not rendered.
 CUT_WORDS = "The rest of this cell is shown as text, not rendered: "
-PAGE_POLICY = ("default-src 'none'; style-src 'unsafe-inline'; img-src data:; font-src data:; "
-               "base-uri 'none'; form-action 'none'")
+PAGE_POLICY = (
+    "default-src 'none'; style-src 'unsafe-inline'; img-src data:; font-src data:; "
+    "base-uri 'none'; form-action 'none'"
+)
 
 
 def _attribute_allowed(tag, name, value):
@@ -87,9 +134,14 @@ def clean_html(text, budget=None):
     None), the rest is shown as text, after one line saying which cap it passed."""
     text = str(text)
     limit, why = cut_point(text, budget or Budget())
-    cleaned = bleach.clean(text[:limit], tags=TAGS, attributes=_attribute_allowed,
-                           protocols=["http", "https", "mailto", "data"], strip=False,
-                           strip_comments=True)
+    cleaned = bleach.clean(
+        text[:limit],
+        tags=TAGS,
+        attributes=_attribute_allowed,
+        protocols=["http", "https", "mailto", "data"],
+        strip=False,
+        strip_comments=True,
+    )
     # One line, in a block of its own: a markdown renderer passes it on as it is.
     return "<div>" + _one_line(cleaned) + _rest_as_text(text[limit:], why) + "</div>"
 
@@ -102,8 +154,9 @@ def _rest_as_text(rest, why):
     """The part of a cell past a cap: one line saying which, then the text, escaped."""
     if why is None:
         return ""
-    return (f"<p><em>{html.escape(CUT_WORDS + why)}</em></p>"
-            + ("<pre>" + _one_line(html.escape(rest)) + "</pre>" if rest else ""))
+    return f"<p><em>{html.escape(CUT_WORDS + why)}</em></p>" + (
+        "<pre>" + _one_line(html.escape(rest)) + "</pre>" if rest else ""
+    )
 
 
 def markdown_as_clean_html(source, budget=None):
@@ -113,12 +166,12 @@ def markdown_as_clean_html(source, budget=None):
     limit, why = budget.take_source(source)
     try:
         rendered = markdown2html_mistune(source[:limit])
-    except Exception:  # noqa: BLE001 - a text the renderer cannot take is shown as text
+    except Exception:
         rendered = "<pre>" + html.escape(source[:limit]) + "</pre>"
     cleaned = clean_html(rendered, budget)
     if why is None:
         return cleaned
-    return cleaned[:-len("</div>")] + _rest_as_text(source[limit:], why) + "</div>"
+    return cleaned[: -len("</div>")] + _rest_as_text(source[limit:], why) + "</div>"
 
 
 def text_block(text):
@@ -136,16 +189,25 @@ def _plain(value):
 def _clean_output(output, budget):
     kind = output.get("output_type")
     if kind == "stream":
-        return {"output_type": "stream", "name": "stderr" if output.get("name") == "stderr" else "stdout",
-                "text": _plain(output.get("text"))}
+        return {
+            "output_type": "stream",
+            "name": "stderr" if output.get("name") == "stderr" else "stdout",
+            "text": _plain(output.get("text")),
+        }
     if kind == "error":
         traceback = output.get("traceback")
-        return {"output_type": "error", "ename": _plain(output.get("ename")),
-                "evalue": _plain(output.get("evalue")),
-                "traceback": [str(line) for line in traceback] if isinstance(traceback, list) else []}
+        return {
+            "output_type": "error",
+            "ename": _plain(output.get("ename")),
+            "evalue": _plain(output.get("evalue")),
+            "traceback": [str(line) for line in traceback] if isinstance(traceback, list) else [],
+        }
     if kind not in ("display_data", "execute_result"):
-        return {"output_type": "stream", "name": "stdout",
-                "text": "(an output of a kind not shown here was left out)\n"}
+        return {
+            "output_type": "stream",
+            "name": "stdout",
+            "text": "(an output of a kind not shown here was left out)\n",
+        }
     data = output.get("data") if isinstance(output.get("data"), dict) else {}
     kept = {}
     if "text/plain" in data:
@@ -220,14 +282,18 @@ def _clean_cell(cell, index, budget):
 def _clean_metadata(metadata):
     """The notebook's kernel and language names (of safe characters), as nbformat requires them."""
     kept = {}
-    for key, fields, needed in (("kernelspec", ("name", "display_name", "language"), ("name", "display_name")),
-                                ("language_info", ("name", "pygments_lexer", "file_extension", "version"),
-                                 ("name",))):
+    for key, fields, needed in (
+        ("kernelspec", ("name", "display_name", "language"), ("name", "display_name")),
+        ("language_info", ("name", "pygments_lexer", "file_extension", "version"), ("name",)),
+    ):
         value = metadata.get(key)
         if not isinstance(value, dict):
             continue
-        words = {field: re.sub(r"[^\w.+ ()-]", "", value[field])[:100] for field in fields
-                 if isinstance(value.get(field), str)}
+        words = {
+            field: re.sub(r"[^\w.+ ()-]", "", value[field])[:100]
+            for field in fields
+            if isinstance(value.get(field), str)
+        }
         if all(words.get(field) for field in needed):
             kept[key] = words
     return kept
@@ -264,7 +330,7 @@ class FeedbackHTML(HTMLExporter):
         meta = f'<meta http-equiv="Content-Security-Policy" content="{PAGE_POLICY}">'
         head = re.search(r"<head[^>]*>", output, re.IGNORECASE)
         if head:
-            output = output[:head.end()] + "\n" + meta + output[head.end():]
+            output = output[: head.end()] + "\n" + meta + output[head.end() :]
         else:
             output = meta + "\n" + output
         return output, resources

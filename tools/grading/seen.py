@@ -63,8 +63,11 @@ class Seen:
         except ValueError:
             loaded = {}
         if isinstance(loaded, dict):
-            self.entries = {key: value for key, value in loaded.items()
-                            if isinstance(value, dict) and {"digest", "time", "looked"} <= set(value)}
+            self.entries = {
+                key: value
+                for key, value in loaded.items()
+                if isinstance(value, dict) and {"digest", "time", "looked"} <= set(value)
+            }
 
     def time_for(self, key, content, changed, looked=None):
         """The time submission ``key`` (its folder's name) counts from, for ``content`` (a
@@ -75,18 +78,27 @@ class Seen:
         if entry is not None and entry["digest"] == content:
             when = _parsed(entry["time"], changed)
         elif entry is not None and changed <= _parsed(entry["looked"], changed):
-            when = max(changed, looked)  # new content, and the system's time is from before the last look
+            when = max(
+                changed, looked
+            )  # new content, and the system's time is from before the last look
         else:
             when = changed
-        self.entries[key] = {"digest": content, "time": when.strftime(_FORM), "looked": looked.strftime(_FORM)}
+        self.entries[key] = {
+            "digest": content,
+            "time": when.strftime(_FORM),
+            "looked": looked.strftime(_FORM),
+        }
         return when
 
     def save(self, folder=None):
         """Write the looks (in full, then in place of the file before; the owner's only),
         keeping only those of submissions still in ``folder`` (inbound) when it is given."""
         if folder is not None:
-            self.entries = {key: value for key, value in self.entries.items()
-                            if os.path.lexists(os.path.join(folder, key))}
+            self.entries = {
+                key: value
+                for key, value in self.entries.items()
+                if os.path.lexists(os.path.join(folder, key))
+            }
         self.path.parent.mkdir(parents=True, exist_ok=True)
         part = self.path.with_suffix(".part")
         fd = os.open(part, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)

@@ -59,17 +59,23 @@ def ensure_accounts(names, passwords_file, say=print):
     for name in names:
         if exists(name):
             if home_of(name).is_dir() and home_of(name).stat().st_mode & 0o077:
-                say(f"note: {name}'s home {home_of(name)} can be read by other accounts "
-                    f"(chmod 700 {home_of(name)} keeps their work theirs)")
+                say(
+                    f"note: {name}'s home {home_of(name)} can be read by other accounts "
+                    f"(chmod 700 {home_of(name)} keeps their work theirs)"
+                )
             continue
         made[name] = make_account(name)
     if made:
         passwords_file = Path(passwords_file)
         passwords_file.parent.mkdir(parents=True, exist_ok=True)
-        with open(os.open(passwords_file, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600), "a") as out:
+        with open(
+            os.open(passwords_file, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600), "a"
+        ) as out:
             out.writelines(f"{name} {password}\n" for name, password in made.items())
-        say(f"Made {len(made)} account{'s' * (len(made) != 1)}; their passwords are in "
-            f"{passwords_file}.")
+        say(
+            f"Made {len(made)} account{'s' * (len(made) != 1)}; their passwords are in "
+            f"{passwords_file}."
+        )
     return made
 
 
@@ -102,11 +108,21 @@ def make_exchange(exchange, teacher):
     finally:
         os.close(parent)
     try:
-        course = _folder(top, exchange / COURSE_ID, {0, user.pw_uid}, user.pw_uid, user.pw_gid, 0o755)
+        course = _folder(
+            top, exchange / COURSE_ID, {0, user.pw_uid}, user.pw_uid, user.pw_gid, 0o755
+        )
         try:
             for name, mode in (("inbound", 0o3733), ("outbound", 0o755)):
-                os.close(_folder(course, exchange / COURSE_ID / name, {0, user.pw_uid},
-                                 user.pw_uid, user.pw_gid, mode))
+                os.close(
+                    _folder(
+                        course,
+                        exchange / COURSE_ID / name,
+                        {0, user.pw_uid},
+                        user.pw_uid,
+                        user.pw_gid,
+                        mode,
+                    )
+                )
         finally:
             os.close(course)
     finally:
@@ -131,12 +147,20 @@ def _not_a_folder(parent, path, error, top):
         is_link = error.errno == errno.ELOOP
     if is_link:
         target = os.path.realpath(path)
-        advice = (f"to keep the exchange in {target}, name that folder itself (make hub "
-                  f"HUB_EXCHANGE={target})" if top else "remove the link")
-        return (f"{path} is a link to {target}: make hub follows no link where the exchange's "
-                f"folders go (a student may have put it there); {advice}, and run make hub again")
-    return (f"{path} is not a folder: make hub makes that folder itself; remove what is there "
-            "(it may be a student's), and run make hub again")
+        advice = (
+            f"to keep the exchange in {target}, name that folder itself (make hub "
+            f"HUB_EXCHANGE={target})"
+            if top
+            else "remove the link"
+        )
+        return (
+            f"{path} is a link to {target}: make hub follows no link where the exchange's "
+            f"folders go (a student may have put it there); {advice}, and run make hub again"
+        )
+    return (
+        f"{path} is not a folder: make hub makes that folder itself; remove what is there "
+        "(it may be a student's), and run make hub again"
+    )
 
 
 def _folder(parent, path, owners, uid, gid, mode, is_top=False):
@@ -153,8 +177,10 @@ def _folder(parent, path, owners, uid, gid, mode, is_top=False):
     found = os.fstat(fd)
     if found.st_uid not in owners:
         os.close(fd)
-        raise SystemExit(f"{path} is {_owner(found.st_uid)}'s, not {_owner(uid)}'s: remove it (it "
-                         "may hold what a student put there), and run make hub again")
+        raise SystemExit(
+            f"{path} is {_owner(found.st_uid)}'s, not {_owner(uid)}'s: remove it (it "
+            "may hold what a student put there), and run make hub again"
+        )
     os.fchown(fd, uid, gid)
     os.fchmod(fd, mode)
     return fd
@@ -167,10 +193,14 @@ def remove_accounts(names):
             continue
         subprocess.run(["pkill", "-KILL", "-u", name], check=False)
         home = home_of(name)
-        subprocess.run(["userdel", "--remove", "--force", "--", name], check=False,
-                       stderr=subprocess.DEVNULL)
+        subprocess.run(
+            ["userdel", "--remove", "--force", "--", name], check=False, stderr=subprocess.DEVNULL
+        )
         if exists(name):  # still running something a moment ago: once more
             subprocess.run(["pkill", "-KILL", "-u", name], check=False)
-            subprocess.run(["userdel", "--remove", "--force", "--", name], check=False,
-                           stderr=subprocess.DEVNULL)
+            subprocess.run(
+                ["userdel", "--remove", "--force", "--", name],
+                check=False,
+                stderr=subprocess.DEVNULL,
+            )
         shutil.rmtree(home, ignore_errors=True)

@@ -33,6 +33,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 from tools.hub.settings import APART  # noqa: E402
 from tools.judge.sandbox import Cgroup, Limits, _own_v1  # noqa: E402
+
 #: The part of the caller's own limits a run gets (the rest stays the server's).
 SHARE = 0.75
 CGROUPS = Path("/sys/fs/cgroup")
@@ -59,9 +60,14 @@ def own_limit(controller, file):
 def limits(memory=None, processes=None):
     """The run's limits: those given, else :data:`SHARE` of the caller's own."""
     default = Limits()
-    own_memory, own_tasks = own_limit("memory", "memory.limit_in_bytes"), own_limit("pids", "pids.max")
-    return Limits(memory=memory or (int(own_memory * SHARE) if own_memory else default.memory),
-                  processes=processes or (int(own_tasks * SHARE) if own_tasks else 4096))
+    own_memory, own_tasks = (
+        own_limit("memory", "memory.limit_in_bytes"),
+        own_limit("pids", "pids.max"),
+    )
+    return Limits(
+        memory=memory or (int(own_memory * SHARE) if own_memory else default.memory),
+        processes=processes or (int(own_tasks * SHARE) if own_tasks else 4096),
+    )
 
 
 def out_of_memory(cgroup):
@@ -88,8 +94,11 @@ def run(command, memory=None, processes=None):
         status = process.wait()
         if status < 0:
             if out_of_memory(cgroup):
-                print(f"{command[0]}: stopped by the run's memory limit "
-                      f"({chosen.memory // 2**20} MiB)", file=sys.stderr)
+                print(
+                    f"{command[0]}: stopped by the run's memory limit "
+                    f"({chosen.memory // 2**20} MiB)",
+                    file=sys.stderr,
+                )
             status = 128 - status
         return status
     finally:
@@ -99,7 +108,9 @@ def run(command, memory=None, processes=None):
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--memory", type=int, help="bytes (default: a share of the caller's own)")
-    parser.add_argument("--processes", type=int, help="tasks at once (default: a share of the caller's)")
+    parser.add_argument(
+        "--processes", type=int, help="tasks at once (default: a share of the caller's)"
+    )
     parser.add_argument("command", nargs=argparse.REMAINDER)
     args = parser.parse_args(argv)
     command = args.command[1:] if args.command[:1] == ["--"] else args.command

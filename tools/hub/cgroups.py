@@ -23,8 +23,11 @@ def delegate(path, uid, gid):
 
 def end_inside(path, rounds=50):
     """Kill every process of the cgroups made inside ``path`` and remove them, deepest first."""
-    inner = sorted((Path(folder) for folder, _, _ in os.walk(path) if Path(folder) != Path(path)),
-                   key=lambda folder: len(folder.parts), reverse=True)
+    inner = sorted(
+        (Path(folder) for folder, _, _ in os.walk(path) if Path(folder) != Path(path)),
+        key=lambda folder: len(folder.parts),
+        reverse=True,
+    )
     for folder in inner:
         for _ in range(rounds):
             try:

@@ -61,9 +61,12 @@ def hub_processes(port):
     found = {}
     for process in process_tree.process_table() or ():
         command = process.command()
-        if (process.pid != os.getpid() and str(HERE) in command
-                and ("jupyterhub" in command or "configurable-http-proxy" in command)
-                and mark in b"\0" + process.environ()):
+        if (
+            process.pid != os.getpid()
+            and str(HERE) in command
+            and ("jupyterhub" in command or "configurable-http-proxy" in command)
+            and mark in b"\0" + process.environ()
+        ):
             found[process.pid] = command
     return found
 
@@ -76,12 +79,16 @@ def already_running(port):
         return None
     hubs = sorted(pid for pid, command in found.items() if "configurable-http-proxy" not in command)
     if hubs:
-        return (f"A hub of this checkout is already running on port {port} (JupyterHub, pid "
-                f"{hubs[0]}): stop it with `sudo kill -INT {hubs[0]}` (it stops every person's "
-                "server and its proxy), or use it; then make hub again")
+        return (
+            f"A hub of this checkout is already running on port {port} (JupyterHub, pid "
+            f"{hubs[0]}): stop it with `sudo kill -INT {hubs[0]}` (it stops every person's "
+            "server and its proxy), or use it; then make hub again"
+        )
     proxies = " ".join(str(pid) for pid in sorted(found))
-    return (f"The proxy of an earlier hub of this checkout still holds port {port} (pid "
-            f"{proxies}, its JupyterHub gone): stop it with `sudo kill {proxies}`, then make hub again")
+    return (
+        f"The proxy of an earlier hub of this checkout still holds port {port} (pid "
+        f"{proxies}, its JupyterHub gone): stop it with `sudo kill {proxies}`, then make hub again"
+    )
 
 
 def ports_in_use(settings):
@@ -103,18 +110,26 @@ def problems(settings):
         return [running]
     busy = ports_in_use(settings)
     if busy:
-        found.append(f"port{'s' * (len(busy) > 1)} {', '.join(map(str, busy))} of 127.0.0.1 "
-                     f"{'are' if len(busy) > 1 else 'is'} in use by another program (the hub takes "
-                     f"its port and the two after it): choose others, make hub HUB_PORT=...")
+        found.append(
+            f"port{'s' * (len(busy) > 1)} {', '.join(map(str, busy))} of 127.0.0.1 "
+            f"{'are' if len(busy) > 1 else 'is'} in use by another program (the hub takes "
+            f"its port and the two after it): choose others, make hub HUB_PORT=..."
+        )
     if os.geteuid() != 0:
-        found.append("make hub runs as root: it makes the class's accounts, and JupyterHub "
-                     "starts each person's server as them (sudo make hub)")
+        found.append(
+            "make hub runs as root: it makes the class's accounts, and JupyterHub "
+            "starts each person's server as them (sudo make hub)"
+        )
     if not PROXY.exists():
-        found.append(f"JupyterHub's proxy is not installed in {PROXY.parents[2]} (make venv "
-                     "installs it with npm: apt-get install npm)")
+        found.append(
+            f"JupyterHub's proxy is not installed in {PROXY.parents[2]} (make venv "
+            "installs it with npm: apt-get install npm)"
+        )
     if not readable_by_all(ROOT):
-        found.append(f"the course's folder {ROOT} cannot be reached by other accounts: put the "
-                     "checkout where every account can read it (for example under /srv or /opt)")
+        found.append(
+            f"the course's folder {ROOT} cannot be reached by other accounts: put the "
+            "checkout where every account can read it (for example under /srv or /opt)"
+        )
     return found
 
 
@@ -145,8 +160,9 @@ def prepare(settings, say=print):
     environment.build(settings.env, say=say)
     settings.state.mkdir(parents=True, exist_ok=True)
     settings.state.chmod(0o700)
-    accounts.ensure_accounts([settings.teacher, *settings.students()],
-                             settings.state / "passwords.txt", say=say)
+    accounts.ensure_accounts(
+        [settings.teacher, *settings.students()], settings.state / "passwords.txt", say=say
+    )
     accounts.make_exchange(settings.exchange, settings.teacher)
     login_shell.sweep(lambda port: bool(hub_processes(port) or ports_in_use(Settings(port=port))))
     login_shell.install(settings)
@@ -159,9 +175,15 @@ def start(settings):
     env = dict(os.environ, **settings.to_environment())
     env["PATH"] = f"{settings.env / 'bin'}:{env.get('PATH', '/usr/bin:/bin')}"
     log = open(settings.state / "jupyterhub.log", "a")
-    return subprocess.Popen([str(settings.env / "bin" / "jupyterhub"), "-f", str(HERE / "jupyterhub_config.py")],
-                            cwd=settings.state, env=env, stdout=log, stderr=subprocess.STDOUT,
-                            start_new_session=True, preexec_fn=_hub_dies_with_parent)
+    return subprocess.Popen(
+        [str(settings.env / "bin" / "jupyterhub"), "-f", str(HERE / "jupyterhub_config.py")],
+        cwd=settings.state,
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+        preexec_fn=_hub_dies_with_parent,
+    )
 
 
 def _hub_dies_with_parent():
@@ -208,7 +230,9 @@ def stop(process, settings, limit=60):
 
 
 def main(argv=None):
-    default = Settings.from_environment()  # MCP_LESSON_HUB_STATE=... and the like, else the defaults
+    default = (
+        Settings.from_environment()
+    )  # MCP_LESSON_HUB_STATE=... and the like, else the defaults
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--port", type=int, default=default.port)
     parser.add_argument("--teacher", default=default.teacher)
@@ -217,8 +241,14 @@ def main(argv=None):
     parser.add_argument("--state", type=Path, default=default.state)
     parser.add_argument("--env", type=Path, default=default.env)
     args = parser.parse_args(argv)
-    settings = Settings(state=args.state.resolve(), env=args.env, port=args.port, teacher=args.teacher,
-                        students_file=args.students.resolve(), exchange=args.exchange)
+    settings = Settings(
+        state=args.state.resolve(),
+        env=args.env,
+        port=args.port,
+        teacher=args.teacher,
+        students_file=args.students.resolve(),
+        exchange=args.exchange,
+    )
     process = None
     try:
         if not take_signals():
@@ -233,10 +263,15 @@ def main(argv=None):
         if not wait_for_login(settings, process):
             print(f"JupyterHub did not start: its log is {settings.state / 'jupyterhub.log'}")
             return 1
-        print(f"The class's JupyterHub is up ({time.monotonic() - began:.1f} s): log in at "
-              f"{login_page(settings)}", flush=True)
-        print(f"  teacher: {settings.teacher}; students: {', '.join(settings.students()) or 'none'} "
-              f"(passwords of the accounts made here: {settings.state / 'passwords.txt'})")
+        print(
+            f"The class's JupyterHub is up ({time.monotonic() - began:.1f} s): log in at "
+            f"{login_page(settings)}",
+            flush=True,
+        )
+        print(
+            f"  teacher: {settings.teacher}; students: {', '.join(settings.students()) or 'none'} "
+            f"(passwords of the accounts made here: {settings.state / 'passwords.txt'})"
+        )
         print("  Ctrl-C stops it and every person's server.", flush=True)
         process.wait()
         return process.returncode

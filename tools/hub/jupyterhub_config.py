@@ -22,7 +22,7 @@ if str(ROOT) not in sys.path:
 from tools.hub.settings import PERSON_MEMORY, PERSON_TASKS, Settings  # noqa: E402
 
 hub = Settings.from_environment()
-c = get_config()  # noqa: F821  (given by JupyterHub's config loader)
+c = get_config()  # type: ignore[name-defined]  # noqa: F821  (given by the config loader)
 
 # --- Where the hub listens: keep, with your own address. ------------------------------
 # The login page and every user's server behind the proxy, on this machine only. A real

@@ -43,10 +43,12 @@ def script(settings):
     people = {}
     for name in [settings.teacher, *settings.students()]:
         people.setdefault(tuple(sorted(settings.environment_for(name).items())), []).append(name)
-    lines = [f"# The class of mcp_lesson's hub on port {settings.port} (make hub): a login shell of",
-             "# one of its accounts (a terminal of their JupyterLab) gets their server's settings.",
-             "# Written as the hub starts, removed as it stops (tools/hub/login_shell.py).",
-             'case "$(id -un 2>/dev/null)" in']
+    lines = [
+        f"# The class of mcp_lesson's hub on port {settings.port} (make hub): a login shell of",
+        "# one of its accounts (a terminal of their JupyterLab) gets their server's settings.",
+        "# Written as the hub starts, removed as it stops (tools/hub/login_shell.py).",
+        'case "$(id -un 2>/dev/null)" in',
+    ]
     for environment, names in people.items():
         lines.append("  " + "|".join(shlex.quote(name) for name in names) + ")")
         lines += ["    " + line for line in _exports(dict(environment))]

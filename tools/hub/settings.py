@@ -29,9 +29,14 @@ SHARED_MEMORY_SHARE = 4
 APART = "MCP_LESSON_HUB_APART"
 
 #: The environment variable of each setting.
-NAMES = {"state": "MCP_LESSON_HUB_STATE", "env": "MCP_LESSON_HUB_ENV", "port": "MCP_LESSON_HUB_PORT",
-         "teacher": "MCP_LESSON_HUB_TEACHER", "students_file": "MCP_LESSON_HUB_STUDENTS",
-         "exchange": "MCP_LESSON_EXCHANGE"}
+NAMES = {
+    "state": "MCP_LESSON_HUB_STATE",
+    "env": "MCP_LESSON_HUB_ENV",
+    "port": "MCP_LESSON_HUB_PORT",
+    "teacher": "MCP_LESSON_HUB_TEACHER",
+    "students_file": "MCP_LESSON_HUB_STUDENTS",
+    "exchange": "MCP_LESSON_EXCHANGE",
+}
 
 
 def read_students(path):
@@ -111,7 +116,8 @@ class Settings:
             "PATH": f"{self.env / 'bin'}:/usr/local/bin:/usr/bin:/bin",
             "PYTHONPATH": str(ROOT),
             "JUPYTER_CONFIG_PATH": os.pathsep.join(
-                [str(ROLES / self.role_of(name)), str(ROLES / "common")]),
+                [str(ROLES / self.role_of(name)), str(ROLES / "common")]
+            ),
             "MCP_LESSON_EXCHANGE": str(self.exchange),
             **({APART: "1"} if self.delegates(name) else {}),
         }

@@ -45,8 +45,10 @@ def make_private(size):
     # Mounts made from here on stay in this namespace (the machine's / may be shared).
     _check(_libc.mount(b"none", b"/", None, MS_REC | MS_PRIVATE, None), "mount --make-rprivate /")
     options = f"size={int(size)},mode=1777".encode()
-    _check(_libc.mount(b"tmpfs", SHM.encode(), b"tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, options),
-           f"mount tmpfs on {SHM}")
+    _check(
+        _libc.mount(b"tmpfs", SHM.encode(), b"tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, options),
+        f"mount tmpfs on {SHM}",
+    )
     for name, value in (("shmmax", int(size)), ("shmall", max(1, int(size) // PAGE))):
         with open(f"/proc/sys/kernel/{name}", "w") as setting:
             setting.write(str(value))
@@ -61,8 +63,12 @@ def possible():
     global _WORKS
     if _WORKS is None:
         try:
-            _WORKS = subprocess.run(["/bin/true"], preexec_fn=lambda: make_private(PAGE),
-                                    timeout=30).returncode == 0
+            _WORKS = (
+                subprocess.run(
+                    ["/bin/true"], preexec_fn=lambda: make_private(PAGE), timeout=30
+                ).returncode
+                == 0
+            )
         except (OSError, subprocess.SubprocessError):
             _WORKS = False
     return _WORKS

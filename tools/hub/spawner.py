@@ -35,18 +35,24 @@ from mcp_lesson.shared.processes import die_with_parent
 from tools.hub import shared_memory
 from tools.hub.cgroups import delegate, end_inside
 from tools.hub.settings import PERSON_MEMORY, PERSON_TASKS, SHARED_MEMORY_SHARE
-from tools.judge.sandbox import Limits, Cgroup
+from tools.judge.sandbox import Cgroup, Limits
 
 
 class PersonSpawner(LocalProcessSpawner):
-    processes = Integer(PERSON_TASKS, config=True,
-                        help="Tasks (processes and threads) a person's server and all it starts "
-                             "may run at once.")
-    shared_memory = Integer(0, config=True,
-                            help="Bytes the server's private /dev/shm (and its SysV shared memory) "
-                                 "may hold; 0: a SHARED_MEMORY_SHARE-th of its memory.")
-    delegate = Bool(False, config=True,
-                    help="Whether the person may make cgroups within their own.")
+    processes = Integer(
+        PERSON_TASKS,
+        config=True,
+        help="Tasks (processes and threads) a person's server and all it starts may run at once.",
+    )
+    shared_memory = Integer(
+        0,
+        config=True,
+        help="Bytes the server's private /dev/shm (and its SysV shared memory) "
+        "may hold; 0: a SHARED_MEMORY_SHARE-th of its memory.",
+    )
+    delegate = Bool(
+        False, config=True, help="Whether the person may make cgroups within their own."
+    )
 
     _cgroup = None
     _private = False
@@ -76,16 +82,23 @@ class PersonSpawner(LocalProcessSpawner):
         self._cgroup = Cgroup(Limits(memory=self.memory(), processes=self.processes))
         missing = [name for name in ("memory", "pids") if name not in self._cgroup.controllers]
         if missing:
-            self.log.warning("%s's server runs without a %s limit: this machine gives no %s "
-                             "cgroup", self.user.name, " or ".join(missing), " or ".join(missing))
+            self.log.warning(
+                "%s's server runs without a %s limit: this machine gives no %s cgroup",
+                self.user.name,
+                " or ".join(missing),
+                " or ".join(missing),
+            )
         if self.delegate:
             account = pwd.getpwnam(self.user.name)
             for path in self._cgroup.paths:
                 delegate(path, account.pw_uid, account.pw_gid)
         self._private = shared_memory.possible()
         if not self._private:
-            self.log.warning("%s's server shares the machine's /dev/shm and SysV shared memory: "
-                             "this machine gives no mount or IPC namespace", self.user.name)
+            self.log.warning(
+                "%s's server shares the machine's /dev/shm and SysV shared memory: "
+                "this machine gives no mount or IPC namespace",
+                self.user.name,
+            )
         return await super().start()
 
     async def stop(self, now=False):
@@ -102,4 +115,3 @@ class PersonSpawner(LocalProcessSpawner):
                 end_inside(path)
             self._cgroup.end()
             self._cgroup = None
-

@@ -23,10 +23,11 @@ FOLDER_MODE, FILE_MODE = 0o2770, 0o640  # (the set-group-id bit is kept where it
 
 
 class CourseExchangeSubmit(ExchangeSubmit):
-
     def copy_files(self):
         super().copy_files()
-        close_to_the_group(os.path.join(self.inbound_path, self.assignment_filename), self.inbound_path)
+        close_to_the_group(
+            os.path.join(self.inbound_path, self.assignment_filename), self.inbound_path
+        )
 
 
 def close_to_the_group(submission, inbound):

@@ -37,7 +37,9 @@ def graded(course):
     folder = Path(course) / records.FOLDER
     if not folder.is_dir():
         return []
-    return sorted(p.name for p in folder.iterdir() if p.is_dir() and any(p.glob(f"*/*{records.SUFFIX}")))
+    return sorted(
+        p.name for p in folder.iterdir() if p.is_dir() and any(p.glob(f"*/*{records.SUFFIX}"))
+    )
 
 
 def main(argv=None):
@@ -48,7 +50,9 @@ def main(argv=None):
     course = Path(args.course)
     wanted = args.assignments or graded(course)
     if not wanted:
-        print(f"no verdicts in {course / records.FOLDER} yet: grade the class first (make autograde)")
+        print(
+            f"no verdicts in {course / records.FOLDER} yet: grade the class first (make autograde)"
+        )
         return 1
     failed = 0
     for assignment in wanted:
@@ -64,8 +68,10 @@ def main(argv=None):
             failed += 1
             continue
         except ImportError as exc:  # matplotlib, for the charts
-            print(f"{assignment}: {exc.name or exc} is not installed here: make venv installs it "
-                  "(or: pip install matplotlib)")
+            print(
+                f"{assignment}: {exc.name or exc} is not installed here: make venv installs it "
+                "(or: pip install matplotlib)"
+            )
             return 1
         except sqlite3.Error as exc:
             print(f"{assignment}: the gradebook could not be read ({exc})")
@@ -75,5 +81,7 @@ def main(argv=None):
     return 1 if failed else 0
 
 
-if __name__ == "__main__":  # python <checkout>/tools/insight/build.py --course ~/course 03_classifying
+if (
+    __name__ == "__main__"
+):  # python <checkout>/tools/insight/build.py --course ~/course 03_classifying
     sys.exit(main())

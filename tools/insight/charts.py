@@ -15,8 +15,14 @@ def _figure(size):
     import matplotlib
     from matplotlib.figure import Figure
 
-    matplotlib.rcParams.update({"svg.fonttype": "none", "svg.hashsalt": "mcp-lesson",
-                                "font.family": "DejaVu Sans", "font.size": 10})
+    matplotlib.rcParams.update(
+        {
+            "svg.fonttype": "none",
+            "svg.hashsalt": "mcp-lesson",
+            "font.family": "DejaVu Sans",
+            "font.size": 10,
+        }
+    )
     return Figure(figsize=size)
 
 
@@ -52,7 +58,11 @@ def _inline(svg, label):
 
     start = svg.index("<svg")
     svg = svg[start:]
-    svg = re.sub(r"<svg\b", f'<svg role="img" aria-label="{html.escape(label, quote=True)}" focusable="false"',
-                 svg, count=1)
+    svg = re.sub(
+        r"<svg\b",
+        f'<svg role="img" aria-label="{html.escape(label, quote=True)}" focusable="false"',
+        svg,
+        count=1,
+    )
     # The title matplotlib writes into <metadata> and the ids it draws with stay; the comments go.
     return re.sub(r"<!--.*?-->", "", svg, flags=re.S)

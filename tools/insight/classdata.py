@@ -94,8 +94,12 @@ def missed_rules(klass):
         values[v.get("value") or ""].add(v["student"])
     found = []
     for (exercise, rule), (students, calls, values) in grouped.items():
-        common = sorted(((value, len(who)) for value, who in values.items()), key=lambda p: (-p[1], p[0]))
-        found.append(Missed(exercise, rule, tuple(sorted(calls)), tuple(sorted(students)), tuple(common)))
+        common = sorted(
+            ((value, len(who)) for value, who in values.items()), key=lambda p: (-p[1], p[0])
+        )
+        found.append(
+            Missed(exercise, rule, tuple(sorted(calls)), tuple(sorted(students)), tuple(common))
+        )
     order = {e.name: i for i, e in enumerate(klass.exercises)}
     return sorted(found, key=lambda m: (-len(m.students), order.get(m.exercise, 999), m.rule))
 
@@ -103,7 +107,9 @@ def missed_rules(klass):
 def _connect(course):
     path = Path(course) / "gradebook.db"
     if not path.is_file():
-        raise LookupError(f"there is no gradebook in {course} yet: grade the class first (make autograde)")
+        raise LookupError(
+            f"there is no gradebook in {course} yet: grade the class first (make autograde)"
+        )
     return sqlite3.connect(f"file:{path}?mode=ro", uri=True)
 
 
@@ -115,7 +121,11 @@ def _sections(master):
         return {}
     found, heading = {}, ("", "")
     for cell in nb.get("cells", []):
-        source = "".join(cell.get("source", "")) if isinstance(cell.get("source"), list) else str(cell.get("source", ""))
+        source = (
+            "".join(cell.get("source", ""))
+            if isinstance(cell.get("source"), list)
+            else str(cell.get("source", ""))
+        )
         if cell.get("cell_type") == "markdown":
             for line in source.splitlines():
                 if line.startswith("#"):
@@ -135,19 +145,29 @@ def exercises(course, assignment):
         rows = db.execute(
             "SELECT n.name, bc.name, gc.max_score FROM grade_cells gc JOIN base_cell bc ON gc.id = bc.id "
             "JOIN notebook n ON n.id = bc.notebook_id JOIN assignment a ON a.id = n.assignment_id "
-            "WHERE a.name = ? AND gc.cell_type = 'code'", (assignment,)).fetchall()
+            "WHERE a.name = ? AND gc.cell_type = 'code'",
+            (assignment,),
+        ).fetchall()
     if not rows:
-        raise LookupError(f"{assignment} has no graded cells in the gradebook (is it released and graded?)")
+        raise LookupError(
+            f"{assignment} has no graded cells in the gradebook (is it released and graded?)"
+        )
     found = []
     for notebook in sorted({row[0] for row in rows}):
         order = _release_order(course / "release" / assignment / f"{notebook}.ipynb")
         master = Path("source") / assignment / f"{notebook}.ipynb"
         sections = _sections(course / master)
-        cells = sorted((row for row in rows if row[0] == notebook), key=lambda r: (order.get(r[1], 999), r[1]))
+        cells = sorted(
+            (row for row in rows if row[0] == notebook), key=lambda r: (order.get(r[1], 999), r[1])
+        )
         for _, cell, points in cells:
-            name = cell[:-len("-tests")] if cell.endswith("-tests") else cell
+            name = cell[: -len("-tests")] if cell.endswith("-tests") else cell
             heading, anchor, cell_id = sections.get(name, ("", "", ""))
-            found.append(Exercise(notebook, cell, name, float(points), master.as_posix(), heading, anchor, cell_id))
+            found.append(
+                Exercise(
+                    notebook, cell, name, float(points), master.as_posix(), heading, anchor, cell_id
+                )
+            )
     return found
 
 
@@ -156,7 +176,9 @@ def _release_order(path):
         nb = json.loads(Path(path).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return {}
-    ids = [cell.get("metadata", {}).get("nbgrader", {}).get("grade_id") for cell in nb.get("cells", [])]
+    ids = [
+        cell.get("metadata", {}).get("nbgrader", {}).get("grade_id") for cell in nb.get("cells", [])
+    ]
     return {grade_id: i for i, grade_id in enumerate(ids) if grade_id}
 
 
@@ -165,16 +187,19 @@ def load(course, assignment):
     course = Path(course)
     found = exercises(course, assignment)
     with contextlib.closing(_connect(course)) as db:
-        students = {sid: " ".join(part for part in (first, last) if part)
-                    for sid, first, last in db.execute("SELECT id, first_name, last_name FROM student")}
+        students = {
+            sid: " ".join(part for part in (first, last) if part)
+            for sid, first, last in db.execute("SELECT id, first_name, last_name FROM student")
+        }
         scores = collections.defaultdict(dict)
         for sid, cell, top, auto, manual, extra in db.execute(
-                "SELECT sa.student_id, bc.name, gc.max_score, g.auto_score, g.manual_score, g.extra_credit "
-                "FROM grade g JOIN submitted_notebook sn ON g.notebook_id = sn.id "
-                "JOIN submitted_assignment sa ON sn.assignment_id = sa.id "
-                "JOIN assignment a ON sa.assignment_id = a.id JOIN base_cell bc ON g.cell_id = bc.id "
-                "JOIN grade_cells gc ON gc.id = bc.id WHERE a.name = ? AND gc.cell_type = 'code'",
-                (assignment,)):
+            "SELECT sa.student_id, bc.name, gc.max_score, g.auto_score, g.manual_score, g.extra_credit "
+            "FROM grade g JOIN submitted_notebook sn ON g.notebook_id = sn.id "
+            "JOIN submitted_assignment sa ON sn.assignment_id = sa.id "
+            "JOIN assignment a ON sa.assignment_id = a.id JOIN base_cell bc ON g.cell_id = bc.id "
+            "JOIN grade_cells gc ON gc.id = bc.id WHERE a.name = ? AND gc.cell_type = 'code'",
+            (assignment,),
+        ):
             score = manual if manual is not None else (auto or 0.0)
             scores[sid][cell] = (float(score) + float(extra or 0.0), float(top))
     verdicts = [v for v in records.read(course, assignment) if v["student"] in scores]

@@ -18,8 +18,10 @@ from tools.insight.classdata import missed_rules
 #: The policy of the course's pages that run nothing (tools/grading/sanitize.py's ``PAGE_POLICY``,
 #: which a test holds this to; not imported, since that module brings nbconvert: seconds of the
 #: teacher's wait): styles and images of its own, nothing fetched, no form, no base.
-PAGE_POLICY = ("default-src 'none'; style-src 'unsafe-inline'; img-src data:; font-src data:; "
-               "base-uri 'none'; form-action 'none'")
+PAGE_POLICY = (
+    "default-src 'none'; style-src 'unsafe-inline'; img-src data:; font-src data:; "
+    "base-uri 'none'; form-action 'none'"
+)
 #: How many of the rules the class missed the page lists (the CSV and JSON Lines hold them all).
 TOP_RULES = 25
 #: How many different wrong answers the page shows for a rule.
@@ -118,11 +120,13 @@ def _link(klass, exercise):
 
 def _exercise_section(klass):
     handed_in = [s for s in klass.students if s in klass.scores]
-    parts = ['<section aria-labelledby="exercises"><h2 id="exercises">Exercise by exercise</h2>',
-             '<table><caption>Full marks, exercise by exercise, among the '
-             f'{len(handed_in)} students who handed the assignment in</caption><thead><tr>'
-             '<th scope="col">Exercise</th><th scope="col">Points</th><th scope="col">Full marks</th>'
-             '<th scope="col">Some cases missed</th><th scope="col">Not written yet</th></tr></thead><tbody>']
+    parts = [
+        '<section aria-labelledby="exercises"><h2 id="exercises">Exercise by exercise</h2>',
+        "<table><caption>Full marks, exercise by exercise, among the "
+        f"{len(handed_in)} students who handed the assignment in</caption><thead><tr>"
+        '<th scope="col">Exercise</th><th scope="col">Points</th><th scope="col">Full marks</th>'
+        '<th scope="col">Some cases missed</th><th scope="col">Not written yet</th></tr></thead><tbody>',
+    ]
     charts_html = []
     totals = {s: sum(score for score, _ in klass.scores[s].values()) for s in handed_in}
     top_total = sum(e.points for e in klass.exercises)
@@ -130,38 +134,62 @@ def _exercise_section(klass):
         kinds = [_cell_of(klass, s, exercise)[0] for s in handed_in]
         full, missed, todo = kinds.count("full"), kinds.count("missed"), kinds.count("todo")
         share = f"{full} ({100 * full / len(handed_in):.0f}%)" if handed_in else "0"
-        parts.append(f'<tr><th scope="row">{text(exercise.name)}</th><td>{_points(exercise.points)}</td>'
-                     f"<td>{share}</td><td>{missed}</td><td>{todo}</td></tr>")
+        parts.append(
+            f'<tr><th scope="row">{text(exercise.name)}</th><td>{_points(exercise.points)}</td>'
+            f"<td>{share}</td><td>{missed}</td><td>{todo}</td></tr>"
+        )
         bins = _case_bins(klass, exercise, handed_in)
-        label = (f"{exercise.name}: students by the share of its cases they passed; "
-                 + "; ".join(f"{name}: {count}" for name, count in bins))
-        svg = charts.bars([name for name, _ in bins], [count for _, count in bins],
-                          f"{exercise.name} ({_points(exercise.points)} pt): cases passed", label)
-        charts_html.append(f"<figure>{svg}<figcaption>{text(exercise.name)}: {share} of "
-                           f"{len(handed_in)} with full marks</figcaption></figure>")
+        label = f"{exercise.name}: students by the share of its cases they passed; " + "; ".join(
+            f"{name}: {count}" for name, count in bins
+        )
+        svg = charts.bars(
+            [name for name, _ in bins],
+            [count for _, count in bins],
+            f"{exercise.name} ({_points(exercise.points)} pt): cases passed",
+            label,
+        )
+        charts_html.append(
+            f"<figure>{svg}<figcaption>{text(exercise.name)}: {share} of "
+            f"{len(handed_in)} with full marks</figcaption></figure>"
+        )
     parts.append("</tbody></table>")
     step = max(1.0, round(top_total / 10)) if top_total else 1.0
     edges = [i * step for i in range(int(top_total // step) + 1)]
     counts = [0] * len(edges)
     for total in totals.values():
         counts[min(int(total // step), len(edges) - 1)] += 1
-    names = [f"{_points(edge)}-{_points(min(edge + step, top_total))}" if step > 1 else _points(edge)
-             for edge in edges]
+    names = [
+        f"{_points(edge)}-{_points(min(edge + step, top_total))}" if step > 1 else _points(edge)
+        for edge in edges
+    ]
     label = "the assignment's points, students by their total; " + "; ".join(
-        f"{n}: {c}" for n, c in zip(names, counts))
-    svg = charts.bars(names, counts, f"{klass.assignment}: total points (of {_points(top_total)})", label)
+        f"{n}: {c}" for n, c in zip(names, counts)
+    )
+    svg = charts.bars(
+        names, counts, f"{klass.assignment}: total points (of {_points(top_total)})", label
+    )
     parts.append("</section>")
-    figures = ['<section aria-labelledby="charts"><h2 id="charts">The class in charts</h2>'
-               "<p>How many students passed what share of each exercise's cases, and their totals.</p>"
-               '<div class="charts">',
-               f"<figure>{svg}<figcaption>Totals of the {len(handed_in)} students who handed it "
-               f"in (of {_points(top_total)} points)</figcaption></figure>", *charts_html, "</div></section>"]
+    figures = [
+        '<section aria-labelledby="charts"><h2 id="charts">The class in charts</h2>'
+        "<p>How many students passed what share of each exercise's cases, and their totals.</p>"
+        '<div class="charts">',
+        f"<figure>{svg}<figcaption>Totals of the {len(handed_in)} students who handed it "
+        f"in (of {_points(top_total)} points)</figcaption></figure>",
+        *charts_html,
+        "</div></section>",
+    ]
     return "".join(parts), "".join(figures)
 
 
 def _case_bins(klass, exercise, students):
-    names = ["not written yet", "under a quarter", "a quarter or more", "half or more",
-             "three quarters or more", "every case"]
+    names = [
+        "not written yet",
+        "under a quarter",
+        "a quarter or more",
+        "half or more",
+        "three quarters or more",
+        "every case",
+    ]
     counts = [0] * len(names)
     unknown = 0  # graded before the judge kept its verdicts
     for student in students:
@@ -183,41 +211,58 @@ def _rules_section(klass, missed):
     handed_in = sum(1 for s in klass.students if s in klass.scores)
     parts = ['<section aria-labelledby="rules"><h2 id="rules">The rules the class missed most</h2>']
     if not missed:
-        parts.append("<p>No student missed a rule (or no verdict was recorded: grade the class with "
-                     "<code>make autograde</code> first).</p></section>")
+        parts.append(
+            "<p>No student missed a rule (or no verdict was recorded: grade the class with "
+            "<code>make autograde</code> first).</p></section>"
+        )
         return "".join(parts)
     more = len(missed) - TOP_RULES
-    parts.append(f"<p>{min(len(missed), TOP_RULES)} of the {len(missed)} rules missed, most students first"
-                 + (f" (the other {more} are in the CSV and JSON Lines files)" if more > 0 else "")
-                 + ". A function not written yet misses no rule: the grid shows it.</p><ol class=\"rules\">")
+    parts.append(
+        f"<p>{min(len(missed), TOP_RULES)} of the {len(missed)} rules missed, most students first"
+        + (f" (the other {more} are in the CSV and JSON Lines files)" if more > 0 else "")
+        + '. A function not written yet misses no rule: the grid shows it.</p><ol class="rules">'
+    )
     for rule in missed[:TOP_RULES]:
         exercise = by_name.get(rule.exercise)
         count = len(rule.students)
         share = f" ({100 * count / handed_in:.0f}%)" if handed_in else ""
         names = ", ".join(text(_who(klass, s)) for s in rule.students)
-        values = "".join(f"<li><code>{text(value)}</code>: {n} student{'s' * (n != 1)}</li>"
-                         for value, n in rule.values[:TOP_VALUES])
+        values = "".join(
+            f"<li><code>{text(value)}</code>: {n} student{'s' * (n != 1)}</li>"
+            for value, n in rule.values[:TOP_VALUES]
+        )
         calls = ", ".join(f"<code>{text(c)}</code>" for c in rule.calls[:3]) + (
-            f" and {len(rule.calls) - 3} more" if len(rule.calls) > 3 else "")
+            f" and {len(rule.calls) - 3} more" if len(rule.calls) > 3 else ""
+        )
         parts.append(
             f'<li><p class="rule">{text(rule.rule)}</p>'
             f'<p><span class="exercise">{text(rule.exercise)}</span>: missed by '
             f'<strong class="count">{count} student{"s" * (count != 1)}</strong>{share}'
-            + (f"; checked by {calls}" if calls else "") + "</p>"
+            + (f"; checked by {calls}" if calls else "")
+            + "</p>"
             + (f"<p>{_link(klass, exercise)}</p>" if exercise and exercise.source else "")
             + f'<p class="who">Who: <span class="names">{names}</span></p>'
-            + (f"<details><summary>What they gave instead</summary><ul>{values}</ul></details>" if values else "")
-            + "</li>")
+            + (
+                f"<details><summary>What they gave instead</summary><ul>{values}</ul></details>"
+                if values
+                else ""
+            )
+            + "</li>"
+        )
     parts.append("</ol></section>")
     return "".join(parts)
 
 
 def _grid_section(klass):
     top_total = sum(e.points for e in klass.exercises)
-    head = ['<th scope="col" aria-sort="ascending"><button type="button" data-col="0">Student</button></th>',
-            '<th scope="col"><button type="button" data-col="1">Total</button></th>']
+    head = [
+        '<th scope="col" aria-sort="ascending"><button type="button" data-col="0">Student</button></th>',
+        '<th scope="col"><button type="button" data-col="1">Total</button></th>',
+    ]
     for i, exercise in enumerate(klass.exercises, start=2):
-        head.append(f'<th scope="col"><button type="button" data-col="{i}">{text(exercise.name)}</button></th>')
+        head.append(
+            f'<th scope="col"><button type="button" data-col="{i}">{text(exercise.name)}</button></th>'
+        )
     rows = []
     for student in klass.students:
         cells = [f'<th scope="row" data-key="{text(student)}">{text(_who(klass, student))}</th>']
@@ -230,13 +275,15 @@ def _grid_section(klass):
             kind, words, key = _cell_of(klass, student, exercise)
             cells.append(f'<td class="{kind}" data-key="{key:g}">{text(words)}</td>')
         rows.append("<tr>" + "".join(cells) + "</tr>")
-    return ('<section aria-labelledby="grid"><h2 id="grid">Who needs help with what</h2>'
-            "<p>\u2713 full marks; \u2717 points lost, with the share of the cases passed; "
-            "<em>not written yet</em>: the function is still the stub. Choose a column's name to sort "
-            "by it (again to reverse).</p>"
-            '<div><table class="sortable"><caption>Students and exercises of '
-            f"{text(klass.assignment)}</caption><thead><tr>{''.join(head)}</tr></thead>"
-            f"<tbody>{''.join(rows)}</tbody></table></div></section>")
+    return (
+        '<section aria-labelledby="grid"><h2 id="grid">Who needs help with what</h2>'
+        "<p>\u2713 full marks; \u2717 points lost, with the share of the cases passed; "
+        "<em>not written yet</em>: the function is still the stub. Choose a column's name to sort "
+        "by it (again to reverse).</p>"
+        '<div><table class="sortable"><caption>Students and exercises of '
+        f"{text(klass.assignment)}</caption><thead><tr>{''.join(head)}</tr></thead>"
+        f"<tbody>{''.join(rows)}</tbody></table></div></section>"
+    )
 
 
 def build(klass, files=()):
@@ -245,7 +292,9 @@ def build(klass, files=()):
     missed = missed_rules(klass)
     table, figures = _exercise_section(klass)
     handed_in = sum(1 for s in klass.students if s in klass.scores)
-    links = "".join(f'<li><a href="{text(name)}">{text(name)}</a>: {text(what)}</li>' for name, what in files)
+    links = "".join(
+        f'<li><a href="{text(name)}">{text(name)}</a>: {text(what)}</li>' for name, what in files
+    )
     return (
         "<!DOCTYPE html>\n"
         '<html lang="en"><head><meta charset="utf-8">'
@@ -261,5 +310,9 @@ def build(klass, files=()):
         '<li><a href="#grid">Who needs help with what</a></li>'
         '<li><a href="#charts">The class in charts</a></li></ul></nav>'
         + (f"<p>The same data, for your own tools:</p><ul>{links}</ul>" if links else "")
-        + table + _rules_section(klass, missed) + _grid_section(klass) + figures
-        + f"</main><script>{SORT_SCRIPT}</script></body></html>\n")
+        + table
+        + _rules_section(klass, missed)
+        + _grid_section(klass)
+        + figures
+        + f"</main><script>{SORT_SCRIPT}</script></body></html>\n"
+    )

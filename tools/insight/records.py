@@ -42,7 +42,7 @@ NOT_WRITTEN = "not written yet"
 
 def _cut(text, limit=TEXT_LIMIT):
     text = str(text)
-    return text if len(text) <= limit else text[:limit - 3] + "..."
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 #: What a case or a cell says of the released stub (it raises NotImplementedError): the hidden
@@ -79,7 +79,7 @@ class Sheet:
         from mcp_lesson.exercises import hidden_tests
 
         cell = str(cell)
-        exercise = cell[:-len("-tests")] if cell.endswith("-tests") else cell
+        exercise = cell[: -len("-tests")] if cell.endswith("-tests") else cell
         before = len(self.verdicts)
 
         def told(function, why, call, passed, value):
@@ -100,14 +100,17 @@ class Sheet:
         """The verdict of a test cell that stopped on ``exc`` with no case saying why."""
         try:
             text = str(exc)
-        except Exception:  # noqa: BLE001 - a text that cannot be made
+        except Exception:
             text = ""
         kind = type(exc).__name__
         if kind in ("NameError", "NotLoaded", "NotImplementedError") or _not_written(text):
             rule, value = NOT_WRITTEN, f"{kind}: {text}"
         elif kind == "AssertionError" and text.strip():
             rule, _, rest = text.strip().partition("\n")
-            rule, value = rule.rstrip(":").strip(), " ".join(line.strip() for line in rest.splitlines())
+            rule, value = (
+                rule.rstrip(":").strip(),
+                " ".join(line.strip() for line in rest.splitlines()),
+            )
         elif kind == "DidNotFinish":
             rule, value = "gives an answer in time (no endless loop, no exit)", text
         else:
@@ -121,11 +124,19 @@ class Sheet:
         if not passed and why != NOT_WRITTEN and value and _not_written(value):
             why = NOT_WRITTEN
         if isinstance(value, str) and value.startswith("gave "):
-            value = value[len("gave "):]
-        self.verdicts.append({
-            "cell": cell, "exercise": exercise, "function": _cut(function or exercise, 80),
-            "rule": None if why is None else _cut(why), "call": None if call is None else _cut(call),
-            "passed": bool(passed), "value": value, "whole_cell": bool(whole)})
+            value = value[len("gave ") :]
+        self.verdicts.append(
+            {
+                "cell": cell,
+                "exercise": exercise,
+                "function": _cut(function or exercise, 80),
+                "rule": None if why is None else _cut(why),
+                "call": None if call is None else _cut(call),
+                "passed": bool(passed),
+                "value": value,
+                "whole_cell": bool(whole),
+            }
+        )
 
     def save(self):
         """Write the record (aside, then renamed into place)."""
@@ -134,8 +145,13 @@ class Sheet:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         who = {"student": self.student, "assignment": self.assignment, "notebook": self.notebook}
         part = self.path.with_name(self.path.name + ".part")
-        part.write_text("".join(json.dumps({**who, **verdict}, ensure_ascii=True) + "\n"
-                                for verdict in self.verdicts), encoding="utf-8")
+        part.write_text(
+            "".join(
+                json.dumps({**who, **verdict}, ensure_ascii=True) + "\n"
+                for verdict in self.verdicts
+            ),
+            encoding="utf-8",
+        )
         os.replace(part, self.path)
 
     def discard(self):
@@ -156,8 +172,11 @@ def read(course, assignment, folder=None):
     if not folder.is_dir():
         return found
     for path in sorted(folder.glob(f"*/*{SUFFIX}")):
-        place = {"student": path.parent.name, "assignment": str(assignment),
-                 "notebook": path.name[:-len(SUFFIX)]}
+        place = {
+            "student": path.parent.name,
+            "assignment": str(assignment),
+            "notebook": path.name[: -len(SUFFIX)],
+        }
         try:
             lines = path.read_text(encoding="utf-8").splitlines()
         except (OSError, ValueError):
@@ -167,7 +186,10 @@ def read(course, assignment, folder=None):
                 verdict = json.loads(line)
             except ValueError:
                 continue
-            if isinstance(verdict, dict) and all(verdict.get(k) == v for k, v in place.items()) \
-                    and isinstance(verdict.get("passed"), bool):
+            if (
+                isinstance(verdict, dict)
+                and all(verdict.get(k) == v for k, v in place.items())
+                and isinstance(verdict.get("passed"), bool)
+            ):
                 found.append(verdict)
     return found

@@ -16,8 +16,17 @@ from pathlib import Path
 
 from tools.insight.classdata import missed_rules, rule_of
 
-GRID = ("student", "name", "exercise", "handed_in", "score", "max_score", "cases_passed",
-        "cases_failed", "cases_not_written")
+GRID = (
+    "student",
+    "name",
+    "exercise",
+    "handed_in",
+    "score",
+    "max_score",
+    "cases_passed",
+    "cases_failed",
+    "cases_not_written",
+)
 RULES = ("exercise", "rule", "students", "who")
 
 
@@ -44,9 +53,17 @@ def grid_rows(klass):
             handed_in = student in klass.scores
             score, top = klass.scores.get(student, {}).get(exercise.cell, (0.0, exercise.points))
             passed, failed, todo = klass.cases(student, exercise.name)
-            yield {"student": student, "name": klass.students[student], "exercise": exercise.name,
-                   "handed_in": handed_in, "score": score if handed_in else "", "max_score": top,
-                   "cases_passed": passed, "cases_failed": failed, "cases_not_written": todo}
+            yield {
+                "student": student,
+                "name": klass.students[student],
+                "exercise": exercise.name,
+                "handed_in": handed_in,
+                "score": score if handed_in else "",
+                "max_score": top,
+                "cases_passed": passed,
+                "cases_failed": failed,
+                "cases_not_written": todo,
+            }
 
 
 def write(klass, folder):
@@ -55,12 +72,30 @@ def write(klass, folder):
     name = klass.assignment
     grid, rules, verdicts = (f"{name}-grid.csv", f"{name}-rules.csv", f"{name}-verdicts.jsonl")
     _write_csv(folder / grid, GRID, grid_rows(klass))
-    _write_csv(folder / rules, RULES, ({"exercise": m.exercise, "rule": m.rule, "students": len(m.students),
-                                        "who": " ".join(m.students)} for m in missed_rules(klass)))
+    _write_csv(
+        folder / rules,
+        RULES,
+        (
+            {
+                "exercise": m.exercise,
+                "rule": m.rule,
+                "students": len(m.students),
+                "who": " ".join(m.students),
+            }
+            for m in missed_rules(klass)
+        ),
+    )
     with open(folder / verdicts, "w", encoding="utf-8") as handle:
         for verdict in klass.verdicts:
-            handle.write(json.dumps({"assignment": name, **verdict, "rule_shown": rule_of(verdict)},
-                                    ensure_ascii=True) + "\n")
-    return [(grid, "points and cases, a row per student and exercise (CSV)"),
-            (rules, "every rule missed, with who missed it (CSV)"),
-            (verdicts, "every case's verdict, a JSON object a line (JSON Lines)")]
+            handle.write(
+                json.dumps(
+                    {"assignment": name, **verdict, "rule_shown": rule_of(verdict)},
+                    ensure_ascii=True,
+                )
+                + "\n"
+            )
+    return [
+        (grid, "points and cases, a row per student and exercise (CSV)"),
+        (rules, "every rule missed, with who missed it (CSV)"),
+        (verdicts, "every case's verdict, a JSON object a line (JSON Lines)"),
+    ]

@@ -50,7 +50,7 @@ class Channel:
             if not ready:
                 continue
             try:
-                view = view[os.write(self.to_fd, view):]
+                view = view[os.write(self.to_fd, view) :]
             except BlockingIOError:
                 continue
             except OSError:  # a broken pipe: the other side has gone

@@ -44,9 +44,11 @@ from . import wire
 from .sandbox import Limits, Sandbox, Stopped
 
 #: The built-in exceptions a learner's exception may arrive as.
-_ARRIVES_AS = {name: getattr(builtins, name) for name in dir(builtins)
-               if isinstance(getattr(builtins, name), type)
-               and issubclass(getattr(builtins, name), Exception)}
+_ARRIVES_AS = {
+    name: getattr(builtins, name)
+    for name in dir(builtins)
+    if isinstance(getattr(builtins, name), type) and issubclass(getattr(builtins, name), Exception)
+}
 
 
 class DidNotFinish(Exception):
@@ -74,7 +76,7 @@ class NotLoaded(NotImplementedError):
     """The learner's function could not be reached: the work did not load, or has no such name."""
 
 
-_MADE = {}
+_MADE: dict = {}
 
 
 def arrived(info):
@@ -110,8 +112,18 @@ def _ordinal(number):
 class Submission:
     """One learner's work, in its own sandbox."""
 
-    def __init__(self, files=None, lib=None, *, call_limit=10.0, budget=600.0, limits=Limits(),
-                 borrowable=(), lesson=None, strikes=1):
+    def __init__(
+        self,
+        files=None,
+        lib=None,
+        *,
+        call_limit=10.0,
+        budget=600.0,
+        limits=Limits(),  # noqa: B008  (frozen)
+        borrowable=(),
+        lesson=None,
+        strikes=1,
+    ):
         self.sandbox = Sandbox(files, lib, limits)
         self.strikes, self.stuck = strikes, {}  # name: its calls that gave no answer
         #: The course's functions the learner's code may borrow (registry.may_borrow),
@@ -162,9 +174,13 @@ class Submission:
         except Broken as broken:
             if broken.why == "late":
                 raise
-            return {"raised": {"type": "MemoryError",
-                               "text": f"the course's {name} ended before it answered "
-                                       "(it ran out of the memory your work may use)"}}
+            return {
+                "raised": {
+                    "type": "MemoryError",
+                    "text": f"the course's {name} ended before it answered "
+                    "(it ran out of the memory your work may use)",
+                }
+            }
 
     @classmethod
     def for_lesson(cls, lesson, files=None, **options):
@@ -221,7 +237,9 @@ class Submission:
         try:
             return self.sandbox.request(request, min(limit, left))
         except Stopped:
-            if limit > left and time.monotonic() - started >= left:  # cut by the budget, not its limit
+            if (
+                limit > left and time.monotonic() - started >= left
+            ):  # cut by the budget, not its limit
                 raise Stopped(words) from None
             raise
         finally:
@@ -231,8 +249,10 @@ class Submission:
                 self.received += now.received - (before if now is channel else 0)
 
     def _reload_words(self):
-        return (f"loading the work again took longer than it did the first time "
-                f"({self.steps_took:.1f} s) and {self.call_limit:g} s more")
+        return (
+            f"loading the work again took longer than it did the first time "
+            f"({self.steps_took:.1f} s) and {self.call_limit:g} s more"
+        )
 
     def _step_done(self, request, limit, started):
         self.steps.append((request, limit))
@@ -289,7 +309,9 @@ class Submission:
         started = time.monotonic()
         try:
             if self.reload_failure is not None:
-                raise Stopped(f"not run: the cells before it could not be run again ({self.reload_failure})")
+                raise Stopped(
+                    f"not run: the cells before it could not be run again ({self.reload_failure})"
+                )
             answer = self._ask(request, limit)
         except Stopped as stop:
             try:
@@ -297,8 +319,12 @@ class Submission:
                     self._reload()
             except Stopped:
                 pass
-            return "", {"type": "DidNotFinish", "base": "DidNotFinish", "text": str(stop),
-                        "line": None}
+            return "", {
+                "type": "DidNotFinish",
+                "base": "DidNotFinish",
+                "text": str(stop),
+                "line": None,
+            }
         self._step_done(request, limit, started)
         return answer.get("printed", ""), answer.get("error")
 
@@ -320,19 +346,33 @@ class Submission:
         if name in self.broken:
             raise DidNotFinish(self.broken[name])
         if self.received > ANSWER_BYTES or self.items.items <= 0:
-            raise DidNotFinish(f"the submission's answers passed {ANSWER_BYTES // 2**20} MB or "
-                               f"{ANSWER_ITEMS:,} items in all")
-        sent = [a if isinstance(a, (list, dict)) else None for a in args]  # what can come back changed
-        request = {"op": "call", "from": self.origin, "name": name,
-                   "args": wire.encode(list(args)), "kwargs": wire.encode(dict(kwargs))}
+            raise DidNotFinish(
+                f"the submission's answers passed {ANSWER_BYTES // 2**20} MB or "
+                f"{ANSWER_ITEMS:,} items in all"
+            )
+        sent = [
+            a if isinstance(a, (list, dict)) else None for a in args
+        ]  # what can come back changed
+        request = {
+            "op": "call",
+            "from": self.origin,
+            "name": name,
+            "args": wire.encode(list(args)),
+            "kwargs": wire.encode(dict(kwargs)),
+        }
         try:
             answer = self._ask(request, self.call_limit)
         except Stopped as stop:
             why = f"{name} gave no answer: {stop}"
             self.stuck[name] = self.stuck.get(name, 0) + 1
             if self.stuck[name] >= self.strikes:
-                self.broken[name] = why if self.strikes == 1 else (
-                    f"{name} was not called again: it gave no answer {self.strikes} times ({stop})")
+                self.broken[name] = (
+                    why
+                    if self.strikes == 1
+                    else (
+                        f"{name} was not called again: it gave no answer {self.strikes} times ({stop})"
+                    )
+                )
             try:
                 self._reload()
             except Stopped as again:
@@ -348,8 +388,10 @@ class Submission:
             if "raised" in answer:
                 exc = arrived(answer["raised"])
             elif changed:
-                exc = ChangedArgument(f"{name} changed {changed} it was given: a graded function must "
-                                      "leave what it is given as it was")
+                exc = ChangedArgument(
+                    f"{name} changed {changed} it was given: a graded function must "
+                    "leave what it is given as it was"
+                )
             else:
                 return wire.decode(answer["value"], cap=self._cap())
         except wire.TooLarge as large:
@@ -383,6 +425,7 @@ class Submission:
 
     def function(self, name):
         """A function of the judge's that calls the learner's ``name``."""
+
         def learner_function(*args, **kwargs):
             return self.call(name, args, kwargs)
 

@@ -56,7 +56,6 @@ from pathlib import Path
 
 from mcp_lesson.shared.processes import die_with_parent
 
-
 HERE = Path(__file__).resolve().parent
 WORKER_FILES = ("worker.py", "wire.py")
 _NOBODY = 65534
@@ -98,9 +97,19 @@ _KIND = None
 
 def _bwrap_base():
     """bwrap's arguments for a system with the running Python (without the program)."""
-    args = [shutil.which("bwrap") or "bwrap", "--unshare-all", "--die-with-parent", "--new-session",
-            "--uid", str(_NOBODY), "--gid", str(_NOBODY),
-            "--ro-bind", "/usr", "/usr"]
+    args = [
+        shutil.which("bwrap") or "bwrap",
+        "--unshare-all",
+        "--die-with-parent",
+        "--new-session",
+        "--uid",
+        str(_NOBODY),
+        "--gid",
+        str(_NOBODY),
+        "--ro-bind",
+        "/usr",
+        "/usr",
+    ]
     for top in ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"):
         if os.path.islink(top):
             args += ["--symlink", os.readlink(top), top]
@@ -111,9 +120,25 @@ def _bwrap_base():
         args += ["--ro-bind", prefix, prefix]
     if os.path.isdir("/etc/alternatives"):  # where Debian's python3 links may point
         args += ["--ro-bind", "/etc/alternatives", "/etc/alternatives"]
-    args += ["--proc", "/proc", "--dev", "/dev",
-             "--clearenv", "--setenv", "PATH", "/usr/bin:/bin", "--setenv", "LANG", "C.UTF-8",
-             "--setenv", "HOME", "/work", "--setenv", "PYTHONDONTWRITEBYTECODE", "1"]
+    args += [
+        "--proc",
+        "/proc",
+        "--dev",
+        "/dev",
+        "--clearenv",
+        "--setenv",
+        "PATH",
+        "/usr/bin:/bin",
+        "--setenv",
+        "LANG",
+        "C.UTF-8",
+        "--setenv",
+        "HOME",
+        "/work",
+        "--setenv",
+        "PYTHONDONTWRITEBYTECODE",
+        "1",
+    ]
     return args
 
 
@@ -135,8 +160,11 @@ def kind():
         _KIND = "fallback"
         if shutil.which("bwrap"):
             try:
-                done = subprocess.run([*_bwrap_base(), python(), "-I", "-S", "-c", "pass"],
-                                      capture_output=True, timeout=60)
+                done = subprocess.run(
+                    [*_bwrap_base(), python(), "-I", "-S", "-c", "pass"],
+                    capture_output=True,
+                    timeout=60,
+                )
                 if done.returncode == 0:
                     _KIND = "bwrap"
             except (OSError, subprocess.TimeoutExpired):
@@ -147,18 +175,25 @@ def kind():
 def note():
     """One line on how learner code is kept apart here, and which limits it lacks."""
     if kind() == "bwrap":
-        line = ("learner code runs in a bubblewrap sandbox: its own folder, no network, "
-                "no access to the course's or the teacher's files")
+        line = (
+            "learner code runs in a bubblewrap sandbox: its own folder, no network, "
+            "no access to the course's or the teacher's files"
+        )
     else:
-        line = ("bubblewrap is not available here, so learner code runs in a fallback: its own "
-                "folder, session and limits, but it can read what you can "
-                "(install Debian's bubblewrap for the sandbox)")
+        line = (
+            "bubblewrap is not available here, so learner code runs in a fallback: its own "
+            "folder, session and limits, but it can read what you can "
+            "(install Debian's bubblewrap for the sandbox)"
+        )
     missing = Cgroup.missing()
     if missing:
-        line += (f"; no {' or '.join(missing)} cgroup can be made here, so "
-                 + " and ".join({"memory": "memory is limited per process",
-                                 "pids": "processes are limited only for a user other than root"}[m]
-                                for m in missing))
+        line += f"; no {' or '.join(missing)} cgroup can be made here, so " + " and ".join(
+            {
+                "memory": "memory is limited per process",
+                "pids": "processes are limited only for a user other than root",
+            }[m]
+            for m in missing
+        )
     return line
 
 
@@ -184,8 +219,10 @@ class Cgroup:
 
     def __init__(self, limits):
         self.paths, self.controllers = [], set()
-        wanted = {"pids": ("pids.max", str(limits.processes)),
-                  "memory": ("memory.max", str(limits.memory))}
+        wanted = {
+            "pids": ("pids.max", str(limits.processes)),
+            "memory": ("memory.max", str(limits.memory)),
+        }
         name = f"mcp_lesson_judge_{uuid.uuid4().hex[:12]}"
         for controller in _CONTROLLERS:
             for path, files in self._places(controller, name, wanted[controller]):
@@ -210,7 +247,9 @@ class Cgroup:
             except OSError:
                 continue
             if controller in enabled:
-                files = [(file, value)] + ([("memory.swap.max", "0")] if controller == "memory" else [])
+                files = [(file, value)] + (
+                    [("memory.swap.max", "0")] if controller == "memory" else []
+                )
                 yield base / name, files
 
     @staticmethod
@@ -275,7 +314,7 @@ def _sweep():
     it could remove them)."""
     base = Path(tempfile.gettempdir())
     for path in base.glob(_PREFIX + "*"):
-        pid = path.name[len(_PREFIX):].split("-", 1)[0]
+        pid = path.name[len(_PREFIX) :].split("-", 1)[0]
         if not pid.isdigit() or int(pid) == os.getpid():
             continue
         try:
@@ -339,17 +378,50 @@ class Sandbox:
         if self.kind == "bwrap":
             limits = self.limits
             if "pids" not in self.cgroup.controllers:  # counted in its own user namespace
-                worker_args = [*worker_args, "/judge/worker.py", "--processes", str(limits.processes)]
+                worker_args = [
+                    *worker_args,
+                    "/judge/worker.py",
+                    "--processes",
+                    str(limits.processes),
+                ]
             else:
                 worker_args = [*worker_args, "/judge/worker.py"]
-            return [*_bwrap_base(),
-                    "--perms", "1777", "--size", str(limits.tmp_size), "--tmpfs", "/tmp",
-                    "--ro-bind", str(self.judge), "/judge", "--ro-bind", str(self.work), "/submission",
-                    "--perms", "0755", "--size", str(limits.work_size), "--tmpfs", "/work",
-                    "--chdir", "/work",
-                    python(), *worker_args, "--copy", "/submission", "/judge/lib", "/work"]
-        return [python(), *worker_args, str(self.judge / "worker.py"), str(self.judge / "lib"),
-                str(self.work)]
+            return [
+                *_bwrap_base(),
+                "--perms",
+                "1777",
+                "--size",
+                str(limits.tmp_size),
+                "--tmpfs",
+                "/tmp",
+                "--ro-bind",
+                str(self.judge),
+                "/judge",
+                "--ro-bind",
+                str(self.work),
+                "/submission",
+                "--perms",
+                "0755",
+                "--size",
+                str(limits.work_size),
+                "--tmpfs",
+                "/work",
+                "--chdir",
+                "/work",
+                python(),
+                *worker_args,
+                "--copy",
+                "/submission",
+                "/judge/lib",
+                "/work",
+            ]
+        return [
+            python(),
+            *worker_args,
+            str(self.judge / "worker.py"),
+            str(self.judge / "lib"),
+            str(self.work),
+        ]
 
     def _limits(self):
         """The rlimits the judge sets on the process it starts, before exec. No
@@ -357,10 +429,12 @@ class Sandbox:
         tasks, and bubblewrap could not even make its namespaces (the worker sets
         it inside them instead). In the fallback, with no ``pids`` cgroup, it is
         what this user runs now plus the sandbox's own (for root it binds nothing)."""
-        limits = [(resource.RLIMIT_AS, self.limits.memory),
-                  (resource.RLIMIT_CPU, self.limits.cpu),
-                  (resource.RLIMIT_FSIZE, self.limits.file_size),
-                  (resource.RLIMIT_CORE, 0)]
+        limits = [
+            (resource.RLIMIT_AS, self.limits.memory),
+            (resource.RLIMIT_CPU, self.limits.cpu),
+            (resource.RLIMIT_FSIZE, self.limits.file_size),
+            (resource.RLIMIT_CORE, 0),
+        ]
         if self.kind != "bwrap" and "pids" not in self.cgroup.controllers and os.getuid() != 0:
             limits.append((resource.RLIMIT_NPROC, _tasks_of(os.getuid()) + self.limits.processes))
         return limits
@@ -386,17 +460,29 @@ class Sandbox:
         if self.stderr is not None:
             self.stderr.close()
         self.stderr = tempfile.TemporaryFile()
-        env = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": str(self.work),
-               "PYTHONDONTWRITEBYTECODE": "1"}
+        env = {
+            "PATH": "/usr/bin:/bin",
+            "LANG": "C.UTF-8",
+            "HOME": str(self.work),
+            "PYTHONDONTWRITEBYTECODE": "1",
+        }
         self._rlimits = self._limits()
         try:
             self.process = subprocess.Popen(
-                self._command(), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.stderr,
-                cwd=self.work, env=env, preexec_fn=self._limit, start_new_session=True)
+                self._command(),
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=self.stderr,
+                cwd=self.work,
+                env=env,
+                preexec_fn=self._limit,
+                start_new_session=True,
+            )
         except (OSError, subprocess.SubprocessError) as exc:  # cannot be run, or limited, at all
             self._not_started(f"{type(exc).__name__}: {getattr(exc, 'strerror', None) or exc}")
-        self.channel = Channel(self.process.stdin.fileno(), self.process.stdout.fileno(),
-                               self.limits.answer)
+        self.channel = Channel(
+            self.process.stdin.fileno(), self.process.stdout.fileno(), self.limits.answer
+        )
         self._await_ready()
 
     def _await_ready(self):
@@ -413,8 +499,14 @@ class Sandbox:
             if broken.why != "ended":
                 self._not_started("it did not speak the judge's protocol")
             code = self.process.wait()
-            self._not_started(self._stderr_tail() or (f"it ended with exit code {code}" if code >= 0
-                                                      else f"it ended with signal {-code}"))
+            self._not_started(
+                self._stderr_tail()
+                or (
+                    f"it ended with exit code {code}"
+                    if code >= 0
+                    else f"it ended with signal {-code}"
+                )
+            )
         if hello != {"ready": True}:
             self._not_started("it did not speak the judge's protocol")
 
@@ -425,7 +517,8 @@ class Sandbox:
         self.failed = NotStarted(
             f"the course's judge could not start its sandbox ({self.kind}): {one_line(why, 200)}; "
             "nothing was judged and no score was given (a failure of the course's machinery on "
-            "this machine, not of the work)")
+            "this machine, not of the work)"
+        )
         raise self.failed
 
     def _stderr_tail(self):
@@ -471,9 +564,12 @@ class Sandbox:
         tail = self._stderr_tail()
         if code < 0:
             name = signal.Signals(-code).name if -code in signal.valid_signals() else str(-code)
-            words = {"SIGXCPU": "it used up its CPU time",
-                     "SIGKILL": "it was killed (it may have used up its memory)",
-                     "SIGSEGV": "it crashed", "SIGXFSZ": "it wrote a file that was too large"}
+            words = {
+                "SIGXCPU": "it used up its CPU time",
+                "SIGKILL": "it was killed (it may have used up its memory)",
+                "SIGSEGV": "it crashed",
+                "SIGXFSZ": "it wrote a file that was too large",
+            }
             return f"its process ended: {words.get(name, 'signal ' + name)}"
         why = f"its process ended (exit code {code}) before it answered: os._exit() or a crash"
         if tail and "MemoryError" in tail:
@@ -505,10 +601,12 @@ class Sandbox:
                 reply = self.course(answer, deadline) if self.course else {"refused": True}
                 self.channel.send(reply, deadline)
         except Broken as broken:
-            why = {"late": f"it did not finish within {timeout:g} s",
-                   "unread": f"it did not read what the judge sent it within {timeout:g} s",
-                   "big": f"it answered with more than {self.limits.answer // 2**20} MB",
-                   "garbage": "it wrote something that is not the judge's protocol"}.get(broken.why)
+            why = {
+                "late": f"it did not finish within {timeout:g} s",
+                "unread": f"it did not read what the judge sent it within {timeout:g} s",
+                "big": f"it answered with more than {self.limits.answer // 2**20} MB",
+                "garbage": "it wrote something that is not the judge's protocol",
+            }.get(broken.why)
             if broken.why == "ended":
                 why = self._why_ended()
             self.stop()

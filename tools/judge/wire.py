@@ -77,7 +77,7 @@ def _short_repr(value):
             raise TypeError
     except BaseException:  # a hostile __repr__
         text = f"<a {type(value).__name__}>"
-    return text if len(text) <= _REPR_LIMIT else text[:_REPR_LIMIT - 3] + "..."
+    return text if len(text) <= _REPR_LIMIT else text[: _REPR_LIMIT - 3] + "..."
 
 
 def _opaque(value, why=None):
@@ -115,7 +115,7 @@ def encode(value, depth=0, budget=None, stack=None):
                     out.append(encode(item, depth + 1, budget, stack))
             else:
                 out = ["L" if kind is list else "T"]
-                for item in (list.__iter__(value) if kind is list else tuple.__iter__(value)):
+                for item in list.__iter__(value) if kind is list else tuple.__iter__(value):
                     out.append(encode(item, depth + 1, budget, stack))
             return out
         finally:
@@ -127,21 +127,27 @@ def encode(value, depth=0, budget=None, stack=None):
             except BaseException:
                 break
             name = kind.__name__
-            return ["X", name if type(name) is str else base.__name__,
-                    encode(plain, depth + 1, budget, stack)]
+            return [
+                "X",
+                name if type(name) is str else base.__name__,
+                encode(plain, depth + 1, budget, stack),
+            ]
     return _opaque(value)
 
 
 _SUBCLASSABLE = (dict, list, tuple, str, int, float, bytes, bytearray)
 #: How to read a subclass's value through its base type's own methods.
 _AS_BASE = {
-    dict: lambda v: dict(dict.items(v)), list: lambda v: list(list.__iter__(v)),
-    tuple: lambda v: tuple(tuple.__iter__(v)), str: lambda v: str.__str__(v),
-    int: lambda v: int.__index__(v), float: lambda v: float.__float__(v),
+    dict: lambda v: dict(dict.items(v)),
+    list: lambda v: list(list.__iter__(v)),
+    tuple: lambda v: tuple(tuple.__iter__(v)),
+    str: lambda v: str.__str__(v),
+    int: lambda v: int.__index__(v),
+    float: lambda v: float.__float__(v),
     bytes: lambda v: bytes.__getitem__(v, slice(None)),
     bytearray: lambda v: bytearray(bytearray.__getitem__(v, slice(None))),
 }
-_CLASSES = {}
+_CLASSES: dict = {}
 
 
 def _named(name, base):

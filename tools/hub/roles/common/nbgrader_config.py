@@ -5,7 +5,7 @@ import os
 
 from tools.grading.course_dir import STUDENT_BYTES  # (the course is on PYTHONPATH)
 
-c = get_config()  # noqa: F821  (given by the config loader)
+c = get_config()  # type: ignore[name-defined]  # noqa: F821  (given by the config loader)
 c.CourseDirectory.course_id = "mcp_lesson"
 # The exchange folder the hub made (root's, mode 1777: every account writes into it, and
 # none renames or removes what another made).

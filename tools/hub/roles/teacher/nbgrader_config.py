@@ -4,8 +4,8 @@
 # does, student code in the judge's sandbox only.
 import os
 
-c = get_config()  # noqa: F821
+c = get_config()  # type: ignore[name-defined]  # noqa: F821  (given by the config loader)
 here = os.path.dirname(os.path.abspath(__file__))
-load_subconfig(os.path.join(here, "..", "..", "..", "grading", "nbgrader_config.py"))  # noqa: F821
-c = get_config()  # noqa: F821
+load_subconfig(os.path.join(here, "..", "..", "..", "grading", "nbgrader_config.py"))  # type: ignore[name-defined]  # noqa: F821  (given by the config loader)
+c = get_config()  # type: ignore[name-defined]  # noqa: F821  (given by the config loader)
 c.CourseDirectory.root = os.environ.get("MCP_LESSON_COURSE", os.path.expanduser("~/course"))
