@@ -157,7 +157,7 @@ def _verdict_rows(fn, cases, as_text, printed):
     for case in cases:
         given = case.text if as_text else case.message
         got, exc = call_safely(fn, (given,), {}, printed)
-        called = f"({python_text(given, 70)})"
+        called = f"({python_text(given, 200)})"  # whole, as a learner would write the call
         if exc is not None:
             rows.append(
                 Row(
@@ -208,6 +208,12 @@ def _build_rows(fn, builds, printed):
                 *(f"{k}={python_text(v, 40)}" for k, v in build.kwargs.items()),
             ]
         )
+        called = ", ".join(  # whole, as a learner would write the call
+            [
+                *(python_text(a, 200) for a in build.args),
+                *(f"{k}={python_text(v, 200)}" for k, v in build.kwargs.items()),
+            ]
+        )
         got, exc = call_safely(fn, build.args, build.kwargs, printed)
         if build.expected is TypeError:
             want = "TypeError"
@@ -241,7 +247,9 @@ def _build_rows(fn, builds, printed):
         raised = type(exc).__name__ if exc is not None else ""
         raised_in = _raised_in(exc, fn) if exc is not None and not ok else ""
         rows.append(
-            Row(build.name, f"({call})", want, outcome, ok, reason, raised, raised_in, f"({call})")
+            Row(
+                build.name, f"({call})", want, outcome, ok, reason, raised, raised_in, f"({called})"
+            )
         )
     return rows
 
@@ -378,6 +386,7 @@ def _judged_rows(fn, builds, printed, judge):
     rows = []
     for build in builds:
         call = ", ".join(python_text(arg, 40) for arg in build.args)
+        called = ", ".join(python_text(arg, 200) for arg in build.args)  # whole
         got, exc, changed = _watched_call(fn, build.args, build.kwargs, printed)
         refuse = build.expected is REFUSES
         want = "a ValueError (or TypeError)" if refuse else python_text(build.expected, 90)
@@ -405,7 +414,9 @@ def _judged_rows(fn, builds, printed, judge):
         raised = type(exc).__name__ if exc is not None else ""
         raised_in = _raised_in(exc, fn) if exc is not None and not ok else ""
         rows.append(
-            Row(build.name, f"({call})", want, outcome, ok, reason, raised, raised_in, f"({call})")
+            Row(
+                build.name, f"({call})", want, outcome, ok, reason, raised, raised_in, f"({called})"
+            )
         )
     return rows
 

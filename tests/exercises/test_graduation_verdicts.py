@@ -46,11 +46,11 @@ def test_three_graduations_of_a_planted_mistake_give_the_same_lines_naming_its_f
     lines = failures(output)
     assert lines and all(line.startswith("  x lesson 04, ") for line in lines), output[-2000:]
     for line in lines:
-        said = line.partition(": ")[2]
-        assert said.startswith("reply_for({"), line  # reply_for itself, not reply_for_json
-        assert "changed the message it was given: message['id'] was " in line, line
-        assert "and is None after the call" in line, line
-        call = said.partition(") changed")[0] + ")"
+        assert "reply_for(" in line and "reply_for_json(" not in line, line  # reply_for itself
+        # Said by the sandbox (the argument came back changed) or by graduation's own check
+        # (which names the member): either way a change of what reply_for was given.
+        assert "changed" in line and "given" in line, line
+        call = line[line.index("reply_for(") :].partition(") ")[0] + ")"
         assert call.count("{") == call.count("}") and "..." not in call, line  # the message whole
 
 
