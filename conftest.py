@@ -90,12 +90,12 @@ def pytest_collection_modifyitems(session, config, items):
 # mcp_lesson.exercises.learner_package). While the suite runs, the masters' kernels use a
 # private one, exported from the masters first, so what a lesson prints about
 # "your" functions is the same on every run and no real package is touched.
-import atexit  # noqa: E402
-import shutil  # noqa: E402
-import tempfile  # noqa: E402
+import atexit  # noqa: E402  (after the setup above)
+import shutil  # noqa: E402  (after the setup above)
+import tempfile  # noqa: E402  (after the setup above)
 
-from mcp_lesson.exercises.learner_package import ENVIRONMENT, export_notebook, package_dir  # noqa: E402
-from mcp_lesson.exercises.lessons import FILES as LESSONS  # noqa: E402
+from mcp_lesson.exercises.learner_package import ENVIRONMENT, export_notebook, package_dir  # noqa: E402  (after the setup above)
+from mcp_lesson.exercises.lessons import FILES as LESSONS  # noqa: E402  (after the setup above)
 
 _PACKAGES = Path(tempfile.mkdtemp(prefix="mcp-lesson-packages-"))
 atexit.register(shutil.rmtree, _PACKAGES, ignore_errors=True)

@@ -33,7 +33,7 @@ for folder in (ROOT, ROOT / "tests"):
     if str(folder) not in sys.path:
         sys.path.insert(0, str(folder))
 
-from classroom.insight_class import LESSON, make_class  # noqa: E402
+from classroom.insight_class import LESSON, make_class  # noqa: E402  (after sys.path is set)
 
 
 def build_seconds(course):

@@ -68,7 +68,7 @@ def chromium_or_skip(tests="the browser tests"):
     if path is None:
         missing(f"Chromium was not found; {how}")
     try:
-        import playwright.sync_api  # noqa: F401
+        import playwright.sync_api  # noqa: F401  (checks it is installed)
     except ImportError:
         missing(f"Python Playwright is not installed; {how}")
     return path

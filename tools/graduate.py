@@ -29,9 +29,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-from mcp_lesson.exercises.graduation import graduate  # noqa: E402
-from mcp_lesson.exercises.learner_package import NO_NESTED_RUNS, PACKAGE, export_notebook  # noqa: E402
-from mcp_lesson.exercises.lessons import FILES as LESSONS  # noqa: E402
+from mcp_lesson.exercises.graduation import graduate  # noqa: E402  (after sys.path is set)
+from mcp_lesson.exercises.learner_package import NO_NESTED_RUNS, PACKAGE, export_notebook  # noqa: E402  (after sys.path is set)
+from mcp_lesson.exercises.lessons import FILES as LESSONS  # noqa: E402  (after sys.path is set)
 
 
 def judge_fails_to_start():

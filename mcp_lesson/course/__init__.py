@@ -589,7 +589,7 @@ def rough_is_request(msg):
 
 
 # Lesson 10's helpers (live_traffic.py), where the lesson imports them from.
-from mcp_lesson.course.live_traffic import (  # noqa: E402
+from mcp_lesson.course.live_traffic import (  # noqa: E402  (after the setup above)
     ARROWS,
     RECORDINGS,
     SENDERS,

@@ -47,7 +47,7 @@ def can_run():
     if sys.platform == "emscripten":  # JupyterLite's Python, inside the browser
         return False
     try:
-        import mcp  # noqa: F401
+        import mcp  # noqa: F401  (checks it is installed)
     except ImportError:
         return False
     return True

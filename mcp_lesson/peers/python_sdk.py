@@ -392,7 +392,7 @@ def lines_after(server, message, grace=None):
 
 
 # Lesson 07's HTTP half (http_peers.py), where the lesson imports it from.
-from mcp_lesson.peers.python_sdk_http import (  # noqa: E402,F401
+from mcp_lesson.peers.python_sdk_http import (  # noqa: E402,F401  (after the setup above)
     CLIENT_REQUESTS,
     GENERATIONS,
     HTTP_CASE_ID,

@@ -62,8 +62,8 @@ from typing import NamedTuple
 from mcp_lesson.core.classification import classify as _lessons_classify
 from mcp_lesson.core.errors import reply_for as _lessons_reply_for
 from mcp_lesson.core.revisions import classify_at as _lessons_classify_at
-from mcp_lesson.protocol.revisions import REVISIONS, SWITCHES, Switches, switches  # noqa: F401
-from mcp_lesson.protocol.strict_json import MAX_INT_DIGITS, parse  # noqa: F401
+from mcp_lesson.protocol.revisions import REVISIONS, SWITCHES, Switches, switches  # noqa: F401  (re-exported)
+from mcp_lesson.protocol.strict_json import MAX_INT_DIGITS, parse  # noqa: F401  (re-exported)
 from mcp_lesson.rules.messages import (
     ERROR_MESSAGES,
     INVALID_REQUEST,

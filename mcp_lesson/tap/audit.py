@@ -47,10 +47,10 @@ from mcp_lesson.tap.entries import (
 )
 from mcp_lesson.tap.error_codes import error_code_rules
 from mcp_lesson.tap.judge import _short
-from mcp_lesson.tap.revision import PROBE_REFUSALS, agreed_revision, revisions_by_scope  # noqa: F401
+from mcp_lesson.tap.revision import PROBE_REFUSALS, agreed_revision, revisions_by_scope  # noqa: F401  (re-exported)
 from mcp_lesson.tap.rules import _latest_before, http_rules, message_rules
 from mcp_lesson.tap.slots import Scope, Slot
-from mcp_lesson.tap.times import answer_times  # noqa: F401
+from mcp_lesson.tap.times import answer_times  # noqa: F401  (re-exported)
 from mcp_lesson.tap.version_checks import _check_meta_revision, _check_version_header
 
 #: A line lesson 10's audit reads as no JSON (its verdict: -32700).

@@ -26,8 +26,8 @@ ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "test-artifacts"
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
-from tools.hub import accounts, environment  # noqa: E402
-from tools.hub.settings import PROXY, Settings  # noqa: E402
+from tools.hub import accounts, environment  # noqa: E402  (after sys.path is set)
+from tools.hub.settings import PROXY, Settings  # noqa: E402  (after sys.path is set)
 
 #: The class's accounts: names with a prefix of this run.
 PREFIX = f"mcp{os.getpid() % 100000}"

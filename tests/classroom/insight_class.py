@@ -22,8 +22,8 @@ for _folder in (ROOT, ROOT / "tests"):
     if str(_folder) not in sys.path:
         sys.path.insert(0, str(_folder))
 
-from mcp_lesson.exercises.learner_package import python_of  # noqa: E402
-from tools.insight.records import FOLDER, Sheet  # noqa: E402
+from mcp_lesson.exercises.learner_package import python_of  # noqa: E402  (after sys.path is set)
+from tools.insight.records import FOLDER, Sheet  # noqa: E402  (after sys.path is set)
 
 LESSON = "03_classifying"
 MASTER = ROOT / "notebooks" / f"{LESSON}.ipynb"

@@ -10,9 +10,9 @@ import time
 import pytest
 
 nbgrader = pytest.importorskip("nbgrader")
-from nbgrader.coursedir import CourseDirectory  # noqa: E402
+from nbgrader.coursedir import CourseDirectory  # noqa: E402  (after the setup above)
 
-from tools.grading import exchange  # noqa: E402
+from tools.grading import exchange  # noqa: E402  (after the setup above)
 
 ASSIGNMENT = "03_classifying"
 

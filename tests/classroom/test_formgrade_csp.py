@@ -19,11 +19,11 @@ from chromium import chromium_or_skip, launched
 from processes import patience, wait_for
 
 nbgrader = pytest.importorskip("nbgrader")
-from nbconvert.exporters import HTMLExporter  # noqa: E402
-from traitlets.config import Config  # noqa: E402
+from nbconvert.exporters import HTMLExporter  # noqa: E402  (after the setup above)
+from traitlets.config import Config  # noqa: E402  (after the setup above)
 
-from classroom.test_sanitize import TEMPLATES, hostile_notebook, resources_for  # noqa: E402
-from tools.grading.student_version import course_config  # noqa: E402
+from classroom.test_sanitize import TEMPLATES, hostile_notebook, resources_for  # noqa: E402  (after the setup above)
+from tools.grading.student_version import course_config  # noqa: E402  (after the setup above)
 
 STATIC = os.path.join(os.path.dirname(TEMPLATES), "static")
 BASE = "/user/teacher"

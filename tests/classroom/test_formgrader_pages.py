@@ -19,10 +19,10 @@ from chromium import AS_ROOT, answers, chromium_or_skip, free_port, launched
 from processes import start_guarded, wait_for
 
 nbgrader = pytest.importorskip("nbgrader")
-from nbgrader.server_extensions.formgrader import handlers  # noqa: E402
+from nbgrader.server_extensions.formgrader import handlers  # noqa: E402  (after the setup above)
 
-from classroom.test_sanitize import active  # noqa: E402
-from tools.grading import formgrader_pages  # noqa: E402
+from classroom.test_sanitize import active  # noqa: E402  (after the setup above)
+from tools.grading import formgrader_pages  # noqa: E402  (after the setup above)
 
 ROOT = Path(__file__).resolve().parents[2]
 ROLES = ROOT / "tools" / "hub" / "roles"

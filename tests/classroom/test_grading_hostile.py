@@ -91,14 +91,14 @@ def test_odd_metadata_types_stop_no_step(tmp_path):
 
 # --- collect: honest times, odd trees, files that will not hold still ------------------------
 
-import logging  # noqa: E402
-import stat  # noqa: E402
-import subprocess  # noqa: E402
-import sys  # noqa: E402
+import logging  # noqa: E402  (after the setup above)
+import stat  # noqa: E402  (after the setup above)
+import subprocess  # noqa: E402  (after the setup above)
+import sys  # noqa: E402  (after the setup above)
 
-from processes import patience  # noqa: E402
+from processes import patience  # noqa: E402  (after the setup above)
 
-from tools.grading import collect as collecting  # noqa: E402
+from tools.grading import collect as collecting  # noqa: E402  (after the setup above)
 
 ASSIGNMENT = "03_classifying"
 NOTEBOOK = f"{ASSIGNMENT}.ipynb"

@@ -57,8 +57,8 @@ MASTER = ROOT / "notebooks" / "03_classifying.ipynb"
 LESSON = "03_classifying"
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
-from mcp_lesson.exercises import declared  # noqa: E402
-from tools.hub import accounts  # noqa: E402
+from mcp_lesson.exercises import declared  # noqa: E402  (after sys.path is set)
+from tools.hub import accounts  # noqa: E402  (after sys.path is set)
 
 #: The grade cells the half student solves: lesson 03's rule helpers, whose points (and the
 #: lesson's) are the master's nbgrader metadata (declared.lesson_points).

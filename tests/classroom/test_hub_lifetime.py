@@ -37,10 +37,10 @@ from processes import patience, wait_for
 ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
-from mcp_lesson.shared import process_tree  # noqa: E402
-from tools.hub import accounts, environment  # noqa: E402
-from tools.hub import hub as hub_program  # noqa: E402
-from tools.hub.settings import PERSON_MEMORY, PERSON_TASKS, PROXY, Settings  # noqa: E402
+from mcp_lesson.shared import process_tree  # noqa: E402  (after sys.path is set)
+from tools.hub import accounts, environment  # noqa: E402  (after sys.path is set)
+from tools.hub import hub as hub_program  # noqa: E402  (after sys.path is set)
+from tools.hub.settings import PERSON_MEMORY, PERSON_TASKS, PROXY, Settings  # noqa: E402  (after sys.path is set)
 
 pytestmark = pytest.mark.full
 

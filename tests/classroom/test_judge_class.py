@@ -44,7 +44,7 @@ OTHERS = ("04_errors", "08_revisions")
 MARKER = f"left-behind-{os.getpid()}"
 SCRIPT = '<script>document.title = "pwned"</script>'
 
-from tools.grading import classroom  # noqa: E402
+from tools.grading import classroom  # noqa: E402  (after the setup above)
 
 
 def _bench():

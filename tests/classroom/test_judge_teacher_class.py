@@ -189,7 +189,7 @@ def test_formgraders_button_for_a_teacher_with_a_terminal_open(teachers_course):
     assert sum(score or 0 for score in recorded(course)) == FULL, result
 
 
-def test_a_sandbox_that_cannot_start_fails_the_run_and_scores_no_one(course, failing_bwrap):  # noqa: F811
+def test_a_sandbox_that_cannot_start_fails_the_run_and_scores_no_one(course, failing_bwrap):  # noqa: F811  (a fixture)
     """Make autograde's command with a sandbox that cannot start: exit
     status not 0, one line naming the course's judge, no score for the student."""
     run = step(
@@ -209,7 +209,7 @@ def test_a_sandbox_that_cannot_start_fails_the_run_and_scores_no_one(course, fai
     assert all(score is None for score in recorded(course)), recorded(course)
 
 
-def test_formgraders_button_with_a_sandbox_that_cannot_start_scores_no_one(course, failing_bwrap):  # noqa: F811
+def test_formgraders_button_with_a_sandbox_that_cannot_start_scores_no_one(course, failing_bwrap):  # noqa: F811  (a fixture)
     """Formgrader's Autograde button with a sandbox that cannot start
     reports a failure naming the course's judge, and records no score."""
     run = run_to_end(

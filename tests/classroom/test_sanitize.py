@@ -15,10 +15,10 @@ import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output, new_raw_cell
 
 nbgrader = pytest.importorskip("nbgrader")
-from nbconvert.exporters import HTMLExporter  # noqa: E402
-from traitlets.config import Config  # noqa: E402
+from nbconvert.exporters import HTMLExporter  # noqa: E402  (after the setup above)
+from traitlets.config import Config  # noqa: E402  (after the setup above)
 
-from tools.grading.student_version import course_config  # noqa: E402
+from tools.grading.student_version import course_config  # noqa: E402  (after the setup above)
 
 TEMPLATES = os.path.join(
     os.path.dirname(nbgrader.__file__), "server_extensions", "formgrader", "templates"

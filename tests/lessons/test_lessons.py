@@ -27,7 +27,7 @@ NOTEBOOKS = ROOT / "notebooks"
 LEARNER = NOTEBOOKS / "learner"
 
 
-from tools import make_learner  # noqa: E402
+from tools import make_learner  # noqa: E402  (after the setup above)
 
 MASTERS = make_learner.masters()
 NAMES = [m.name for m in MASTERS]
@@ -168,7 +168,7 @@ def test_master_is_stored_cleanly_executed(name):
 
 # --- (e) every sitting fits the half hour the start page promises ----------------------
 
-from tools import lesson_time  # noqa: E402
+from tools import lesson_time  # noqa: E402  (after the setup above)
 
 
 @pytest.mark.parametrize("name", NAMES)

@@ -339,7 +339,7 @@ def test_a_flooding_server_is_held_back_by_its_reader_and_everything_arrives(tmp
     tap = Tapped(tmp_path, flood)
     tap.server_pid()
     # The client reads nothing yet: the tap must not read the flood ahead into memory.
-    recorded = lambda: tap.recording.stat().st_size  # noqa: E731
+    recorded = lambda: tap.recording.stat().st_size  # noqa: E731  (a one-line probe)
     wait_for(lambda: recorded() > 0, "the first lines")
     settled, previous = 0, -1
     deadline = time.monotonic() + patience(30)

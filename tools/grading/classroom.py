@@ -48,7 +48,7 @@ from mcp_lesson.shared.processes import stop_on_signals
 
 # The steps, a module each; their names stay at this module's address (the tests and the
 # teacher's scripts read them here).
-from tools.grading.autograde import (  # noqa: F401
+from tools.grading.autograde import (  # noqa: F401  (re-exported)
     autograde,
     by_student,
     failure_in,
@@ -61,7 +61,7 @@ from tools.grading.autograde import (  # noqa: F401
     zero,
 )
 from tools.grading.collect import collect
-from tools.grading.course_dir import (  # noqa: F401
+from tools.grading.course_dir import (  # noqa: F401  (re-exported)
     DEFAULT_COURSE,
     DEFAULT_TIMEOUT,
     NOTEBOOK_BYTES,

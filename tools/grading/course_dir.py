@@ -23,8 +23,8 @@ STUDENT_BYTES = 32 * 1024**2
 
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
-from mcp_lesson.exercises.calling import one_line  # noqa: E402
-from mcp_lesson.shared.processes import die_with_parent, signal_group  # noqa: E402
+from mcp_lesson.exercises.calling import one_line  # noqa: E402  (after sys.path is set)
+from mcp_lesson.shared.processes import die_with_parent, signal_group  # noqa: E402  (after sys.path is set)
 
 
 def _with_our_bin(env):
@@ -39,10 +39,10 @@ def _with_our_bin(env):
 CONFIG_LOADER = """\
 # Written by tools/grading/classroom.py: the course's nbgrader settings are kept
 # in the project, so that every nbgrader command run here uses them.
-load_subconfig({config!r})  # noqa: F821
+load_subconfig({config!r})  # noqa: F821  (given by the config loader)
 
 # Your own settings go below (for JupyterHub: c.Exchange.root = "...").
-c = get_config()  # noqa: F821
+c = get_config()  # noqa: F821  (given by the config loader)
 """
 
 

@@ -60,12 +60,12 @@ ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from mcp_lesson.exercises.calling import one_line  # noqa: E402
-from mcp_lesson.exercises.learner_package import python_of  # noqa: E402
+from mcp_lesson.exercises.calling import one_line  # noqa: E402  (after sys.path is set)
+from mcp_lesson.exercises.learner_package import python_of  # noqa: E402  (after sys.path is set)
 from tools.insight.records import Sheet  # noqa: E402  (each case's verdict, as data)
-from tools.judge.learner import DidNotFinish, Submission  # noqa: E402
-from tools.judge.sandbox import NotStarted, note  # noqa: E402
-from tools.judge.wire import CUT, PRINTED_LIMIT  # noqa: E402
+from tools.judge.learner import DidNotFinish, Submission  # noqa: E402  (after sys.path is set)
+from tools.judge.sandbox import NotStarted, note  # noqa: E402  (after sys.path is set)
+from tools.judge.wire import CUT, PRINTED_LIMIT  # noqa: E402  (after sys.path is set)
 
 GUARD_LINE = "[grading] "
 #: Begins the line that gives the time one notebook took (classroom.py reads it).

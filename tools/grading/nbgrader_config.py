@@ -43,10 +43,10 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 if HERE not in sys.path:
     sys.path.insert(0, HERE)
 
-from grades_csv import GradesCsv  # noqa: E402
-from judged_execute import JudgedExecute  # noqa: E402
-from nbconvert.preprocessors import ClearMetadataPreprocessor, CSSHTMLHeaderPreprocessor  # noqa: E402
-from nbgrader.preprocessors import (  # noqa: E402
+from grades_csv import GradesCsv  # noqa: E402  (after sys.path is set)
+from judged_execute import JudgedExecute  # noqa: E402  (after sys.path is set)
+from nbconvert.preprocessors import ClearMetadataPreprocessor, CSSHTMLHeaderPreprocessor  # noqa: E402  (after sys.path is set)
+from nbgrader.preprocessors import (  # noqa: E402  (after sys.path is set)
     AssignLatePenalties,
     CheckCellMetadata,
     ClearHiddenTests,
@@ -56,9 +56,9 @@ from nbgrader.preprocessors import (  # noqa: E402
     SaveAutoGrades,
 )
 
-from tools.grading.exchange import CourseExchangeCollect  # noqa: E402
-from tools.grading.formgrade_page import TEMPLATES, PageNonce  # noqa: E402
-from tools.grading.sanitize import CourseSanitizer, FeedbackHTML  # noqa: E402
+from tools.grading.exchange import CourseExchangeCollect  # noqa: E402  (after sys.path is set)
+from tools.grading.formgrade_page import TEMPLATES, PageNonce  # noqa: E402  (after sys.path is set)
+from tools.grading.sanitize import CourseSanitizer, FeedbackHTML  # noqa: E402  (after sys.path is set)
 
 c = get_config()  # type: ignore[name-defined]  # noqa: F821  (given by the config loader)
 
@@ -88,7 +88,7 @@ c.HTMLExporter.sanitize_html = True
 # formgrader's page from the course's copy of its template (a nonce on each of its own scripts,
 # a policy against any other); the feedback template stays nbgrader's. (formgrader and
 # generate_feedback name nbgrader's folder only when the settings name none.)
-import nbgrader  # noqa: E402
+import nbgrader  # noqa: E402  (after sys.path is set)
 
 c.HTMLExporter.extra_template_basedirs = [
     TEMPLATES,

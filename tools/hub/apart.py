@@ -31,8 +31,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
-from tools.hub.settings import APART  # noqa: E402
-from tools.judge.sandbox import Cgroup, Limits, _own_v1  # noqa: E402
+from tools.hub.settings import APART  # noqa: E402  (after sys.path is set)
+from tools.judge.sandbox import Cgroup, Limits, _own_v1  # noqa: E402  (after sys.path is set)
 
 #: The part of the caller's own limits a run gets (the rest stays the server's).
 SHARE = 0.75

@@ -34,10 +34,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
-from mcp_lesson.shared import process_tree  # noqa: E402
-from mcp_lesson.shared.processes import die_with_parent, signal_group  # noqa: E402
-from tools.hub import accounts, environment, login_shell  # noqa: E402
-from tools.hub.settings import HERE, NAMES, PROXY, Settings  # noqa: E402
+from mcp_lesson.shared import process_tree  # noqa: E402  (after sys.path is set)
+from mcp_lesson.shared.processes import die_with_parent, signal_group  # noqa: E402  (after sys.path is set)
+from tools.hub import accounts, environment, login_shell  # noqa: E402  (after sys.path is set)
+from tools.hub.settings import HERE, NAMES, PROXY, Settings  # noqa: E402  (after sys.path is set)
 
 EXAMPLE_STUDENTS = """\
 # The class: one account name a line (letters, digits, - and _). make hub makes each

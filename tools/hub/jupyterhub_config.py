@@ -19,7 +19,7 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
-from tools.hub.settings import PERSON_MEMORY, PERSON_TASKS, Settings  # noqa: E402
+from tools.hub.settings import PERSON_MEMORY, PERSON_TASKS, Settings  # noqa: E402  (after sys.path is set)
 
 hub = Settings.from_environment()
 c = get_config()  # type: ignore[name-defined]  # noqa: F821  (given by the config loader)

@@ -13,7 +13,7 @@ ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from tools.insight import classdata, page, records, tables  # noqa: E402
+from tools.insight import classdata, page, records, tables  # noqa: E402  (after sys.path is set)
 
 FOLDER = "insight"
 

@@ -54,7 +54,7 @@ import importlib.machinery as _machinery
 import sys as _sys
 import types as _types
 
-from .codes import *  # noqa: F401,F403
+from .codes import *  # noqa: F401,F403  (every name of the module)
 
 REVISIONS = {revisions!r}
 Switches = _collections.namedtuple("Switches", "batches error_id_optional")

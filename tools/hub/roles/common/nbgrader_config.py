@@ -17,6 +17,6 @@ c.CourseDirectory.max_dir_size = STUDENT_BYTES // 1000
 # A submission's folders and files are the student's and the teacher's group's alone (nbgrader
 # makes the folder 0777 and its files 0644: readable, and writable, by any account that learns
 # its name).
-from tools.hub.submit import CourseExchangeSubmit  # noqa: E402
+from tools.hub.submit import CourseExchangeSubmit  # noqa: E402  (after the setup above)
 
 c.ExchangeFactory.submit = CourseExchangeSubmit
