@@ -4,9 +4,9 @@ inside them, and on stop removes all the person made inside (:func:`end_inside`)
 """
 
 import os
-import signal
-import time
 from pathlib import Path
+
+from tools.judge.sandbox import end_cgroup
 
 #: The files of a cgroup its delegate owns (v1 and v2): to move processes in, and (v2) to
 #: give its children controllers. Its limits stay root's.
@@ -29,20 +29,4 @@ def end_inside(path, rounds=50):
         reverse=True,
     )
     for folder in inner:
-        for _ in range(rounds):
-            try:
-                pids = [int(pid) for pid in (folder / "cgroup.procs").read_text().split()]
-            except OSError:
-                pids = []
-            if not pids:
-                break
-            for pid in pids:
-                try:
-                    os.kill(pid, signal.SIGKILL)
-                except OSError:
-                    pass
-            time.sleep(0.01)
-        try:
-            folder.rmdir()
-        except OSError:
-            pass
+        end_cgroup(folder, rounds)

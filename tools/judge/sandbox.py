@@ -284,24 +284,30 @@ class Cgroup:
 
     def end(self):
         for path in self.paths:
-            for _ in range(50):
-                try:
-                    pids = [int(p) for p in (path / "cgroup.procs").read_text().split()]
-                except OSError:
-                    pids = []
-                if not pids:
-                    break
-                for pid in pids:
-                    try:
-                        os.kill(pid, signal.SIGKILL)
-                    except OSError:
-                        pass
-                time.sleep(0.01)
+            end_cgroup(path)
+        self.paths = []
+
+
+def end_cgroup(path, rounds=50):
+    """Kill every process of the cgroup at ``path`` (again while new ones appear, up to
+    ``rounds`` times) and remove it; a cgroup that is gone already is no error."""
+    for _ in range(rounds):
+        try:
+            pids = [int(p) for p in (Path(path) / "cgroup.procs").read_text().split()]
+        except OSError:
+            pids = []
+        if not pids:
+            break
+        for pid in pids:
             try:
-                path.rmdir()
+                os.kill(pid, signal.SIGKILL)
             except OSError:
                 pass
-        self.paths = []
+        time.sleep(0.01)
+    try:
+        Path(path).rmdir()
+    except OSError:
+        pass
 
 
 #: The prefix of a sandbox's folder on the machine; the pid of the judge that
