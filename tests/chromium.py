@@ -4,12 +4,14 @@ missing browser skips locally and fails in CI."""
 
 import contextlib
 import os
+import random
 import secrets
 import shutil
 import socket
 import subprocess
 import threading
 import urllib.request
+from pathlib import Path
 
 import pytest
 from processes import patience
@@ -55,6 +57,32 @@ def free_port():
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return sock.getsockname()[1]
+
+
+def free_ports(count):
+    """The first of ``count`` ports in a row on 127.0.0.1 that can all be bound now, below the
+    kernel's range of ephemeral ports: a port of that range is also what an outgoing
+    connection of another test takes at random, so a program that binds a port next to the
+    one chosen (a hub's own port beside its proxy's) could find it taken meanwhile."""
+    try:
+        low = int(Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        low = 32768
+    chooser = random.SystemRandom()
+    for _ in range(500):
+        first = chooser.randrange(max(1024, low - 12000), low - count)
+        if all(_bindable(first + step) for step in range(count)):
+            return first
+    raise RuntimeError(f"no {count} free ports in a row below {low}")
+
+
+def _bindable(port):
+    with socket.socket() as sock:
+        try:
+            sock.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+    return True
 
 
 def chromium_or_skip(tests="the browser tests"):

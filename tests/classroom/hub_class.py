@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 
 import pytest
-from chromium import chromium_or_skip, free_port, launched, listening, missing
+from chromium import chromium_or_skip, free_ports, launched, missing
 from processes import live_processes, patience, wait_for
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -149,9 +149,7 @@ def running_class():
     (folder / "students.txt").write_text(
         "".join(f"{name}\n" for name in [*STUDENTS.values(), BORROWER])
     )
-    port = free_port()
-    while any(listening(port + step) for step in (1, 2)):
-        port = free_port()
+    port = free_ports(3)  # the login page's, the hub's own, the proxy's API
     settings = Settings(
         state=folder / "state",
         port=port,

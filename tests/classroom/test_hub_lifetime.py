@@ -31,7 +31,7 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-from chromium import free_port, listening, missing
+from chromium import free_ports, listening, missing
 from processes import patience, wait_for
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -74,10 +74,7 @@ def folder():
 
 
 def hub_port():
-    port = free_port()
-    while any(listening(port + step) for step in (1, 2)):
-        port = free_port()
-    return port
+    return free_ports(3)  # the login page's, the hub's own, the proxy's API
 
 
 def make_hub(folder, port, ignore_sigint=False):
