@@ -236,3 +236,43 @@ def report(path, *options):
     done = run_to_end([*TAP, "--report", str(path), *options], 60, cwd=ROOT)
     assert "Traceback" not in done.stderr, done.stderr
     return done
+
+
+# --- small recordings, written as the tap records them -----------------------------------
+
+
+def up(message, **extra):
+    return {"direction": "to_server", "text": json.dumps(message), **extra}
+
+
+def down(message, **extra):
+    return {"direction": "from_server", "text": json.dumps(message), **extra}
+
+
+def init(revision="2025-06-18", client=None, server=None):
+    return [
+        up(
+            {
+                "jsonrpc": "2.0",
+                "id": 0,
+                "method": "initialize",
+                "params": {
+                    "protocolVersion": revision,
+                    "capabilities": client or {},
+                    "clientInfo": {"name": "c", "version": "1"},
+                },
+            }
+        ),
+        down(
+            {
+                "jsonrpc": "2.0",
+                "id": 0,
+                "result": {
+                    "protocolVersion": revision,
+                    "capabilities": server or {},
+                    "serverInfo": {"name": "s", "version": "1"},
+                },
+            }
+        ),
+        up({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+    ]

@@ -11,7 +11,7 @@ import pytest
 from mcp_lesson.tap import audit
 from mcp_lesson.tap.citations import RULES, SEVERITY, TAP_NOTES, citation
 
-from .tapping import INIT, INITIALIZED, PY, Tapped, line, report
+from .tapping import INIT, INITIALIZED, PY, Tapped, down, init, line, report, up
 
 FAULTY = [PY, str(Path(__file__).resolve().parent / "faulty_server.py")]
 
@@ -135,41 +135,8 @@ def test_an_initialize_answered_with_a_version_no_revision_has(tmp_path):
 # --- each rule on a small recording, under the revisions that state it ---------------------------
 
 
-def up(message, **extra):
-    return {"direction": "to_server", "text": json.dumps(message), **extra}
-
-
-def down(message, **extra):
-    return {"direction": "from_server", "text": json.dumps(message), **extra}
-
-
-def init(revision, client=None):
-    return [
-        up(
-            {
-                "jsonrpc": "2.0",
-                "id": 0,
-                "method": "initialize",
-                "params": {
-                    "protocolVersion": revision,
-                    "capabilities": client or {},
-                    "clientInfo": {"name": "c", "version": "1"},
-                },
-            }
-        ),
-        down(
-            {
-                "jsonrpc": "2.0",
-                "id": 0,
-                "result": {
-                    "protocolVersion": revision,
-                    "capabilities": {"resources": {}, "tools": {}},
-                    "serverInfo": {"name": "s", "version": "1"},
-                },
-            }
-        ),
-        up({"jsonrpc": "2.0", "method": "notifications/initialized"}),
-    ]
+#: What the server announces in these recordings' handshakes.
+SERVER = {"resources": {}, "tools": {}}
 
 
 def names(talk):
@@ -194,11 +161,13 @@ def error(code):
 
 @pytest.mark.parametrize("revision", ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"])
 def test_a_resource_not_found_is_32002_up_to_2025_11_25(revision):
-    assert names(init(revision) + [read(), error(-32602)]) == [("error_code", "SHOULD")]
-    assert names(init(revision) + [read(), error(-32002)]) == []
+    assert names(init(revision, server=SERVER) + [read(), error(-32602)]) == [
+        ("error_code", "SHOULD")
+    ]
+    assert names(init(revision, server=SERVER) + [read(), error(-32002)]) == []
     # -32602 for a request without a uri is right
     bare = up({"jsonrpc": "2.0", "id": 1, "method": "resources/read", "params": {}})
-    assert names(init(revision) + [bare, error(-32602)]) == []
+    assert names(init(revision, server=SERVER) + [bare, error(-32602)]) == []
 
 
 def test_a_resource_not_found_is_32602_in_2026_07_28():
@@ -233,9 +202,13 @@ def test_progress_tokens_are_those_a_request_gave():
         )
 
     done = down({"jsonrpc": "2.0", "id": 1, "result": {"content": []}})
-    assert names(init("2025-11-25") + [given, progress("p1"), done]) == []
-    assert names(init("2025-11-25") + [given, progress("p2"), done]) == [("progress_token", "MUST")]
-    assert names(init("2024-11-05") + [given, progress(7), done]) == [("progress_token", "MUST")]
+    assert names(init("2025-11-25", server=SERVER) + [given, progress("p1"), done]) == []
+    assert names(init("2025-11-25", server=SERVER) + [given, progress("p2"), done]) == [
+        ("progress_token", "MUST")
+    ]
+    assert names(init("2024-11-05", server=SERVER) + [given, progress(7), done]) == [
+        ("progress_token", "MUST")
+    ]
     # a request too long to judge may hold the token: nothing is said
     cut = {
         "direction": "to_server",
@@ -243,7 +216,9 @@ def test_progress_tokens_are_those_a_request_gave():
         "truncated": True,
         "size": 99,
     }
-    assert names(init("2025-11-25") + [cut, progress("p2"), done]) == [("not_judged", None)]
+    assert names(init("2025-11-25", server=SERVER) + [cut, progress("p2"), done]) == [
+        ("not_judged", None)
+    ]
 
 
 def test_a_tool_the_list_did_not_name_answered_with_a_result_is_no_finding():
@@ -268,14 +243,16 @@ def test_a_tool_the_list_did_not_name_answered_with_a_result_is_no_finding():
         ),
         down({"jsonrpc": "2.0", "id": 2, "result": {"content": [{"type": "text", "text": "ok"}]}}),
     ]
-    assert names(init("2025-11-25") + tools + hidden) == []
+    assert names(init("2025-11-25", server=SERVER) + tools + hidden) == []
     # answered as the tool's own failure, an unknown tool is a statement of tools.mdx: a warning
     hidden[1] = down({"jsonrpc": "2.0", "id": 2, "result": {"content": [], "isError": True}})
-    assert names(init("2025-11-25") + tools + hidden) == [("unknown_tool", "statement")]
+    assert names(init("2025-11-25", server=SERVER) + tools + hidden) == [
+        ("unknown_tool", "statement")
+    ]
 
 
 def test_a_version_later_than_the_course_knows_may_be_a_newer_revision():
-    talk = init("2025-11-25")
+    talk = init("2025-11-25", server=SERVER)
     talk[1] = down(
         {
             "jsonrpc": "2.0",
