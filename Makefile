@@ -193,7 +193,7 @@ lessons: $(STAMP)
 # exported as a learner's package is. Commit it with the masters it comes from;
 # tests/exercises/test_core.py fails when the two drift apart.
 export: $(STAMP)
-	$(BIN)/python -c "from mcp_lesson.exercises.learner_package import export_core; print('exported', export_core('notebooks', 'mcp_lesson/core'))"
+	$(BIN)/python -c "from mcp_lesson.exercises.core_export import export_core; print('exported', export_core('notebooks', 'mcp_lesson/core'))"
 
 # Learner copies: the lesson masters with their solutions replaced by stubs.
 learner: $(STAMP)

@@ -5,7 +5,7 @@ cannot run it, where it cannot.
 Everything that lists lessons reads this table: the start page's contents and the
 lesson helpers (:mod:`mcp_lesson.course`), the learner's package
 (:data:`mcp_lesson.exercises.registry.MODULES`), the core's export
-(:data:`mcp_lesson.exercises.learner_package.CORE_LESSONS`) and the JupyterLite site
+(:data:`mcp_lesson.exercises.core_export.CORE_LESSONS`) and the JupyterLite site
 (tools/site/build.py). This module imports nothing, so any module may import it.
 """
 

@@ -50,6 +50,7 @@ from mcp_lesson.tap.judge import _short
 from mcp_lesson.tap.revision import PROBE_REFUSALS, agreed_revision, revisions_by_scope  # noqa: F401  (re-exported)
 from mcp_lesson.tap.rules import _latest_before, http_rules, message_rules
 from mcp_lesson.tap.slots import Scope, Slot
+from mcp_lesson.tap.tap_errors import tap_error_findings
 from mcp_lesson.tap.times import answer_times  # noqa: F401  (re-exported)
 from mcp_lesson.tap.version_checks import _check_meta_revision, _check_version_header
 
@@ -312,7 +313,7 @@ class _Reading:
             for place, name in named:
                 if name == "unanswered" and not self._forgiven(scope_key, scope.slots[place - 1]):
                     scope.unanswered.setdefault(scope.slots[place - 1].direction, []).append(place)
-        found += self._tap_errors()
+        found += tap_error_findings(self)
         for scope_key, scope in self.scopes.items():
             flagged = flagged_by_scope.setdefault(scope_key, set())
             named = audited[scope_key]
@@ -328,74 +329,6 @@ class _Reading:
         settled = [settle(problem, self.revision) for problem in found]
         found = [problem for problem in settled if problem is not None]
         found.sort(key=lambda problem: (problem["line"] is None, problem["line"] or 0))
-        return found
-
-    def _tap_errors(self):
-        """The HTTP tap's errors of an exchange: a server that was never reached owes its requests
-        nothing (a note); an answer that broke off before the response to a request of its
-        exchange is that request's finding (``broken_off``), said once, for all of them."""
-        found, waiting = [], None
-        for index in self.tap_errors:
-            event = self.conversation[index]
-            exchange = event["exchange"]
-            reached = event.get("reached")
-            if reached is None:  # a recording of a tap that did not say
-                reached = not str(event.get("detail", "")).startswith("cannot reach")
-            owed = [
-                (scope, slot)
-                for scope, slot in self.by_exchange.get(exchange, ())
-                if not self._forgiven(scope, slot)
-            ]
-            if not reached:
-                self.forgive_exchange(exchange, index)
-                asked = ", ".join(
-                    f"{show_id(slot.member['id'])} ({_method(slot.member)})" for _, slot in owed
-                )
-                what = f"request{'s' if len(owed) > 1 else ''} {asked}" if owed else "message"
-                found.append(
-                    self._problem(
-                        index,
-                        "not_delivered",
-                        f"the tap could not reach the server, so the "
-                        f"client's {what} never reached it (the client got a 502): "
-                        f"{_short(str(event.get('detail', '')), 200)}",
-                    )
-                )
-                continue
-            if waiting is None:
-                waiting = {
-                    id(scope.slots[place - 1])
-                    for scope in self.scopes.values()
-                    for place in scope.unanswered.get("to_server", ())
-                }
-            left = [(scope, slot) for scope, slot in owed if id(slot) in waiting]
-            if not left:
-                continue
-            for _scope, slot in left:
-                self.broken.add(id(slot))
-            asked = ", ".join(
-                f"{show_id(slot.member['id'])} ({_method(slot.member)}, line {self.line(slot.index)})"
-                for _, slot in left
-            )
-            size = event.get("size")
-            came = (
-                f"; the {size:,} bytes that came are kept in the recording"
-                if type(size) is int and size
-                else "; nothing of it came"
-                if size == 0
-                else ""
-            )
-            found.append(
-                self._problem(
-                    index,
-                    "broken_off",
-                    f"the server's answer to the client's request"
-                    f"{'s' if len(left) > 1 else ''} {asked} broke off before "
-                    f"{'their responses' if len(left) > 1 else 'its response'}: "
-                    f"{_short(str(event.get('detail', '')), 200)}{came}",
-                    revision=left[0][1].revision,
-                )
-            )
         return found
 
     def _word(self, scope_key, scope, place, name):

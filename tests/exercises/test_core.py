@@ -9,7 +9,7 @@ from mcp_lesson import core
 from mcp_lesson.core import classification as core_classification
 from mcp_lesson.core import errors as core_errors
 from mcp_lesson.core import messages as core_messages
-from mcp_lesson.exercises.learner_package import export_core
+from mcp_lesson.exercises.core_export import export_core
 from mcp_lesson.rules import classification, messages
 
 ROOT = Path(__file__).resolve().parents[2]

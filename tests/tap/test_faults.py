@@ -136,7 +136,7 @@ def test_an_initialize_answered_with_a_version_no_revision_has(tmp_path):
 
 
 #: What the server announces in these recordings' handshakes.
-SERVER = {"resources": {}, "tools": {}}
+SERVER: dict = {"resources": {}, "tools": {}}
 
 
 def names(talk):
