@@ -90,6 +90,7 @@ def pytest_unconfigure(config):
 
 def pytest_collection_modifyitems(config, items):
     if implementation.GRADUATING is None:
+        _long_files_first(items)
         return
     skip = pytest.mark.skip(reason="no lesson builds this: it tests mcp_lesson itself")
     kept = []
@@ -100,6 +101,21 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(skip)
         kept.append(item)
     items[:] = kept
+
+
+def _long_files_first(items):
+    """The files whose every test is in the full tier (a hub, a graded class, a browser, a
+    graduation: the suite's long files) go to the workers first, the rest after them, each
+    file's tests in their order. Started last, one long file would keep a worker busy after
+    the other has finished (pytest-xdist's ``--dist loadfile`` hands out files in this order,
+    with ``--no-loadscope-reorder``)."""
+    tests, full = {}, {}
+    for item in items:
+        file = item.nodeid.split("::")[0]
+        tests[file] = tests.get(file, 0) + 1
+        full[file] = full.get(file, 0) + (item.get_closest_marker("full") is not None)
+    long = {file for file, count in tests.items() if full[file] == count}
+    items.sort(key=lambda item: item.nodeid.split("::")[0] not in long)
 
 
 # --- a graduation's report ------------------------------------------------------------

@@ -344,26 +344,25 @@ def site_url(site):
 
 class OfflineBrowser:
     """Opens pages, each in a fresh browser context (JupyterLite keeps its open tabs
-    and files in the browser's storage), where every request of the site that is
-    not for 127.0.0.1 is aborted and recorded."""
+    and files in the browser's storage), and records every request of the site: those
+    for 127.0.0.1, and those for anywhere else (which the browser's proxy, a
+    :class:`Trap`, refuses). The requests are watched, not intercepted: a route of
+    Playwright's would turn the browser's cache off and pass every request of the site
+    (Pyodide's megabytes included) through Playwright's driver, which costs the
+    machine more than the page does."""
 
     def __init__(self, browser):
         self.browser = browser
         self.served, self.blocked = [], []
         self.contexts = []
 
-    def only_loopback(self, route):
-        url = route.request.url
-        if on_loopback(url):
-            self.served.append(url)
-            route.continue_()
-        else:
-            self.blocked.append(url)
-            route.abort()
+    def record(self, request):
+        url = request.url
+        (self.served if on_loopback(url) else self.blocked).append(url)
 
     def new_page(self):
         context = self.browser.new_context(viewport={"width": 1280, "height": 900})
-        context.route("**/*", self.only_loopback)
+        context.on("request", self.record)
         self.contexts.append(context)
         return context.new_page()
 
@@ -391,7 +390,7 @@ def offline_browser(chromium):
     ARTIFACTS.mkdir(exist_ok=True)
     (ARTIFACTS / "site-offline.txt").write_text(
         f"the site's requests: {len(offline.served)} to 127.0.0.1, "
-        f"{len(offline.blocked)} elsewhere (aborted)\n"
+        f"{len(offline.blocked)} elsewhere (refused by the proxy)\n"
         + "".join(f"  {url}\n" for url in offline.blocked)
         + f"Chromium's own, refused by the proxy trap: {len(trap.seen)}\n"
         + "".join(

@@ -1,5 +1,6 @@
 """Property tests (hypothesis): nothing raises, and the round trips the builders promise hold."""
 
+import functools
 import json
 
 import pytest
@@ -34,10 +35,11 @@ ids = st.integers() | st.text(max_size=10)
 maybe = st.sampled_from(["absent", "present"])
 
 
-@st.composite
-def message_like(draw, values=any_value):
-    """Dicts that mostly look like messages, with each member possibly odd or absent."""
-    candidates = {
+@functools.cache
+def members(values):
+    """What each member of a message may be drawn from (built once per ``values``: a
+    strategy made anew for every draw is checked anew, and costs more than the draw)."""
+    return {
         "jsonrpc": st.just("2.0") | values,
         "method": st.sampled_from(["ping", "tools/list", ""]) | values,
         "id": ids | st.none() | values,
@@ -48,8 +50,13 @@ def message_like(draw, values=any_value):
         )
         | values,
     }
+
+
+@st.composite
+def message_like(draw, values=any_value):
+    """Dicts that mostly look like messages, with each member possibly odd or absent."""
     message = {}
-    for key, strategy in candidates.items():
+    for key, strategy in members(values).items():
         if draw(st.booleans()):
             message[key] = draw(strategy)
     return message
