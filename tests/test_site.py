@@ -33,8 +33,8 @@ tried on this Python by tests/protocol/test_deep_json.py.
 
 Nothing may leave the machine. Every request of the site (its pages, their
 workers, where the kernel runs, and its service worker) to anything but
-127.0.0.1 is aborted and recorded, and fails the test. Chromium's proxy is a
-trap on loopback, so that nothing else gets out either: it refuses Chromium's
+127.0.0.1 is recorded, and fails the test. Chromium's proxy is a trap on
+loopback, so that none gets out: it refuses them, and Chromium's
 own calls to its vendor's services (Debian's build makes some, for updates,
 sign-in and autofill, whatever the page does), which are listed in
 test-artifacts/site-offline.txt beside the count of the site's requests.
