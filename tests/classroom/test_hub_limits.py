@@ -146,8 +146,9 @@ def delegated():
         cgroup.end()
 
 
-def as_person_in(cgroup, code):
-    """Run Python ``code`` as the person, inside ``cgroup``, from the course's checkout."""
+def as_person_in(cgroup, code, checkout):
+    """Run Python ``code`` as the person, inside ``cgroup``, from ``checkout`` (a copy of the
+    course's code the person can read: conftest.py's ``readable_checkout``)."""
     account = pwd.getpwnam(PERSON)
 
     def become():
@@ -161,18 +162,21 @@ def as_person_in(cgroup, code):
         capture_output=True,
         text=True,
         cwd="/",
-        env={"PYTHONPATH": str(Path(apart.ROOT)), "PATH": "/usr/bin:/bin"},
+        env={"PYTHONPATH": str(checkout), "PATH": "/usr/bin:/bin"},
         timeout=patience(120),
     )
 
 
-def test_the_teachers_sandboxes_get_memory_and_pids_cgroups_of_their_own(delegated):
+def test_the_teachers_sandboxes_get_memory_and_pids_cgroups_of_their_own(
+    delegated, readable_checkout
+):
     run = as_person_in(
         delegated,
         "from tools.judge.sandbox import Cgroup, Limits\n"
         "made = Cgroup(Limits())\n"
         "print(*sorted(made.controllers), *made.paths)\n"
         "made.end()",
+        readable_checkout,
     )
     assert run.returncode == 0, run.stderr
     memory, pids, *paths = run.stdout.split()
@@ -181,7 +185,9 @@ def test_the_teachers_sandboxes_get_memory_and_pids_cgroups_of_their_own(delegat
     assert not any(Path(path).exists() for path in paths)  # ended: removed
 
 
-def test_a_grading_run_apart_is_held_to_its_own_limits_and_leaves_nothing(delegated):
+def test_a_grading_run_apart_is_held_to_its_own_limits_and_leaves_nothing(
+    delegated, readable_checkout
+):
     memory = next(path for path in delegated.paths if "memory" in path.parts)
     hungry = "b = bytearray(240 * 2**20); b[::4096] = b'x' * len(b[::4096]); print('all of it')"
     run = as_person_in(
@@ -190,6 +196,7 @@ def test_a_grading_run_apart_is_held_to_its_own_limits_and_leaves_nothing(delega
         "from tools.hub import apart\n"
         f"code = apart.run([sys.executable, '-c', {hungry!r}])\n"
         "print('the server goes on', code)",
+        readable_checkout,
     )
     # the run's own limit (a share of the person's 256 MiB) stopped it, and said so; the
     # person's process that started it went on
@@ -199,6 +206,7 @@ def test_a_grading_run_apart_is_held_to_its_own_limits_and_leaves_nothing(delega
     fine = as_person_in(
         delegated,
         f"import sys\nfrom tools.hub import apart\nsys.exit(apart.run(['sh', '-c', '{report}']))",
+        readable_checkout,
     )
     assert fine.returncode == 3
     inside = [line.split(":", 2)[2] for line in fine.stdout.splitlines()]
