@@ -14,6 +14,7 @@ from pathlib import Path
 
 import implementation
 import pytest
+import scheduling
 from hypothesis import HealthCheck, Phase, settings
 
 # Shared machines are noisy: a slow example is not a failure (speed is the
@@ -63,7 +64,9 @@ def pytest_configure(config):
         "skipped when graduating a learner's package",
     )
     implementation.use(config.getoption("--graduate"))
-    if implementation.GRADUATING is not None:
+    if implementation.GRADUATING is None:
+        scheduling.start_timing(config)  # the order of the next run's files (tests/scheduling.py)
+    else:
         # A learner's package fails often: say so at once, without hypothesis
         # spending seconds per test shrinking the example. And one verdict per
         # package: the same examples on every run and every machine (drawn from a
@@ -84,13 +87,19 @@ def pytest_configure(config):
         config.option.no_summary = True
 
 
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node):
+    """pytest-xdist's controller, as it starts a worker: the files' seconds, for its order."""
+    scheduling.hand_to_worker(node)
+
+
 def pytest_unconfigure(config):
     implementation.use(None)  # ends the judge's sandbox, if one runs
 
 
 def pytest_collection_modifyitems(config, items):
     if implementation.GRADUATING is None:
-        _long_files_first(items)
+        scheduling.longest_first(items, scheduling.known_seconds(config))
         return
     skip = pytest.mark.skip(reason="no lesson builds this: it tests mcp_lesson itself")
     kept = []
@@ -101,21 +110,6 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(skip)
         kept.append(item)
     items[:] = kept
-
-
-def _long_files_first(items):
-    """The files whose every test is in the full tier (a hub, a graded class, a browser, a
-    graduation: the suite's long files) go to the workers first, the rest after them, each
-    file's tests in their order. Started last, one long file would keep a worker busy after
-    the other has finished (pytest-xdist's ``--dist loadfile`` hands out files in this order,
-    with ``--no-loadscope-reorder``)."""
-    tests, full = {}, {}
-    for item in items:
-        file = item.nodeid.split("::")[0]
-        tests[file] = tests.get(file, 0) + 1
-        full[file] = full.get(file, 0) + (item.get_closest_marker("full") is not None)
-    long = {file for file, count in tests.items() if full[file] == count}
-    items.sort(key=lambda item: item.nodeid.split("::")[0] not in long)
 
 
 # --- a graduation's report ------------------------------------------------------------

@@ -1,0 +1,115 @@
+"""The order the test files go to pytest-xdist's two workers: the longest first.
+
+``--dist loadfile`` hands a worker a whole file at a time, in the order of the collection
+(``--no-loadscope-reorder`` keeps it). A long file handed out last keeps one worker busy
+after the other has finished, so the files go out longest first, by their seconds in the
+last run that ran them (test-artifacts/file-seconds.json, one table for each ``-m``
+expression: the fast tier's files are not the full tier's). Files the table does not know
+(a fresh clone, a new file) are taken as long when they hold a test of the full tier (a hub,
+a graded class, a browser, a graduation), as short otherwise.
+
+The controller reads the table once and hands it to each worker, so every worker sorts alike
+whatever another run writes meanwhile (pytest-xdist stops a run whose workers collected in
+different orders). The table is written (whole, by a rename) at the end of a run that ran
+its files whole (no ``-k``, not stopped early), from what each file took: its tests' setup,
+call and teardown.
+"""
+
+import contextlib
+import json
+import os
+import tempfile
+from pathlib import Path
+
+import pytest
+
+TABLE = Path(__file__).resolve().parents[1] / "test-artifacts" / "file-seconds.json"
+#: What the controller hands a worker (pytest-xdist's workerinput).
+HANDED = "mcp_lesson_file_seconds"
+
+
+def _key(config):
+    return config.getoption("markexpr") or "every test"
+
+
+def _tables():
+    try:
+        found = json.loads(TABLE.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return found if isinstance(found, dict) else {}
+
+
+def _file(nodeid):
+    return nodeid.split("::")[0]
+
+
+def known_seconds(config):
+    """{file: seconds} of the last run, as the controller read it; {} without a cache."""
+    handed = getattr(config, "workerinput", None)
+    if handed is not None:
+        return handed.get(HANDED, {})
+    found = _tables().get(_key(config), {})
+    if not isinstance(found, dict):
+        return {}
+    return {k: v for k, v in found.items() if isinstance(v, (int, float))}
+
+
+def hand_to_worker(node):
+    """pytest-xdist's pytest_configure_node: the controller's table, for that worker."""
+    node.workerinput[HANDED] = known_seconds(node.config)
+
+
+def longest_first(items, seconds):
+    """Sort ``items`` file by file, the longest file first (each file's tests keep their order)."""
+    tests, full = {}, {}
+    for item in items:
+        file = _file(item.nodeid)
+        tests[file] = tests.get(file, 0) + 1
+        full[file] = full.get(file, False) or item.get_closest_marker("full") is not None
+    longest = max(seconds.values(), default=0.0)
+
+    def estimate(file):
+        if file in seconds:
+            return seconds[file]
+        return longest + 1 if full[file] else 0.0
+
+    items.sort(key=lambda item: -estimate(_file(item.nodeid)))
+
+
+class Timer:
+    """Adds up each file's seconds in the controller, and keeps them in the cache at the end."""
+
+    def __init__(self, config):
+        self.config = config
+        self.seconds = {}
+
+    @pytest.hookimpl
+    def pytest_runtest_logreport(self, report):
+        file = _file(report.nodeid)
+        self.seconds[file] = self.seconds.get(file, 0.0) + report.duration
+
+    @pytest.hookimpl
+    def pytest_sessionfinish(self, session, exitstatus):
+        if self.config.getoption("keyword") or not self.seconds:
+            return
+        if exitstatus not in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED):
+            return
+        if session.shouldfail or session.shouldstop:  # stopped early (-x): files cut short
+            return
+        tables = _tables()
+        table = dict(known_seconds(self.config))
+        table.update({file: round(spent, 1) for file, spent in self.seconds.items()})
+        tables[_key(self.config)] = table
+        with contextlib.suppress(OSError):  # a folder it cannot write: the next run is unsorted
+            TABLE.parent.mkdir(exist_ok=True)
+            handle, name = tempfile.mkstemp(dir=TABLE.parent, suffix=".tmp")
+            with os.fdopen(handle, "w", encoding="utf-8") as out:
+                json.dump(tables, out, indent=1, sort_keys=True)
+            os.replace(name, TABLE)
+
+
+def start_timing(config):
+    """In the controller (or a run without workers): time the files for the next run."""
+    if getattr(config, "workerinput", None) is None:
+        config.pluginmanager.register(Timer(config), "mcp_lesson_file_timer")
