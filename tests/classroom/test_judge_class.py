@@ -531,10 +531,9 @@ def test_markup_past_the_cleaners_caps_is_shown_as_text(graded):
     assert CUT_WORDS.split(":")[0] in page and "title=9999" in page
 
 
-def test_a_grading_process_that_dies_is_the_runs_error(graded, tmp_path):
-    """nbgrader ended from outside (as a memory limit ends it) while it grades one submission:
-    autograde fails (exit status not 0) and says the submissions it did not finish are not
-    graded; none of them gets a 0 for it (their scores stay what they were)."""
+def with_a_sleeper(graded, tmp_path):
+    """A copy of the graded class's course, with one more submission collected: a student
+    whose last cell sleeps for an hour."""
     course = tmp_path / "classroom"
     shutil.copytree(graded["course"], course, symlinks=True)
     release = nbformat.read(str(course / "release" / LESSON / f"{LESSON}.ipynb"), as_version=4)
@@ -545,22 +544,23 @@ def test_a_grading_process_that_dies_is_the_runs_error(graded, tmp_path):
         str(folder / f"{LESSON}.ipynb"),
     )
     step(course, "collect", str(tmp_path / "inbox"))
+    return course
+
+
+def autograde_in_the_background(course, **output):
+    """`classroom.py autograde` of the lesson, started (cells may take 600 s each)."""
+    command = [sys.executable, str(GRADING / "classroom.py"), "--course", str(course)]
+    return subprocess.Popen(command + ["autograde", LESSON, "--timeout", "600"], cwd=ROOT, **output)
+
+
+def test_a_grading_process_that_dies_is_the_runs_error(graded, tmp_path):
+    """nbgrader ended from outside (as a memory limit ends it) while it grades one submission:
+    autograde fails (exit status not 0) and says the submissions it did not finish are not
+    graded; none of them gets a 0 for it (their scores stay what they were)."""
+    course = with_a_sleeper(graded, tmp_path)
     before = {student: classroom.score_of(course, LESSON, student) for student in ("victim", "zed")}
-    run = subprocess.Popen(
-        [
-            sys.executable,
-            str(GRADING / "classroom.py"),
-            "--course",
-            str(course),
-            "autograde",
-            LESSON,
-            "--timeout",
-            "600",
-        ],
-        cwd=ROOT,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
+    run = autograde_in_the_background(
+        course, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
     )
     try:
         grader = []
@@ -600,31 +600,8 @@ def test_collect_stamps_the_time_itself(graded):
 def test_a_stopped_autograde_leaves_nothing_running(graded, tmp_path, how):
     """Autograde ended from outside (a signal, or killed) takes nbgrader and
     every sandbox with it, whatever a submission is doing."""
-    course = tmp_path / "classroom"
-    shutil.copytree(graded["course"], course, symlinks=True)
-    release = nbformat.read(str(course / "release" / LESSON / f"{LESSON}.ipynb"), as_version=4)
-    folder = tmp_path / "inbox" / "sleeper" / LESSON
-    folder.mkdir(parents=True)
-    nbformat.write(
-        handed_in(release, solutions(), last="import time\ntime.sleep(3600)\n"),
-        str(folder / f"{LESSON}.ipynb"),
-    )
-    step(course, "collect", str(tmp_path / "inbox"))
-    run = subprocess.Popen(
-        [
-            sys.executable,
-            str(GRADING / "classroom.py"),
-            "--course",
-            str(course),
-            "autograde",
-            LESSON,
-            "--timeout",
-            "600",
-        ],
-        cwd=ROOT,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
+    course = with_a_sleeper(graded, tmp_path)
+    run = autograde_in_the_background(course, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     tree = set()
 
     def worker_runs():
