@@ -11,8 +11,8 @@ a graded class, a browser, a graduation), as short otherwise.
 The controller reads the table once and hands it to each worker, so every worker sorts alike
 whatever another run writes meanwhile (pytest-xdist stops a run whose workers collected in
 different orders). The table is written (whole, by a rename) at the end of a run that ran
-its files whole (no ``-k``, not stopped early), from what each file took: its tests' setup,
-call and teardown.
+its files whole (no ``-k``, no test named alone, not stopped early), from what each file
+took: its tests' setup, call and teardown.
 """
 
 import contextlib
@@ -92,6 +92,8 @@ class Timer:
     @pytest.hookimpl
     def pytest_sessionfinish(self, session, exitstatus):
         if self.config.getoption("keyword") or not self.seconds:
+            return
+        if any("::" in arg for arg in self.config.args):  # some of a file's tests only
             return
         if exitstatus not in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED):
             return

@@ -1,0 +1,100 @@
+"""tests/scheduling.py: the files go to the workers longest first, each file's tests kept
+together and in their order; without a table, the files with a full-tier test first."""
+
+import pytest
+import scheduling
+
+
+class Item:
+    """What longest_first reads of a collected test: its node id and its ``full`` mark."""
+
+    def __init__(self, nodeid, full=False):
+        self.nodeid, self.full = nodeid, full
+
+    def get_closest_marker(self, name):
+        return object() if name == "full" and self.full else None
+
+
+def ids(items):
+    return [item.nodeid for item in items]
+
+
+def collected():
+    return [
+        Item("tests/a.py::one"),
+        Item("tests/a.py::two"),
+        Item("tests/b.py::one", full=True),
+        Item("tests/c.py::one"),
+        Item("tests/c.py::two", full=True),
+        Item("tests/d.py::one"),
+    ]
+
+
+def test_by_the_last_runs_seconds_longest_first():
+    items = collected()
+    scheduling.longest_first(items, {"tests/a.py": 3.0, "tests/b.py": 1.0, "tests/c.py": 9.5})
+    assert ids(items) == [
+        "tests/c.py::one",
+        "tests/c.py::two",
+        "tests/a.py::one",
+        "tests/a.py::two",
+        "tests/b.py::one",
+        "tests/d.py::one",
+    ]
+
+
+def test_a_file_the_table_does_not_know_is_long_when_it_holds_a_full_test():
+    items = collected()
+    scheduling.longest_first(items, {"tests/a.py": 3.0, "tests/c.py": 9.5})
+    assert ids(items)[0] == "tests/b.py::one" and ids(items)[-1] == "tests/d.py::one"
+
+
+def test_without_a_table_the_files_with_a_full_test_go_first_in_their_order():
+    items = collected()
+    scheduling.longest_first(items, {})
+    assert ids(items) == [
+        "tests/b.py::one",
+        "tests/c.py::one",
+        "tests/c.py::two",
+        "tests/a.py::one",
+        "tests/a.py::two",
+        "tests/d.py::one",
+    ]
+
+
+class Config:
+    def __init__(self, keyword="", args=("tests",), markexpr=""):
+        self.args = list(args)
+        self.options = {"keyword": keyword, "markexpr": markexpr}
+
+    def getoption(self, name):
+        return self.options[name]
+
+
+class Session:
+    shouldfail = shouldstop = False
+
+
+class Report:
+    def __init__(self, nodeid, duration):
+        self.nodeid, self.duration = nodeid, duration
+
+
+@pytest.mark.parametrize(
+    "config, kept",
+    [
+        (Config(), True),
+        (Config(markexpr="not full"), True),
+        (Config(keyword="classify"), False),
+        (Config(args=["tests/a.py::one"]), False),
+    ],
+    ids=["a whole run", "the fast tier", "-k", "one test named"],
+)
+def test_a_run_of_whole_files_keeps_their_seconds_for_the_next(tmp_path, monkeypatch, config, kept):
+    monkeypatch.setattr(scheduling, "TABLE", tmp_path / "file-seconds.json")
+    timer = scheduling.Timer(config)
+    for nodeid, duration in [("tests/a.py::one", 1.25), ("tests/a.py::two", 2.0), ("t.py::x", 4)]:
+        timer.pytest_runtest_logreport(Report(nodeid, duration))
+    timer.pytest_sessionfinish(Session(), pytest.ExitCode.TESTS_FAILED)
+    found = scheduling.known_seconds(config)
+    assert found == ({"tests/a.py": 3.2, "t.py": 4} if kept else {})
