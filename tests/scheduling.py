@@ -45,7 +45,7 @@ def _file(nodeid):
 
 
 def known_seconds(config):
-    """{file: seconds} of the last run, as the controller read it; {} without a cache."""
+    """{file: seconds} of the last run, as the controller read it; {} without a table."""
     handed = getattr(config, "workerinput", None)
     if handed is not None:
         return handed.get(HANDED, {})
@@ -62,10 +62,9 @@ def hand_to_worker(node):
 
 def longest_first(items, seconds):
     """Sort ``items`` file by file, the longest file first (each file's tests keep their order)."""
-    tests, full = {}, {}
+    full = {}
     for item in items:
         file = _file(item.nodeid)
-        tests[file] = tests.get(file, 0) + 1
         full[file] = full.get(file, False) or item.get_closest_marker("full") is not None
     longest = max(seconds.values(), default=0.0)
 
@@ -78,7 +77,8 @@ def longest_first(items, seconds):
 
 
 class Timer:
-    """Adds up each file's seconds in the controller, and keeps them in the cache at the end."""
+    """Adds up each file's seconds in the controller, and keeps them in the table at the end
+    (with those of the files this run left out, as long as they are still there)."""
 
     def __init__(self, config):
         self.config = config
@@ -100,7 +100,11 @@ class Timer:
         if session.shouldfail or session.shouldstop:  # stopped early (-x): files cut short
             return
         tables = _tables()
-        table = dict(known_seconds(self.config))
+        table = {
+            file: spent
+            for file, spent in known_seconds(self.config).items()
+            if (TABLE.parents[1] / file).exists()
+        }
         table.update({file: round(spent, 1) for file, spent in self.seconds.items()})
         tables[_key(self.config)] = table
         with contextlib.suppress(OSError):  # a folder it cannot write: the next run is unsorted

@@ -98,3 +98,16 @@ def test_a_run_of_whole_files_keeps_their_seconds_for_the_next(tmp_path, monkeyp
     timer.pytest_sessionfinish(Session(), pytest.ExitCode.TESTS_FAILED)
     found = scheduling.known_seconds(config)
     assert found == ({"tests/a.py": 3.2, "t.py": 4} if kept else {})
+
+
+def test_the_table_keeps_the_files_a_run_left_out_while_they_are_there(tmp_path, monkeypatch):
+    table = tmp_path / "test-artifacts" / "file-seconds.json"
+    monkeypatch.setattr(scheduling, "TABLE", table)
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "kept.py").write_text("")
+    table.parent.mkdir()
+    table.write_text('{"every test": {"tests/kept.py": 7.5, "tests/gone.py": 3.0}}')
+    timer = scheduling.Timer(Config())
+    timer.pytest_runtest_logreport(Report("tests/a.py::one", 1.0))
+    timer.pytest_sessionfinish(Session(), pytest.ExitCode.OK)
+    assert scheduling.known_seconds(Config()) == {"tests/kept.py": 7.5, "tests/a.py": 1.0}
