@@ -18,10 +18,6 @@ os.environ.setdefault("PYTHONWARNINGS", "ignore")
 # graduates the lessons' package; mcp_lesson.exercises.learner_package.NO_NESTED_RUNS).
 os.environ["MCP_LESSON_NO_NESTED_RUNS"] = "1"
 
-#: Test files that start servers and a browser before their first test ends.
-#: They run last, so that the progress counter moves from the first second.
-RUN_LAST = {"test_browser.py"}
-
 #: The full tier (`make test-all`, which CI runs), beside the fast one (`make
 #: test`, which leaves out what is marked "full"), said here once: whole files (by
 #: name) that need a browser, nbgrader's grading day, the JupyterLite site, Node.js, or
@@ -35,6 +31,9 @@ FULL_TIER = {
     "test_site.py",
     "test_ts_peer.py",
     "test_graduation.py",
+    "test_graduation_verdicts.py",  # (graduations: pytest inside pytest, several each)
+    "test_formgrade_csp.py",  # (formgrader's page in Chromium)
+    "test_grading_hostile.py",  # (nbgrader's collect and release, a hostile student's files)
     "test_conformance.py",
     "test_real_servers.py",
     "test_hub.py",
@@ -77,13 +76,11 @@ def _die_with_the_parent():
 
 
 def pytest_collection_modifyitems(session, config, items):
-    """Mark the items of FULL_TIER "full", and move the items of RUN_LAST to the
-    end, keeping every other order as it is (nbval needs a notebook's cells in
-    sequence)."""
+    """Mark the items of FULL_TIER "full" (the order the files run in is
+    tests/scheduling.py's; nbval needs a notebook's cells in sequence, which it keeps)."""
     for item in items:
         if Path(str(item.fspath)).name in FULL_TIER or item.name in FULL_TIER:
             item.add_marker(pytest.mark.full)
-    items[:] = sorted(items, key=lambda item: Path(str(item.fspath)).name in RUN_LAST)
 
 
 # The lessons export the learner's functions into a package of their own (see

@@ -97,6 +97,7 @@ def pytest_unconfigure(config):
     implementation.use(None)  # ends the judge's sandbox, if one runs
 
 
+@pytest.hookimpl(trylast=True)  # after the root conftest.py has marked the full tier
 def pytest_collection_modifyitems(config, items):
     if implementation.GRADUATING is None:
         scheduling.longest_first(items, scheduling.known_seconds(config))

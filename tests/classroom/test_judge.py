@@ -151,6 +151,7 @@ SWAPPED_ENCODER = """
 """
 
 
+@pytest.mark.full  # a sandbox per call, answers of megabytes
 def test_an_answer_is_capped_and_compared_never_kept(cells):
     """A cell that swaps the worker's encoder sends each call's dict argument back "changed"
     into a million keys: the judge compares it with what it sent and keeps none of it (the
@@ -190,6 +191,7 @@ REPLAYED_SLEEP = """
 """
 
 
+@pytest.mark.full  # waits out the judge's time budget
 def test_loading_again_is_charged_to_the_budget_with_one_deadline(cells, monkeypatch):
     """Cells that sleep only when they are run again (each well within its own limit), then a
     cell that loops (the worker is started again, and the cells before run again): loading
@@ -437,6 +439,7 @@ def test_a_package_imports_in_the_sandbox_and_a_broken_one_says_why(tmp_path):
             submission.function("code")()
 
 
+@pytest.mark.full  # starts the fallback sandbox beside the usual one
 def test_the_fallback_works_and_says_so(cells, monkeypatch):
     monkeypatch.setenv(sandbox.FORCE_VARIABLE, "fallback")
     assert sandbox.kind() == "fallback" and "bubblewrap is not available" in sandbox.note()

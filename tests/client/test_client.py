@@ -184,6 +184,7 @@ def test_stdio_s_bad_input_is_one_line(arguments, words, status):
     assert len(done.stderr.strip().splitlines()) <= 2  # argparse's usage line, then its one line
 
 
+@pytest.mark.full  # waits out a time limit
 def test_a_stdio_server_silent_past_the_timeout_is_one_line():
     done = run_to_end(
         [

@@ -365,6 +365,7 @@ def test_the_stop_button_stops_a_check_in_one_line_and_the_next_cell_checks_agai
     assert capsys.readouterr().out == f"classify: {len(CASES)}/{len(CASES)} cases pass\n"
 
 
+@pytest.mark.full  # waits out a time limit
 def test_a_call_that_never_ends_is_stopped_in_one_line_and_the_check_goes_on(monkeypatch, capsys):
     """A loop in one case costs that case: the call is stopped at the time limit, said on one
     line with the call as Python writes it, and the other cases are judged; after a few such

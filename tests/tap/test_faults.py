@@ -103,6 +103,7 @@ def test_the_report_names_each_fault_once_with_its_keyword(tmp_path):
     )  # no answer to a notification
 
 
+@pytest.mark.full  # a flood
 def test_a_valid_answer_too_long_to_judge_is_a_note_only(tmp_path):
     """17 MiB (over --max-line's 16 MiB): no schema check on its cut copy; its id, read from its
     first bytes, still answers its request."""
