@@ -1,4 +1,4 @@
-"""The order the test files go to pytest-xdist's two workers: the longest first.
+"""The order the test files go to pytest-xdist's workers: the longest first.
 
 ``--dist loadfile`` hands a worker a whole file at a time, in the order of the collection
 (``--no-loadscope-reorder`` keeps it). A long file handed out last keeps one worker busy

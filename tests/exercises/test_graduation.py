@@ -34,7 +34,8 @@ SUMMARY = re.compile(r"your package passes (\d+)/(\d+) of the course's tests")
 #: only their functions (each graduation of all 850 tests costs seconds; the masters' and the
 #: untouched learner package's graduations run them all, with every function's table and
 #: hidden cases, tests/exercises/test_each_case.py).
-EARLY = ("-k", "not test_each_case")
+EARLY_TESTS = "not test_each_case"
+EARLY = ("-k", EARLY_TESTS)
 
 
 def stored_only(expression=None):
@@ -384,7 +385,7 @@ def half_done(masters_package, tmp_path):
 
 
 def test_real_failures_are_listed_before_the_functions_not_written_yet(masters_package, tmp_path):
-    code, output = graduate(half_done(masters_package, tmp_path), *stored_only(EARLY[1]))
+    code, output = graduate(half_done(masters_package, tmp_path), *stored_only(EARLY_TESTS))
     lines = output.splitlines()
     failures = [i for i, line in enumerate(lines) if line.startswith("  x ")]
     unwritten = [i for i, line in enumerate(lines) if "not written yet" in line]
@@ -397,7 +398,7 @@ def test_real_failures_are_listed_before_the_functions_not_written_yet(masters_p
 
 def test_all_lists_every_failure(masters_package, tmp_path):
     code, output = graduate(
-        half_done(masters_package, tmp_path), *stored_only(EARLY[1]), every=True
+        half_done(masters_package, tmp_path), *stored_only(EARLY_TESTS), every=True
     )
     passed, total = map(int, SUMMARY.search(output).groups())
     listed = [line for line in output.splitlines() if re.match(r"\s+(x |- waits for )", line)]
@@ -644,6 +645,6 @@ def test_the_released_stub_copy_run_again_keeps_the_learner_s_work(
             for output in cell.get("outputs", [])
         )
         assert "this cell is still the released stub" in said, lesson
-    code, output = graduate(package, *stored_only(EARLY[1]))
+    code, output = graduate(package, *stored_only(EARLY_TESTS))
     passed, total = map(int, SUMMARY.search(output).groups())
     assert code == 0 and passed == total > 0, output[-3000:]
