@@ -92,7 +92,9 @@ def _still_the_stub(name):
                     break
         _STUBS[name, fn] = seen[0] if seen else None
     if _STUBS[name, fn] is not None:
-        raise _STUBS[name, fn]
+        # Raised afresh for each case: an exception raised again keeps the frames of every
+        # earlier raise, and pytest reads them all (945 cases of a stub package: 11 s).
+        raise _STUBS[name, fn].with_traceback(None)
 
 
 def _report(name, fn):
