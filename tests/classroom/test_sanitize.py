@@ -420,7 +420,27 @@ def test_no_lesson_comes_near_a_cap():
     from tools.grading import sanitize
 
     for path in sorted((Path(__file__).resolve().parents[2] / "notebooks").glob("[0-9]*.ipynb")):
-        cleaned = sanitize.clean_notebook(nbformat.read(str(path), as_version=4))
+        lesson = nbformat.read(str(path), as_version=4)
+        cleaned = sanitize.clean_notebook(copy.deepcopy(lesson))
+        assert len(cleaned.cells) == len(lesson.cells), path.name  # every cell shown
         assert not [
             c for c in cleaned.cells if sanitize.CUT_WORDS.strip() in html_text(c.source)
         ], path.name
+
+
+def test_a_page_shows_a_bounded_number_of_cells_and_every_one_of_the_course():
+    """Thousands of cells of a student's own cost the page nothing past the cap: they are one
+    line where they were, and a cell of the course's after them (a graded one) is still shown."""
+    from tools.grading import markup_budget, sanitize
+
+    cap = markup_budget.NOTEBOOK_CELLS
+    graded = new_code_cell("assert True", metadata={"nbgrader": {"grade": True, "grade_id": "t"}})
+    cells = [new_code_cell(f"x = {n}") for n in range(cap + 40)]
+    cells.insert(cap + 10, graded)
+    cells.append(new_markdown_cell("the last words"))
+    shown = sanitize.clean_notebook(new_notebook(cells=cells)).cells
+    assert [c.source for c in shown[:cap]] == [f"x = {n}" for n in range(cap)]
+    assert shown[cap + 1].source == "assert True"
+    notes = [html_text(shown[cap].source), html_text(shown[cap + 2].source)]
+    assert ["10 more cells" in notes[0], "31 more cells" in notes[1]] == [True, True], notes
+    assert len(shown) == cap + 3

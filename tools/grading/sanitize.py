@@ -21,6 +21,8 @@ known to be harmless and nothing else:
   markdown outputs are cleaned as markdown cells are; SVG, LaTeX, JavaScript, widgets and
   every other kind are dropped (their plain text stays, or a line saying what was left out);
   output metadata is dropped (the templates put ``width`` and ``alt`` into attributes);
+* a notebook shows its first :data:`~.markup_budget.NOTEBOOK_CELLS` cells and, after them,
+  the course's own (nbgrader's marks); each run of the others is one line where it was;
 * cell metadata keeps nbgrader's fields with their types checked, and tags and cell ids of
   safe characters; the notebook's metadata keeps the kernel's and language's names only
   (``widgets`` would load widget scripts from a CDN).
@@ -40,7 +42,7 @@ from nbconvert.filters.markdown_mistune import markdown2html_mistune
 from nbconvert.preprocessors import Preprocessor
 from traitlets import Bool
 
-from .markup_budget import Budget, cut_point
+from .markup_budget import NOTEBOOK_CELLS, Budget, cut_point
 
 #: The tags a cleaned cell may hold: text, lists, tables, code, quotes, rules, images, and the
 #: folded answers the lessons write (``<details><summary>``).
@@ -299,11 +301,41 @@ def _clean_metadata(metadata):
     return kept
 
 
+def _shown_cells(cells):
+    """The cells a page shows: the first :data:`~.markup_budget.NOTEBOOK_CELLS`, and after
+    them the course's own (those with nbgrader's marks, which formgrader scores), each run of
+    the others said in one line where it was."""
+    from nbformat.v4 import new_markdown_cell
+
+    shown, hidden = [], 0
+    for index, cell in enumerate(cells):
+        metadata = cell.get("metadata")
+        marked = isinstance(metadata, dict) and _clean_nbgrader(metadata.get("nbgrader"))
+        if index < NOTEBOOK_CELLS or marked:
+            if hidden:
+                shown.append(new_markdown_cell(_hidden_words(hidden)))
+                hidden = 0
+            shown.append(cell)
+        else:
+            hidden += 1
+    if hidden:
+        shown.append(new_markdown_cell(_hidden_words(hidden)))
+    return shown
+
+
+def _hidden_words(count):
+    return (
+        f"*{count:,} more cell{'s' * (count != 1)} of the notebook {'are' if count != 1 else 'is'} "
+        f"not shown here: a page shows its first {NOTEBOOK_CELLS:,} cells and the course's own.*"
+    )
+
+
 def clean_notebook(nb):
     """Clean the notebook ``nb`` (a NotebookNode) in place, as :class:`CourseSanitizer` does."""
     from nbformat import from_dict
 
     nb["metadata"] = from_dict(_clean_metadata(nb.get("metadata", {})))
+    nb["cells"] = _shown_cells(nb.cells)
     budget = Budget()  # the notebook's allowance of markup, for all its cells
     for index, cell in enumerate(nb.cells):
         _clean_cell(cell, index, budget)
