@@ -88,3 +88,21 @@ def test_the_stub_or_a_missing_function_is_not_written_yet(theirs, stub):
             if name == "audit":
                 with pytest.raises(NotImplementedError):
                     test(name, place)
+
+
+def test_each_case_of_a_stub_is_raised_with_its_own_frames_only(theirs):
+    """The stub's error is found once and raised for every case: each raise starts a traceback of
+    its own (one raised again keeps the frames of every earlier raise, and pytest reads them all
+    for each report: a package of stubs took 12 s to graduate instead of 5)."""
+
+    def audit(conversation):
+        raise NotImplementedError()
+
+    theirs("audit", audit)
+    depths = []
+    for name, place in judge.TABLE:
+        if name == "audit" and len(depths) < 3:
+            with pytest.raises(NotImplementedError) as raised:
+                judge.test_table_case(name, place)
+            depths.append(len(raised.traceback))
+    assert len(depths) == 3 and depths[0] == depths[1] == depths[2], depths
