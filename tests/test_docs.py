@@ -606,6 +606,14 @@ def expected_figures():
         f"{grading.STUDENT_BYTES // 2**20} MB",
         "classroom.NOTEBOOK_BYTES, STUDENT_BYTES",
     )
+    from tools.grading.markup_budget import NOTEBOOK_CELLS
+
+    for page in ("README.md", "docs/teaching.md"):
+        give(
+            page,
+            f"show{'s' * (page == 'README.md')} its first {NOTEBOOK_CELLS} cells",
+            "NOTEBOOK_CELLS",
+        )
     give(
         "docs/teaching.md",
         f"a submission over {grading.STUDENT_BYTES // 2**20} MB (what collect takes",
