@@ -444,3 +444,7 @@ def test_a_page_shows_a_bounded_number_of_cells_and_every_one_of_the_course():
     notes = [html_text(shown[cap].source), html_text(shown[cap + 2].source)]
     assert ["10 more cells" in notes[0], "31 more cells" in notes[1]] == [True, True], notes
     assert len(shown) == cap + 3
+    forged = [new_code_cell("y", metadata={"nbgrader": {"solution": True}}) for _ in range(3 * cap)]
+    shown = sanitize.clean_notebook(new_notebook(cells=cells[:cap] + forged)).cells
+    assert len(shown) == 2 * cap + 1, len(shown)  # marks a student wrote: as many again, at most
+    assert f"{2 * cap:,} more cells" in html_text(shown[-1].source)

@@ -303,15 +303,17 @@ def _clean_metadata(metadata):
 
 def _shown_cells(cells):
     """The cells a page shows: the first :data:`~.markup_budget.NOTEBOOK_CELLS`, and after
-    them the course's own (those with nbgrader's marks, which formgrader scores), each run of
-    the others said in one line where it was."""
+    them the course's own (those with nbgrader's marks, which formgrader scores), at most as
+    many again (a student can write marks too); each run of the others is said in one line
+    where it was."""
     from nbformat.v4 import new_markdown_cell
 
-    shown, hidden = [], 0
+    shown, hidden, later = [], 0, 0
     for index, cell in enumerate(cells):
         metadata = cell.get("metadata")
         marked = isinstance(metadata, dict) and _clean_nbgrader(metadata.get("nbgrader"))
-        if index < NOTEBOOK_CELLS or marked:
+        if index < NOTEBOOK_CELLS or (marked and later < NOTEBOOK_CELLS):
+            later += index >= NOTEBOOK_CELLS
             if hidden:
                 shown.append(new_markdown_cell(_hidden_words(hidden)))
                 hidden = 0
