@@ -32,10 +32,10 @@ CELL_TAGS = 2_000
 NOTEBOOK_SOURCE = 200_000
 #: Tags a notebook may have parsed, in all.
 NOTEBOOK_TAGS = 10_000
-#: Cells of a notebook a page shows; a later cell is shown only when it is one of the
-#: course's (it carries nbgrader's marks), and the others are one line. The grader runs no
-#: more than 500 code cells (tools/grading/judged_execute.py); a page of 6,000 cells took
-#: nbconvert 25 s to render.
+#: Cells of a notebook a page shows; after them, a cell of the course's (one that carries
+#: nbgrader's marks) is shown, as many again at most (a student can write marks too), and
+#: the others are one line. The grader runs no more than 500 code cells
+#: (tools/grading/judged_execute.py); a feedback page of 6,000 cells took 16 s of CPU.
 NOTEBOOK_CELLS = 600
 #: Elements open at once (each one closed by its own end tag only).
 MAX_OPEN = 64

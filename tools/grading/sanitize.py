@@ -22,7 +22,8 @@ known to be harmless and nothing else:
   every other kind are dropped (their plain text stays, or a line saying what was left out);
   output metadata is dropped (the templates put ``width`` and ``alt`` into attributes);
 * a notebook shows its first :data:`~.markup_budget.NOTEBOOK_CELLS` cells and, after them,
-  the course's own (nbgrader's marks); each run of the others is one line where it was;
+  the course's own (nbgrader's marks), as many again at most; each run of the others is one
+  line where it was;
 * cell metadata keeps nbgrader's fields with their types checked, and tags and cell ids of
   safe characters; the notebook's metadata keeps the kernel's and language's names only
   (``widgets`` would load widget scripts from a CDN).
@@ -310,9 +311,7 @@ def _shown_cells(cells):
 
     shown, hidden, later = [], 0, 0
     for index, cell in enumerate(cells):
-        metadata = cell.get("metadata")
-        marked = isinstance(metadata, dict) and _clean_nbgrader(metadata.get("nbgrader"))
-        if index < NOTEBOOK_CELLS or (marked and later < NOTEBOOK_CELLS):
+        if index < NOTEBOOK_CELLS or (later < NOTEBOOK_CELLS and _is_the_courses(cell)):
             later += index >= NOTEBOOK_CELLS
             if hidden:
                 shown.append(new_markdown_cell(_hidden_words(hidden)))
@@ -323,6 +322,12 @@ def _shown_cells(cells):
     if hidden:
         shown.append(new_markdown_cell(_hidden_words(hidden)))
     return shown
+
+
+def _is_the_courses(cell):
+    """True for a cell with nbgrader's marks (of the right types)."""
+    metadata = cell.get("metadata")
+    return isinstance(metadata, dict) and bool(_clean_nbgrader(metadata.get("nbgrader")))
 
 
 def _hidden_words(count):
