@@ -52,6 +52,9 @@ def graduation_command(package, extra=()):
         "--color=no",
         "-p",
         "no:cacheprovider",
+        # Plugins a graduation has no use for (one process, no notebook): nbval alone costs
+        # about a fifth of a small graduation's start (it imports jupyter_client and nbformat).
+        *("-p", "no:nbval", "-p", "no:xdist", "-p", "no:xdist.looponfail", "-p", "no:anyio"),
         "-o",
         "addopts=",
         "--rootdir",
