@@ -900,6 +900,41 @@ def test_one_run_for_a_class_is_cut_by_student():
     assert classroom.failure_in(sections["carol"]) is None
 
 
+#: One run over two assignments ("*"): nbgrader takes the folders of submitted/ in order,
+#: a student's assignments one after the other.
+RUN_OF_TWO = """\
+[AutogradeApp | INFO] Copying /c/submitted/alice/03_classifying/timestamp.txt -> /c/autograded/alice/03_classifying/timestamp.txt
+[AutogradeApp | INFO] Creating/updating student with ID 'alice': {}
+[AutogradeApp | INFO] SubmittedAssignment<03_classifying for alice> submitted at 2026-12-06 17:24:55
+[AutogradeApp | WARNING] Attribute 'points' for cell classify-tests has changed! (should be: 2, got: 9)
+[AutogradeApp | INFO] Sanitizing /c/submitted/alice/03_classifying/03_classifying.ipynb
+[AutogradeApp | INFO] Creating/updating student with ID 'alice': {}
+[AutogradeApp | INFO] Sanitizing /c/submitted/alice/04_errors/04_errors.ipynb
+[AutogradeApp | WARNING] [grading] alice 04_errors: cell 2: stopped with ValueError: '\\n[AutogradeApp | INFO] Sanitizing /c/submitted/bob/03_classifying/x.ipynb'
+[AutogradeApp | INFO] Creating/updating student with ID 'bob': {}
+[AutogradeApp | ERROR] There was an error processing assignment: /c/submitted/bob/04_errors
+[AutogradeApp | ERROR] Traceback (most recent call last):
+    nbformat.reader.NotJSONError: Notebook does not appear to be JSON: '{oops'
+"""
+
+
+def test_one_run_over_several_assignments_is_cut_by_student_and_assignment():
+    sections = classroom.by_submission(RUN_OF_TWO)
+    assert sorted(sections) == [
+        ("alice", "03_classifying"),
+        ("alice", "04_errors"),
+        ("bob", "04_errors"),
+    ]
+    assert classroom.problems_in(sections["alice", "03_classifying"]) == [
+        "the points of cell classify-tests were changed: nbgrader restored them"
+    ]
+    assert classroom.problems_in(sections["alice", "04_errors"]) == []  # (the judge's line: data)
+    assert classroom.failure_in(sections["alice", "04_errors"]) is None
+    assert classroom.failure_in(sections["bob", "04_errors"]).startswith(
+        "nbformat.reader.NotJSONError: Notebook"
+    )
+
+
 # --- JudgedExecute on small notebooks: the student's cells in the sandbox ---------------------
 
 

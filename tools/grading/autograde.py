@@ -239,20 +239,33 @@ def autograde(course, assignments=(), timeout=DEFAULT_TIMEOUT, student=None):
             )
             return 1
         submitted = course / "submitted"
-        graded, failed = 0, []
-        for assignment in wanted:
-            students = sorted(
+        jobs = {
+            assignment: sorted(
                 p.parent.name
                 for p in submitted.glob(f"*/{assignment}")
                 if p.is_dir() and student in (None, p.parent.name)
             )
+            for assignment in wanted
+        }
+        # One nbgrader run for them all when they are every assignment submitted/ holds (its
+        # assignment id is then the pattern "*", as release's is), one each otherwise:
+        # nbgrader takes about two seconds of CPU to start.
+        present = {p.name for p in submitted.glob("*/*") if p.is_dir()}
+        busy = {assignment for assignment, students in jobs.items() if students}
+        together = student is None and len(busy) > 1 and present == busy
+        reports = _grade_together(course, jobs, known, timeout) if together else None
+        graded, failed = 0, []
+        for assignment, students in jobs.items():
             if not students:
                 step.say(f"{assignment}: no submissions collected")
                 continue
             step.say(f"{assignment}:")
-            not_judged = _grade_assignment(
-                course, step, assignment, students, known[assignment], timeout
-            )
+            if reports is not None:
+                not_judged = reports[assignment](step)
+            else:
+                not_judged = _grade_assignment(
+                    course, step, assignment, students, known[assignment], timeout
+                )
             graded += len(students) - len(not_judged)
             failed += not_judged
         step.say(
@@ -347,6 +360,42 @@ def by_student(output):
     return {student: "\n".join(lines) for student, lines in sections.items()}
 
 
+#: nbgrader's own line naming a submitted notebook it reads, at the start of a line: the
+#: student and the assignment are the folders the path ends in.
+_READS = re.compile(
+    r"\[\w+ \| INFO\] (?:Sanitizing|Converting notebook) .*/submitted/([^/]+)/([^/]+)/[^/]+$"
+)
+_FAILED_AT = re.compile(
+    r"There was an error processing assignment: \S*/submitted/([^/\s]+)/([^/\s]+)"
+)
+
+
+def by_submission(output):
+    """nbgrader's output of one run over several assignments, cut into {(student,
+    assignment): its lines}: as :func:`by_student` cuts it, each record then named by the
+    first line of nbgrader's own in it that names the student's submitted folder (the
+    notebook it reads, or the submission it failed on)."""
+    records = []  # [student, assignment (None until a line names it), lines]
+    for line in output.splitlines():
+        if "[grading] " in line:
+            continue
+        match = _ABOUT.match(line)
+        if match:
+            records.append([match.group(1), None, []])
+        if not records:
+            continue
+        record = records[-1]
+        record[2].append(line)
+        if record[1] is None:
+            named = _READS.match(line) or _FAILED_AT.search(line)
+            if named and named.group(1) == record[0]:
+                record[1] = named.group(2)
+    sections = {}
+    for student, assignment, lines in records:
+        sections.setdefault((student, assignment), []).extend(lines)
+    return {key: "\n".join(lines) for key, lines in sections.items()}
+
+
 def failure_in(section):
     """Why nbgrader could not grade a submission (the error its traceback ends
     with), or None when it graded it."""
@@ -364,13 +413,10 @@ def failure_in(section):
     return (cause or "an error in nbgrader")[:300]
 
 
-def _grade_assignment(course, step, assignment, students, notebooks, timeout):
-    """Autograde every collected submission of ``assignment`` in one nbgrader run
-    (nbgrader is imported once, not once a student; the sandbox keeps each
-    submission to itself), then say one line per student. Returns why, for each
-    submission the judge could not judge (its sandbox did not start): those get
-    no score and no line of points, and for each one nbgrader did not finish because its own
-    process ended (its memory, a signal): those are not graded either."""
+def _prepare(course, assignment, students, notebooks, timeout):
+    """What a run needs of ``assignment`` before nbgrader starts: what to say of each
+    submission first (None: none of its notebooks), those ready to grade, the run's last
+    resort of a limit, and the teacher's files to check after; earlier grading removed."""
     before, ready = {}, []
     for student in students:
         said = _before_grading(course, assignment, student, notebooks)
@@ -380,35 +426,114 @@ def _grade_assignment(course, step, assignment, students, notebooks, timeout):
             before[student] = said
             ready.append(student)
     cells = sum(len(release_cells(course, assignment, name)) for name in notebooks)
-    # A last resort, never reached in practice (a day at most: poll() takes no longer wait).
-    limit = min(300 + len(ready) * cells * (timeout + 10), 86_400)
-    log_name = f"autograde-{assignment}"
-    log = _shown(course / "logs" / f"{log_name}.log")
-    code, output = (0, "")
     shutil.rmtree(course / RECORDS / assignment, ignore_errors=True)  # this run's records only
     for student in ready:  # what nbgrader writes is this run's too
         shutil.rmtree(course / "autograded" / student / assignment, ignore_errors=True)
-    if ready:
-        kept = _teachers_files(course, assignment)
-        only = [f"--student={students[0]}"] if len(students) == 1 else []
-        code, output = nbgrader(
-            course,
-            "autograde",
-            assignment,
-            "--force",
-            *only,
-            f"--JudgedExecute.timeout={timeout}",
-            limit=limit,
-            log_name=log_name,
-        )
-        for line in _restore_teachers_files(course, assignment, kept):
+    return {
+        "before": before,
+        "ready": ready,
+        # A last resort, never reached in practice (a day at most: poll() takes no longer wait).
+        "limit": min(300 + len(ready) * cells * (timeout + 10), 86_400),
+        "kept": _teachers_files(course, assignment) if ready else None,
+    }
+
+
+def _run(course, pattern, timeout, limit, log_name, only=()):
+    return nbgrader(
+        course,
+        "autograde",
+        pattern,
+        "--force",
+        *only,
+        f"--JudgedExecute.timeout={timeout}",
+        limit=limit,
+        log_name=log_name,
+    )
+
+
+def _after_run(course, step, assignment, prepared, output, log):
+    """The teacher's files put back, and the settings nbgrader could not load, in words."""
+    if prepared["kept"] is not None:
+        for line in _restore_teachers_files(course, assignment, prepared["kept"]):
             step.say(f"  {line}")
-        if "Exception while loading config file" in output:
-            step.say(
-                f"  nbgrader could not load the course's settings, so nothing of this run "
-                f"was judged: {_first_error(output)}; see {log}"
-            )
+    if prepared["ready"] and "Exception while loading config file" in output:
+        step.say(
+            f"  nbgrader could not load the course's settings, so nothing of this run "
+            f"was judged: {_first_error(output)}; see {log}"
+        )
+
+
+def _grade_assignment(course, step, assignment, students, notebooks, timeout):
+    """Autograde every collected submission of ``assignment`` in one nbgrader run
+    (nbgrader is imported once, not once a student; the sandbox keeps each
+    submission to itself), then say one line per student. Returns why, for each
+    submission the judge could not judge (its sandbox did not start): those get
+    no score and no line of points, and for each one nbgrader did not finish because its own
+    process ended (its memory, a signal): those are not graded either."""
+    prepared = _prepare(course, assignment, students, notebooks, timeout)
+    log_name = f"autograde-{assignment}"
+    log = _shown(course / "logs" / f"{log_name}.log")
+    code, output = (0, "")
+    if prepared["ready"]:
+        only = [f"--student={students[0]}"] if len(students) == 1 else []
+        code, output = _run(course, assignment, timeout, prepared["limit"], log_name, only)
+    _after_run(course, step, assignment, prepared, output, log)
     sections = by_student(output)
+    return _report(
+        course,
+        step,
+        assignment,
+        students,
+        notebooks,
+        prepared,
+        (code, prepared["limit"], log),
+        lambda student: sections.get(student, ""),
+    )
+
+
+def _grade_together(course, jobs, known, timeout):
+    """Autograde every collected submission of every assignment of ``jobs`` ({assignment:
+    students}) in one nbgrader run (its assignment id "*": every folder of submitted/);
+    {assignment: a function of the step that says what :func:`_grade_assignment` says of
+    it, and returns what it returns}."""
+    prepared = {
+        assignment: _prepare(course, assignment, students, known[assignment], timeout)
+        for assignment, students in jobs.items()
+        if students
+    }
+    log_name = "autograde-all"
+    log = _shown(course / "logs" / f"{log_name}.log")
+    limit = min(sum(each["limit"] for each in prepared.values()), 86_400)
+    code, output = (0, "")
+    if any(each["ready"] for each in prepared.values()):
+        code, output = _run(course, "*", timeout, limit, log_name)
+    sections = by_submission(output)
+
+    def report(assignment):
+        def say(step):
+            _after_run(course, step, assignment, prepared[assignment], output, log)
+            return _report(
+                course,
+                step,
+                assignment,
+                jobs[assignment],
+                known[assignment],
+                prepared[assignment],
+                (code, limit, log),
+                lambda student: sections.get((student, assignment), ""),
+            )
+
+        return say
+
+    return {assignment: report(assignment) for assignment in prepared}
+
+
+def _report(course, step, assignment, students, notebooks, prepared, run, section_of):
+    """One line per student of ``assignment`` and a line per problem, from the run's
+    ``(exit code, limit, log)`` and ``section_of(student)``, its part of nbgrader's output;
+    returns what :func:`_grade_assignment` returns."""
+    code, limit, log = run
+    before = prepared["before"]
     not_started, ended = run_errors(course, assignment), {}
     for student in students:
         if student in not_started:  # the course's failure: nothing is recorded for the student
@@ -424,7 +549,7 @@ def _grade_assignment(course, step, assignment, students, notebooks, timeout):
                 f"  {student}: 0 points: no {', '.join(sorted(notebooks))} in the submission{found}"
             )
             continue
-        section = sections.get(student, "")
+        section = section_of(student)
         present = {
             p.name for p in (course / "submitted" / student / assignment).glob("*.ipynb")
         } & notebooks

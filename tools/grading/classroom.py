@@ -28,9 +28,10 @@ An assignment is a lesson: its name is the master's, without ``.ipynb``
 (``03_classifying``). By default *release* hands out every lesson whose master
 has autograder cells; a notebook path hands out that notebook instead.
 
-Grading a class goes on whatever a submission does. Each assignment is autograded
-in one nbgrader run (nbgrader is imported once, not once a student) and each
-submission's code runs in a sandbox of its own, so one submission can only cost its
+Grading a class goes on whatever a submission does. A class is autograded in one
+nbgrader run (nbgrader is imported once, not once a student or a lesson; one run a lesson
+when the teacher names some of those collected) and each submission's code runs in a
+sandbox of its own, so one submission can only cost its
 own points, and each problem gets one line: a cell stopped by the timeout, a
 kernel that died, a flood of output cut, a test cell that was edited
 (restored) or deleted (put back), a notebook missing (0 points), a submission
@@ -52,6 +53,7 @@ from mcp_lesson.shared.processes import stop_on_signals
 from tools.grading.autograde import (  # noqa: F401  (re-exported)
     autograde,
     by_student,
+    by_submission,
     failure_in,
     judged_records,
     problems_in,
