@@ -250,22 +250,31 @@ def autograde(course, assignments=(), timeout=DEFAULT_TIMEOUT, student=None):
         # One nbgrader run for them all when they are every assignment submitted/ holds (its
         # assignment id is then the pattern "*", as release's is), one each otherwise:
         # nbgrader takes about two seconds of CPU to start.
+        busy = [assignment for assignment, students in jobs.items() if students]
         present = {p.name for p in submitted.glob("*/*") if p.is_dir()}
-        busy = {assignment for assignment, students in jobs.items() if students}
-        together = student is None and len(busy) > 1 and present == busy
-        reports = _grade_together(course, jobs, known, timeout) if together else None
-        graded, failed = 0, []
+        together = student is None and len(busy) > 1 and present == set(busy)
+        runs = [busy] if together else [[assignment] for assignment in busy]
+        graded, failed, done = 0, [], {}
         for assignment, students in jobs.items():
             if not students:
                 step.say(f"{assignment}: no submissions collected")
                 continue
+            if assignment not in done:  # the first of its run: the run, then each its report
+                run = next(run for run in runs if assignment in run)
+                done.update(_grade_run(course, run, jobs, known, timeout))
             step.say(f"{assignment}:")
-            if reports is not None:
-                not_judged = reports[assignment](step)
-            else:
-                not_judged = _grade_assignment(
-                    course, step, assignment, students, known[assignment], timeout
-                )
+            prepared, (code, limit, log, output), section_of = done[assignment]
+            _after_run(course, step, assignment, prepared, output, log)
+            not_judged = _report(
+                course,
+                step,
+                assignment,
+                students,
+                known[assignment],
+                prepared,
+                (code, limit, log),
+                section_of,
+            )
             graded += len(students) - len(not_judged)
             failed += not_judged
         step.say(
@@ -463,75 +472,46 @@ def _after_run(course, step, assignment, prepared, output, log):
         )
 
 
-def _grade_assignment(course, step, assignment, students, notebooks, timeout):
-    """Autograde every collected submission of ``assignment`` in one nbgrader run
-    (nbgrader is imported once, not once a student; the sandbox keeps each
-    submission to itself), then say one line per student. Returns why, for each
-    submission the judge could not judge (its sandbox did not start): those get
-    no score and no line of points, and for each one nbgrader did not finish because its own
-    process ended (its memory, a signal): those are not graded either."""
-    prepared = _prepare(course, assignment, students, notebooks, timeout)
-    log_name = f"autograde-{assignment}"
-    log = _shown(course / "logs" / f"{log_name}.log")
-    code, output = (0, "")
-    if prepared["ready"]:
-        only = [f"--student={students[0]}"] if len(students) == 1 else []
-        code, output = _run(course, assignment, timeout, prepared["limit"], log_name, only)
-    _after_run(course, step, assignment, prepared, output, log)
-    sections = by_student(output)
-    return _report(
-        course,
-        step,
-        assignment,
-        students,
-        notebooks,
-        prepared,
-        (code, prepared["limit"], log),
-        lambda student: sections.get(student, ""),
-    )
-
-
-def _grade_together(course, jobs, known, timeout):
-    """Autograde every collected submission of every assignment of ``jobs`` ({assignment:
-    students}) in one nbgrader run (its assignment id "*": every folder of submitted/);
-    {assignment: a function of the step that says what :func:`_grade_assignment` says of
-    it, and returns what it returns}."""
+def _grade_run(course, run, jobs, known, timeout):
+    """Autograde every collected submission of the assignments of ``run`` in one nbgrader run
+    (nbgrader is imported once, not once a student; the sandbox keeps each submission to
+    itself): the assignment's own id for one, "*" (every folder of submitted/) for several.
+    Returns {assignment: (what :func:`_prepare` found, the run's (exit code, limit, log,
+    output), a function giving a student's part of the output)}."""
     prepared = {
-        assignment: _prepare(course, assignment, students, known[assignment], timeout)
-        for assignment, students in jobs.items()
-        if students
+        assignment: _prepare(course, assignment, jobs[assignment], known[assignment], timeout)
+        for assignment in run
     }
-    log_name = "autograde-all"
+    one = run[0] if len(run) == 1 else None
+    log_name = f"autograde-{one or 'all'}"
     log = _shown(course / "logs" / f"{log_name}.log")
     limit = min(sum(each["limit"] for each in prepared.values()), 86_400)
     code, output = (0, "")
     if any(each["ready"] for each in prepared.values()):
-        code, output = _run(course, "*", timeout, limit, log_name)
-    sections = by_submission(output)
-
-    def report(assignment):
-        def say(step):
-            _after_run(course, step, assignment, prepared[assignment], output, log)
-            return _report(
-                course,
-                step,
-                assignment,
-                jobs[assignment],
-                known[assignment],
-                prepared[assignment],
-                (code, limit, log),
-                lambda student: sections.get((student, assignment), ""),
-            )
-
-        return say
-
-    return {assignment: report(assignment) for assignment in prepared}
+        students = jobs[run[0]]
+        only = [f"--student={students[0]}"] if one and len(students) == 1 else []
+        code, output = _run(course, one or "*", timeout, limit, log_name, only)
+    outcome = (code, limit, log, output)
+    if one:
+        sections = by_student(output)
+        return {one: (prepared[one], outcome, lambda student: sections.get(student, ""))}
+    cut = by_submission(output)
+    return {
+        assignment: (
+            prepared[assignment],
+            outcome,
+            lambda student, assignment=assignment: cut.get((student, assignment), ""),
+        )
+        for assignment in run
+    }
 
 
 def _report(course, step, assignment, students, notebooks, prepared, run, section_of):
     """One line per student of ``assignment`` and a line per problem, from the run's
     ``(exit code, limit, log)`` and ``section_of(student)``, its part of nbgrader's output;
-    returns what :func:`_grade_assignment` returns."""
+    returns why, for each submission the judge could not judge (its sandbox did not start):
+    those get no score and no line of points, and for each one nbgrader did not finish because
+    its own process ended (its memory, a signal): those are not graded either."""
     code, limit, log = run
     before = prepared["before"]
     not_started, ended = run_errors(course, assignment), {}
