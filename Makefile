@@ -158,10 +158,10 @@ lint: $(STAMP)
 # full tier, which CI runs, is every test (conftest.py says which are "full").
 # Only the full tier needs the npm trees: make test installs none of them.
 # The fast tier's tests wait more than they compute (servers, clients, time limits),
-# so it runs in three workers, not pyproject.toml's two: 112 s against 135 s for the
-# same CPU, measured 2026-12-06 (ARGS="-n 2" gives the two back).
+# so it runs a worker more than the cores (tests/scheduling.py): on two cores 112 s
+# against 135 s for the same CPU, measured 2026-12-06 (ARGS="-n 2" chooses two).
 test: $(STAMP) lint
-	$(BIN)/python -m pytest -m "not full" -n 3 $(ARGS)
+	$(BIN)/python -m pytest -m "not full" $(ARGS)
 
 test-all: $(STAMP) $(CONFORMANCE) $(TS_PEER) $(REAL_SERVERS) $(HUB_PROXY) lint
 	$(BIN)/python -m pytest $(ARGS)

@@ -79,7 +79,8 @@ REPLAYED = (
     "    time.sleep({1})\n"
     "open('ran-{0}', 'w').close()\n"
 )
-#: The worker's encoder swapped: every dict argument comes back "changed" into a million keys.
+#: The worker's encoder swapped: every dict argument comes back "changed" into half a million
+#: keys (10 MB once encoded: past the answer's cap of 8, tools/judge/sandbox.py's Limits).
 INFLATE = (
     "import sys\n"
     "_wire = sys.modules.get('wire')\n"
@@ -87,7 +88,7 @@ INFLATE = (
     "    _honest = _wire.encode\n"
     "    def _inflated(value, *rest, **options):\n"
     "        if type(value) is list and any(type(item) is dict for item in value):\n"
-    "            return _honest([{f'key {n}': n for n in range(1_000_000)}], *rest, **options)\n"
+    "            return _honest([{f'key {n}': n for n in range(500_000)}], *rest, **options)\n"
     "        return _honest(value, *rest, **options)\n"
     "    _wire.encode = _inflated\n"
 )

@@ -9,6 +9,7 @@ failure).
 """
 
 import operator
+import os
 import re
 from pathlib import Path
 
@@ -85,6 +86,14 @@ def pytest_configure(config):
         # The learner reads the summary below, not pytest's dots, sections and counts.
         config.option.verbose = -2
         config.option.no_summary = True
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_auto_num_workers(config):
+    """pytest-xdist's ``-n auto``: tests/scheduling.py's count (its own variable wins)."""
+    if os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS"):
+        return None  # pytest-xdist's own hook reads it
+    return scheduling.workers(config)
 
 
 @pytest.hookimpl(optionalhook=True)

@@ -1,4 +1,14 @@
-"""The order the test files go to pytest-xdist's workers: the longest first.
+"""How many pytest-xdist workers a run has, and the order the test files go to them: the
+longest first.
+
+``-n auto`` asks :func:`workers`: one worker per core the run may use (the cores it may run
+on, and no more than its cgroup's CPU quota allows), at least two; a run that leaves out
+the full tier (``make test``, ``-m "not full"``) gets one more, as its tests wait more than
+they compute (servers, clients, time limits) and a third worker fills a core the other
+two leave idle. The full tier's tests compute (browsers, graded classes, graduations): a
+worker more than the cores only makes each test slower and a busy machine's waits longer.
+``PYTEST_XDIST_AUTO_NUM_WORKERS`` (pytest-xdist's own variable) or ``-n N`` choose another
+number.
 
 ``--dist loadfile`` hands a worker a whole file at a time, in the order of the collection
 (``--no-loadscope-reorder`` keeps it). A long file handed out last keeps one worker busy
@@ -17,6 +27,7 @@ took: its tests' setup, call and teardown.
 
 import contextlib
 import json
+import math
 import os
 import tempfile
 from pathlib import Path
@@ -26,6 +37,38 @@ import pytest
 TABLE = Path(__file__).resolve().parents[1] / "test-artifacts" / "file-seconds.json"
 #: What the controller hands a worker (pytest-xdist's workerinput).
 HANDED = "mcp_lesson_file_seconds"
+
+
+#: The mark expression of the fast tier (the Makefile's `make test`).
+FAST_TIER = "not full"
+#: The cgroup v2 file that holds this process's CPU quota ("max 100000", or "200000 100000":
+#: two cores' worth of time in each 0.1 s).
+CPU_MAX = Path("/sys/fs/cgroup/cpu.max")
+
+
+def usable_cores(affinity=None, cpu_max=None):
+    """The cores this process may keep busy: those it may run on, capped by its cgroup's
+    quota (rounded up). ``affinity`` and ``cpu_max`` (the quota file's text) are for tests."""
+    if affinity is None:
+        affinity = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else None
+        affinity = affinity or os.cpu_count() or 1
+    if cpu_max is None:
+        try:
+            cpu_max = CPU_MAX.read_text(encoding="ascii")
+        except OSError:
+            cpu_max = ""
+    quota, _, period = cpu_max.strip().partition(" ")
+    if quota.isdigit() and period.isdigit() and int(period) > 0:
+        return max(1, min(affinity, math.ceil(int(quota) / int(period))))
+    return affinity
+
+
+def workers(config, cores=None):
+    """pytest-xdist's ``-n auto``: a worker per usable core, at least two, and one more for a
+    run of the fast tier only (see the module's docstring)."""
+    cores = usable_cores() if cores is None else cores
+    count = max(2, cores)
+    return count + 1 if config.getoption("markexpr") == FAST_TIER else count
 
 
 def _key(config):

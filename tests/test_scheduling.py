@@ -1,8 +1,14 @@
-"""tests/scheduling.py: the files go to the workers longest first, each file's tests kept
-together and in their order; without a table, the files with a full-tier test first."""
+"""tests/scheduling.py: a worker per usable core (one more for the fast tier); the files go
+to the workers longest first, each file's tests kept together and in their order; without
+a table, the files with a full-tier test first."""
+
+import os
+import sys
+from pathlib import Path
 
 import pytest
 import scheduling
+from processes import run_to_end
 
 
 class Item:
@@ -111,3 +117,41 @@ def test_the_table_keeps_the_files_a_run_left_out_while_they_are_there(tmp_path,
     timer.pytest_runtest_logreport(Report("tests/a.py::one", 1.0))
     timer.pytest_sessionfinish(Session(), pytest.ExitCode.OK)
     assert scheduling.known_seconds(Config()) == {"tests/kept.py": 7.5, "tests/a.py": 1.0}
+
+
+@pytest.mark.parametrize(
+    "affinity, cpu_max, cores",
+    [
+        (2, "", 2),  # no cgroup file
+        (4, "max 100000", 4),  # no quota
+        (8, "200000 100000", 2),  # two cores' worth of time
+        (8, "150000 100000", 2),  # a core and a half: rounded up
+        (2, "800000 100000", 2),  # a quota above the cores it may run on
+        (2, "50000 100000", 1),  # half a core
+        (3, "nonsense", 3),
+    ],
+)
+def test_the_usable_cores_are_the_affinity_capped_by_the_cgroups_quota(affinity, cpu_max, cores):
+    assert scheduling.usable_cores(affinity, cpu_max) == cores
+
+
+@pytest.mark.parametrize(
+    "markexpr, cores, count",
+    [("", 2, 2), ("not full", 2, 3), ("", 1, 2), ("not full", 1, 3), ("", 8, 8), ("full", 4, 4)],
+)
+def test_a_worker_per_core_at_least_two_and_one_more_for_the_fast_tier(markexpr, cores, count):
+    assert scheduling.workers(Config(markexpr=markexpr), cores) == count
+
+
+def test_n_auto_starts_the_workers_scheduling_counts():
+    """pyproject.toml's ``-n auto`` reaches tests/scheduling.py's count (through the hook in
+    tests/conftest.py; pytest-xdist's own variable, when set, is left to pytest-xdist)."""
+    wanted = scheduling.workers(Config(markexpr="not full"))
+    run = run_to_end(
+        [sys.executable, "-m", "pytest", "tests/test_scheduling.py", "-m", "not full"]
+        + ["-k", "nothing at all"],
+        300,
+        cwd=Path(__file__).resolve().parents[1],
+        env={k: v for k, v in os.environ.items() if k != "PYTEST_XDIST_AUTO_NUM_WORKERS"},
+    )
+    assert f"created: {wanted}/{wanted} workers" in run.stdout, run.stdout[-2000:]

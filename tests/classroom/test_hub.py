@@ -587,6 +587,17 @@ FILL_SHARED_MEMORY = (
 )
 
 
+#: True once JupyterHub's home page has bound its "Stop My Server" button (jQuery's own record
+#: of the handlers home.js attached).
+STOP_IS_BOUND = """() => {
+    const load = window.require;
+    if (!load || !load.defined || !load.defined("jquery")) return false;
+    const $ = load("jquery"), button = $("#stop")[0];
+    const events = button && $._data(button, "events");
+    return Boolean(events && events.click);
+}"""
+
+
 def namespaces_of(pid):
     return {kind: os.stat(f"/proc/{pid}/ns/{kind}").st_ino for kind in ("mnt", "ipc")}
 
@@ -626,6 +637,9 @@ def test_a_students_shared_memory_is_held_to_their_limit_and_ends_with_their_ser
     assert not [line for line in segments if int(line.split()[7]) == uid]
     with hub.times.step("Stop My Server, until nothing of it is left"):
         page.goto(f"{hub.base}/hub/home")
+        # JupyterHub's home.js binds the button once require.js has loaded it: a click before
+        # that does nothing (a busy machine once left the server running for two minutes).
+        page.wait_for_function(STOP_IS_BOUND, timeout=patience(60) * 1000)
         page.click("#stop")
         poll(
             lambda: not in_namespaces(namespaces), "the student's server and its namespaces to end"
