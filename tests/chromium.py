@@ -53,10 +53,10 @@ def missing(reason):
 
 
 def free_port():
-    """A TCP port on 127.0.0.1 that nothing listens on right now."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
+    """A TCP port on 127.0.0.1 that nothing listens on right now, below the ephemeral ports
+    (:func:`free_ports`: one the kernel hands out could be another test's outgoing connection's
+    before the server that is to listen on it starts: "port ... is already in use")."""
+    return free_ports(1)
 
 
 def free_ports(count):

@@ -80,6 +80,8 @@ NOT_RUN = {
     "sudo make hub": "makes system accounts, as root (tests/classroom/test_hub.py runs make hub's program)",
     "python <checkout>/tools/grading/classroom.py": "a hub teacher's terminal (tests/classroom/test_hub.py "
     "runs each, as the teacher)",
+    "python -m tools.insight --course ~/course": "a hub teacher's terminal (tests/classroom/test_hub.py "
+    "runs it in the teacher's JupyterLab)",
 }
 #: Variables a make started by a test must not inherit (the suite may run under make).
 MAKE_CONTEXT = ("MAKEFLAGS", "MFLAGS", "MAKELEVEL", "MAKEOVERRIDES", "ARGS")

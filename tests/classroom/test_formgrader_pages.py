@@ -31,8 +31,10 @@ PAGES = sorted(
     name
     for name in os.listdir(handlers.template_path)
     if name.endswith(".tpl") and name != "formgrade_404.tpl"
-)  # (that one is broken in nbgrader)
+) + ["insight.tpl"]  # (that one is broken in nbgrader; this one, the course's, beside them)
 VALUES = dict(
+    assignments=[{"name": ATTACK, "graded": 1}],
+    said=ATTACK,
     base_url="/user/teacher",
     assignment_id=ATTACK,
     notebook_id=ATTACK,
@@ -76,6 +78,44 @@ def test_each_list_page_shows_the_address_as_text_and_runs_only_its_own_scripts(
     ]  # the page's own neither
     assert 'window.ran=1;"' not in first and "<img src=x" not in first  # the address, as text
     assert nonce not in second  # a nonce per page
+    if name.startswith(("base", "manage", "gradebook", "insight")):  # the pages with a sidebar
+        assert first.count('<a href="/user/teacher/formgrader/insight">What the class') == 1
+
+
+def test_the_page_of_what_the_class_missed_is_on_formgraders_own_addresses():
+    """formgrader's handlers, added to a server as formgrader adds them, its "page not found"
+    last: the course's list of assignments and its page of one come before it."""
+    from tornado.httputil import HTTPServerRequest
+    from tornado.web import Application
+
+    from tools.grading import formgrader_insight
+
+    app = Application(base_url="/user/teacher/")
+    app.add_handlers(
+        ".*$",
+        [("/user/teacher" + pattern, *rest) for pattern, *rest in handlers.default_handlers]
+        + [("/user/teacher/formgrader/.*", handlers.Template404)],
+    )
+    assert formgrader_insight.install(app) == 1
+
+    def found(path):
+        request = HTTPServerRequest(method="GET", uri=path, headers=None)
+        request.host = "localhost"
+        return app.find_handler(request).handler_class.__name__
+
+    assert found("/user/teacher/formgrader/insight") == "InsightList"
+    assert found("/user/teacher/formgrader/insight/03_classifying") == "InsightPage"
+    page = "/user/teacher/formgrader/insight/files/insight/03_classifying.html"
+    assert found(page) == "InsightFiles"
+    lesson = "/user/teacher/formgrader/insight/files/source/03_classifying/03_classifying.ipynb"
+    assert found(lesson) == "InsightFiles"
+    assert found("/user/teacher/formgrader/insight/files/gradebook.db") == "Template404"
+    assert found("/user/teacher/formgrader/gradebook") == "GradebookAssignmentsHandler"
+    assert found("/user/teacher/formgrader/nothing/here/at/all") == "Template404"
+    command = formgrader_insight.command("/c", "03_classifying")
+    assert command[1:] == [str(ROOT / "tools" / "insight" / "build.py"), "--course", "/c"] + [
+        "03_classifying"
+    ]
 
 
 def served(course, port, token):

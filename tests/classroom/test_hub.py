@@ -326,6 +326,28 @@ def test_grades_csv_has_the_class_scores(hub):
     assert {row["student"]: float(row["score"]) for row in rows} == EXPECTED
 
 
+def test_the_teacher_opens_what_the_class_missed_from_their_jupyterlab(hub):
+    """After grading, as the teacher's guide says: a terminal of their JupyterLab builds the page
+    (no root, the users' environment has its charts), and formgrader's sidebar opens it."""
+    page = hub.page_of(TEACHER)
+    server = hub.settings.server_url(TEACHER)
+    with hub.times.step("what the class missed: made in a terminal, opened from formgrader"):
+        status, out = in_terminal(
+            page, server, f"python -m tools.insight --course ~/course {LESSON}"
+        )
+        assert status == 0 and f"{LESSON}: " in out, out
+        tab = page.context.new_page()
+        tab.goto(f"{server}/formgrader/gradebook")
+        tab.get_by_role("link", name="What the class missed", exact=True).click()
+        tab.get_by_role("link", name=f"What the class missed in {LESSON}").click()
+        tab.wait_for_url(f"**/formgrader/insight/files/insight/{LESSON}.html")
+    rows = tab.evaluate("""() => Object.fromEntries([...document.querySelectorAll(
+        'table.sortable tbody tr')].map(row => [row.cells[0].dataset.key, row.textContent]))""")
+    assert set(STUDENTS.values()) <= set(rows), rows
+    assert "not written yet" in rows[STUDENTS["half"]] and "✓" in rows[STUDENTS["right"]], rows
+    tab.close()
+
+
 # --- what stays each person's own ----------------------------------------------------------
 
 

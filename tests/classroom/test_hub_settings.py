@@ -174,6 +174,8 @@ def test_the_users_environment_installs_jupyterhub_and_the_courses_needs():
     wanted = environment.requirements()
     assert any(spec.startswith("jupyterhub==") for spec in wanted)
     assert any(spec.startswith("nbgrader") for spec in wanted)
+    # the charts of the page of what the class missed, which the teacher builds on the hub
+    assert any(spec.startswith("matplotlib") for spec in wanted)
     assert any(spec.startswith("jupyterlab") for spec in wanted)
     assert environment.digest() == environment.digest()
     assert environment.digest("/usr/bin/python3") != environment.digest("/other/python3")

@@ -30,12 +30,13 @@ import sys
 
 import nbformat
 import pytest
-from chromium import chromium_or_skip, launched
+from chromium import answers, chromium_or_skip, free_port, launched
 from nbformat.v4 import new_markdown_cell
-from processes import run_to_end
+from processes import patience, run_to_end, wait_for
 from test_browser import axe_js, axe_violations  # noqa: F401 - axe_js is a fixture
 
 from classroom.insight_class import LESSON, PLANTED, ROOT, judged_here, make_class, solutions
+from classroom.test_formgrader_pages import served
 from tools.insight import records
 
 pytestmark = pytest.mark.full
@@ -272,6 +273,62 @@ def test_axe_finds_no_violation(graded, browser, axe_js):  # noqa: F811 - the fi
     page, url, requests, errors = opened(browser, course, bypass_csp=True)
     assert axe_violations(page, axe_js) == []
     page.context.close()
+
+
+def test_formgrader_opens_the_page_beside_the_gradebook(graded, browser):
+    """On a class's hub the teacher opens the page from formgrader in their own JupyterLab (a
+    Jupyter server with the teacher's settings here): "What the class missed" in its sidebar,
+    then the lesson. The page is made afresh from the judge's records (none was there), shows
+    the rules as planted, links its data files, which open, and fetches nothing elsewhere."""
+    course, expected = graded
+    shutil.rmtree(course / "insight")
+    want = missed(records.read(expected, LESSON))
+    port, token = free_port(), "insight-test-token"
+    server, log = served(course, port, token)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        wait_for(
+            lambda: answers(f"{base}/api/status?token={token}") or server.poll() is not None,
+            "the Jupyter server",
+            limit=90,
+        )
+        assert server.poll() is None, (course.parent / "server.log").read_text()[-3000:]
+        context = browser.new_context()
+        context.set_default_timeout(patience(60) * 1000)
+        page = context.new_page()
+        elsewhere = []
+        page.on("request", lambda r: None if r.url.startswith(base) else elsewhere.append(r.url))
+        # Logged in as on the hub, with the server's cookie (a token on a formgrader page would
+        # give a cookie for formgrader's pages only: nbgrader's base_url drops the last "/").
+        page.goto(f"{base}/api/status?token={token}")
+        page.goto(f"{base}/formgrader/gradebook")
+        page.get_by_role("link", name="What the class missed", exact=True).click()
+        page.get_by_role("link", name=f"What the class missed in {LESSON}").click()
+        page.wait_for_url(f"**/formgrader/insight/files/insight/{LESSON}.html")
+        counts = page.evaluate("""() => [...document.querySelectorAll('ol.rules > li')].map(li =>
+            [li.querySelector('.exercise').textContent, li.querySelector('.rule').textContent,
+             parseInt(li.querySelector('.count').textContent, 10)])""")
+        assert counts and all(count == len(want[(ex, rule)]) for ex, rule, count in counts)
+        assert page.evaluate("() => window.origin") == "null"  # a sandbox of its own origin
+        # its data beside it, downloaded with the teacher's click
+        with page.expect_download() as download:
+            page.get_by_role("link", name=f"{LESSON}-rules.csv").click()
+        with open(download.value.path(), encoding="utf-8") as handle:
+            assert handle.readline().startswith("exercise,")
+        # a link to where the lesson teaches a rule opens that lesson in JupyterLab
+        lesson = page.locator("ol.rules a[href*='source/']").first.get_attribute("href")
+        reply = context.request.get(
+            f"{base}/formgrader/insight/files/insight/{lesson}", max_redirects=0
+        )
+        assert reply.status == 302, reply.status
+        assert reply.headers["location"].split("#")[0] == (
+            f"/lab/tree/{course.name}/source/{LESSON}/{LESSON}.ipynb"
+        )
+        assert elsewhere == []
+        context.close()
+    finally:
+        server.end()
+        log.close()
 
 
 def test_a_class_of_30_as_the_guide_shows_it(tmp_path, browser, axe_js):  # noqa: F811 - the fixture

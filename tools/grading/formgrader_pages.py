@@ -21,7 +21,8 @@ formgrader's, on nbgrader's own templates:
 The grading page itself is nbconvert's, and the course's nbgrader settings install its copy
 (formgrade_page.py); this module does not touch it. The extension also gives formgrader's
 Autograde and Generate Feedback buttons the course's command, in a process of its own
-(formgrader_buttons.py).
+(formgrader_buttons.py), and its sidebar a page of what the class missed
+(formgrader_insight.py).
 """
 
 import re
@@ -30,6 +31,7 @@ import secrets
 from jinja2 import Environment, FileSystemLoader, Template
 from markupsafe import Markup
 
+from tools.grading import formgrader_insight
 from tools.grading.formgrade_page import grading_policy
 
 SETTING = "nbgrader_jinja2_env"
@@ -68,11 +70,12 @@ def with_nonces(source):
 
 
 class NoncedLoader(FileSystemLoader):
-    """nbgrader's templates, each read through :func:`with_nonces`."""
+    """nbgrader's templates (and the course's page beside them, formgrader_insight.py's), each
+    read through :func:`with_nonces`, the sidebar with its link to what the class missed."""
 
     def get_source(self, environment, template):
         source, filename, uptodate = super().get_source(environment, template)
-        return with_nonces(source), filename, uptodate
+        return with_nonces(formgrader_insight.with_link(source)), filename, uptodate
 
 
 class NoncedTemplate(Template):
@@ -88,7 +91,9 @@ class NoncedTemplate(Template):
 
 def environment(template_path):
     """The environment formgrader's pages are rendered with, on the templates at ``template_path``."""
-    made = Environment(loader=NoncedLoader([template_path]), autoescape=True)
+    made = Environment(
+        loader=NoncedLoader([template_path, str(formgrader_insight.TEMPLATES)]), autoescape=True
+    )
     made.template_class = NoncedTemplate
     return made
 
@@ -102,6 +107,7 @@ def install(web_app):
 
         web_app.settings[SETTING] = environment(handlers.template_path)
         formgrader_buttons.install(web_app)
+        formgrader_insight.install(web_app)
         return True
     return False
 

@@ -12,6 +12,7 @@ digest of that list), not when a lesson does.
 
 import fcntl
 import hashlib
+import re
 import shutil
 import subprocess
 import sys
@@ -24,21 +25,27 @@ SYSTEM_PYTHON = "/usr/bin/python3"
 STAMP = ".mcp_lesson_hub"
 
 
+#: What a class needs of pyproject.toml's test extras: nbgrader, and matplotlib for the charts
+#: of the page of what the class missed, which the teacher builds in their own server
+#: (formgrader's "What the class missed", or ``python -m tools.insight`` in a terminal).
+FROM_THE_TEST_EXTRAS = ("nbgrader", "matplotlib")
+
+
 def requirements():
     """What the environment installs: tools/hub/requirements.txt, pyproject.toml's
-    dependencies, and the nbgrader of its test extras."""
+    dependencies, and what a class needs of its test extras (:data:`FROM_THE_TEST_EXTRAS`)."""
     pins = [
         line.strip()
         for line in (HERE / "requirements.txt").read_text().splitlines()
         if line.strip() and not line.startswith("#")
     ]
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
-    nbgrader = [
+    extras = [
         spec
         for spec in project["optional-dependencies"]["test"]
-        if spec.lower().startswith("nbgrader")
+        if re.match(r"[A-Za-z0-9_.-]+", spec)[0].lower() in FROM_THE_TEST_EXTRAS
     ]
-    return pins + list(project["dependencies"]) + nbgrader
+    return pins + list(project["dependencies"]) + extras
 
 
 def digest(python=SYSTEM_PYTHON):
