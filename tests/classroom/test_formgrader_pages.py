@@ -7,6 +7,7 @@ teacher who followed it. The fast tests render nbgrader's own templates through 
 environment; the last one starts a real Jupyter server with the teacher's settings of a class
 on JupyterHub (tools/hub/roles/teacher and common) and opens such a link in Chromium."""
 
+import contextlib
 import os
 import re
 import sys
@@ -118,6 +119,26 @@ def test_the_page_of_what_the_class_missed_is_on_formgraders_own_addresses():
     ]
 
 
+@contextlib.contextmanager
+def teachers_server(course, token):
+    """A Jupyter server with the teacher's settings of a class on JupyterHub on ``course`` (its
+    folder the server's root): its address once it answers; ended on the way out."""
+    port = free_port()
+    server, log = served(course, port, token)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        wait_for(
+            lambda: answers(f"{base}/api/status?token={token}") or server.poll() is not None,
+            "the Jupyter server",
+            limit=90,
+        )
+        assert server.poll() is None, (course.parent / "server.log").read_text()[-3000:]
+        yield base
+    finally:
+        server.end()
+        log.close()
+
+
 def served(course, port, token):
     env = dict(
         os.environ,
@@ -157,16 +178,8 @@ def test_a_link_to_formgrader_with_script_in_its_address_runs_nothing(tmp_path):
 
     course = prepare(tmp_path / "course")
     (tmp_path / "exchange").mkdir()
-    port, token = free_port(), "course-test-token"
-    server, log = served(course, port, token)
-    base = f"http://127.0.0.1:{port}"
-    try:
-        wait_for(
-            lambda: answers(f"{base}/api/status?token={token}") or server.poll() is not None,
-            "the Jupyter server",
-            limit=90,
-        )
-        assert server.poll() is None, (tmp_path / "server.log").read_text()[-3000:]
+    token = "course-test-token"
+    with teachers_server(course, token) as base:
         hostile = f"{base}/formgrader/manage_submissions/{urllib.parse.quote(ATTACK, safe='')}?token={token}"
         with urllib.request.urlopen(hostile, timeout=30) as response:
             page = response.read().decode()
@@ -199,9 +212,6 @@ def test_a_link_to_formgrader_with_script_in_its_address_runs_nothing(tmp_path):
                 "the Add new assignment dialog",
                 limit=30,
             )
-    finally:
-        server.end()
-        log.close()
 
 
 # --- formgrader's Autograde and Generate Feedback: the course's command, in a process of its own

@@ -30,13 +30,13 @@ import sys
 
 import nbformat
 import pytest
-from chromium import answers, chromium_or_skip, free_port, launched
+from chromium import chromium_or_skip, launched
 from nbformat.v4 import new_markdown_cell
-from processes import patience, run_to_end, wait_for
+from processes import patience, run_to_end
 from test_browser import axe_js, axe_violations  # noqa: F401 - axe_js is a fixture
 
 from classroom.insight_class import LESSON, PLANTED, ROOT, judged_here, make_class, solutions
-from classroom.test_formgrader_pages import served
+from classroom.test_formgrader_pages import teachers_server
 from tools.insight import records
 
 pytestmark = pytest.mark.full
@@ -283,16 +283,8 @@ def test_formgrader_opens_the_page_beside_the_gradebook(graded, browser):
     course, expected = graded
     shutil.rmtree(course / "insight")
     want = missed(records.read(expected, LESSON))
-    port, token = free_port(), "insight-test-token"
-    server, log = served(course, port, token)
-    base = f"http://127.0.0.1:{port}"
-    try:
-        wait_for(
-            lambda: answers(f"{base}/api/status?token={token}") or server.poll() is not None,
-            "the Jupyter server",
-            limit=90,
-        )
-        assert server.poll() is None, (course.parent / "server.log").read_text()[-3000:]
+    token = "insight-test-token"
+    with teachers_server(course, token) as base:
         context = browser.new_context()
         context.set_default_timeout(patience(60) * 1000)
         page = context.new_page()
@@ -326,9 +318,6 @@ def test_formgrader_opens_the_page_beside_the_gradebook(graded, browser):
         )
         assert elsewhere == []
         context.close()
-    finally:
-        server.end()
-        log.close()
 
 
 def test_a_class_of_30_as_the_guide_shows_it(tmp_path, browser, axe_js):  # noqa: F811 - the fixture
