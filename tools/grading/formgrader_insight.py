@@ -151,8 +151,9 @@ def _handlers():
 
 
 def install(web_app):
-    """Add the two addresses to formgrader's table, before its "page not found"; the number of
-    tables they went into (one, once formgrader has added its handlers)."""
+    """Add the addresses (the list, a lesson's page, the page's files) to formgrader's table,
+    before its "page not found"; the number of tables they went into (one, once formgrader has
+    added its handlers)."""
     from nbgrader.server_extensions.formgrader import handlers
 
     listing, page, files = _handlers()
