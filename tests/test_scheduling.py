@@ -143,6 +143,7 @@ def test_a_worker_per_core_at_least_two_and_one_more_for_the_fast_tier(markexpr,
     assert scheduling.workers(Config(markexpr=markexpr), cores) == count
 
 
+@pytest.mark.full  # (a pytest run that starts its workers: seconds of the fast tier's CPU)
 def test_n_auto_starts_the_workers_scheduling_counts():
     """pyproject.toml's ``-n auto`` reaches tests/scheduling.py's count (through the hook in
     tests/conftest.py; pytest-xdist's own variable, when set, is left to pytest-xdist)."""
