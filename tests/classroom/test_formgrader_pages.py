@@ -86,7 +86,7 @@ def test_each_list_page_shows_the_address_as_text_and_runs_only_its_own_scripts(
 def test_the_page_of_what_the_class_missed_is_on_formgraders_own_addresses():
     """formgrader's handlers, added to a server as formgrader adds them, its "page not found"
     last: the course's list of assignments and its page of one come before it."""
-    from tornado.httputil import HTTPServerRequest
+    from tornado.httputil import HTTPHeaders, HTTPServerRequest, RequestStartLine
     from tornado.web import Application
 
     from tools.grading import formgrader_insight
@@ -100,8 +100,10 @@ def test_the_page_of_what_the_class_missed_is_on_formgraders_own_addresses():
     assert formgrader_insight.install(app) == 1
 
     def found(path):
-        request = HTTPServerRequest(method="GET", uri=path, headers=None)
-        request.host = "localhost"
+        request = HTTPServerRequest(
+            start_line=RequestStartLine("GET", path, "HTTP/1.1"),
+            headers=HTTPHeaders({"Host": "localhost"}),
+        )
         return app.find_handler(request).handler_class.__name__
 
     assert found("/user/teacher/formgrader/insight") == "InsightList"
