@@ -157,9 +157,8 @@ lint: $(STAMP)
 # The fast tier (under two minutes) leaves out the tests marked "full"; the
 # full tier, which CI runs, is every test (conftest.py says which are "full").
 # Only the full tier needs the npm trees: make test installs none of them.
-# The fast tier's tests wait more than they compute (servers, clients, time limits),
-# so it runs a worker more than the cores (tests/scheduling.py): on two cores 112 s
-# against 135 s for the same CPU, measured 2026-12-06 (ARGS="-n 2" chooses two).
+# The fast tier's tests wait more than they compute, so it runs a worker more than the
+# cores (tests/scheduling.py says why; ARGS="-n 2" chooses two).
 test: $(STAMP) lint
 	$(BIN)/python -m pytest -m "not full" $(ARGS)
 

@@ -5,8 +5,12 @@ longest first.
 on, and no more than its cgroup's CPU quota allows), at least two; a run that leaves out
 the full tier (``make test``, ``-m "not full"``) gets one more, as its tests wait more than
 they compute (servers, clients, time limits) and a third worker fills a core the other
-two leave idle. The full tier's tests compute (browsers, graded classes, graduations): a
-worker more than the cores only makes each test slower and a busy machine's waits longer.
+two leave idle (on two cores 112 s against 135 s). The full tier's tests compute (browsers,
+graded classes, graduations): a worker more than the cores only makes each test slower and
+a busy machine's waits longer (in a fresh clone on two cores, three workers 746 s against
+693-726 s for two; beside a load of 4, a Voila page waited past its minute). Measured
+2026-12-06. Much of the suite waits on kernels, servers and browsers, so even two workers
+on two cores take about half the time of a serial run.
 ``PYTEST_XDIST_AUTO_NUM_WORKERS`` (pytest-xdist's own variable) or ``-n N`` choose another
 number.
 
@@ -50,8 +54,9 @@ def usable_cores(affinity=None, cpu_max=None):
     """The cores this process may keep busy: those it may run on, capped by its cgroup's
     quota (rounded up). ``affinity`` and ``cpu_max`` (the quota file's text) are for tests."""
     if affinity is None:
-        affinity = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else None
-        affinity = affinity or os.cpu_count() or 1
+        affinity = (
+            len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+        ) or 1
     if cpu_max is None:
         try:
             cpu_max = CPU_MAX.read_text(encoding="ascii")

@@ -7,7 +7,6 @@ teacher who followed it. The fast tests render nbgrader's own templates through 
 environment; the last one starts a real Jupyter server with the teacher's settings of a class
 on JupyterHub (tools/hub/roles/teacher and common) and opens such a link in Chromium."""
 
-import contextlib
 import os
 import re
 import sys
@@ -16,17 +15,17 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-from chromium import AS_ROOT, answers, chromium_or_skip, free_port, launched
-from processes import start_guarded, wait_for
+from chromium import chromium_or_skip, launched
+from processes import wait_for
 
 nbgrader = pytest.importorskip("nbgrader")
 from nbgrader.server_extensions.formgrader import handlers  # noqa: E402  (after the setup above)
 
+from classroom.teachers_server import teachers_server  # noqa: E402  (after the setup above)
 from classroom.test_sanitize import active  # noqa: E402  (after the setup above)
 from tools.grading import formgrader_pages  # noqa: E402  (after the setup above)
 
 ROOT = Path(__file__).resolve().parents[2]
-ROLES = ROOT / "tools" / "hub" / "roles"
 ATTACK = '";window.ran=1;"<img src=x onerror="window.ran=2">'
 PAGES = sorted(
     name
@@ -119,53 +118,6 @@ def test_the_page_of_what_the_class_missed_is_on_formgraders_own_addresses():
     assert command[1:] == [str(ROOT / "tools" / "insight" / "build.py"), "--course", "/c"] + [
         "03_classifying"
     ]
-
-
-@contextlib.contextmanager
-def teachers_server(course, token):
-    """A Jupyter server with the teacher's settings of a class on JupyterHub on ``course`` (its
-    folder the server's root): its address once it answers; ended on the way out."""
-    port = free_port()
-    server, log = served(course, port, token)
-    base = f"http://127.0.0.1:{port}"
-    try:
-        wait_for(
-            lambda: answers(f"{base}/api/status?token={token}") or server.poll() is not None,
-            "the Jupyter server",
-            limit=90,
-        )
-        assert server.poll() is None, (course.parent / "server.log").read_text()[-3000:]
-        yield base
-    finally:
-        server.end()
-        log.close()
-
-
-def served(course, port, token):
-    env = dict(
-        os.environ,
-        PYTHONPATH=str(ROOT),
-        MCP_LESSON_COURSE=str(course),
-        MCP_LESSON_EXCHANGE=str(course.parent / "exchange"),
-        JUPYTER_CONFIG_PATH=os.pathsep.join([str(ROLES / "teacher"), str(ROLES / "common")]),
-        JUPYTER_CONFIG_DIR=str(course.parent / "jupyter"),
-        JUPYTER_DATA_DIR=str(course.parent / "data"),
-        JUPYTER_RUNTIME_DIR=str(course.parent / "runtime"),
-    )
-    command = [
-        sys.executable,
-        "-m",
-        "jupyter",
-        "server",
-        "--no-browser",
-        "--ServerApp.ip=127.0.0.1",
-        f"--ServerApp.port={port}",
-        "--ServerApp.port_retries=0",
-        f"--IdentityProvider.token={token}",
-        f"--ServerApp.root_dir={course.parent}",
-    ] + (["--allow-root"] if AS_ROOT else [])
-    log = open(course.parent / "server.log", "w")
-    return start_guarded(command, cwd=course, env=env, stdout=log, stderr=log), log
 
 
 @pytest.mark.full

@@ -36,7 +36,7 @@ from processes import patience, run_to_end
 from test_browser import axe_js, axe_violations  # noqa: F401 - axe_js is a fixture
 
 from classroom.insight_class import LESSON, PLANTED, ROOT, judged_here, make_class, solutions
-from classroom.test_formgrader_pages import teachers_server
+from classroom.teachers_server import teachers_server
 from tools.insight import records
 
 pytestmark = pytest.mark.full
