@@ -18,9 +18,15 @@ number.
 (``--no-loadscope-reorder`` keeps it). A long file handed out last keeps one worker busy
 after the other has finished, so the files go out longest first, by their seconds in the
 last run that ran them (test-artifacts/file-seconds.json, one table for each ``-m``
-expression: the fast tier's files are not the full tier's). Files the table does not know
-(a fresh clone, a new file) are taken as long when they hold a test of the full tier (a hub,
-a graded class, a browser, a graduation), as short otherwise.
+expression: the fast tier's files are not the full tier's). A clone that has no such run
+yet (a fresh clone, as CI's) takes the tables committed beside this module
+(tests/file-seconds.json, a copy of one run's on a 2-core machine): without them a fresh
+clone's files went out in the order of the collection, and the site's 115 s started last
+while the other worker sat idle (the full tier in 764-826 s against 637 s with a table,
+measured 2026-12-06). Files neither table knows (a new file) are taken as long when they
+hold a test of the full tier (a hub, a graded class, a browser, a graduation), as short
+otherwise. After a change that moves a file's seconds much, copy the run's table over the
+committed one (``cp test-artifacts/file-seconds.json tests/``): only the order depends on it.
 
 The controller reads the table once and hands it to each worker, so every worker sorts alike
 whatever another run writes meanwhile (pytest-xdist stops a run whose workers collected in
@@ -39,6 +45,8 @@ from pathlib import Path
 import pytest
 
 TABLE = Path(__file__).resolve().parents[1] / "test-artifacts" / "file-seconds.json"
+#: The tables of one run, committed: the order of a clone that has run no test yet.
+SEED = Path(__file__).resolve().parent / "file-seconds.json"
 #: What the controller hands a worker (pytest-xdist's workerinput).
 HANDED = "mcp_lesson_file_seconds"
 
@@ -80,12 +88,17 @@ def _key(config):
     return config.getoption("markexpr") or "every test"
 
 
-def _tables():
+def _read(path):
     try:
-        found = json.loads(TABLE.read_text(encoding="utf-8"))
+        found = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return {}
     return found if isinstance(found, dict) else {}
+
+
+def _tables():
+    """This clone's tables (TABLE), each ``-m`` expression's falling back to SEED's."""
+    return _read(SEED) | _read(TABLE)
 
 
 def _file(nodeid):
@@ -147,7 +160,7 @@ class Timer:
             return
         if session.shouldfail or session.shouldstop:  # stopped early (-x): files cut short
             return
-        tables = _tables()
+        tables = _read(TABLE)
         table = {
             file: spent
             for file, spent in known_seconds(self.config).items()

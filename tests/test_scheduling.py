@@ -98,6 +98,7 @@ class Report:
 )
 def test_a_run_of_whole_files_keeps_their_seconds_for_the_next(tmp_path, monkeypatch, config, kept):
     monkeypatch.setattr(scheduling, "TABLE", tmp_path / "file-seconds.json")
+    monkeypatch.setattr(scheduling, "SEED", tmp_path / "no-committed-table.json")
     timer = scheduling.Timer(config)
     for nodeid, duration in [("tests/a.py::one", 1.25), ("tests/a.py::two", 2.0), ("t.py::x", 4)]:
         timer.pytest_runtest_logreport(Report(nodeid, duration))
@@ -117,6 +118,31 @@ def test_the_table_keeps_the_files_a_run_left_out_while_they_are_there(tmp_path,
     timer.pytest_runtest_logreport(Report("tests/a.py::one", 1.0))
     timer.pytest_sessionfinish(Session(), pytest.ExitCode.OK)
     assert scheduling.known_seconds(Config()) == {"tests/kept.py": 7.5, "tests/a.py": 1.0}
+
+
+def test_a_clone_that_ran_nothing_orders_by_the_committed_tables(tmp_path, monkeypatch):
+    """A fresh clone (CI's) has no table of its own: the committed one orders its files; a
+    clone's own table, once written, wins for its ``-m`` expression only."""
+    monkeypatch.setattr(scheduling, "TABLE", tmp_path / "test-artifacts" / "file-seconds.json")
+    seed = tmp_path / "seed.json"
+    seed.write_text('{"every test": {"tests/a.py": 9.0}, "not full": {"tests/a.py": 1.0}}')
+    monkeypatch.setattr(scheduling, "SEED", seed)
+    assert scheduling.known_seconds(Config()) == {"tests/a.py": 9.0}
+    scheduling.TABLE.parent.mkdir()
+    scheduling.TABLE.write_text('{"every test": {"tests/b.py": 5.0}}')
+    assert scheduling.known_seconds(Config()) == {"tests/b.py": 5.0}
+    assert scheduling.known_seconds(Config(markexpr="not full")) == {"tests/a.py": 1.0}
+
+
+def test_the_committed_tables_hold_both_tiers_seconds():
+    """tests/file-seconds.json, as a run writes it: a table for each tier, of files of the
+    suite (a file renamed since is only left unsorted, as a new one is)."""
+    tables = scheduling._read(scheduling.SEED)
+    assert set(tables) == {"every test", scheduling.FAST_TIER}
+    for table in tables.values():
+        assert len(table) > 20, table
+        assert all(file.startswith(("tests/", "notebooks/")) for file in table), table
+        assert all(isinstance(seconds, (int, float)) for seconds in table.values()), table
 
 
 @pytest.mark.parametrize(
