@@ -40,7 +40,8 @@ the course's .venv has some (nbgrader, voila) that have no place there.
 
 When the inputs (this folder, the package, pyproject.toml, the lessons) have
 not changed since the last build, nothing is done: their digest is kept in
-build/site-cache/site.sha256. ``--force`` builds anyway.
+build/site-cache/site.sha256. A site built from the same inputs in another
+checkout is copied, not built again (tools/site/kept_sites.py). ``--force`` builds anyway.
 
 What remains and why. jupyterlite-pyodide-kernel's PyodideLockAddon
 (``--pyodide-lock``, with its ``[lock]`` extra: pyodide-lock and uv) could
@@ -75,6 +76,10 @@ import venv
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
+if str(ROOT) not in sys.path:  # run as a script: the project's root
+    sys.path.insert(0, str(ROOT))
+from tools.site import kept_sites  # noqa: E402  (after sys.path is set)
+
 HERE = ROOT / "tools" / "site"
 OUTPUT = ROOT / "build" / "site"
 CACHE = ROOT / "build" / "site-cache"
@@ -503,6 +508,13 @@ def build(force=False):
     ):
         say(f"{OUTPUT.relative_to(ROOT)} is up to date (its inputs have not changed)")
         return False
+    if not force and kept_sites.restore(wanted, OUTPUT):
+        CACHE.mkdir(parents=True, exist_ok=True)
+        STAMP.write_text(wanted)
+        say(
+            f"{OUTPUT.relative_to(ROOT)} copied from {kept_sites.store()} (built before from the same inputs)"
+        )
+        return False
     started = time.monotonic()
     STAMP.unlink(missing_ok=True)
     python = build_tools()
@@ -532,6 +544,7 @@ def build(force=False):
     )
     add_kernel_notice(OUTPUT)
     STAMP.write_text(wanted)
+    kept_sites.keep(wanted, OUTPUT)
     say(
         f"built {OUTPUT.relative_to(ROOT)}: {size_of(OUTPUT) / 1e6:.1f} MB "
         f"in {time.monotonic() - started:.0f} s"
