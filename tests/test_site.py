@@ -189,6 +189,21 @@ from mcp_lesson import CASES, classify, classify_json, explain_json
 from mcp_lesson.exercises.cases import TEXT_CASES
 from mcp_lesson.exercises.selfcheck import run_check
 
+def compiled_or_not():
+    # [modules imported from bytecode, modules compiled from source] of the site's wheels
+    # (tools/site/bytecode.py), among those this kernel has imported by now.
+    import os
+    found = [[], []]
+    for name, module in sorted(sys.modules.items()):
+        where, cached = getattr(module, "__file__", None), getattr(module, "__cached__", None)
+        if where and where.endswith(".py") and name.split(".")[0] in SITE_WHEELS:
+            found[0 if cached and os.path.exists(cached) else 1].append(name)
+    return found
+
+SITE_WHEELS = {"IPython", "traitlets", "pygments", "mcp_lesson", "ipywidgets", "comm",
+               "prompt_toolkit", "stack_data", "executing", "asttokens", "pure_eval",
+               "decorator", "wcwidth", "matplotlib_inline", "micropip", "jedi", "parso"}
+
 reports = {name: run_check(getattr(mcp_lesson, name), name)
            for name in ("create_request", "classify", "classify_json", "error_response")}
 with contextlib.redirect_stdout(io.StringIO()):  # a failing doctest prints its story
@@ -201,6 +216,7 @@ print(json.dumps({
     "explain_json": {c.name: explain_json(c.text) for c in TEXT_CASES},
     "checks": {name: [report.all_pass, report.summary()] for name, report in reports.items()},
     "doctests_failed": failed,
+    "bytecode": compiled_or_not(),
 }))
 """
 
@@ -756,6 +772,10 @@ def test_the_package_agrees_with_itself_on_pyodide(site_python, site, timings):
 
     assert there["python"].startswith("3.14"), there["python"]
     assert there["doctests_failed"] == 0
+    # The kernel's wheels came with the bytecode of its own Python (tools/site/bytecode.py):
+    # nothing of theirs it imported was compiled from source in the page.
+    from_bytecode, from_source = there["bytecode"]
+    assert len(from_bytecode) > 50 and not from_source, there["bytecode"]
     assert all(all_pass for all_pass, summary in there["checks"].values()), there["checks"]
     # The verdicts are the package's contract: the same on every Python.
     assert there["classify"] == here["classify"]

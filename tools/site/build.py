@@ -22,6 +22,9 @@ What goes in, and from where:
   so ``import mcp_lesson`` works in every lesson with no ``%pip`` cell.
   The package guards json against deep nesting itself when it runs in the
   browser (mcp_lesson/protocol/deep_json.py), so the site adds nothing for that.
+* Every one of those wheels gets the bytecode of Pyodide's own Python beside
+  its sources (tools/site/bytecode.py, run in Node.js), so a kernel does not
+  compile them again each time it starts.
 * ``disablePyPIFallback``: the kernel never asks PyPI for a package.
 * The lessons: the masters at the top, the learner copies in ``learner/``, as
   in notebooks/. Their kernel is the site's (Pyodide's ``python``). Lessons 06
@@ -78,7 +81,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:  # run as a script: the project's root
     sys.path.insert(0, str(ROOT))
-from tools.site import kept_sites  # noqa: E402  (after sys.path is set)
+from tools.site import bytecode, kept_sites  # noqa: E402  (after sys.path is set)
 
 HERE = ROOT / "tools" / "site"
 OUTPUT = ROOT / "build" / "site"
@@ -410,8 +413,11 @@ def kernel_packages(python, pyodide, pyodide_dir):
         ours,
     )
 
-    for _entry, wheel in kept.values():
-        shutil.copy(wheel, pyodide_dir / wheel.name)
+    bytecode.with_bytecode(
+        [wheel for _entry, wheel in kept.values()], pyodide, pyodide_dir, CACHE / "bytecode.log"
+    )
+    for entry, wheel in kept.values():
+        entry["sha256"] = sha256_of(pyodide_dir / wheel.name)
     lock["packages"] = {name: entry for name, (entry, _wheel) in sorted(kept.items())}
     (pyodide_dir / "pyodide-lock.json").write_text(json.dumps(lock, indent=1) + "\n")
     return [f"{entry['name']} {entry['version']}" for entry, wheel in kept.values()]
