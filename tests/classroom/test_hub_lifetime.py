@@ -214,6 +214,35 @@ def _session(pid):
         return None
 
 
+def _proc_text(pid, name):
+    try:
+        return Path(f"/proc/{pid}/{name}").read_bytes().decode(errors="replace")
+    except OSError:
+        return ""
+
+
+def what_is_left(folder, left):
+    """The failure's words: each process left and everything under it (a process that is
+    ending has no command line or environment to be found by), with its state and what it
+    waits in (``/proc/PID/wchan``), then the end of JupyterHub's log."""
+    table = process_tree.process_table() or ()
+    under, todo = set(), list(left)
+    while todo:
+        pid = todo.pop()
+        if pid not in under:
+            under.add(pid)
+            todo += [process.pid for process in table if process.ppid == pid]
+    lines = ["left running (pid, state, waiting in, command):"]
+    for pid in sorted(under):
+        state = _proc_text(pid, "stat").rpartition(")")[2].split()[:1] or ["?"]
+        wchan = _proc_text(pid, "wchan") or "-"
+        command = _proc_text(pid, "cmdline").replace("\0", " ").strip() or "(no command line)"
+        lines.append(f"  {pid} {state[0]} {wchan} {command}")
+    log = folder / "state" / "jupyterhub.log"
+    tail = log.read_text(errors="replace").splitlines()[-25:] if log.exists() else []
+    return "\n".join([*lines, f"the end of {log}:", *tail])
+
+
 CASES = [
     (target, sig)
     for target in ("make's group", "hub.py")
@@ -245,9 +274,7 @@ def test_the_hub_ends_with_make_hub_however_it_ends(folder, target, sig):
 
         with contextlib.suppress(AssertionError):
             wait_for(ended, "every process of the class to end", limit=120, every=0.5)
-        assert not left, "left running:\n" + "\n".join(
-            f"{pid} {command}" for pid, command in left.items()
-        )
+        assert not left, what_is_left(folder, left)
         assert not listening(port)
     finally:
         with contextlib.suppress(OSError):
