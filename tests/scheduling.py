@@ -22,9 +22,9 @@ expression: the fast tier's files are not the full tier's). A clone that has no 
 yet (a fresh clone, as CI's) takes the tables committed beside this module
 (tests/file-seconds.json, a copy of one run's on a 2-core machine): without them a fresh
 clone's files went out in the order of the collection, where a long file (the site's tests,
-about 115 s) could start last while the other worker sat idle. Files neither table knows (a new file) are taken as long when they
-hold a test of the full tier (a hub, a graded class, a browser, a graduation), as short
-otherwise. After a change that moves a file's seconds much, copy the run's table over the
+about 115 s) could start last while the other worker sat idle. Files neither table knows (a
+new file) are taken as long when they hold a test of the full tier (a hub, a graded class, a
+browser, a graduation), as short otherwise. After a change that moves a file's seconds much, copy the run's table over the
 committed one (``cp test-artifacts/file-seconds.json tests/``): only the order depends on it.
 
 The controller reads the table once and hands it to each worker, so every worker sorts alike

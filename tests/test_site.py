@@ -190,19 +190,13 @@ from mcp_lesson.exercises.cases import TEXT_CASES
 from mcp_lesson.exercises.selfcheck import run_check
 
 def compiled_or_not():
-    # [modules imported from bytecode, modules compiled from source] of the site's wheels
-    # (tools/site/bytecode.py), among those this kernel has imported by now.
+    # [[module, imported from bytecode?], ...] of every module of site-packages this kernel
+    # has imported by now (test_the_package_agrees_with_itself_on_pyodide picks the site's).
     import os
-    found = [[], []]
-    for name, module in sorted(sys.modules.items()):
-        where, cached = getattr(module, "__file__", None), getattr(module, "__cached__", None)
-        if where and where.endswith(".py") and name.split(".")[0] in SITE_WHEELS:
-            found[0 if cached and os.path.exists(cached) else 1].append(name)
-    return found
-
-SITE_WHEELS = {"IPython", "traitlets", "pygments", "mcp_lesson", "ipywidgets", "comm",
-               "prompt_toolkit", "stack_data", "executing", "asttokens", "pure_eval",
-               "decorator", "wcwidth", "matplotlib_inline", "micropip", "jedi", "parso"}
+    return [[name, bool(module.__cached__ and os.path.exists(module.__cached__))]
+            for name, module in sorted(sys.modules.items())
+            if (getattr(module, "__file__", None) or "").endswith(".py")
+            and "/site-packages/" in module.__file__ and getattr(module, "__cached__", None)]
 
 reports = {name: run_check(getattr(mcp_lesson, name), name)
            for name in ("create_request", "classify", "classify_json", "error_response")}
@@ -774,8 +768,12 @@ def test_the_package_agrees_with_itself_on_pyodide(site_python, site, timings):
     assert there["doctests_failed"] == 0
     # The kernel's wheels came with the bytecode of its own Python (tools/site/bytecode.py):
     # nothing of theirs it imported was compiled from source in the page.
-    from_bytecode, from_source = there["bytecode"]
-    assert len(from_bytecode) > 50 and not from_source, there["bytecode"]
+    ours = site_wheels_packages()
+    from_bytecode, from_source = [], []
+    for name, compiled in there["bytecode"]:
+        if name.split(".")[0] in ours:
+            (from_bytecode if compiled else from_source).append(name)
+    assert len(from_bytecode) > 50 and not from_source, (from_bytecode, from_source)
     assert all(all_pass for all_pass, summary in there["checks"].values()), there["checks"]
     # The verdicts are the package's contract: the same on every Python.
     assert there["classify"] == here["classify"]
@@ -794,6 +792,23 @@ def test_the_package_agrees_with_itself_on_pyodide(site_python, site, timings):
         + json.dumps(differs, indent=2, ensure_ascii=False)
         + "\n"
     )
+
+
+def site_wheels_packages():
+    """The top-level packages of the wheels in the site's lock file (read from the wheels)."""
+    import zipfile
+
+    pyodide = SITE / "static" / "pyodide"
+    lock = json.loads((pyodide / "pyodide-lock.json").read_text())
+    found = set()
+    for entry in lock["packages"].values():
+        with zipfile.ZipFile(pyodide / entry["file_name"]) as wheel:
+            found |= {
+                name.split("/")[0].removesuffix(".py")
+                for name in wheel.namelist()
+                if not name.split("/")[0].endswith((".dist-info", ".data", "__pycache__"))
+            }
+    return found
 
 
 @pytest.mark.timeout(patience(900))

@@ -414,7 +414,10 @@ def kernel_packages(python, pyodide, pyodide_dir):
     )
 
     bytecode.with_bytecode(
-        [wheel for _entry, wheel in kept.values()], pyodide, pyodide_dir, CACHE / "bytecode.log"
+        [wheel for _entry, wheel in kept.values()],
+        pyodide,
+        pyodide_dir,
+        lambda command: run(command, log=CACHE / "bytecode.log"),
     )
     for entry, wheel in kept.values():
         entry["sha256"] = sha256_of(pyodide_dir / wheel.name)
@@ -515,7 +518,6 @@ def build(force=False):
         say(f"{OUTPUT.relative_to(ROOT)} is up to date (its inputs have not changed)")
         return False
     if not force and kept_sites.restore(wanted, OUTPUT):
-        CACHE.mkdir(parents=True, exist_ok=True)
         STAMP.write_text(wanted)
         say(
             f"{OUTPUT.relative_to(ROOT)} copied from {kept_sites.store()} (built before from the same inputs)"

@@ -17,7 +17,6 @@ bytecode), and the lock file gets the new wheel's sha256 (tools/site/build.py).
 """
 
 import shutil
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -74,9 +73,10 @@ pyodide.runPython(readFileSync(code, "utf8"));
 """
 
 
-def with_bytecode(wheels, pyodide, dest, log):
+def with_bytecode(wheels, pyodide, dest, run):
     """Copy each of ``wheels`` to ``dest`` with the bytecode of Pyodide's Python
-    (``pyodide``: its npm package's folder) added; the Node.js run's output goes to ``log``."""
+    (``pyodide``: its npm package's folder) added; ``run(command)`` runs the Node.js program
+    (tools/site/build.py's ``run``: the build stops if it fails)."""
     node = shutil.which("node")
     if node is None:
         sys.exit("[site] node not found: the kernel's bytecode is made by Pyodide in Node.js")
@@ -88,16 +88,9 @@ def with_bytecode(wheels, pyodide, dest, log):
             shutil.copy(wheel, work / "in" / wheel.name)
         (work / "compile.mjs").write_text(IN_NODE, encoding="utf-8")
         (work / "compile.py").write_text(IN_PYODIDE, encoding="utf-8")
-        with open(log, "w") as out:
-            done = subprocess.run(
-                [node, work / "compile.mjs", Path(pyodide).resolve(), work, work / "compile.py"],
-                stdout=out,
-                stderr=subprocess.STDOUT,
-                stdin=subprocess.DEVNULL,
-            )
+        run([node, work / "compile.mjs", Path(pyodide).resolve(), work, work / "compile.py"])
         made = sorted(path.name for path in (work / "out").iterdir())
-        if done.returncode != 0 or made != sorted(wheel.name for wheel in wheels):
-            print(Path(log).read_text()[-4000:], file=sys.stderr)
-            sys.exit(f"[site] compiling the kernel's wheels failed (see {log})")
+        if made != sorted(wheel.name for wheel in wheels):
+            sys.exit(f"[site] Pyodide compiled {made}, not every kernel wheel")
         for name in made:
             shutil.copy(work / "out" / name, Path(dest) / name)
