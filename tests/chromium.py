@@ -29,6 +29,22 @@ CHROMIUM_ARGS = [
 ] + (["--no-sandbox"] if AS_ROOT else [])
 
 
+#: Seconds a step of a page may take (a load, a click's answer, an expectation) before the test
+#: fails, scaled by the tests' patience: a JupyterLab or Voila page that starts a kernel takes
+#: a minute or more on a busy machine (three workers on two cores beside a load of 4).
+PAGE_WAIT = 120
+
+
+def with_room(target):
+    """``target`` (a page or a context) and Playwright's ``expect`` wait :data:`PAGE_WAIT`
+    seconds (scaled by the tests' patience) for each step; ``target`` is returned."""
+    from playwright.sync_api import expect
+
+    target.set_default_timeout(patience(PAGE_WAIT) * 1000)
+    expect.set_options(timeout=patience(PAGE_WAIT) * 1000)
+    return target
+
+
 def find_chromium():
     """The Chromium to use: $CHROMIUM if set, else /usr/bin/chromium or one on PATH."""
     if os.environ.get("CHROMIUM"):

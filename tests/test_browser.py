@@ -42,7 +42,15 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-from chromium import answers, chromium_or_skip, free_port, launched, listening, missing
+from chromium import (
+    answers,
+    chromium_or_skip,
+    free_port,
+    launched,
+    listening,
+    missing,
+    with_room,
+)
 from processes import descendants, live_processes, patience, start_guarded, wait_for
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -337,12 +345,8 @@ def open_page(browser, failure_name, origin):
     # closes (the browser's teardown ends it): a closing Voila page sends its
     # kernel's shutdown request after the page itself is gone.
     context = browser.new_context(viewport={"width": 1280, "height": 900})
-    page = context.new_page()
-    page.set_default_timeout(patience(60) * 1000)
-    from playwright.sync_api import expect
-
-    # A slow CI machine may still be running later cells when a paste arrives.
-    expect.set_options(timeout=patience(60) * 1000)
+    # (A slow CI machine may still be running later cells when a paste arrives.)
+    page = with_room(context.new_page())
     page.dialogs, page.errors, page.outside = [], [], []
 
     def on_dialog(dialog):

@@ -62,7 +62,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
-from chromium import chromium_or_skip, free_port, launched, listening, missing
+from chromium import chromium_or_skip, free_port, launched, listening, missing, with_room
 from processes import patience, start_guarded
 
 from tools.site import build as site_build
@@ -427,11 +427,7 @@ def timings():
 
 def open_notebook(offline, site_url, path, timings=None):
     """Open a notebook of the site and wait for its kernel; the page, ready to run."""
-    from playwright.sync_api import expect
-
-    page = offline.new_page()
-    page.set_default_timeout(patience(120) * 1000)
-    expect.set_options(timeout=patience(60) * 1000)
+    page = with_room(offline.new_page())
     page.fatal, page.dialogs, page.console = [], [], []
 
     def on_console(message):
@@ -604,8 +600,7 @@ def lesson_06(offline_browser, site, timings):
 
     path = OPENED_UNMODIFIED[1]
     server = SiteServer("site-server-stopped.log").__enter__()
-    page = offline_browser.new_page()
-    page.set_default_timeout(patience(120) * 1000)
+    page = with_room(offline_browser.new_page())
     fatal, dialogs = [], []
     page.on(
         "console",

@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 
 import pytest
-from chromium import chromium_or_skip, free_ports, launched, missing
+from chromium import chromium_or_skip, free_ports, launched, missing, with_room
 from processes import live_processes, patience, wait_for
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -276,12 +276,11 @@ class Class:
     def log_in(self, name, browser=None):
         """A page of ``name``'s JupyterLab (in ``browser``, or the class's), logged in
         through the hub's own login page."""
-        page = (
+        page = with_room(
             (browser or self.browser)
             .new_context(viewport={"width": 1280, "height": 900})
             .new_page()
         )
-        page.set_default_timeout(patience(60) * 1000)
         page.goto(self.base + "/hub/login")
         page.fill("#username_input", name)
         page.fill("#password_input", self.passwords[name])

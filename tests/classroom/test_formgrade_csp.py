@@ -15,7 +15,7 @@ from html.parser import HTMLParser
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
-from chromium import chromium_or_skip, launched
+from chromium import chromium_or_skip, launched, with_room
 from processes import patience, wait_for
 
 nbgrader = pytest.importorskip("nbgrader")
@@ -126,8 +126,7 @@ def test_injected_script_runs_nothing_and_formgraders_own_buttons_work(served):
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright, launched(playwright, chromium) as browser:
-        context = browser.new_context()
-        context.set_default_timeout(patience(30) * 1000)
+        context = with_room(browser.new_context())
         context.route(
             "**/*",
             lambda route: (

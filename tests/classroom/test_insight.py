@@ -30,9 +30,9 @@ import sys
 
 import nbformat
 import pytest
-from chromium import chromium_or_skip, launched
+from chromium import chromium_or_skip, launched, with_room
 from nbformat.v4 import new_markdown_cell
-from processes import patience, run_to_end
+from processes import run_to_end
 from test_browser import axe_js, axe_violations  # noqa: F401 - axe_js is a fixture
 
 from classroom.insight_class import LESSON, PLANTED, ROOT, judged_here, make_class, solutions
@@ -285,8 +285,7 @@ def test_formgrader_opens_the_page_beside_the_gradebook(graded, browser):
     want = missed(records.read(expected, LESSON))
     token = "insight-test-token"
     with teachers_server(course, token) as base:
-        context = browser.new_context()
-        context.set_default_timeout(patience(60) * 1000)
+        context = with_room(browser.new_context())
         page = context.new_page()
         elsewhere = []
         page.on("request", lambda r: None if r.url.startswith(base) else elsewhere.append(r.url))
