@@ -157,8 +157,8 @@ lint: $(STAMP)
 # The fast tier (under two minutes) leaves out the tests marked "full"; the
 # full tier, which CI runs, is every test (conftest.py says which are "full").
 # Only the full tier needs the npm trees: make test installs none of them.
-# Both tiers run a worker more than the cores: their tests wait as well as compute
-# (tests/scheduling.py says why; ARGS="-n 2" chooses two).
+# The fast tier's tests wait more than they compute, so it runs a worker more than the
+# cores (tests/scheduling.py says why; ARGS="-n 2" chooses two).
 test: $(STAMP) lint
 	$(BIN)/python -m pytest -m "not full" $(ARGS)
 
