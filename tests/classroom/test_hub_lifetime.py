@@ -243,6 +243,21 @@ def what_is_left(folder, left):
     return "\n".join([*lines, f"the end of {log}:", *tail])
 
 
+def the_class_ends(folder, what):
+    """Wait (two minutes, scaled) until no process of the class is left; else fail with
+    :func:`what_is_left`."""
+    left = {}
+
+    def ended():
+        left.clear()
+        left.update(class_processes(folder))
+        return not left
+
+    with contextlib.suppress(AssertionError):
+        wait_for(ended, what, limit=120, every=0.5)
+    assert not left, f"{what}: " + what_is_left(folder, left)
+
+
 CASES = [
     (target, sig)
     for target in ("make's group", "hub.py")
@@ -265,16 +280,7 @@ def test_the_hub_ends_with_make_hub_however_it_ends(folder, target, sig):
             os.kill(hub_py(make), sig)
         else:
             os.killpg(make.pid, sig)
-        left = {}
-
-        def ended():
-            left.clear()
-            left.update(class_processes(folder))
-            return not left
-
-        with contextlib.suppress(AssertionError):
-            wait_for(ended, "every process of the class to end", limit=120, every=0.5)
-        assert not left, what_is_left(folder, left)
+        the_class_ends(folder, "every process of the class to end")
         assert not listening(port)
     finally:
         with contextlib.suppress(OSError):
@@ -300,12 +306,7 @@ def test_a_second_make_hub_on_the_port_names_the_first_and_starts_nothing(folder
         assert hub_program.hub_processes(port) == running and first.poll() is None
         os.killpg(first.pid, signal.SIGINT)
         first.wait(patience(120))
-        wait_for(
-            lambda: not class_processes(folder),
-            "every process of the class to end",
-            limit=120,
-            every=0.5,
-        )
+        the_class_ends(folder, "every process of the class to end")
     finally:
         with contextlib.suppress(OSError):
             os.killpg(first.pid, signal.SIGKILL)
@@ -388,12 +389,7 @@ def test_a_persons_server_is_held_to_its_limits_and_ends_whole(folder):
             and abs(limits.get("memory", 0) - PERSON_MEMORY) < 2**20
         ), limits
         os.killpg(make.pid, signal.SIGTERM)
-        wait_for(
-            lambda: not class_processes(folder),
-            "every process of the class to end, the student's detached one too",
-            limit=120,
-            every=0.5,
-        )
+        the_class_ends(folder, "every process of the class to end, the student's detached one too")
     finally:
         with contextlib.suppress(OSError):
             os.killpg(make.pid, signal.SIGKILL)
