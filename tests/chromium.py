@@ -30,8 +30,8 @@ CHROMIUM_ARGS = [
 
 
 #: Seconds a step of a page may take (a load, a click's answer, an expectation) before the test
-#: fails, scaled by the tests' patience: a JupyterLab or Voila page that starts a kernel takes
-#: a minute or more on a busy machine (three workers on two cores beside a load of 4).
+#: fails, scaled by the tests' patience: a JupyterLab or Voila page that starts a kernel can
+#: take a minute or more on a busy machine (seen beside a load of 4).
 PAGE_WAIT = 120
 
 

@@ -12,8 +12,9 @@ a busy machine's waits longer (in a fresh clone on two cores, three workers 746 
 2026-12-06. On 2026-12-07 three were faster (709 s against 792 s, one run after the other)
 and passed three runs beside a load of 4, but in two of five runs at three a class's hub
 outlived the SIGTERM to `make hub`'s group by 120 s (tests/classroom/test_hub_lifetime.py),
-never at two: two they stay until that is understood. Much of the suite waits on kernels, servers and browsers, so even two workers
-on two cores take about half the time of a serial run.
+never at two: two they stay until that is understood. Much of the suite waits on kernels,
+servers and browsers, so even two workers on two cores take about half the time of a serial
+run.
 ``PYTEST_XDIST_AUTO_NUM_WORKERS`` (pytest-xdist's own variable) or ``-n N`` choose another
 number.
 
