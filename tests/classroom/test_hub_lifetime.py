@@ -9,6 +9,10 @@ student's server (every process of the class's accounts, every process whose com
 or environment names the run's folder). The SIGINT to the group is sent to a `make hub`
 that inherited SIGINT ignored, as a background job of a script does.
 
+A JupyterHub killed outright while `make hub` goes on leaves nothing either: its people's
+servers end by their parent-death signal, and `make hub` ends what they started detached
+(the cgroups the spawner wrote down).
+
 A second `make hub` on the port of a running one says so in one line and starts nothing.
 
 Needs root (system accounts), the proxy (make venv) and the system's Python; full tier.
@@ -388,8 +392,50 @@ def test_a_persons_server_is_held_to_its_limits_and_ends_whole(folder):
             limits.get("pids") == PERSON_TASKS
             and abs(limits.get("memory", 0) - PERSON_MEMORY) < 2**20
         ), limits
+        records = folder / "state" / "cgroups"  # what make hub ends after JupyterHub
+        assert (records / STUDENT).is_file()
         os.killpg(make.pid, signal.SIGTERM)
         the_class_ends(folder, "every process of the class to end, the student's detached one too")
+        assert not list(records.iterdir())
+    finally:
+        with contextlib.suppress(OSError):
+            os.killpg(make.pid, signal.SIGKILL)
+        make.wait()
+        make.stdout.close()
+        if home is not None:
+            shutil.rmtree(home / ".jupyter", ignore_errors=True)
+
+
+#: The student's Jupyter settings: one process started detached as the server starts.
+DETACHED_SETTINGS = """\
+import subprocess
+
+subprocess.Popen(["sleep", "100000"], start_new_session=True)
+"""
+
+
+def test_what_a_killed_jupyterhub_left_ends_with_make_hub(folder):
+    """JupyterHub killed outright (SIGKILL) stops no server itself; the server ends by its
+    parent-death signal, and `make hub` (left running) ends what it started detached."""
+    port = hub_port()
+    make = make_hub(folder, port)
+    home = None
+    try:
+        read_until(make, "is up", folder / "state" / "jupyterhub.log")
+        home = accounts.home_of(STUDENT)
+        (home / ".jupyter").mkdir(exist_ok=True)
+        (home / ".jupyter" / "jupyter_server_config.py").write_text(DETACHED_SETTINGS)
+        passwords = accounts.read_passwords(folder / "state" / "passwords.txt")
+        start_a_server(port, STUDENT, passwords[STUDENT])
+        jupyterhub = [
+            pid
+            for pid, command in hub_program.hub_processes(port).items()
+            if "configurable-http-proxy" not in command
+        ]
+        assert len(jupyterhub) == 1, hub_program.hub_processes(port)
+        os.kill(jupyterhub[0], signal.SIGKILL)
+        the_class_ends(folder, "every process of the class to end, the student's detached one too")
+        assert not list((folder / "state" / "cgroups").iterdir())
     finally:
         with contextlib.suppress(OSError):
             os.killpg(make.pid, signal.SIGKILL)

@@ -214,6 +214,43 @@ def test_a_grading_run_apart_is_held_to_its_own_limits_and_leaves_nothing(
     assert not [entry for entry in memory.iterdir() if entry.is_dir()]  # removed after
 
 
+def test_what_jupyterhub_left_of_a_server_ends_with_make_hub(delegated, tmp_path):
+    """A server's cgroups, written down while it runs, are ended whole by ``make hub`` once
+    JupyterHub has ended (tools/hub/cgroups.py): a process detached from the server and one in
+    a cgroup the person made inside; a path written down outside the machine's cgroups is
+    left alone."""
+    from tools.hub import cgroups
+
+    account = pwd.getpwnam(PERSON)
+
+    def person_in(*inner):
+        def become():
+            delegated.enter()
+            for path in inner:
+                (path / "cgroup.procs").write_text(str(os.getpid()))
+            os.setgid(account.pw_gid)
+            os.setuid(account.pw_uid)
+
+        return become
+
+    inner = [Path(path) / "made-by-the-person" for path in delegated.paths]
+    for path in inner:
+        path.mkdir()
+    detached = subprocess.Popen(["sleep", "100000"], preexec_fn=person_in(), start_new_session=True)
+    nested = subprocess.Popen(
+        ["sleep", "100000"], preexec_fn=person_in(*inner), start_new_session=True
+    )
+    records = tmp_path / "cgroups"
+    elsewhere = tmp_path / "not-a-cgroup"
+    elsewhere.mkdir()
+    cgroups.record(records, "student1", delegated.paths)
+    cgroups.record(records, "student2", [elsewhere])
+    cgroups.end_recorded(records)
+    assert detached.wait(patience(30)) and nested.wait(patience(30))
+    assert not any(Path(path).exists() for path in delegated.paths)
+    assert elsewhere.is_dir() and not list(records.iterdir())
+
+
 def test_a_command_is_run_apart_only_where_the_hub_says_so():
     command = ["python", "classroom.py", "autograde", "03_classifying"]
     assert apart.wrapped(command, environ={}) == command

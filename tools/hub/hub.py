@@ -36,7 +36,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 from mcp_lesson.shared import process_tree  # noqa: E402  (after sys.path is set)
 from mcp_lesson.shared.processes import die_with_parent, signal_group  # noqa: E402  (after sys.path is set)
-from tools.hub import accounts, environment, login_shell  # noqa: E402  (after sys.path is set)
+from tools.hub import accounts, cgroups, environment, login_shell  # noqa: E402  (after sys.path is set)
 from tools.hub.settings import HERE, NAMES, PROXY, Settings  # noqa: E402  (after sys.path is set)
 
 EXAMPLE_STUDENTS = """\
@@ -210,8 +210,9 @@ def take_signals():
 
 def stop(process, settings, limit=60):
     """Stop the hub as Ctrl-C does (it then stops every person's server and its proxy),
-    then its proxy if JupyterHub left it running (ended before it could stop it). Further
-    stop signals are ignored meanwhile: a second Ctrl-C does not cut it short."""
+    then what JupyterHub left running (ended before it could stop it): its proxy, and each
+    person's server with all it started (their cgroups, written down by the spawner).
+    Further stop signals are ignored meanwhile: a second Ctrl-C does not cut it short."""
     for number in STOPPING:
         signal.signal(number, signal.SIG_IGN)
     if process is None:
@@ -224,6 +225,7 @@ def stop(process, settings, limit=60):
         except subprocess.TimeoutExpired:
             signal_group(process.pid, signal.SIGKILL)
             process.wait()
+    cgroups.end_recorded(settings.cgroup_records)
     for pid in hub_processes(settings.port):
         with contextlib.suppress(OSError):
             os.kill(pid, signal.SIGTERM)

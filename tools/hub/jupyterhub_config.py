@@ -65,6 +65,7 @@ c.Authenticator.delete_invalid_users = True
 c.JupyterHub.spawner_class = "tools.hub.spawner.PersonSpawner"
 c.Spawner.mem_limit = PERSON_MEMORY  # a student's; the teacher's is larger (give_role)
 c.PersonSpawner.processes = PERSON_TASKS
+c.PersonSpawner.records = str(hub.cgroup_records)  # what make hub ends after JupyterHub
 c.Spawner.cmd = [str(hub.env / "bin" / "jupyterhub-singleuser")]
 c.Spawner.default_url = "/lab"
 c.Spawner.notebook_dir = "~"

@@ -90,6 +90,11 @@ class Settings:
         the test's are: JupyterHub encodes others)."""
         return f"http://{name}.localhost:{self.port}/user/{name}"
 
+    @property
+    def cgroup_records(self):
+        """Where each running server's cgroups are written down (tools/hub/cgroups.py)."""
+        return self.state / "cgroups"
+
     def students(self):
         return read_students(self.students_file)
 

@@ -12,7 +12,9 @@ and an IPC namespace of its own, of at most :attr:`PersonSpawner.shared_memory` 
 (shared_memory.py), gone when the server's last process ends. When the server stops,
 whatever is still in its cgroups is killed: nothing a student started outlives their
 server. The server also gets a parent-death SIGTERM: if JupyterHub itself is killed
-outright, each server stops.
+outright, each server stops; and as its cgroups are written down in
+:attr:`PersonSpawner.records` while it runs, ``make hub`` ends whatever of it JupyterHub
+left (cgroups.py).
 
 A person whose settings say :attr:`PersonSpawner.delegate` (the teacher) owns their cgroups'
 folders, and so may make cgroups inside them: each of the judge's sandboxes, and each grading
@@ -29,11 +31,11 @@ import pwd
 import signal
 
 from jupyterhub.spawner import LocalProcessSpawner
-from traitlets import Bool, Integer
+from traitlets import Bool, Integer, Unicode
 
 from mcp_lesson.shared.processes import die_with_parent
 from tools.hub import shared_memory
-from tools.hub.cgroups import delegate, end_inside
+from tools.hub.cgroups import delegate, end_inside, forget, record
 from tools.hub.settings import PERSON_MEMORY, PERSON_TASKS, SHARED_MEMORY_SHARE
 from tools.judge.sandbox import Cgroup, Limits
 
@@ -52,6 +54,12 @@ class PersonSpawner(LocalProcessSpawner):
     )
     delegate = Bool(
         False, config=True, help="Whether the person may make cgroups within their own."
+    )
+    records = Unicode(
+        "",
+        config=True,
+        help="A folder of root's where each running server's cgroups are written down "
+        "(make hub ends them when JupyterHub has ended); empty: nowhere.",
     )
 
     _cgroup = None
@@ -88,6 +96,8 @@ class PersonSpawner(LocalProcessSpawner):
                 " or ".join(missing),
                 " or ".join(missing),
             )
+        if self.records:
+            record(self.records, self.user.name, self._cgroup.paths)
         if self.delegate:
             account = pwd.getpwnam(self.user.name)
             for path in self._cgroup.paths:
@@ -115,3 +125,5 @@ class PersonSpawner(LocalProcessSpawner):
                 end_inside(path)
             self._cgroup.end()
             self._cgroup = None
+            if self.records:
+                forget(self.records, self.user.name)

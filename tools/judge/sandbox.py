@@ -59,7 +59,8 @@ from mcp_lesson.shared.processes import die_with_parent
 HERE = Path(__file__).resolve().parent
 WORKER_FILES = ("worker.py", "wire.py")
 _NOBODY = 65534
-_CGROUPS = Path("/sys/fs/cgroup")
+#: Where the machine mounts its cgroups (v1: a folder a controller; v2: one hierarchy).
+CGROUPS = Path("/sys/fs/cgroup")
 
 
 @dataclass(frozen=True)
@@ -198,6 +199,8 @@ def note():
 
 
 _CONTROLLERS = ("pids", "memory")
+#: How the name of each cgroup the course makes begins.
+CGROUP_PREFIX = "mcp_lesson_judge_"
 
 
 def _own_v1(controller):
@@ -223,7 +226,7 @@ class Cgroup:
             "pids": ("pids.max", str(limits.processes)),
             "memory": ("memory.max", str(limits.memory)),
         }
-        name = f"mcp_lesson_judge_{uuid.uuid4().hex[:12]}"
+        name = f"{CGROUP_PREFIX}{uuid.uuid4().hex[:12]}"
         for controller in _CONTROLLERS:
             for path, files in self._places(controller, name, wanted[controller]):
                 if self._make(path, files):
@@ -237,11 +240,11 @@ class Cgroup:
         """Where a cgroup of ``controller`` may be made, with the files to write."""
         file, value = setting
         v1 = {"pids.max": "pids.max", "memory.max": "memory.limit_in_bytes"}[file]
-        yield _CGROUPS / controller / name, [(v1, value)]
+        yield CGROUPS / controller / name, [(v1, value)]
         own = _own_v1(controller)
         if own:  # inside the caller's own, where it was given that cgroup (a class's hub)
-            yield _CGROUPS / controller / own / name, [(v1, value)]
-        for base in (_CGROUPS / "unified", _CGROUPS):
+            yield CGROUPS / controller / own / name, [(v1, value)]
+        for base in (CGROUPS / "unified", CGROUPS):
             try:
                 enabled = (base / "cgroup.subtree_control").read_text().split()
             except OSError:
