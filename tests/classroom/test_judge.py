@@ -449,3 +449,37 @@ def test_the_fallback_works_and_says_so(cells, monkeypatch):
     assert learner.kind == "fallback" and learner.function("double")(21) == 42
     with pytest.raises(DidNotFinish):
         learner.function("spin")()
+
+
+def test_an_empty_cgroup_whose_maker_has_ended_is_removed_by_the_next_judge(tmp_path):
+    """A judge killed outright cannot remove its cgroups; the next one to make a cgroup in the
+    same place removes those left empty (never one that holds a process, nor a live maker's)."""
+    import subprocess
+
+    made = sandbox.Cgroup(sandbox.Limits())
+    try:
+        if not made.paths:
+            pytest.skip("this machine lets this process make no cgroup")
+        where = made.paths[0].parent
+    finally:
+        made.end()
+    ended = subprocess.Popen(["true"])
+    ended.wait()
+    living = subprocess.Popen(["sleep", "600"])
+    dead_and_empty = where / f"{sandbox.CGROUP_PREFIX}{ended.pid}_0a"
+    dead_and_used = where / f"{sandbox.CGROUP_PREFIX}{ended.pid}_0b"
+    alive_and_empty = where / f"{sandbox.CGROUP_PREFIX}{living.pid}_0c"
+    held = subprocess.Popen(["sleep", "600"])
+    try:
+        for path in (dead_and_empty, dead_and_used, alive_and_empty):
+            path.mkdir()
+        (dead_and_used / "cgroup.procs").write_text(str(held.pid))
+        sandbox.Cgroup(sandbox.Limits()).end()
+        assert not dead_and_empty.exists()
+        assert dead_and_used.exists() and alive_and_empty.exists()
+    finally:
+        for process in (living, held):
+            process.kill()
+            process.wait()
+        for path in (dead_and_empty, dead_and_used, alive_and_empty):
+            sandbox.end_cgroup(path)

@@ -42,6 +42,7 @@ same limits, but in a folder on the machine's disk, and it could read what the
 user running it can read; :func:`note` says so in one line.
 """
 
+import contextlib
 import os
 import resource
 import shutil
@@ -199,8 +200,31 @@ def note():
 
 
 _CONTROLLERS = ("pids", "memory")
-#: How the name of each cgroup the course makes begins.
+#: How the name of each cgroup the course makes begins; the pid of the process that made it
+#: follows (then ``_`` and a random part), so that an empty one whose maker is gone can go.
 CGROUP_PREFIX = "mcp_lesson_judge_"
+
+
+def _sweep_cgroups(folder):
+    """Remove the empty cgroups in ``folder`` whose maker has ended: a judge killed outright
+    (SIGKILL, or its memory limit) cannot remove its own, and each left behind is kept by
+    the kernel until removed. A cgroup that still holds a process is never touched here.
+    (Run each time a cgroup is made: a listing of one folder, which holds a few.)"""
+    try:
+        found = [path for path in folder.iterdir() if path.name.startswith(CGROUP_PREFIX)]
+    except OSError:
+        return
+    for path in found:
+        pid = path.name[len(CGROUP_PREFIX) :].split("_", 1)[0]
+        if not pid.isdigit() or int(pid) == os.getpid():
+            continue
+        try:
+            os.kill(int(pid), 0)
+        except ProcessLookupError:
+            with contextlib.suppress(OSError):
+                path.rmdir()  # refused (EBUSY) while a process is in it
+        except (OSError, OverflowError):  # another user's (alive), or no pid at all
+            pass
 
 
 def _own_v1(controller):
@@ -226,7 +250,7 @@ class Cgroup:
             "pids": ("pids.max", str(limits.processes)),
             "memory": ("memory.max", str(limits.memory)),
         }
-        name = f"{CGROUP_PREFIX}{uuid.uuid4().hex[:12]}"
+        name = f"{CGROUP_PREFIX}{os.getpid()}_{uuid.uuid4().hex[:12]}"
         for controller in _CONTROLLERS:
             for path, files in self._places(controller, name, wanted[controller]):
                 if self._make(path, files):
@@ -259,6 +283,7 @@ class Cgroup:
     def _make(path, files):
         if not (path.parent / "cgroup.procs").exists() or not os.access(path.parent, os.W_OK):
             return False
+        _sweep_cgroups(path.parent)
         try:
             path.mkdir(exist_ok=True)
             for file, value in files:
