@@ -365,10 +365,10 @@ def cgroup_limits(pid):
     return found
 
 
-def test_a_persons_server_is_held_to_its_limits_and_ends_whole(folder):
-    """Each person's server runs in cgroups of that person's own (tools/hub/spawner.py): what
-    it starts is bounded by the processes limit, and a process it leaves detached ends when
-    the hub stops it."""
+@contextlib.contextmanager
+def a_class_with_a_server(folder, settings):
+    """`make hub` up, with the student's server started under their Jupyter ``settings``;
+    yields (make, port, the student's home). After: make's group killed, the settings gone."""
     port = hub_port()
     make = make_hub(folder, port)
     home = None
@@ -376,9 +376,24 @@ def test_a_persons_server_is_held_to_its_limits_and_ends_whole(folder):
         read_until(make, "is up", folder / "state" / "jupyterhub.log")
         home = accounts.home_of(STUDENT)
         (home / ".jupyter").mkdir(exist_ok=True)
-        (home / ".jupyter" / "jupyter_server_config.py").write_text(GREEDY_SETTINGS)
+        (home / ".jupyter" / "jupyter_server_config.py").write_text(settings)
         passwords = accounts.read_passwords(folder / "state" / "passwords.txt")
         start_a_server(port, STUDENT, passwords[STUDENT])
+        yield make, port, home
+    finally:
+        with contextlib.suppress(OSError):
+            os.killpg(make.pid, signal.SIGKILL)
+        make.wait()
+        make.stdout.close()
+        if home is not None:
+            shutil.rmtree(home / ".jupyter", ignore_errors=True)
+
+
+def test_a_persons_server_is_held_to_its_limits_and_ends_whole(folder):
+    """Each person's server runs in cgroups of that person's own (tools/hub/spawner.py): what
+    it starts is bounded by the processes limit, and a process it leaves detached ends when
+    the hub stops it."""
+    with a_class_with_a_server(folder, GREEDY_SETTINGS) as (make, port, home):
         started = int((home / "started.txt").read_text())
         assert 0 < started < PERSON_TASKS, started  # (the server's own tasks count too)
         servers = [
@@ -397,13 +412,6 @@ def test_a_persons_server_is_held_to_its_limits_and_ends_whole(folder):
         os.killpg(make.pid, signal.SIGTERM)
         the_class_ends(folder, "every process of the class to end, the student's detached one too")
         assert not list(records.iterdir())
-    finally:
-        with contextlib.suppress(OSError):
-            os.killpg(make.pid, signal.SIGKILL)
-        make.wait()
-        make.stdout.close()
-        if home is not None:
-            shutil.rmtree(home / ".jupyter", ignore_errors=True)
 
 
 #: The student's Jupyter settings: one process started detached as the server starts.
@@ -417,16 +425,7 @@ subprocess.Popen(["sleep", "100000"], start_new_session=True)
 def test_what_a_killed_jupyterhub_left_ends_with_make_hub(folder):
     """JupyterHub killed outright (SIGKILL) stops no server itself; the server ends by its
     parent-death signal, and `make hub` (left running) ends what it started detached."""
-    port = hub_port()
-    make = make_hub(folder, port)
-    home = None
-    try:
-        read_until(make, "is up", folder / "state" / "jupyterhub.log")
-        home = accounts.home_of(STUDENT)
-        (home / ".jupyter").mkdir(exist_ok=True)
-        (home / ".jupyter" / "jupyter_server_config.py").write_text(DETACHED_SETTINGS)
-        passwords = accounts.read_passwords(folder / "state" / "passwords.txt")
-        start_a_server(port, STUDENT, passwords[STUDENT])
+    with a_class_with_a_server(folder, DETACHED_SETTINGS) as (_, port, _):
         jupyterhub = [
             pid
             for pid, command in hub_program.hub_processes(port).items()
@@ -436,10 +435,3 @@ def test_what_a_killed_jupyterhub_left_ends_with_make_hub(folder):
         os.kill(jupyterhub[0], signal.SIGKILL)
         the_class_ends(folder, "every process of the class to end, the student's detached one too")
         assert not list((folder / "state" / "cgroups").iterdir())
-    finally:
-        with contextlib.suppress(OSError):
-            os.killpg(make.pid, signal.SIGKILL)
-        make.wait()
-        make.stdout.close()
-        if home is not None:
-            shutil.rmtree(home / ".jupyter", ignore_errors=True)

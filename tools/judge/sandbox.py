@@ -215,16 +215,24 @@ def _sweep_cgroups(folder):
     except OSError:
         return
     for path in found:
-        pid = path.name[len(CGROUP_PREFIX) :].split("_", 1)[0]
-        if not pid.isdigit() or int(pid) == os.getpid():
-            continue
-        try:
-            os.kill(int(pid), 0)
-        except ProcessLookupError:
+        if _maker_has_ended(path.name[len(CGROUP_PREFIX) :], "_"):
             with contextlib.suppress(OSError):
                 path.rmdir()  # refused (EBUSY) while a process is in it
-        except (OSError, OverflowError):  # another user's (alive), or no pid at all
-            pass
+
+
+def _maker_has_ended(tail, separator):
+    """Whether the pid that ``tail`` (a name past its prefix) begins with, up to
+    ``separator``, is a process that has ended (never this one; another user's is alive)."""
+    pid = tail.split(separator, 1)[0]
+    if not pid.isdigit() or int(pid) == os.getpid():
+        return False
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return True
+    except (OSError, OverflowError):
+        return False
+    return False
 
 
 def _own_v1(controller):
@@ -348,15 +356,8 @@ def _sweep():
     it could remove them)."""
     base = Path(tempfile.gettempdir())
     for path in base.glob(_PREFIX + "*"):
-        pid = path.name[len(_PREFIX) :].split("-", 1)[0]
-        if not pid.isdigit() or int(pid) == os.getpid():
-            continue
-        try:
-            os.kill(int(pid), 0)
-        except ProcessLookupError:
+        if _maker_has_ended(path.name[len(_PREFIX) :], "-"):
             shutil.rmtree(path, ignore_errors=True)
-        except OSError:
-            pass
 
 
 def _tasks_of(uid):
