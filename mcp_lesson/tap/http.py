@@ -18,6 +18,7 @@ import base64
 import itertools
 import json
 
+from mcp_lesson.protocol.strict_json import parse
 from mcp_lesson.shared.sse import SSE
 from mcp_lesson.tap._settings import MAX_LINE, PROG, TAIL
 from mcp_lesson.tap.decoding import Decoder
@@ -74,6 +75,27 @@ def _recorded_headers(pairs, names=None):
     return found
 
 
+def _ids(value, answers):
+    """The ids (as JSON text, so that 1 and "1" differ) of the requests in ``value`` (a
+    message or a batch), or with ``answers`` of the responses in it."""
+    found = set()
+    for message in value if isinstance(value, list) else [value]:
+        if not isinstance(message, dict) or "id" not in message:
+            continue
+        if ("method" not in message) == answers and (
+            not answers or "result" in message or "error" in message
+        ):
+            found.add(json.dumps(message["id"]))
+    return found
+
+
+def _requests_of(body):
+    """The ids of the requests a POST's ``body`` holds (empty when it holds none, or is not
+    JSON): once each is answered on its SSE stream, that answer is whole."""
+    value, _ = parse(body)
+    return _ids(value, answers=False) if body else set()
+
+
 def _text(value):
     return value.decode("latin-1") if isinstance(value, bytes) else value
 
@@ -88,7 +110,10 @@ class HttpTap:
     see directly; ``Accept-Encoding`` is the client's, and only the client's, so a
     server compresses only for a client that asked), once its body is complete; a client that goes away before
     that is recorded (``client_gone``) and nothing is passed on. Every answer
-    comes back as it arrives, status, headers and body. Each request body is
+    comes back as it arrives, status, headers and body; a client that leaves during it is
+    recorded too (``client_gone``), unless the answer was whole for it: a POST's stream
+    that has carried the response to each of its requests (the SDKs close it then, before
+    the server ends it). Each request body is
     an entry ``to_server`` with ``"http": {"method", "path", "headers"}``;
     each answer body, and each event of a stream, an entry ``from_server``
     with ``"http": {"status", "headers"}`` (and ``"sse": {"event", "id"}``
@@ -245,7 +270,8 @@ class HttpTap:
             record()
         try:
             if not await self._pass_whole(scope, send, answer, exchange):
-                await self._pass_answer(scope, receive, send, answer, exchange)
+                waiting = _requests_of(body) if scope["method"] == "POST" else set()
+                await self._pass_answer(scope, receive, send, answer, exchange, waiting)
         finally:
             answer.close()
 
@@ -363,7 +389,11 @@ class HttpTap:
             if not message.get("more_body", False):
                 return bytes(body), None
 
-    async def _pass_answer(self, scope, receive, send, answer, exchange):
+    async def _pass_answer(self, scope, receive, send, answer, exchange, waiting=frozenset()):
+        """Pass a streamed answer on as it comes, and record it. ``waiting``: the ids of the
+        POST's requests; once each has its response on the stream (SSE), the answer is whole
+        and a client that leaves before the server ends the stream left after it (the SDKs
+        close it once they have their response): that is no ``client_gone``."""
         import asyncio
 
         from mcp_lesson.tap.upstream import UpstreamError
@@ -386,6 +416,8 @@ class HttpTap:
         start = {"type": "http.response.start", "status": answer.status, "headers": headers}
         events = SSE(self.max_line) if "text/event-stream" in kind else None
         finished = gone = False
+        waiting = set(waiting)
+        answered = False  # every request of the POST has its response (see the docstring)
         main = asyncio.current_task()
 
         async def watch():
@@ -394,7 +426,7 @@ class HttpTap:
             # the server sends after that is not passed on (nobody reads it).
             while (await receive())["type"] != "http.disconnect":
                 pass
-            if finished:  # it left after the whole answer: nothing to say
+            if finished or answered:  # it left after the whole answer: nothing to say
                 return
             self._record(
                 "client_gone",
@@ -450,6 +482,12 @@ class HttpTap:
                         raise
                     pieces = (chunk,) if decoder is None else decoder.feed(chunk)
                     if events is not None:
+                        came = [event for piece in pieces for event in events.feed(piece)]
+                        if waiting:
+                            for data, length, _ in came:
+                                if length <= self.max_line:
+                                    waiting -= _ids(parse(data)[0], answers=True)
+                            answered = not waiting
                         self.recorder.write(
                             ticket,
                             "".join(
@@ -462,8 +500,7 @@ class HttpTap:
                                     sse=fields,
                                     **coded,
                                 )
-                                for piece in pieces
-                                for data, length, fields in events.feed(piece)
+                                for data, length, fields in came
                             ),
                         )
                         continue

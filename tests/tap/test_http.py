@@ -849,3 +849,33 @@ def test_the_taps_upstream_reads_each_framing_of_http_1_1(answer, body, kept):
             listener.close()
 
     assert asyncio.run(asyncio.wait_for(talk(), patience(30))) == (200, body, 1 if kept else 0)
+
+
+def test_a_client_that_leaves_after_its_answer_came_on_the_stream_is_not_gone(tmp_path):
+    """The SDKs close a POST's SSE stream once their response is on it, before the server ends
+    the stream: the answer was whole (its one request answered), so the tap records no
+    ``client_gone`` and passes the stream on to its end."""
+    import socket
+
+    response = b'data: {"jsonrpc":"2.0","id":7,"result":{}}\n\n'
+    served = _AnswerInTwoParts(
+        tmp_path,
+        b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n"
+        b"%x\r\n%s\r\n" % (len(response), response),
+        b"0\r\n\r\n",
+    )
+    got = b""
+    while b'"id":7' not in got:  # the head, then the response
+        more = served.sock.recv(65536)
+        assert more, got
+        got += more
+    served.sock.shutdown(socket.SHUT_WR)  # the client is done; the tap closes its side on that
+    served.sock.settimeout(patience(30))
+    while served.sock.recv(65536):
+        pass
+    served.sock.close()
+    served.go_on.set()  # the server ends the stream only now
+    entries = served.tap.stop()
+    served.listener.close()
+    assert not [e for e in entries if e.get("event") == "client_gone"], entries
+    assert [e["kind"] for e in entries if e.get("direction") == "from_server"] == ["response"]
