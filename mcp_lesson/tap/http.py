@@ -18,9 +18,9 @@ import base64
 import itertools
 import json
 
-from mcp_lesson.protocol.strict_json import parse
 from mcp_lesson.shared.sse import SSE
 from mcp_lesson.tap._settings import MAX_LINE, PROG, TAIL
+from mcp_lesson.tap.answered import Awaited
 from mcp_lesson.tap.decoding import Decoder
 from mcp_lesson.tap.listener import CORK
 from mcp_lesson.tap.stdio import judged, truncated
@@ -73,27 +73,6 @@ def _recorded_headers(pairs, names=None):
         if (lower in names) if names else (lower.startswith("mcp-") or lower == "content-type"):
             found[lower] = value
     return found
-
-
-def _ids(value, answers):
-    """The ids (as JSON text, so that 1 and "1" differ) of the requests in ``value`` (a
-    message or a batch), or with ``answers`` of the responses in it."""
-    found = set()
-    for message in value if isinstance(value, list) else [value]:
-        if not isinstance(message, dict) or "id" not in message:
-            continue
-        if ("method" not in message) == answers and (
-            not answers or "result" in message or "error" in message
-        ):
-            found.add(json.dumps(message["id"]))
-    return found
-
-
-def _requests_of(body):
-    """The ids of the requests a POST's ``body`` holds (empty when it holds none, or is not
-    JSON): once each is answered on its SSE stream, that answer is whole."""
-    value, _ = parse(body)
-    return _ids(value, answers=False) if body else set()
 
 
 def _text(value):
@@ -270,8 +249,8 @@ class HttpTap:
             record()
         try:
             if not await self._pass_whole(scope, send, answer, exchange):
-                waiting = _requests_of(body) if scope["method"] == "POST" else set()
-                await self._pass_answer(scope, receive, send, answer, exchange, waiting)
+                awaited = Awaited(body, scope["method"])
+                await self._pass_answer(scope, receive, send, answer, exchange, awaited)
         finally:
             answer.close()
 
@@ -389,11 +368,9 @@ class HttpTap:
             if not message.get("more_body", False):
                 return bytes(body), None
 
-    async def _pass_answer(self, scope, receive, send, answer, exchange, waiting=frozenset()):
-        """Pass a streamed answer on as it comes, and record it. ``waiting``: the ids of the
-        POST's requests; once each has its response on the stream (SSE), the answer is whole
-        and a client that leaves before the server ends the stream left after it (the SDKs
-        close it once they have their response): that is no ``client_gone``."""
+    async def _pass_answer(self, scope, receive, send, answer, exchange, awaited):
+        """Pass a streamed answer on as it comes, and record it; a client that leaves once it
+        is whole (``awaited``, answered.py) is no ``client_gone``."""
         import asyncio
 
         from mcp_lesson.tap.upstream import UpstreamError
@@ -416,8 +393,6 @@ class HttpTap:
         start = {"type": "http.response.start", "status": answer.status, "headers": headers}
         events = SSE(self.max_line) if "text/event-stream" in kind else None
         finished = gone = False
-        waiting = set(waiting)
-        answered = False  # every request of the POST has its response (see the docstring)
         main = asyncio.current_task()
 
         async def watch():
@@ -426,7 +401,7 @@ class HttpTap:
             # the server sends after that is not passed on (nobody reads it).
             while (await receive())["type"] != "http.disconnect":
                 pass
-            if finished or answered:  # it left after the whole answer: nothing to say
+            if finished or awaited.whole:  # it left after the whole answer: nothing to say
                 return
             self._record(
                 "client_gone",
@@ -483,11 +458,9 @@ class HttpTap:
                     pieces = (chunk,) if decoder is None else decoder.feed(chunk)
                     if events is not None:
                         came = [event for piece in pieces for event in events.feed(piece)]
-                        if waiting:
-                            for data, length, _ in came:
-                                if length <= self.max_line:
-                                    waiting -= _ids(parse(data)[0], answers=True)
-                            answered = not waiting
+                        for data, length, _ in came:
+                            if length <= self.max_line:  # (a longer one was cut: unread)
+                                awaited.strike(data)
                         self.recorder.write(
                             ticket,
                             "".join(

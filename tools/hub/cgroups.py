@@ -49,9 +49,14 @@ def end_recorded(folder):
         for line in file.read_text(encoding="utf-8").splitlines():
             path = Path(line)
             if path.is_relative_to(CGROUPS) and path.name.startswith(CGROUP_PREFIX):
-                end_inside(path)
-                end_cgroup(path)
+                end_whole(path)
         forget(folder, file.name)
+
+
+def end_whole(path):
+    """Kill every process of the cgroup at ``path`` and of those made inside it; remove them."""
+    end_inside(path)
+    end_cgroup(path)
 
 
 def end_inside(path, rounds=50):

@@ -35,7 +35,7 @@ from traitlets import Bool, Integer, Unicode
 
 from mcp_lesson.shared.processes import die_with_parent
 from tools.hub import shared_memory
-from tools.hub.cgroups import delegate, end_inside, forget, record
+from tools.hub.cgroups import delegate, end_whole, forget, record
 from tools.hub.settings import PERSON_MEMORY, PERSON_TASKS, SHARED_MEMORY_SHARE
 from tools.judge.sandbox import Cgroup, Limits
 
@@ -122,8 +122,7 @@ class PersonSpawner(LocalProcessSpawner):
         (detached processes too); remove them all."""
         if self._cgroup is not None:
             for path in self._cgroup.paths:
-                end_inside(path)
-            self._cgroup.end()
+                end_whole(path)
             self._cgroup = None
             if self.records:
                 forget(self.records, self.user.name)
