@@ -93,7 +93,7 @@ def pytest_xdist_auto_num_workers(config):
     """pytest-xdist's ``-n auto``: tests/scheduling.py's count (its own variable wins)."""
     if os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS"):
         return None  # pytest-xdist's own hook reads it
-    return scheduling.workers(config)
+    return scheduling.workers()
 
 
 @pytest.hookimpl(optionalhook=True)

@@ -2,19 +2,15 @@
 longest first.
 
 ``-n auto`` asks :func:`workers`: one worker per core the run may use (the cores it may run
-on, and no more than its cgroup's CPU quota allows), at least two; a run that leaves out
-the full tier (``make test``, ``-m "not full"``) gets one more, as its tests wait more than
-they compute (servers, clients, time limits) and a third worker fills a core the other
-two leave idle (on two cores 112 s against 135 s). The full tier's tests compute (browsers,
-graded classes, graduations): a worker more than the cores only makes each test slower and
-a busy machine's waits longer (in a fresh clone on two cores, three workers 746 s against
-693-726 s for two; beside a load of 4, a Voila page waited past its minute). Measured
-2026-12-06. On 2026-12-07 three were faster (709 s against 792 s, one run after the other)
-and passed three runs beside a load of 4, but in two of five runs at three a class's hub
-outlived the SIGTERM to `make hub`'s group by 120 s (tests/classroom/test_hub_lifetime.py),
-never at two: two they stay until that is understood. Much of the suite waits on kernels,
-servers and browsers, so even two workers on two cores take about half the time of a serial
-run.
+on, and no more than its cgroup's CPU quota allows), at least two, and one more. Much of the
+suite waits (on servers, clients, kernels, browsers and the time limits of the judge), and
+with a worker per core a core sits idle through each wait: on two cores, the fast tier took
+112 s with three workers against 135 s with two (2026-12-06), and the full tier 477 s against
+640 s (2026-12-07, one run after the other on an idle machine; the machine's CPU was busy for
+96% of the run with three), and passed with three beside a load of 4 (four busy loops). (The
+full tier kept two workers for a while, as in two of five runs at three a class's hub outlived
+the SIGTERM to `make hub` by two minutes; `make hub` now ends whatever JupyterHub leaves:
+tests/classroom/test_hub_lifetime.py.)
 ``PYTEST_XDIST_AUTO_NUM_WORKERS`` (pytest-xdist's own variable) or ``-n N`` choose another
 number.
 
@@ -79,12 +75,11 @@ def usable_cores(affinity=None, cpu_max=None):
     return affinity
 
 
-def workers(config, cores=None):
-    """pytest-xdist's ``-n auto``: a worker per usable core, at least two, and one more for a
-    run of the fast tier only (see the module's docstring)."""
+def workers(cores=None):
+    """pytest-xdist's ``-n auto``: a worker per usable core, at least two, and one more (see
+    the module's docstring)."""
     cores = usable_cores() if cores is None else cores
-    count = max(2, cores)
-    return count + 1 if config.getoption("markexpr") == FAST_TIER else count
+    return max(2, cores) + 1
 
 
 def _key(config):

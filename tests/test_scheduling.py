@@ -161,19 +161,16 @@ def test_the_usable_cores_are_the_affinity_capped_by_the_cgroups_quota(affinity,
     assert scheduling.usable_cores(affinity, cpu_max) == cores
 
 
-@pytest.mark.parametrize(
-    "markexpr, cores, count",
-    [("", 2, 2), ("not full", 2, 3), ("", 1, 2), ("not full", 1, 3), ("", 8, 8), ("full", 4, 4)],
-)
-def test_a_worker_per_core_at_least_two_and_one_more_for_the_fast_tier(markexpr, cores, count):
-    assert scheduling.workers(Config(markexpr=markexpr), cores) == count
+@pytest.mark.parametrize("cores, count", [(1, 3), (2, 3), (4, 5), (8, 9)])
+def test_a_worker_per_core_at_least_two_and_one_more(cores, count):
+    assert scheduling.workers(cores) == count
 
 
 @pytest.mark.full  # (a pytest run that starts its workers: seconds of the fast tier's CPU)
 def test_n_auto_starts_the_workers_scheduling_counts():
     """pyproject.toml's ``-n auto`` reaches tests/scheduling.py's count (through the hook in
     tests/conftest.py; pytest-xdist's own variable, when set, is left to pytest-xdist)."""
-    wanted = scheduling.workers(Config(markexpr="not full"))
+    wanted = scheduling.workers()
     run = run_to_end(
         [sys.executable, "-m", "pytest", "tests/test_scheduling.py", "-m", "not full"]
         + ["-k", "nothing at all"],
