@@ -96,13 +96,21 @@ def live_processes():
     ]
 
 
+#: The longest pause between two looks of :func:`wait_for` (unless it is asked for longer).
+LONGEST_POLL = 0.5
+
+
 def wait_for(condition, what, limit=120, every=0.05):
-    """Poll ``condition`` every ``every`` seconds until it holds; the limit (scaled by
-    :data:`SLACK`) only stops a broken test."""
+    """Poll ``condition`` until it holds: first after ``every`` seconds, then after pauses
+    half as long again each time, up to :data:`LONGEST_POLL` (a condition that reads every
+    process of the machine costs milliseconds a look: a long wait looks twice a second, a
+    short one is seen at once). The limit (scaled by :data:`SLACK`) only stops a broken test."""
     deadline = time.monotonic() + patience(limit)
+    pause = every
     while not condition():
         assert time.monotonic() < deadline, f"still waiting after {patience(limit):g} s: {what}"
-        time.sleep(every)
+        time.sleep(pause)
+        pause = min(pause * 1.5, max(every, LONGEST_POLL))
 
 
 def descendants(pid, processes=None):

@@ -8,6 +8,7 @@ import sys
 import textwrap
 from pathlib import Path
 
+import processes
 import pytest
 from processes import descendants, live_processes, start_guarded, wait_for
 
@@ -105,3 +106,16 @@ def test_a_guarded_command_that_ends_by_itself_ends_its_guard():
     proc = start_guarded([sys.executable, "-c", "raise SystemExit(3)"])
     assert proc.wait(timeout=120) == 3  # a hang guard, not a speed limit
     proc.end()
+
+
+def test_a_long_wait_looks_less_often_and_a_short_one_at_once(monkeypatch):
+    pauses = []
+    monkeypatch.setattr(processes.time, "sleep", pauses.append)
+    looks = iter([False] * 12 + [True])
+    wait_for(lambda: next(looks), "the thirteenth look")
+    assert len(pauses) == 12 and pauses[0] == 0.05
+    assert pauses == sorted(pauses) and pauses[-1] == processes.LONGEST_POLL
+    pauses.clear()
+    looks = iter([False, False, True])
+    wait_for(lambda: next(looks), "the third look", every=2)
+    assert pauses == [2, 2]  # a pause asked for is never shortened
