@@ -49,9 +49,6 @@ SEED = Path(__file__).resolve().parent / "file-seconds.json"
 #: What the controller hands a worker (pytest-xdist's workerinput).
 HANDED = "mcp_lesson_file_seconds"
 
-
-#: The mark expression of the fast tier (the Makefile's `make test`).
-FAST_TIER = "not full"
 #: The cgroup v2 file that holds this process's CPU quota ("max 100000", or "200000 100000":
 #: two cores' worth of time in each 0.1 s).
 CPU_MAX = Path("/sys/fs/cgroup/cpu.max")
